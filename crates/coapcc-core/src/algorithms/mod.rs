@@ -1,0 +1,6 @@
+//! One file per algorithm, each with the same skeleton: module doc naming the source and
+//! spec section → configuration (`Default` = the source's values, presets as functions) →
+//! state struct → `impl Controller` → tests that reproduce the spec's vectors.
+
+pub mod default_coap;
+pub mod full_backoff;

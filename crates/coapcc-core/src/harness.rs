@@ -1,0 +1,310 @@
+//! [`StopAndWait`]: a minimal driver for one controller and one destination with NSTART = 1.
+//!
+//! It is the engine of `coapcc replay`, of the property tests and of the unit tests: the
+//! application asks to [`send`](StopAndWait::send), time [`advances`](StopAndWait::advance_to)
+//! (expiring timers retransmit or give up, paced copies leave), and acknowledgements
+//! [`arrive`](StopAndWait::ack). Every observable step is reported to a callback as an
+//! [`Event`], in time order. The full CoAP endpoint (Message IDs, tokens, NSTART queues,
+//! duplicate detection) lives in `coapcc-proto`; this harness only exercises the controller.
+
+use core::fmt;
+use core::time::Duration;
+
+use crate::controller::{Ack, Controller, Echo, Exchange, Retry};
+use crate::random::Rng;
+use crate::time::Instant;
+
+/// Something the harness did, in time order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// A copy of an exchange left, with the timer armed for it.
+    Transmit {
+        /// When.
+        at: Instant,
+        /// Exchange number (1 for the first `send`).
+        exchange: u32,
+        /// Copy number: 0 is the original.
+        copy: u8,
+        /// The timer armed for this copy.
+        timer: Duration,
+    },
+    /// The exchange was abandoned after its last timer expired.
+    GiveUp {
+        /// When.
+        at: Instant,
+        /// Exchange number.
+        exchange: u32,
+    },
+    /// The exchange was acknowledged.
+    Ack {
+        /// When.
+        at: Instant,
+        /// Exchange number.
+        exchange: u32,
+        /// The copy the acknowledgement named, if it named one.
+        copy: Option<u8>,
+        /// The undithered timer for the next original transmission, where that applies.
+        rto: Option<Duration>,
+    },
+}
+
+/// A request the harness cannot carry out in its current state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HarnessError {
+    /// `send` while an exchange is outstanding (one exchange at a time).
+    Busy,
+    /// `ack` with no copy of an exchange in flight.
+    NothingToAck,
+    /// `ack copy K` for a copy that was not sent.
+    CopyNotSent {
+        /// The copy named.
+        copy: u16,
+        /// Copies sent so far.
+        sent: u16,
+    },
+}
+
+impl fmt::Display for HarnessError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HarnessError::Busy => f.write_str("an exchange is already outstanding (one exchange at a time)"),
+            HarnessError::NothingToAck => f.write_str("no exchange has a copy in flight to acknowledge"),
+            HarnessError::CopyNotSent { copy, sent } => {
+                write!(f, "copy {copy} was not sent (copies sent so far: {sent}, numbered from 0)")
+            }
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum State {
+    Idle,
+    /// The application asked to send; the rate-based controller holds the original until `at`.
+    Held { exchange: u32, at: Instant },
+    /// A copy is in flight. `held`: a retransmission is due but held until that instant.
+    InFlight { exchange: u32, ex: Exchange, held: Option<Instant> },
+}
+
+/// Drives one controller through stop-and-wait exchanges (NSTART = 1).
+#[derive(Clone, Debug)]
+pub struct StopAndWait<C> {
+    ctrl: C,
+    now: Instant,
+    next_exchange: u32,
+    state: State,
+    /// Send instant of every copy of the current exchange (copy numbers are `u8`).
+    sent: [Instant; 256],
+}
+
+impl<C: Controller> StopAndWait<C> {
+    /// A harness at time zero.
+    pub fn new(ctrl: C) -> Self {
+        StopAndWait { ctrl, now: Instant::ZERO, next_exchange: 1, state: State::Idle, sent: [Instant::ZERO; 256] }
+    }
+
+    /// The controller.
+    pub fn controller(&self) -> &C {
+        &self.ctrl
+    }
+
+    /// The controller, for setting state in tests.
+    pub fn controller_mut(&mut self) -> &mut C {
+        &mut self.ctrl
+    }
+
+    /// The harness clock.
+    pub fn now(&self) -> Instant {
+        self.now
+    }
+
+    /// Whether an exchange is outstanding (held or in flight).
+    pub fn is_busy(&self) -> bool {
+        !matches!(self.state, State::Idle)
+    }
+
+    /// The application starts a new exchange at `now` (after advancing the clock to it).
+    pub fn send(&mut self, now: Instant, rng: &mut dyn Rng, emit: &mut dyn FnMut(Event)) -> Result<(), HarnessError> {
+        self.advance_to(now, rng, emit);
+        if self.is_busy() {
+            return Err(HarnessError::Busy);
+        }
+        let exchange = self.next_exchange;
+        self.next_exchange = self.next_exchange.wrapping_add(1);
+        let at = self.ctrl.earliest_send(self.now);
+        if at <= self.now {
+            self.transmit_original(exchange, rng, emit);
+        } else {
+            self.state = State::Held { exchange, at };
+        }
+        Ok(())
+    }
+
+    /// The outstanding exchange is acknowledged at `now`; `copy` names the acknowledged
+    /// copy when the acknowledgement echoes it.
+    pub fn ack(&mut self, now: Instant, copy: Option<u16>, rng: &mut dyn Rng, emit: &mut dyn FnMut(Event)) -> Result<(), HarnessError> {
+        self.advance_to(now, rng, emit);
+        let State::InFlight { exchange, ex, .. } = self.state else {
+            return Err(HarnessError::NothingToAck);
+        };
+        let sent = u16::from(ex.retransmissions()) + 1;
+        let echo = match copy {
+            None => None,
+            Some(k) if k < sent => Some(Echo { copy: k as u8, sent: self.sent[k as usize] }),
+            Some(k) => return Err(HarnessError::CopyNotSent { copy: k, sent }),
+        };
+        self.ctrl.on_ack(self.now, &ex, &Ack { echo });
+        self.state = State::Idle;
+        emit(Event::Ack { at: self.now, exchange, copy: echo.map(|e| e.copy), rto: self.ctrl.rto(self.now) });
+        Ok(())
+    }
+
+    /// The instant of the next timer expiry or held transmission, if any.
+    pub fn next_deadline(&self) -> Option<Instant> {
+        match self.state {
+            State::Idle => None,
+            State::Held { at, .. } => Some(at),
+            State::InFlight { held: Some(at), .. } => Some(at),
+            State::InFlight { ex, .. } => Some(ex.deadline()),
+        }
+    }
+
+    /// Advances the clock to `to`, firing every expiry and held transmission due up to and
+    /// including `to`, in order. A `to` in the past leaves the clock where it is.
+    pub fn advance_to(&mut self, to: Instant, rng: &mut dyn Rng, emit: &mut dyn FnMut(Event)) {
+        while let Some(at) = self.next_deadline() {
+            if at > to {
+                break;
+            }
+            self.now = self.now.max(at);
+            self.fire(rng, emit);
+        }
+        self.now = self.now.max(to);
+    }
+
+    fn fire(&mut self, rng: &mut dyn Rng, emit: &mut dyn FnMut(Event)) {
+        match self.state {
+            State::Idle => {}
+            State::Held { exchange, .. } => self.transmit_original(exchange, rng, emit),
+            State::InFlight { exchange, mut ex, held: Some(_) } => self.transmit_copy(exchange, &mut ex, rng, emit),
+            State::InFlight { exchange, mut ex, held: None } => match self.ctrl.on_timeout(self.now, &mut ex) {
+                Retry::GiveUp => {
+                    self.state = State::Idle;
+                    emit(Event::GiveUp { at: self.now, exchange });
+                }
+                Retry::Retransmit => {
+                    let at = self.ctrl.earliest_send(self.now);
+                    if at <= self.now {
+                        self.transmit_copy(exchange, &mut ex, rng, emit);
+                    } else {
+                        self.state = State::InFlight { exchange, ex, held: Some(at) };
+                    }
+                }
+            },
+        }
+    }
+
+    fn transmit_original(&mut self, exchange: u32, rng: &mut dyn Rng, emit: &mut dyn FnMut(Event)) {
+        let ex = self.ctrl.start(self.now, 0, rng);
+        self.sent[0] = self.now;
+        self.state = State::InFlight { exchange, ex, held: None };
+        emit(Event::Transmit { at: self.now, exchange, copy: 0, timer: ex.timer() });
+    }
+
+    fn transmit_copy(&mut self, exchange: u32, ex: &mut Exchange, rng: &mut dyn Rng, emit: &mut dyn FnMut(Event)) {
+        let timer = self.ctrl.retransmit(self.now, ex, rng);
+        let copy = ex.retransmissions();
+        self.sent[copy as usize] = self.now;
+        self.state = State::InFlight { exchange, ex: *ex, held: None };
+        emit(Event::Transmit { at: self.now, exchange, copy, timer });
+    }
+}
+
+/// Helpers for unit tests of the algorithms: a [`StopAndWait`] with a fixed-seed generator
+/// that records its events, with times in whole milliseconds or nanoseconds.
+#[cfg(test)]
+pub(crate) mod testing {
+    extern crate std;
+    use std::vec::Vec;
+
+    use super::*;
+    use rand_core::SeedableRng;
+    use rand_pcg::Pcg64Mcg;
+
+    pub(crate) struct Script<C> {
+        pub h: StopAndWait<C>,
+        pub rng: Pcg64Mcg,
+        pub events: Vec<Event>,
+    }
+
+    fn ms(d: Duration) -> u64 {
+        let n = d.as_nanos();
+        assert_eq!(n % 1_000_000, 0, "{d:?} is not a whole number of milliseconds");
+        (n / 1_000_000) as u64
+    }
+
+    #[allow(dead_code)]
+    impl<C: Controller> Script<C> {
+        pub fn new(ctrl: C) -> Self {
+            Script { h: StopAndWait::new(ctrl), rng: Pcg64Mcg::seed_from_u64(0x5eed), events: Vec::new() }
+        }
+        pub fn ctrl(&mut self) -> &mut C {
+            self.h.controller_mut()
+        }
+        pub fn send(&mut self) {
+            let now = self.h.now();
+            let ev = &mut self.events;
+            self.h.send(now, &mut self.rng, &mut |e| ev.push(e)).unwrap();
+        }
+        pub fn wait_ms(&mut self, ms: u64) {
+            self.wait_ns(ms * 1_000_000);
+        }
+        pub fn wait_ns(&mut self, ns: u64) {
+            let to = self.h.now() + Duration::from_nanos(ns);
+            let ev = &mut self.events;
+            self.h.advance_to(to, &mut self.rng, &mut |e| ev.push(e));
+        }
+        pub fn ack(&mut self) {
+            let now = self.h.now();
+            let ev = &mut self.events;
+            self.h.ack(now, None, &mut self.rng, &mut |e| ev.push(e)).unwrap();
+        }
+        pub fn ack_copy(&mut self, copy: u16) {
+            let now = self.h.now();
+            let ev = &mut self.events;
+            self.h.ack(now, Some(copy), &mut self.rng, &mut |e| ev.push(e)).unwrap();
+        }
+        pub fn timers_ns(&self) -> Vec<u64> {
+            self.events
+                .iter()
+                .filter_map(|e| match e {
+                    Event::Transmit { timer, .. } => Some(timer.as_nanos() as u64),
+                    _ => None,
+                })
+                .collect()
+        }
+        pub fn timers_ms(&self) -> Vec<u64> {
+            self.timers_ns().into_iter().map(|n| ms(Duration::from_nanos(n))).collect()
+        }
+        pub fn transmit_times_ms(&self) -> Vec<u64> {
+            self.events
+                .iter()
+                .filter_map(|e| match e {
+                    Event::Transmit { at, .. } => Some(ms(at.since_epoch())),
+                    _ => None,
+                })
+                .collect()
+        }
+        pub fn give_up_ms(&self) -> Option<u64> {
+            self.events.iter().rev().find_map(|e| match e {
+                Event::GiveUp { at, .. } => Some(ms(at.since_epoch())),
+                _ => None,
+            })
+        }
+        pub fn rto_ns(&self) -> Option<u64> {
+            self.h.controller().rto(self.h.now()).map(|d| d.as_nanos() as u64)
+        }
+        pub fn rto_ms(&self) -> Option<u64> {
+            self.h.controller().rto(self.h.now()).map(ms)
+        }
+    }
+}

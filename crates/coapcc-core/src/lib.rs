@@ -1,0 +1,55 @@
+//! # coapcc-core
+//!
+//! Every congestion controller of the coapcc source papers as a `no_std`, sans-IO library
+//! that needs no allocator: RFC 7252 Default CoAP and its Full Backoff variants, CoCoA
+//! (draft-ietf-core-cocoa-03) and its variants, pCoCoA, CoCoA 4-state-strong, FASOR
+//! (draft-ietf-core-fasor-02), BDP-CoAP, IDC-CoAP, MBC-CoAP, and the window-of-one TCP
+//! timers of uIP and Lim (2020). The behaviour follows `shared/spec/algorithms.md`; every
+//! open question (OQ-n) is resolved as the spec recommends unless a named option says
+//! otherwise (see `docs/deviations.md`).
+//!
+//! ## Map
+//!
+//! | module | what is there |
+//! |---|---|
+//! | [`controller`] | **start here**: the [`Controller`] trait, the [`Exchange`] record, [`Ack`], [`Retry`] |
+//! | [`registry`] | algorithm names (`cocoa-plus`, …), [`AnyConfig`] and [`AnyController`] (static dispatch) |
+//! | [`algorithms`] | one file per algorithm, each with its config (`Default` = the source's values) |
+//! | [`harness`] | [`StopAndWait`](harness::StopAndWait): a tiny driver for one destination (replay, tests) |
+//! | [`estimator`] | the RFC 6298 estimator shared by CoCoA, FASOR and others |
+//! | [`time`], [`ratio`] | [`Instant`], saturating duration helpers, exact rational factors |
+//! | [`params`] | RFC 7252 transmission parameters and their derived values |
+//! | [`random`] | uniform draws from a caller-owned [`rand_core::Rng`] |
+//! | [`config`] | [`ConfigError`] and serde helpers for `*_ms` keys |
+//!
+//! ## Rules every controller keeps
+//!
+//! * Time and randomness are arguments: `now: Instant` and `rng: &mut dyn Rng`.
+//! * No floating point: durations are integer nanoseconds, factors are exact [`Ratio`]s.
+//! * Configuration is checked once (`Algorithm::new(config)`); after that every method is
+//!   total: it saturates and clamps, never panics or overflows.
+//!
+//! ## Features
+//!
+//! * `serde`: derive (de)serialisation for every configuration type (no allocator needed).
+
+#![no_std]
+#![forbid(unsafe_code)]
+
+pub mod algorithms;
+pub mod config;
+pub mod controller;
+pub mod estimator;
+pub mod harness;
+pub mod params;
+pub mod random;
+pub mod ratio;
+pub mod registry;
+pub mod time;
+
+pub use config::ConfigError;
+pub use controller::{Ack, Controller, Echo, Exchange, ExchangeCc, Retry, TimerBounds};
+pub use core::time::Duration;
+pub use ratio::Ratio;
+pub use registry::{AlgorithmInfo, AnyConfig, AnyController, Exactness, Family, ALGORITHMS};
+pub use time::Instant;

@@ -1,0 +1,229 @@
+//! Algorithm names, their metadata, and static dispatch over every controller.
+//!
+//! [`ALGORITHMS`] is the table behind `coapcc algorithms`: each name (as used by the CLI and
+//! scenario files) maps to a preset [`AnyConfig`]. [`AnyConfig::build`] checks a
+//! configuration and returns an [`AnyController`], an enum over every controller so that
+//! endpoints hold one without allocation or dynamic dispatch.
+
+use core::fmt;
+use core::mem::size_of;
+use core::time::Duration;
+
+use crate::algorithms::default_coap::{DefaultCoap, DefaultCoapConfig};
+use crate::algorithms::full_backoff::FullBackoff;
+use crate::config::ConfigError;
+use crate::controller::{Ack, Controller, Exchange, Retry, TimerBounds};
+use crate::random::Rng;
+use crate::time::Instant;
+
+/// How an algorithm reacts to congestion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Family {
+    /// Retransmission timers with backoff (Default CoAP, CoCoA, FASOR, …).
+    Backoff,
+    /// Pacing decides when the next copy may leave (IDC, MBC, BDP).
+    RateBased,
+    /// Window-of-one TCP retransmission timers (uIP, Lim).
+    Tcp,
+}
+
+impl fmt::Display for Family {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Family::Backoff => "backoff",
+            Family::RateBased => "rate-based",
+            Family::Tcp => "tcp",
+        })
+    }
+}
+
+/// Whether the implementation follows a complete published description.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exactness {
+    /// Implemented from a complete text (RFC, draft, paper pseudocode or reference code).
+    Exact,
+    /// Reconstructed from secondary descriptions; parameters flagged in the spec.
+    Reconstructed,
+}
+
+impl fmt::Display for Exactness {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Exactness::Exact => "exact",
+            Exactness::Reconstructed => "reconstructed",
+        })
+    }
+}
+
+/// One named algorithm (a controller type with a preset configuration).
+#[derive(Clone, Copy)]
+pub struct AlgorithmInfo {
+    /// The name used by the CLI and scenario files.
+    pub name: &'static str,
+    /// Its family.
+    pub family: Family,
+    /// Its source document.
+    pub source: &'static str,
+    /// The section of `shared/spec/algorithms.md` it implements.
+    pub spec: &'static str,
+    /// Exact or reconstructed.
+    pub exactness: Exactness,
+    /// Bytes of per-destination state (`size_of` the controller).
+    pub state_bytes: usize,
+    /// The preset configuration.
+    pub preset: fn() -> AnyConfig,
+}
+
+impl fmt::Debug for AlgorithmInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AlgorithmInfo").field("name", &self.name).finish_non_exhaustive()
+    }
+}
+
+/// Every named algorithm, in the order of the spec.
+pub static ALGORITHMS: &[AlgorithmInfo] = &[
+    AlgorithmInfo {
+        name: "default",
+        family: Family::Backoff,
+        source: "RFC 7252 §4.2",
+        spec: "§1",
+        exactness: Exactness::Exact,
+        state_bytes: size_of::<DefaultCoap>(),
+        preset: || AnyConfig::DefaultCoap(DefaultCoapConfig::default()),
+    },
+    AlgorithmInfo {
+        name: "default-aggressive",
+        family: Family::Backoff,
+        source: "Betzler et al. 2014 (CoAP_B)",
+        spec: "§1.3",
+        exactness: Exactness::Exact,
+        state_bytes: size_of::<DefaultCoap>(),
+        preset: || AnyConfig::DefaultCoap(DefaultCoapConfig::aggressive()),
+    },
+    AlgorithmInfo {
+        name: "default-fb1",
+        family: Family::Backoff,
+        source: "ANRW'18 / Pesola 2020 (Full Backoff 1)",
+        spec: "§4.2",
+        exactness: Exactness::Exact,
+        state_bytes: size_of::<DefaultCoap>(),
+        preset: || AnyConfig::DefaultCoap(DefaultCoapConfig::full_backoff(FullBackoff::Fb1)),
+    },
+    AlgorithmInfo {
+        name: "default-fb2",
+        family: Family::Backoff,
+        source: "ANRW'18 / Pesola 2020 (Full Backoff 2)",
+        spec: "§4.3",
+        exactness: Exactness::Exact,
+        state_bytes: size_of::<DefaultCoap>(),
+        preset: || AnyConfig::DefaultCoap(DefaultCoapConfig::full_backoff(FullBackoff::Fb2)),
+    },
+];
+
+/// Looks up an algorithm by name.
+pub fn find(name: &str) -> Option<&'static AlgorithmInfo> {
+    ALGORITHMS.iter().find(|a| a.name == name)
+}
+
+/// Generates [`AnyConfig`], [`AnyController`] and their dispatch from one list of
+/// `Variant(Controller, Config)`.
+macro_rules! any_algorithm {
+    ($($variant:ident($ctrl:ty, $cfg:ty)),* $(,)?) => {
+        /// The configuration of any algorithm.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+        #[cfg_attr(feature = "serde", serde(untagged))]
+        pub enum AnyConfig {
+            $(
+                #[allow(missing_docs)]
+                $variant($cfg),
+            )*
+        }
+
+        /// Any controller, dispatched statically.
+        #[derive(Clone, Debug)]
+        pub enum AnyController {
+            $(
+                #[allow(missing_docs)]
+                $variant($ctrl),
+            )*
+        }
+
+        impl AnyConfig {
+            /// Checks the configuration and builds the controller.
+            pub fn build(&self) -> Result<AnyController, ConfigError> {
+                match self {
+                    $(AnyConfig::$variant(c) => <$ctrl>::new(*c).map(AnyController::$variant),)*
+                }
+            }
+
+            /// Rebuilds the configuration through `f`, which sees the concrete config type
+            /// (used to apply `--set` overrides through serde).
+            #[cfg(feature = "serde")]
+            pub fn map_with<M: ConfigMapper>(self, f: &mut M) -> Result<AnyConfig, M::Error> {
+                Ok(match self {
+                    $(AnyConfig::$variant(c) => AnyConfig::$variant(f.map(c)?),)*
+                })
+            }
+        }
+
+        impl Controller for AnyController {
+            fn on_transmit(&mut self, now: Instant, ex: &mut Exchange, in_flight: usize, rng: &mut dyn Rng) -> Duration {
+                match self { $(AnyController::$variant(c) => c.on_transmit(now, ex, in_flight, rng),)* }
+            }
+            fn on_timeout(&mut self, now: Instant, ex: &mut Exchange) -> Retry {
+                match self { $(AnyController::$variant(c) => c.on_timeout(now, ex),)* }
+            }
+            fn on_ack(&mut self, now: Instant, ex: &Exchange, ack: &Ack) {
+                match self { $(AnyController::$variant(c) => c.on_ack(now, ex, ack),)* }
+            }
+            fn earliest_send(&self, now: Instant) -> Instant {
+                match self { $(AnyController::$variant(c) => c.earliest_send(now),)* }
+            }
+            fn rto(&self, now: Instant) -> Option<Duration> {
+                match self { $(AnyController::$variant(c) => c.rto(now),)* }
+            }
+            fn timer_bounds(&self) -> TimerBounds {
+                match self { $(AnyController::$variant(c) => c.timer_bounds(),)* }
+            }
+        }
+    };
+}
+
+any_algorithm! {
+    DefaultCoap(DefaultCoap, DefaultCoapConfig),
+}
+
+/// Sees each concrete configuration type (see [`AnyConfig::map_with`]).
+#[cfg(feature = "serde")]
+pub trait ConfigMapper {
+    /// The error of a failed mapping.
+    type Error;
+    /// Maps one configuration to a new value of the same type.
+    fn map<T: serde::Serialize + serde::de::DeserializeOwned>(&mut self, config: T) -> Result<T, Self::Error>;
+}
+
+impl AnyConfig {
+    /// The preset configuration of the named algorithm.
+    pub fn from_name(name: &str) -> Option<AnyConfig> {
+        find(name).map(|a| (a.preset)())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_is_unique_and_its_preset_builds() {
+        for (i, a) in ALGORITHMS.iter().enumerate() {
+            assert!(ALGORITHMS[..i].iter().all(|b| b.name != a.name), "duplicate name {}", a.name);
+            assert!((a.preset)().build().is_ok(), "preset of {} does not build", a.name);
+        }
+    }
+
+    #[test]
+    fn unknown_names_are_not_found() {
+        assert!(AnyConfig::from_name("reno").is_none());
+    }
+}

@@ -1,0 +1,184 @@
+//! Time as the controllers see it: an [`Instant`] chosen by the driver and
+//! [`core::time::Duration`]s. All arithmetic saturates; nothing here panics.
+//!
+//! Internally every duration a controller computes is held in whole nanoseconds in a `u64`
+//! (about 584 years), which is also the range of an [`Instant`]. Longer durations saturate.
+
+use core::fmt;
+use core::ops::{Add, Sub};
+use core::time::Duration;
+
+/// A point in time, in nanoseconds since an epoch the driver chooses (the simulator uses the
+/// start of the run; the UDP driver the moment its endpoint was created).
+///
+/// `Instant` never reads a clock: drivers construct it and pass it into every call.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Instant {
+    nanos: u64,
+}
+
+impl Instant {
+    /// The driver's epoch.
+    pub const ZERO: Instant = Instant { nanos: 0 };
+    /// The latest representable instant.
+    pub const MAX: Instant = Instant { nanos: u64::MAX };
+
+    /// The instant `nanos` nanoseconds after the epoch.
+    pub const fn from_nanos(nanos: u64) -> Self {
+        Instant { nanos }
+    }
+
+    /// The instant `millis` milliseconds after the epoch (saturating).
+    pub const fn from_millis(millis: u64) -> Self {
+        Instant { nanos: millis.saturating_mul(1_000_000) }
+    }
+
+    /// Nanoseconds since the epoch.
+    pub const fn as_nanos(self) -> u64 {
+        self.nanos
+    }
+
+    /// Time elapsed since the epoch.
+    pub const fn since_epoch(self) -> Duration {
+        Duration::from_nanos(self.nanos)
+    }
+
+    /// `self − earlier`, or zero if `earlier` is later than `self`.
+    pub fn saturating_duration_since(self, earlier: Instant) -> Duration {
+        Duration::from_nanos(self.nanos.saturating_sub(earlier.nanos))
+    }
+
+    /// `self + d`, clamped to [`Instant::MAX`].
+    pub fn saturating_add(self, d: Duration) -> Instant {
+        Instant { nanos: self.nanos.saturating_add(nanos(d)) }
+    }
+
+    /// `self − d`, clamped to [`Instant::ZERO`].
+    pub fn saturating_sub(self, d: Duration) -> Instant {
+        Instant { nanos: self.nanos.saturating_sub(nanos(d)) }
+    }
+}
+
+impl Add<Duration> for Instant {
+    type Output = Instant;
+    /// Saturating: see [`Instant::saturating_add`].
+    fn add(self, d: Duration) -> Instant {
+        self.saturating_add(d)
+    }
+}
+
+impl Sub<Instant> for Instant {
+    type Output = Duration;
+    /// Saturating: see [`Instant::saturating_duration_since`].
+    fn sub(self, earlier: Instant) -> Duration {
+        self.saturating_duration_since(earlier)
+    }
+}
+
+impl fmt::Display for Instant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "t={}", Millis(self.since_epoch()))
+    }
+}
+
+/// A duration's length in nanoseconds, saturated to `u64`.
+#[inline]
+pub fn nanos(d: Duration) -> u64 {
+    let n = d.as_nanos();
+    if n > u64::MAX as u128 { u64::MAX } else { n as u64 }
+}
+
+/// A duration of `n` nanoseconds.
+#[inline]
+pub const fn from_nanos(n: u64) -> Duration {
+    Duration::from_nanos(n)
+}
+
+/// `a + b`, saturating at `u64::MAX` nanoseconds.
+#[inline]
+pub fn add(a: Duration, b: Duration) -> Duration {
+    from_nanos(nanos(a).saturating_add(nanos(b)))
+}
+
+/// `|a − b|`.
+#[inline]
+pub fn abs_diff(a: Duration, b: Duration) -> Duration {
+    from_nanos(nanos(a).abs_diff(nanos(b)))
+}
+
+/// `d × k`, saturating.
+#[inline]
+pub fn mul(d: Duration, k: u64) -> Duration {
+    from_nanos(nanos(d).saturating_mul(k))
+}
+
+/// `d / k` (truncating); `d` itself when `k` is zero.
+#[inline]
+pub fn div(d: Duration, k: u64) -> Duration {
+    nanos(d).checked_div(k).map_or(d, from_nanos)
+}
+
+/// `d << shift`, saturating (`shift` ≥ 64 saturates any non-zero `d`).
+#[inline]
+pub fn shl(d: Duration, shift: u32) -> Duration {
+    let n = nanos(d);
+    if n == 0 {
+        return d;
+    }
+    if shift >= 64 || n.leading_zeros() < shift {
+        return from_nanos(u64::MAX);
+    }
+    from_nanos(n << shift)
+}
+
+/// Displays a duration in milliseconds with up to six decimals (exact to the nanosecond,
+/// trailing zeros trimmed, at least one decimal): `2000.0`, `1431.25`, `2166.666666`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Millis(pub Duration);
+
+impl fmt::Display for Millis {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = nanos(self.0);
+        let whole = n / 1_000_000;
+        let mut frac = n % 1_000_000;
+        if frac == 0 {
+            return write!(f, "{whole}.0");
+        }
+        let mut width = 6;
+        while frac % 10 == 0 {
+            frac /= 10;
+            width -= 1;
+        }
+        write!(f, "{whole}.{frac:0width$}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn instant_arithmetic_saturates_at_both_ends() {
+        assert_eq!(Instant::MAX + Duration::from_secs(1), Instant::MAX);
+        assert_eq!(Instant::ZERO - Instant::from_millis(5), Duration::ZERO);
+        assert_eq!(Instant::ZERO.saturating_sub(Duration::from_secs(1)), Instant::ZERO);
+    }
+
+    #[test]
+    fn durations_beyond_u64_nanoseconds_saturate() {
+        assert_eq!(nanos(Duration::MAX), u64::MAX);
+        assert_eq!(shl(Duration::from_secs(1), 63), from_nanos(u64::MAX));
+        assert_eq!(shl(Duration::from_secs(3), 4), Duration::from_secs(48));
+        assert_eq!(shl(Duration::ZERO, 200), Duration::ZERO);
+    }
+
+    #[test]
+    fn millis_display_is_exact_and_trimmed() {
+        extern crate std;
+        use std::string::ToString;
+        assert_eq!(Millis(Duration::from_secs(2)).to_string(), "2000.0");
+        assert_eq!(Millis(Duration::from_nanos(1_431_250_000)).to_string(), "1431.25");
+        assert_eq!(Millis(Duration::from_nanos(2_166_666_666)).to_string(), "2166.666666");
+        assert_eq!(Millis(Duration::from_nanos(1)).to_string(), "0.000001");
+    }
+}

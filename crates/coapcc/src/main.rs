@@ -1,0 +1,2 @@
+//! The `coapcc` command-line tool.
+fn main() {}
