@@ -4,3 +4,5 @@
 
 pub mod default_coap;
 pub mod full_backoff;
+pub mod cocoa_rto;
+pub mod vbf;
