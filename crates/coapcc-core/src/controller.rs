@@ -94,7 +94,13 @@ pub struct Exchange {
 impl Exchange {
     /// An exchange whose original copy leaves at `now`, before any timer is armed.
     pub fn new(now: Instant) -> Self {
-        Exchange { first_sent: now, last_sent: now, retransmissions: 0, timer: Duration::ZERO, cc: ExchangeCc::default() }
+        Exchange {
+            first_sent: now,
+            last_sent: now,
+            retransmissions: 0,
+            timer: Duration::ZERO,
+            cc: ExchangeCc::default(),
+        }
     }
 
     /// When the original copy left.

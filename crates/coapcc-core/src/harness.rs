@@ -80,9 +80,16 @@ impl fmt::Display for HarnessError {
 enum State {
     Idle,
     /// The application asked to send; the rate-based controller holds the original until `at`.
-    Held { exchange: u32, at: Instant },
+    Held {
+        exchange: u32,
+        at: Instant,
+    },
     /// A copy is in flight. `held`: a retransmission is due but held until that instant.
-    InFlight { exchange: u32, ex: Exchange, held: Option<Instant> },
+    InFlight {
+        exchange: u32,
+        ex: Exchange,
+        held: Option<Instant>,
+    },
 }
 
 /// Drives one controller through stop-and-wait exchanges (NSTART = 1).
@@ -141,7 +148,13 @@ impl<C: Controller> StopAndWait<C> {
 
     /// The outstanding exchange is acknowledged at `now`; `copy` names the acknowledged
     /// copy when the acknowledgement echoes it.
-    pub fn ack(&mut self, now: Instant, copy: Option<u16>, rng: &mut dyn Rng, emit: &mut dyn FnMut(Event)) -> Result<(), HarnessError> {
+    pub fn ack(
+        &mut self,
+        now: Instant,
+        copy: Option<u16>,
+        rng: &mut dyn Rng,
+        emit: &mut dyn FnMut(Event),
+    ) -> Result<(), HarnessError> {
         self.advance_to(now, rng, emit);
         let State::InFlight { exchange, ex, .. } = self.state else {
             return Err(HarnessError::NothingToAck);

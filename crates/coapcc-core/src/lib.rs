@@ -51,5 +51,5 @@ pub use config::ConfigError;
 pub use controller::{Ack, Controller, Echo, Exchange, ExchangeCc, Retry, TimerBounds};
 pub use core::time::Duration;
 pub use ratio::Ratio;
-pub use registry::{AlgorithmInfo, AnyConfig, AnyController, Exactness, Family, ALGORITHMS};
+pub use registry::{ALGORITHMS, AlgorithmInfo, AnyConfig, AnyController, Exactness, Family};
 pub use time::Instant;

@@ -37,8 +37,8 @@ pub fn dither_factor(rng: &mut dyn Rng, base: Duration, factor: Ratio) -> Durati
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rand_pcg::Pcg64Mcg;
     use rand_core::SeedableRng;
+    use rand_pcg::Pcg64Mcg;
 
     #[test]
     fn uniform_draws_stay_in_the_half_open_range() {

@@ -108,7 +108,10 @@ impl Ratio {
             return Err(RatioError::Negative);
         }
         let (int, frac) = s.split_once('.').unwrap_or((s, ""));
-        if (int.is_empty() && frac.is_empty()) || !int.bytes().all(|b| b.is_ascii_digit()) || !frac.bytes().all(|b| b.is_ascii_digit()) {
+        if (int.is_empty() && frac.is_empty())
+            || !int.bytes().all(|b| b.is_ascii_digit())
+            || !frac.bytes().all(|b| b.is_ascii_digit())
+        {
             return Err(RatioError::Syntax);
         }
         let frac = frac.trim_end_matches('0');

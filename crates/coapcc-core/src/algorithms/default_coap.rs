@@ -124,7 +124,9 @@ impl Controller for DefaultCoap {
                 // Spec §4.2 and OQ-11: a carried timer is used as is, not re-dithered.
                 Some(carried) => carried,
                 // RFC 7252 §4.2, spec OQ-1: uniform in [ACK_TIMEOUT, ACK_TIMEOUT × ACK_RANDOM_FACTOR).
-                None if self.config.dither => dither_factor(rng, self.config.ack_timeout, self.config.ack_random_factor),
+                None if self.config.dither => {
+                    dither_factor(rng, self.config.ack_timeout, self.config.ack_random_factor)
+                }
                 None => self.config.ack_timeout,
             }
         } else {
@@ -197,7 +199,8 @@ mod tests {
     #[test]
     fn with_a_3_s_first_timer_the_schedule_is_0_3_9_21_45_and_give_up_at_93_s() {
         // Spec §13 vector 1, upper end of the initial range.
-        let mut s = Script::new(undithered(DefaultCoapConfig { ack_timeout: Duration::from_secs(3), ..Default::default() }));
+        let mut s =
+            Script::new(undithered(DefaultCoapConfig { ack_timeout: Duration::from_secs(3), ..Default::default() }));
         s.send();
         s.wait_ms(100_000);
         assert_eq!(s.transmit_times_ms(), [0, 3000, 9000, 21000, 45000]);
@@ -276,7 +279,8 @@ mod tests {
 
     #[test]
     fn an_ack_random_factor_below_one_is_rejected() {
-        let err = DefaultCoap::new(DefaultCoapConfig { ack_random_factor: Ratio::new(9, 10), ..Default::default() }).unwrap_err();
+        let err = DefaultCoap::new(DefaultCoapConfig { ack_random_factor: Ratio::new(9, 10), ..Default::default() })
+            .unwrap_err();
         assert_eq!(err.key, "ack_random_factor");
     }
 }

@@ -69,7 +69,6 @@ mod serde_repr {
     use crate::ratio::Ratio;
     use core::time::Duration;
 
-
     #[derive(serde::Serialize, serde::Deserialize, Clone, Copy)]
     #[serde(rename_all = "lowercase")]
     pub enum Preset {
@@ -111,7 +110,9 @@ mod serde_repr {
                 VbfRepr::Preset(Preset::Draft) => Vbf::DRAFT,
                 VbfRepr::Preset(Preset::Paper) => Vbf::PAPER,
                 VbfRepr::Preset(Preset::Makarem) => Vbf::MAKAREM,
-                VbfRepr::Table(t) => Vbf { below: t.below, between: t.between, above: t.above, lower: t.lower, upper: t.upper },
+                VbfRepr::Table(t) => {
+                    Vbf { below: t.below, between: t.between, above: t.above, lower: t.lower, upper: t.upper }
+                }
             }
         }
     }
@@ -122,7 +123,13 @@ mod serde_repr {
                 Some("draft") => VbfRepr::Preset(Preset::Draft),
                 Some("paper") => VbfRepr::Preset(Preset::Paper),
                 Some(_) => VbfRepr::Preset(Preset::Makarem),
-                None => VbfRepr::Table(Table { below: v.below, between: v.between, above: v.above, lower: v.lower, upper: v.upper }),
+                None => VbfRepr::Table(Table {
+                    below: v.below,
+                    between: v.between,
+                    above: v.above,
+                    lower: v.lower,
+                    upper: v.upper,
+                }),
             }
         }
     }
