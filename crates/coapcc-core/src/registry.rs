@@ -157,6 +157,26 @@ macro_rules! any_algorithm {
                 }
             }
 
+            /// MAX_RETRANSMIT (or the algorithm's equivalent retransmission limit).
+            pub fn max_retransmit(&self) -> u8 {
+                match self { $(AnyConfig::$variant(c) => c.max_retransmit,)* }
+            }
+
+            /// Sets the retransmission limit.
+            pub fn set_max_retransmit(&mut self, n: u8) {
+                match self { $(AnyConfig::$variant(c) => c.max_retransmit = n,)* }
+            }
+
+            /// Whether timers are dithered.
+            pub fn dither(&self) -> bool {
+                match self { $(AnyConfig::$variant(c) => c.dither,)* }
+            }
+
+            /// Turns dithering on or off (`--no-dither`).
+            pub fn set_dither(&mut self, on: bool) {
+                match self { $(AnyConfig::$variant(c) => c.dither = on,)* }
+            }
+
             /// Rebuilds the configuration through `f`, which sees the concrete config type
             /// (used to apply `--set` overrides through serde).
             #[cfg(feature = "serde")]

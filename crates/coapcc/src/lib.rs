@@ -1,0 +1,16 @@
+//! # coapcc (the command-line tool's library)
+//!
+//! The `coapcc` binary parses arguments and calls into these modules; no algorithm or
+//! protocol logic lives here (that is `coapcc-core`).
+//!
+//! | module | what is there |
+//! |---|---|
+//! | [`overrides`] | `--set KEY=VALUE` applied to any algorithm configuration through serde |
+//! | [`replay`] | the replay script language: parser, runner (on `coapcc_core::harness`) and JSON-lines output |
+//! | [`table`] | the `coapcc algorithms` table |
+//! | [`error`] | [`error::CliError`]: user errors (exit 2) vs failures (exit 1) |
+
+pub mod error;
+pub mod overrides;
+pub mod replay;
+pub mod table;

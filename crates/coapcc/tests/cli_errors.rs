@@ -1,0 +1,76 @@
+//! Bad input gives one line on standard error naming the problem, and exit code 2.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn coapcc(args: &[&str], stdin: &str) -> (i32, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_coapcc"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+}
+
+fn assert_one_line_error(args: &[&str], stdin: &str, needle: &str) {
+    let (code, _, err) = coapcc(args, stdin);
+    assert_eq!(code, 2, "exit code for {args:?}: {err}");
+    assert_eq!(err.lines().count(), 1, "expected one line, got: {err}");
+    assert!(err.contains(needle), "`{needle}` not in: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn an_unknown_algorithm_is_named_with_the_valid_ones() {
+    assert_one_line_error(&["replay", "--algorithm", "reno"], "send\n", "unknown algorithm `reno`");
+}
+
+#[test]
+fn an_unknown_key_is_named_with_the_valid_ones() {
+    assert_one_line_error(&["replay", "-a", "default", "--set", "nope=1"], "send\n", "valid keys:");
+}
+
+#[test]
+fn a_bad_value_names_its_key() {
+    assert_one_line_error(&["replay", "-a", "default", "--set", "max_retransmit=-3"], "send\n", "`max_retransmit`");
+    assert_one_line_error(&["replay", "-a", "default", "--set", "ack_random_factor=0.9"], "send\n", "ack_random_factor");
+}
+
+#[test]
+fn a_malformed_script_line_is_named_by_number() {
+    assert_one_line_error(&["replay", "-a", "default"], "send\nwait soon\n", "line 2:");
+    assert_one_line_error(&["replay", "-a", "default"], "# c\nsend\nack copy 9\n", "line 3:");
+    assert_one_line_error(&["replay", "-a", "default"], "ack\n", "line 1:");
+    assert_one_line_error(&["replay", "-a", "default"], "send\nsend\n", "line 2:");
+}
+
+#[test]
+fn a_missing_script_file_is_a_usage_error() {
+    assert_one_line_error(&["replay", "-a", "default", "/nonexistent/script"], "", "cannot read script");
+}
+
+#[test]
+fn a_huge_wait_does_not_panic() {
+    let (code, out, err) = coapcc(&["replay", "-a", "default", "--no-dither"], "send\nwait 864000000000\nsend\nwait 0.000001\nack\n");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("give_up") && out.ends_with("}\n"));
+}
+
+#[test]
+fn the_algorithms_table_lists_every_name_with_its_state_size() {
+    let (code, out, _) = coapcc(&["algorithms"], "");
+    assert_eq!(code, 0);
+    for a in coapcc_core::ALGORITHMS {
+        let row = out.lines().find(|l| l.split_whitespace().next() == Some(a.name)).unwrap_or_else(|| panic!("{} missing", a.name));
+        assert!(row.contains(&a.state_bytes.to_string()), "{row}");
+    }
+}
+
+#[test]
+fn a_set_without_equals_is_a_one_line_error() {
+    assert_one_line_error(&["replay", "-a", "default", "--set", "max_retransmit"], "send\n", "expected KEY=VALUE");
+}
