@@ -71,13 +71,28 @@ fn check(config: AnyConfig, ops: &[Op], seed: u64) -> Result<(), TestCaseError> 
                     timer >= bounds.min && timer <= bounds.max,
                     "{name}: timer {timer:?} outside {bounds:?} (copy {copy})"
                 );
-                prop_assert_eq!(u32::from(copy), if copy == 0 { 0 } else { copies }, "{}: copies numbered in order", name);
-                prop_assert!(u32::from(copy) <= u32::from(max_retransmit), "{}: copy {} beyond MAX_RETRANSMIT", name, copy);
+                prop_assert_eq!(
+                    u32::from(copy),
+                    if copy == 0 { 0 } else { copies },
+                    "{}: copies numbered in order",
+                    name
+                );
+                prop_assert!(
+                    u32::from(copy) <= u32::from(max_retransmit),
+                    "{}: copy {} beyond MAX_RETRANSMIT",
+                    name,
+                    copy
+                );
                 copies = u32::from(copy) + 1;
                 at
             }
             Event::GiveUp { at, .. } => {
-                prop_assert_eq!(copies, u32::from(max_retransmit) + 1, "{}: give-up after MAX_RETRANSMIT retransmissions", name);
+                prop_assert_eq!(
+                    copies,
+                    u32::from(max_retransmit) + 1,
+                    "{}: give-up after MAX_RETRANSMIT retransmissions",
+                    name
+                );
                 at
             }
             Event::Ack { at, .. } => at,

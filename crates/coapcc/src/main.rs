@@ -82,7 +82,9 @@ fn read_script(path: Option<&PathBuf>) -> Result<String, CliError> {
             .map_err(|e| CliError::usage(format!("cannot read script `{}`: {e}", p.display()))),
         _ => {
             let mut s = String::new();
-            io::stdin().read_to_string(&mut s).map_err(|e| CliError::usage(format!("cannot read standard input: {e}")))?;
+            io::stdin()
+                .read_to_string(&mut s)
+                .map_err(|e| CliError::usage(format!("cannot read standard input: {e}")))?;
             Ok(s)
         }
     }

@@ -27,7 +27,9 @@ impl std::str::FromStr for Setting {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
         match s.split_once('=') {
-            Some((k, v)) if !k.trim().is_empty() => Ok(Setting { key: k.trim().to_string(), value: v.trim().to_string() }),
+            Some((k, v)) if !k.trim().is_empty() => {
+                Ok(Setting { key: k.trim().to_string(), value: v.trim().to_string() })
+            }
             _ => Err(format!("expected KEY=VALUE, got `{s}`")),
         }
     }
@@ -74,7 +76,10 @@ impl ConfigMapper for Apply<'_> {
             }
             map.insert(s.key.clone(), parse_value(&s.value));
             let checked: T = serde_json::from_value(current.clone()).map_err(|e| {
-                CliError::usage(format!("bad value `{}` for key `{}` of algorithm `{}`: {e}", s.value, s.key, self.algorithm))
+                CliError::usage(format!(
+                    "bad value `{}` for key `{}` of algorithm `{}`: {e}",
+                    s.value, s.key, self.algorithm
+                ))
             })?;
             current = serde_json::to_value(&checked).map_err(|e| CliError::Failure(e.to_string()))?;
         }

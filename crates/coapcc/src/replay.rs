@@ -54,7 +54,10 @@ fn parse_ms(s: &str) -> Result<Duration, String> {
     }
     let whole: u64 = if int.is_empty() { 0 } else { int.parse().map_err(|_| bad())? };
     let frac_ns: u64 = if frac.is_empty() { 0 } else { format!("{frac:0<6}").parse::<u64>().map_err(|_| bad())? };
-    let ns = whole.checked_mul(1_000_000).and_then(|v| v.checked_add(frac_ns)).ok_or_else(|| format!("`{s}` ms is too long"))?;
+    let ns = whole
+        .checked_mul(1_000_000)
+        .and_then(|v| v.checked_add(frac_ns))
+        .ok_or_else(|| format!("`{s}` ms is too long"))?;
     Ok(Duration::from_nanos(ns))
 }
 
@@ -81,7 +84,9 @@ pub fn parse(script: &str) -> Result<Vec<Line>, CliError> {
                 return Err(err(format!("malformed `{text}`; expected `send`, `wait MS`, `ack` or `ack copy K`")));
             }
             [other, ..] => {
-                return Err(err(format!("unknown command `{other}`; expected `send`, `wait MS`, `ack` or `ack copy K`")));
+                return Err(err(format!(
+                    "unknown command `{other}`; expected `send`, `wait MS`, `ack` or `ack copy K`"
+                )));
             }
             [] => continue,
         };
@@ -187,7 +192,12 @@ mod tests {
     fn events_format_with_exact_milliseconds_and_fixed_key_order() {
         let e = Event::Transmit { at: Instant::ZERO, exchange: 1, copy: 0, timer: Duration::from_secs(2) };
         assert_eq!(format_event(&e), r#"{"t_ms":0.0,"event":"transmit","exchange":1,"copy":0,"timer_ms":2000.0}"#);
-        let e = Event::Ack { at: Instant::from_millis(400), exchange: 1, copy: None, rto: Some(Duration::from_millis(1600)) };
+        let e = Event::Ack {
+            at: Instant::from_millis(400),
+            exchange: 1,
+            copy: None,
+            rto: Some(Duration::from_millis(1600)),
+        };
         assert_eq!(format_event(&e), r#"{"t_ms":400.0,"event":"ack","exchange":1,"copy":null,"rto_ms":1600.0}"#);
         let e = Event::GiveUp { at: Instant::from_millis(62_000), exchange: 3 };
         assert_eq!(format_event(&e), r#"{"t_ms":62000.0,"event":"give_up","exchange":3}"#);

@@ -52,7 +52,16 @@ pub fn algorithms_table() -> String {
 pub fn algorithms_csv() -> String {
     let mut out = String::from("name,family,exactness,state_bytes,spec,source\n");
     for a in ALGORITHMS {
-        let _ = writeln!(out, "{},{},{},{},{},\"{}\"", a.name, a.family, a.exactness, a.state_bytes, a.spec, a.source.replace('"', "\"\""));
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},\"{}\"",
+            a.name,
+            a.family,
+            a.exactness,
+            a.state_bytes,
+            a.spec,
+            a.source.replace('"', "\"\"")
+        );
     }
     out
 }

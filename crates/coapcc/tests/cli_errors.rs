@@ -13,7 +13,11 @@ fn coapcc(args: &[&str], stdin: &str) -> (i32, String, String) {
         .unwrap();
     child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
     let out = child.wait_with_output().unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
 }
 
 fn assert_one_line_error(args: &[&str], stdin: &str, needle: &str) {
@@ -37,7 +41,11 @@ fn an_unknown_key_is_named_with_the_valid_ones() {
 #[test]
 fn a_bad_value_names_its_key() {
     assert_one_line_error(&["replay", "-a", "default", "--set", "max_retransmit=-3"], "send\n", "`max_retransmit`");
-    assert_one_line_error(&["replay", "-a", "default", "--set", "ack_random_factor=0.9"], "send\n", "ack_random_factor");
+    assert_one_line_error(
+        &["replay", "-a", "default", "--set", "ack_random_factor=0.9"],
+        "send\n",
+        "ack_random_factor",
+    );
 }
 
 #[test]
@@ -55,7 +63,8 @@ fn a_missing_script_file_is_a_usage_error() {
 
 #[test]
 fn a_huge_wait_does_not_panic() {
-    let (code, out, err) = coapcc(&["replay", "-a", "default", "--no-dither"], "send\nwait 864000000000\nsend\nwait 0.000001\nack\n");
+    let (code, out, err) =
+        coapcc(&["replay", "-a", "default", "--no-dither"], "send\nwait 864000000000\nsend\nwait 0.000001\nack\n");
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("give_up") && out.ends_with("}\n"));
 }
@@ -65,7 +74,10 @@ fn the_algorithms_table_lists_every_name_with_its_state_size() {
     let (code, out, _) = coapcc(&["algorithms"], "");
     assert_eq!(code, 0);
     for a in coapcc_core::ALGORITHMS {
-        let row = out.lines().find(|l| l.split_whitespace().next() == Some(a.name)).unwrap_or_else(|| panic!("{} missing", a.name));
+        let row = out
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(a.name))
+            .unwrap_or_else(|| panic!("{} missing", a.name));
         assert!(row.contains(&a.state_bytes.to_string()), "{row}");
     }
 }

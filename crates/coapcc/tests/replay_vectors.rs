@@ -30,8 +30,8 @@ fn every_replay_vector_reproduces_its_expected_output() {
     for script_path in &scripts {
         let script = std::fs::read_to_string(script_path).unwrap();
         let expected_path = script_path.with_extension("expected.jsonl");
-        let expected = std::fs::read_to_string(&expected_path)
-            .unwrap_or_else(|_| panic!("missing {}", expected_path.display()));
+        let expected =
+            std::fs::read_to_string(&expected_path).unwrap_or_else(|_| panic!("missing {}", expected_path.display()));
         let output = Command::new(env!("CARGO_BIN_EXE_coapcc"))
             .arg("replay")
             .args(args_of(&script, script_path))
@@ -41,7 +41,11 @@ fn every_replay_vector_reproduces_its_expected_output() {
         let got = String::from_utf8_lossy(&output.stdout);
         let name = script_path.file_name().unwrap().to_string_lossy().to_string();
         if !output.status.success() {
-            failures.push(format!("{name}: exit {:?}: {}", output.status.code(), String::from_utf8_lossy(&output.stderr)));
+            failures.push(format!(
+                "{name}: exit {:?}: {}",
+                output.status.code(),
+                String::from_utf8_lossy(&output.stderr)
+            ));
             continue;
         }
         let (g, e): (Vec<&str>, Vec<&str>) = (got.lines().collect(), expected.lines().collect());
@@ -55,5 +59,11 @@ fn every_replay_vector_reproduces_its_expected_output() {
             ));
         }
     }
-    assert!(failures.is_empty(), "{} of {} replay vectors differ:\n{}", failures.len(), scripts.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} replay vectors differ:\n{}",
+        failures.len(),
+        scripts.len(),
+        failures.join("\n")
+    );
 }

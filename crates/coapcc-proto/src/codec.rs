@@ -1,0 +1,144 @@
+//! The wire format at the edge: [`Message`] ⇄ bytes, through `coap-lite`.
+//!
+//! Only real sockets need this; the simulator never encodes. Malformed input is an error,
+//! never a panic.
+
+use std::collections::LinkedList;
+
+use coap_lite::{CoapOption as LiteOption, MessageClass, MessageType as LiteType, Packet};
+
+use crate::message::{CoapOption, Code, Message, MessageType, Token};
+
+/// Why bytes are not a CoAP message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DecodeError(pub String);
+
+impl std::fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "malformed CoAP message: {}", self.0)
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+/// Encodes a message (RFC 7252 §3). An Empty message (code 0.00) is encoded as its 4-byte
+/// header: RFC 7252 §4.1 forbids a token, options or payload in it.
+pub fn encode(msg: &Message) -> Vec<u8> {
+    if msg.code == Code::EMPTY {
+        let t = match msg.mtype {
+            MessageType::Con => 0,
+            MessageType::Non => 1,
+            MessageType::Ack => 2,
+            MessageType::Rst => 3,
+        };
+        let [hi, lo] = msg.mid.to_be_bytes();
+        return vec![0x40 | (t << 4), 0, hi, lo];
+    }
+    let mut p = Packet::new();
+    p.header.set_version(1);
+    p.header.set_type(match msg.mtype {
+        MessageType::Con => LiteType::Confirmable,
+        MessageType::Non => LiteType::NonConfirmable,
+        MessageType::Ack => LiteType::Acknowledgement,
+        MessageType::Rst => LiteType::Reset,
+    });
+    p.header.code = MessageClass::from(msg.code.0);
+    p.header.message_id = msg.mid;
+    p.set_token(msg.token.as_bytes().to_vec());
+    let mut i = 0;
+    while i < msg.options.len() {
+        let number = msg.options[i].number;
+        let mut values = LinkedList::new();
+        while i < msg.options.len() && msg.options[i].number == number {
+            values.push_back(msg.options[i].value.clone());
+            i += 1;
+        }
+        p.set_option(LiteOption::from(number), values);
+    }
+    p.payload = msg.payload.clone();
+    // Token ≤ 8 bytes and option values bounded by Vec sizes keep this infallible in practice;
+    // fall back to the unlimited encoder rather than panicking.
+    p.to_bytes().or_else(|_| p.to_bytes_unlimited()).unwrap_or_default()
+}
+
+/// Decodes bytes into a message.
+pub fn decode(bytes: &[u8]) -> Result<Message, DecodeError> {
+    let p = Packet::from_bytes(bytes).map_err(|e| DecodeError(format!("{e:?}")))?;
+    if p.header.get_version() != 1 {
+        return Err(DecodeError(format!("version {}", p.header.get_version())));
+    }
+    let token = Token::new(p.get_token()).ok_or_else(|| DecodeError("token longer than 8 bytes".into()))?;
+    let mut options = Vec::new();
+    for (number, values) in p.options() {
+        for v in values {
+            options.push(CoapOption { number: *number, value: v.clone() });
+        }
+    }
+    options.sort_by_key(|o| o.number);
+    Ok(Message {
+        mtype: match p.header.get_type() {
+            LiteType::Confirmable => MessageType::Con,
+            LiteType::NonConfirmable => MessageType::Non,
+            LiteType::Acknowledgement => MessageType::Ack,
+            LiteType::Reset => MessageType::Rst,
+        },
+        code: Code(u8::from(p.header.code)),
+        mid: p.header.message_id,
+        token,
+        options,
+        payload: p.payload,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::option;
+    use proptest::prelude::*;
+
+    fn message() -> impl Strategy<Value = Message> {
+        (
+            prop_oneof![Just(MessageType::Con), Just(MessageType::Non), Just(MessageType::Ack), Just(MessageType::Rst)],
+            prop_oneof![Just(Code::GET), Just(Code::CONTENT), Just(Code::EMPTY), Just(Code::NOT_FOUND)],
+            any::<u16>(),
+            prop::collection::vec(any::<u8>(), 0..=8),
+            prop::collection::vec(
+                (
+                    prop_oneof![
+                        Just(option::URI_PATH),
+                        Just(option::CONTENT_FORMAT),
+                        Just(option::TRANSMISSION_COUNT),
+                        1u16..3000
+                    ],
+                    prop::collection::vec(any::<u8>(), 0..300),
+                ),
+                0..5,
+            ),
+            prop::collection::vec(any::<u8>(), 0..64),
+        )
+            .prop_map(|(mtype, code, mid, token, opts, payload)| {
+                let mut m = Message { mtype, code, mid, token: Token::new(&token).unwrap(), options: vec![], payload };
+                for (n, v) in opts {
+                    m.add_option(n, v);
+                }
+                if code == Code::EMPTY {
+                    m = Message::empty(mtype, mid);
+                }
+                m
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn wire_len_is_the_length_of_the_encoding_and_decoding_round_trips(m in message()) {
+            let bytes = encode(&m);
+            prop_assert_eq!(bytes.len(), m.wire_len());
+            prop_assert_eq!(decode(&bytes).unwrap(), m);
+        }
+
+        #[test]
+        fn arbitrary_bytes_never_panic_the_decoder(bytes in prop::collection::vec(any::<u8>(), 0..64)) {
+            let _ = decode(&bytes);
+        }
+    }
+}

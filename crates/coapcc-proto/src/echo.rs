@@ -1,0 +1,14 @@
+//! Which transmission-count echo each algorithm needs from the endpoint.
+
+use coapcc_core::AnyConfig;
+
+use crate::endpoint::EchoMode;
+
+/// The echo mode an algorithm uses by default: none for the algorithms that only see
+/// ambiguous acknowledgements, the token byte for FASOR+token (the paper's variant), the
+/// option for pCoCoA (its Transmission Count option).
+pub fn echo_mode_for(config: &AnyConfig) -> EchoMode {
+    match config {
+        AnyConfig::DefaultCoap(_) => EchoMode::None,
+    }
+}

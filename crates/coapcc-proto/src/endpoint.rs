@@ -1,0 +1,644 @@
+//! The sans-IO CoAP endpoint: client exchanges with congestion control, and a server with
+//! duplicate detection. Drivers (the simulator, `coapcc-udp`) own sockets and clocks.
+//!
+//! # Driving an endpoint
+//!
+//! ```text
+//! loop {
+//!     // feed it
+//!     ep.request(now, to, template)            // application: a new CON request (queued)
+//!     ep.handle_message(now, from, msg)        // a datagram arrived (decoded; or handle_datagram for bytes)
+//!     ep.handle_timeout(now)                   // when `now >= ep.poll_timeout()`
+//!     ep.respond(now, handle, code, payload)   // server application answers an Event::Request
+//!     // drain it
+//!     while let Some(t) = ep.poll_transmit() { send t.msg to t.to }
+//!     while let Some(e) = ep.poll_event() { ... }
+//!     next wake-up: ep.poll_timeout()
+//! }
+//! ```
+//!
+//! `now` must never go backwards between calls. Every call is total: malformed or unexpected
+//! input is counted in [`EndpointStats`] and dropped, never a panic.
+//!
+//! One congestion controller is kept per destination ([`coapcc_core::AnyController`], built
+//! from [`EndpointConfig::algorithm`]); at most NSTART exchanges per destination are
+//! outstanding, the rest wait in a FIFO queue. Rate-based controllers may hold a copy until
+//! their `earliest_send` instant.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::fmt::Debug;
+use std::hash::Hash;
+use std::time::Duration;
+
+use coapcc_core::random::Rng;
+use coapcc_core::{Ack, AnyConfig, AnyController, Controller, Echo, Exchange, Instant, Retry};
+
+use crate::codec;
+use crate::message::{Code, Message, MessageType, Token, decode_uint, encode_uint, option};
+
+/// How acknowledgements say which copy of a request they answer (spec §0 "Disambiguated
+/// sample", §7.7, OQ-17).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EchoMode {
+    /// No echo: acknowledgements after retransmissions are ambiguous.
+    #[default]
+    None,
+    /// One extra token byte carries the transmission number; the server echoes the token
+    /// (the FASOR paper's FASOR+token, spec §7.7). Piggybacked responses only.
+    Token,
+    /// The transmission-count option ([`option::TRANSMISSION_COUNT`]) carries it and a
+    /// cooperating server echoes it (pCoCoA's TC option, FASOR-02's Rexmit-Cnt).
+    Option,
+}
+
+/// Endpoint configuration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EndpointConfig {
+    /// The congestion controller built for each destination.
+    pub algorithm: AnyConfig,
+    /// NSTART: outstanding exchanges per destination (≥ 1).
+    pub nstart: u16,
+    /// How copies are told apart in acknowledgements.
+    pub echo: EchoMode,
+    /// Length of the tokens this client generates, in bytes (0–7; `Token` echo adds one).
+    pub token_len: u8,
+    /// How long the server remembers a request for duplicate detection (EXCHANGE_LIFETIME).
+    pub exchange_lifetime: Duration,
+}
+
+impl EndpointConfig {
+    /// RFC 7252 defaults around `algorithm`: NSTART 1, no echo, 2-byte tokens, 247 s.
+    pub fn new(algorithm: AnyConfig) -> Self {
+        EndpointConfig {
+            algorithm,
+            nstart: 1,
+            echo: EchoMode::None,
+            token_len: 2,
+            exchange_lifetime: coapcc_core::params::TransmissionParams::default().exchange_lifetime(),
+        }
+    }
+}
+
+/// Identifies a client request of one endpoint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RequestId(pub u64);
+
+/// Identifies a received request the server application must answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RequestHandle<A> {
+    /// The client.
+    pub from: A,
+    /// The request's Message ID.
+    pub mid: u16,
+}
+
+/// Why a datagram is on its way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// Copy `copy` of client request `id` (0 is the original).
+    Request {
+        /// The request.
+        id: RequestId,
+        /// The copy.
+        copy: u8,
+    },
+    /// A server response (fresh, or repeated for a duplicate).
+    Response {
+        /// Whether it answers a duplicate from the cache.
+        duplicate: bool,
+    },
+    /// An empty ACK or RST.
+    Empty,
+}
+
+/// A datagram to send.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Transmit<A> {
+    /// Destination.
+    pub to: A,
+    /// The message.
+    pub msg: Message,
+    /// Why.
+    pub origin: Origin,
+}
+
+/// Something the application (or the simulator's metrics) should know.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event<A> {
+    /// A copy of a request left, with the timer armed for it.
+    Transmitted {
+        /// The request.
+        id: RequestId,
+        /// Destination.
+        to: A,
+        /// Copy number (0 = original).
+        copy: u8,
+        /// Timer armed for this copy.
+        timer: Duration,
+    },
+    /// The retransmission timer of a copy expired.
+    TimerExpired {
+        /// The request.
+        id: RequestId,
+        /// Destination.
+        to: A,
+        /// The copy whose timer expired.
+        copy: u8,
+        /// The value of the timer that expired.
+        timer: Duration,
+    },
+    /// The CON exchange was acknowledged (piggybacked response or empty ACK).
+    Completed {
+        /// The request.
+        id: RequestId,
+        /// Destination.
+        to: A,
+        /// When the original copy was sent.
+        first_sent: Instant,
+        /// CoAP RTT: original transmission to first acknowledgement.
+        rtt: Duration,
+        /// Retransmissions made.
+        retransmissions: u8,
+        /// The copy the acknowledgement named, if it echoed one.
+        echoed_copy: Option<u8>,
+        /// The piggybacked response (`None` after an empty ACK: see [`Event::Response`]).
+        response: Option<Message>,
+    },
+    /// A separate response arrived for a request whose CON was acknowledged empty.
+    Response {
+        /// The request.
+        id: RequestId,
+        /// Destination.
+        to: A,
+        /// The response.
+        response: Message,
+    },
+    /// The exchange was abandoned (MAX_RETRANSMIT exhausted, or a Reset).
+    Failed {
+        /// The request.
+        id: RequestId,
+        /// Destination.
+        to: A,
+        /// Retransmissions made.
+        retransmissions: u8,
+        /// Whether a Reset ended it.
+        reset: bool,
+    },
+    /// Server: a new request (not a duplicate) the application must answer with
+    /// [`Endpoint::respond`].
+    Request {
+        /// Who asked, and which message to answer.
+        handle: RequestHandle<A>,
+        /// The request.
+        request: Message,
+    },
+}
+
+/// Counters of everything the endpoint dropped or repeated.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EndpointStats {
+    /// Client: copies of requests sent (originals and retransmissions).
+    pub transmissions: u64,
+    /// Client: retransmissions sent.
+    pub retransmissions: u64,
+    /// Client: acknowledgements that matched no outstanding exchange (late duplicates).
+    pub unmatched: u64,
+    /// Server: duplicate requests answered from the cache.
+    pub duplicates_answered: u64,
+    /// Server: duplicates received before the application answered (ignored).
+    pub duplicates_pending: u64,
+    /// Datagrams that did not decode.
+    pub malformed: u64,
+    /// Messages of a kind this endpoint does not handle (e.g. NON responses to nothing).
+    pub ignored: u64,
+}
+
+#[derive(Clone, Debug)]
+struct Outstanding {
+    id: RequestId,
+    token: Token,
+    msg: Message,
+    ex: Exchange,
+    sent: Vec<Instant>,
+    /// A retransmission is due but held by a rate-based controller until this instant.
+    held: Option<Instant>,
+}
+
+impl Outstanding {
+    fn wake_at(&self) -> Instant {
+        self.held.unwrap_or_else(|| self.ex.deadline())
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Peer {
+    ctrl: AnyController,
+    outstanding: Vec<Outstanding>,
+    queue: VecDeque<(RequestId, Message)>,
+    /// A rate-based controller holds the next original until this instant.
+    release_at: Option<Instant>,
+    /// Requests acknowledged with an empty ACK, waiting for a separate response.
+    awaiting: Vec<(RequestId, Token)>,
+    next_mid: u16,
+}
+
+#[derive(Clone, Debug)]
+enum Seen {
+    Pending,
+    Answered(Message),
+}
+
+#[derive(Clone, Debug)]
+struct Server<A> {
+    seen: HashMap<(A, u16), (Seen, Message)>,
+    expiry: VecDeque<(Instant, A, u16)>,
+}
+
+/// A CoAP endpoint (client and server roles), generic over the address type `A` and the
+/// generator `R` it draws from (dithering, initial Message IDs and tokens).
+#[derive(Debug)]
+pub struct Endpoint<A, R> {
+    config: EndpointConfig,
+    /// A controller in its initial state, cloned for each new destination.
+    fresh: AnyController,
+    rng: R,
+    peers: BTreeMap<A, Peer>,
+    next_id: u64,
+    next_token: u64,
+    transmits: VecDeque<Transmit<A>>,
+    events: VecDeque<Event<A>>,
+    server: Server<A>,
+    stats: EndpointStats,
+}
+
+impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
+    /// A new endpoint. The configuration's algorithm must build (checked here once).
+    pub fn new(config: EndpointConfig, mut rng: R) -> Result<Self, coapcc_core::ConfigError> {
+        let fresh = config.algorithm.build()?;
+        if config.nstart == 0 {
+            return Err(coapcc_core::ConfigError::new("nstart", "must be at least 1"));
+        }
+        if config.token_len > 7 {
+            return Err(coapcc_core::ConfigError::new("token_len", "must be at most 7 bytes"));
+        }
+        let next_token = rng.next_u64();
+        Ok(Endpoint {
+            config,
+            fresh,
+            rng,
+            peers: BTreeMap::new(),
+            next_id: 1,
+            next_token,
+            transmits: VecDeque::new(),
+            events: VecDeque::new(),
+            server: Server { seen: HashMap::new(), expiry: VecDeque::new() },
+            stats: EndpointStats::default(),
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &EndpointConfig {
+        &self.config
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> EndpointStats {
+        self.stats
+    }
+
+    /// The controller for `to`, if this endpoint has talked to it.
+    pub fn controller(&self, to: &A) -> Option<&AnyController> {
+        self.peers.get(to).map(|p| &p.ctrl)
+    }
+
+    /// Exchanges outstanding or queued towards `to`.
+    pub fn pending(&self, to: &A) -> usize {
+        self.peers.get(to).map_or(0, |p| p.outstanding.len() + p.queue.len())
+    }
+
+    /// Queues a confirmable request to `to`. `template` supplies code, options and payload;
+    /// type, Message ID and token are set by the endpoint. It leaves as soon as NSTART and the
+    /// controller allow (possibly within this call).
+    pub fn request(&mut self, now: Instant, to: A, template: Message) -> RequestId {
+        let id = RequestId(self.next_id);
+        self.next_id += 1;
+        if !self.peers.contains_key(&to) {
+            // RFC 7252 §4.4: start Message IDs at a random value.
+            let next_mid = (self.rng.next_u32() & 0xffff) as u16;
+            let peer = Peer {
+                ctrl: self.fresh.clone(),
+                outstanding: Vec::new(),
+                queue: VecDeque::new(),
+                release_at: None,
+                awaiting: Vec::new(),
+                next_mid,
+            };
+            self.peers.insert(to, peer);
+        }
+        if let Some(peer) = self.peers.get_mut(&to) {
+            peer.queue.push_back((id, template));
+        }
+        self.start_queued(now, to);
+        id
+    }
+
+    /// A datagram arrived as bytes; malformed ones are counted and dropped.
+    pub fn handle_datagram(&mut self, now: Instant, from: A, bytes: &[u8]) {
+        match codec::decode(bytes) {
+            Ok(msg) => self.handle_message(now, from, msg),
+            Err(_) => self.stats.malformed += 1,
+        }
+    }
+
+    /// A decoded message arrived from `from`.
+    pub fn handle_message(&mut self, now: Instant, from: A, msg: Message) {
+        match (msg.mtype, msg.code) {
+            (MessageType::Con | MessageType::Non, c) if c.is_request() => self.server_request(now, from, msg),
+            (MessageType::Ack, _) => self.client_ack(now, from, msg),
+            (MessageType::Rst, _) => self.client_reset(from, msg.mid),
+            (MessageType::Con | MessageType::Non, c) if c.is_response() => self.client_separate_response(from, msg),
+            _ => self.stats.ignored += 1,
+        }
+    }
+
+    /// Server: answers a request announced by [`Event::Request`] with a piggybacked response
+    /// (CON) or a NON response; the answer is cached for duplicates.
+    pub fn respond(&mut self, now: Instant, handle: RequestHandle<A>, code: Code, payload: Vec<u8>) {
+        self.expire_seen(now);
+        let Some((seen, request)) = self.server.seen.get_mut(&(handle.from, handle.mid)) else {
+            self.stats.ignored += 1;
+            return;
+        };
+        let mtype = if request.mtype == MessageType::Con { MessageType::Ack } else { MessageType::Non };
+        let mut resp = Message { mtype, code, mid: handle.mid, token: request.token, options: Vec::new(), payload };
+        if let Some(v) = request.option(option::TRANSMISSION_COUNT) {
+            // FASOR-02 §4: a server implementing the option echoes it unmodified.
+            resp.add_option(option::TRANSMISSION_COUNT, v.to_vec());
+        }
+        *seen = Seen::Answered(resp.clone());
+        self.transmits.push_back(Transmit {
+            to: handle.from,
+            msg: resp,
+            origin: Origin::Response { duplicate: false },
+        });
+    }
+
+    /// Fires every timer due at `now`: retransmissions, give-ups, held copies.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        let addrs: Vec<A> = self.peers.keys().copied().collect();
+        for to in addrs {
+            self.peer_timeout(now, to);
+        }
+    }
+
+    /// The next datagram to send.
+    pub fn poll_transmit(&mut self) -> Option<Transmit<A>> {
+        self.transmits.pop_front()
+    }
+
+    /// The next event.
+    pub fn poll_event(&mut self) -> Option<Event<A>> {
+        self.events.pop_front()
+    }
+
+    /// When [`Endpoint::handle_timeout`] must next be called.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.peers.values().flat_map(|p| p.outstanding.iter().map(Outstanding::wake_at).chain(p.release_at)).min()
+    }
+
+    fn peer_timeout(&mut self, now: Instant, to: A) {
+        // Each pass handles one due item; zero-length timers end at give-up, so this terminates.
+        loop {
+            let Some(peer) = self.peers.get_mut(&to) else { return };
+            let due = peer
+                .outstanding
+                .iter()
+                .enumerate()
+                .filter(|(_, o)| o.wake_at() <= now)
+                .min_by_key(|(_, o)| o.wake_at());
+            if let Some((i, o)) = due {
+                if o.held.is_some() {
+                    self.send_copy(now, to, i);
+                } else {
+                    self.expire(now, to, i);
+                }
+                continue;
+            }
+            if peer.release_at.is_some_and(|t| t <= now) {
+                peer.release_at = None;
+                self.start_queued(now, to);
+                continue;
+            }
+            return;
+        }
+    }
+
+    fn expire(&mut self, now: Instant, to: A, i: usize) {
+        let Some(peer) = self.peers.get_mut(&to) else { return };
+        let o = &mut peer.outstanding[i];
+        let (id, copy, timer) = (o.id, o.ex.retransmissions(), o.ex.timer());
+        self.events.push_back(Event::TimerExpired { id, to, copy, timer });
+        match peer.ctrl.on_timeout(now, &mut o.ex) {
+            Retry::GiveUp => {
+                let o = peer.outstanding.remove(i);
+                self.events.push_back(Event::Failed { id, to, retransmissions: o.ex.retransmissions(), reset: false });
+                self.start_queued(now, to);
+            }
+            Retry::Retransmit => {
+                let at = peer.ctrl.earliest_send(now);
+                if at <= now {
+                    self.send_copy(now, to, i);
+                } else {
+                    peer.outstanding[i].held = Some(at);
+                }
+            }
+        }
+    }
+
+    fn send_copy(&mut self, now: Instant, to: A, i: usize) {
+        let Some(peer) = self.peers.get_mut(&to) else { return };
+        let echo = self.config.echo;
+        let o = &mut peer.outstanding[i];
+        o.held = None;
+        let timer = peer.ctrl.retransmit(now, &mut o.ex, &mut self.rng);
+        let copy = o.ex.retransmissions();
+        o.sent.push(now);
+        mark_copy(&mut o.msg, o.token, copy, echo);
+        self.stats.transmissions += 1;
+        self.stats.retransmissions += 1;
+        self.events.push_back(Event::Transmitted { id: o.id, to, copy, timer });
+        self.transmits.push_back(Transmit { to, msg: o.msg.clone(), origin: Origin::Request { id: o.id, copy } });
+    }
+
+    fn start_queued(&mut self, now: Instant, to: A) {
+        let nstart = usize::from(self.config.nstart);
+        let Some(peer) = self.peers.get_mut(&to) else { return };
+        while peer.outstanding.len() < nstart && !peer.queue.is_empty() {
+            let at = peer.ctrl.earliest_send(now);
+            if at > now {
+                peer.release_at = Some(at);
+                return;
+            }
+            let Some((id, mut msg)) = peer.queue.pop_front() else { return };
+            let token_len = usize::from(self.config.token_len);
+            let token = Token::new(&self.next_token.to_be_bytes()[8 - token_len..]).unwrap_or(Token::EMPTY);
+            self.next_token = self.next_token.wrapping_add(1);
+            msg.mtype = MessageType::Con;
+            msg.mid = peer.next_mid;
+            peer.next_mid = peer.next_mid.wrapping_add(1);
+            mark_copy(&mut msg, token, 0, self.config.echo);
+            let in_flight = peer.outstanding.len();
+            let ex = peer.ctrl.start(now, in_flight, &mut self.rng);
+            self.stats.transmissions += 1;
+            self.events.push_back(Event::Transmitted { id, to, copy: 0, timer: ex.timer() });
+            self.transmits.push_back(Transmit { to, msg: msg.clone(), origin: Origin::Request { id, copy: 0 } });
+            peer.outstanding.push(Outstanding { id, token, msg, ex, sent: vec![now], held: None });
+        }
+        peer.release_at = None;
+    }
+
+    fn client_ack(&mut self, now: Instant, from: A, msg: Message) {
+        let echo_mode = self.config.echo;
+        let Some(peer) = self.peers.get_mut(&from) else {
+            self.stats.unmatched += 1;
+            return;
+        };
+        let Some(i) = peer.outstanding.iter().position(|o| o.msg.mid == msg.mid) else {
+            self.stats.unmatched += 1;
+            return;
+        };
+        let piggybacked = msg.code != Code::EMPTY;
+        let o = &peer.outstanding[i];
+        if piggybacked && !msg.token.as_bytes().starts_with(o.token.as_bytes()) {
+            // RFC 7252 §5.3.2: a response must echo the request's token.
+            self.stats.unmatched += 1;
+            return;
+        }
+        let echoed = if piggybacked { read_copy(&msg, o.token, echo_mode) } else { None };
+        let echo = echoed
+            .filter(|c| *c <= o.ex.retransmissions())
+            .and_then(|c| o.sent.get(usize::from(c)).map(|sent| Echo { copy: c, sent: *sent }));
+        let o = peer.outstanding.remove(i);
+        peer.ctrl.on_ack(now, &o.ex, &Ack { echo });
+        let response = if piggybacked {
+            Some(msg)
+        } else {
+            peer.awaiting.push((o.id, o.token));
+            None
+        };
+        self.events.push_back(Event::Completed {
+            id: o.id,
+            to: from,
+            first_sent: o.ex.first_sent(),
+            rtt: now - o.ex.first_sent(),
+            retransmissions: o.ex.retransmissions(),
+            echoed_copy: echo.map(|e| e.copy),
+            response,
+        });
+        self.start_queued(now, from);
+    }
+
+    fn client_reset(&mut self, from: A, mid: u16) {
+        let Some(peer) = self.peers.get_mut(&from) else {
+            self.stats.unmatched += 1;
+            return;
+        };
+        let Some(i) = peer.outstanding.iter().position(|o| o.msg.mid == mid) else {
+            self.stats.unmatched += 1;
+            return;
+        };
+        let o = peer.outstanding.remove(i);
+        self.events.push_back(Event::Failed {
+            id: o.id,
+            to: from,
+            retransmissions: o.ex.retransmissions(),
+            reset: true,
+        });
+    }
+
+    fn client_separate_response(&mut self, from: A, msg: Message) {
+        let Some(peer) = self.peers.get_mut(&from) else {
+            self.stats.ignored += 1;
+            return;
+        };
+        let Some(i) = peer.awaiting.iter().position(|(_, t)| msg.token.as_bytes().starts_with(t.as_bytes())) else {
+            self.stats.ignored += 1;
+            return;
+        };
+        let (id, _) = peer.awaiting.remove(i);
+        if msg.mtype == MessageType::Con {
+            self.transmits.push_back(Transmit {
+                to: from,
+                msg: Message::empty(MessageType::Ack, msg.mid),
+                origin: Origin::Empty,
+            });
+        }
+        self.events.push_back(Event::Response { id, to: from, response: msg });
+    }
+
+    fn expire_seen(&mut self, now: Instant) {
+        while let Some(&(t, a, mid)) = self.server.expiry.front() {
+            if now.saturating_duration_since(t) <= self.config.exchange_lifetime {
+                break;
+            }
+            self.server.expiry.pop_front();
+            self.server.seen.remove(&(a, mid));
+        }
+    }
+
+    fn server_request(&mut self, now: Instant, from: A, msg: Message) {
+        self.expire_seen(now);
+        if let Some((seen, _)) = self.server.seen.get(&(from, msg.mid)) {
+            // RFC 7252 §4.5: a duplicate gets the same response again; its token and
+            // transmission-count option are those of the copy it answers.
+            match seen {
+                Seen::Pending => self.stats.duplicates_pending += 1,
+                Seen::Answered(resp) => {
+                    let mut resp = resp.clone();
+                    resp.token = msg.token;
+                    resp.options.retain(|o| o.number != option::TRANSMISSION_COUNT);
+                    if let Some(v) = msg.option(option::TRANSMISSION_COUNT) {
+                        resp.add_option(option::TRANSMISSION_COUNT, v.to_vec());
+                    }
+                    self.stats.duplicates_answered += 1;
+                    self.transmits.push_back(Transmit {
+                        to: from,
+                        msg: resp,
+                        origin: Origin::Response { duplicate: true },
+                    });
+                }
+            }
+            return;
+        }
+        self.server.seen.insert((from, msg.mid), (Seen::Pending, msg.clone()));
+        self.server.expiry.push_back((now, from, msg.mid));
+        self.events.push_back(Event::Request { handle: RequestHandle { from, mid: msg.mid }, request: msg });
+    }
+}
+
+/// Sets the transmission number of copy `copy` on a request (spec §7.7, OQ-17).
+fn mark_copy(msg: &mut Message, token: Token, copy: u8, echo: EchoMode) {
+    match echo {
+        EchoMode::None => msg.token = token,
+        EchoMode::Token => msg.token = token.with_suffix(copy),
+        EchoMode::Option => {
+            msg.token = token;
+            msg.set_option(option::TRANSMISSION_COUNT, encode_uint(u32::from(copy)));
+        }
+    }
+}
+
+/// Reads the echoed transmission number from a piggybacked response.
+fn read_copy(msg: &Message, token: Token, echo: EchoMode) -> Option<u8> {
+    match echo {
+        EchoMode::None => None,
+        EchoMode::Token => {
+            let b = msg.token.as_bytes();
+            (b.len() == token.len() + 1).then(|| b[token.len()])
+        }
+        EchoMode::Option => {
+            msg.option(option::TRANSMISSION_COUNT).and_then(decode_uint).and_then(|v| u8::try_from(v).ok())
+        }
+    }
+}

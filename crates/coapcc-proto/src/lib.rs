@@ -1,0 +1,26 @@
+//! # coapcc-proto
+//!
+//! The sans-IO CoAP messaging layer that both the simulator and the real UDP driver run:
+//! exchanges with Message IDs and tokens, one `coapcc-core` controller per destination,
+//! NSTART queueing, retransmission and give-up, server-side duplicate detection answering
+//! every copy with the same piggybacked response, exact message sizes, and the
+//! transmission-count echo (token byte or option) used by `fasor-token` and `pcocoa`.
+//!
+//! ## Map
+//!
+//! | module | what is there |
+//! |---|---|
+//! | [`endpoint`] | **start here**: [`Endpoint`] (`request`, `handle_message`, `handle_timeout`, `poll_*`) |
+//! | [`message`] | [`Message`] with its exact [`wire_len`](Message::wire_len); tokens, codes, options |
+//! | [`codec`] | bytes ⇄ [`Message`] through `coap-lite`, at the socket edge only |
+//! | [`echo`] | which echo mode each algorithm uses |
+
+pub mod codec;
+pub mod echo;
+pub mod endpoint;
+pub mod message;
+
+pub use endpoint::{
+    EchoMode, Endpoint, EndpointConfig, EndpointStats, Event, Origin, RequestHandle, RequestId, Transmit,
+};
+pub use message::{Code, Message, MessageType, Token};

@@ -1,0 +1,265 @@
+//! Endpoint behaviour through its public API: a client and a server wired by hand.
+
+use std::time::Duration;
+
+use coapcc_core::{AnyConfig, Instant};
+use coapcc_proto::message::{encode_uint, option};
+use coapcc_proto::{Code, EchoMode, Endpoint, EndpointConfig, Event, Message, MessageType, Origin, Token, Transmit};
+use rand_core::SeedableRng;
+use rand_pcg::Pcg64Mcg;
+
+const CLIENT: u32 = 1;
+const SERVER: u32 = 0;
+
+type Ep = Endpoint<u32, Pcg64Mcg>;
+
+fn config(name: &str, echo: EchoMode) -> EndpointConfig {
+    let mut algorithm = AnyConfig::from_name(name).unwrap();
+    algorithm.set_dither(false);
+    EndpointConfig { echo, ..EndpointConfig::new(algorithm) }
+}
+
+fn endpoint(cfg: EndpointConfig) -> Ep {
+    Endpoint::new(cfg, Pcg64Mcg::seed_from_u64(3)).unwrap()
+}
+
+fn get() -> Message {
+    let mut m = Message {
+        mtype: MessageType::Con,
+        code: Code::GET,
+        mid: 0,
+        token: Token::EMPTY,
+        options: vec![],
+        payload: vec![],
+    };
+    // testbeds §1: "one Uri-Path option of 4 B": a 1-byte option header and a 3-byte path.
+    m.add_option(option::URI_PATH, b"res".to_vec());
+    m
+}
+
+fn at(ms: u64) -> Instant {
+    Instant::from_millis(ms)
+}
+
+fn transmits(ep: &mut Ep) -> Vec<Transmit<u32>> {
+    std::iter::from_fn(|| ep.poll_transmit()).collect()
+}
+
+fn events(ep: &mut Ep) -> Vec<Event<u32>> {
+    std::iter::from_fn(|| ep.poll_event()).collect()
+}
+
+/// Delivers `t` to the server, answers new requests with a 20-byte payload, returns what the
+/// server sends back.
+fn serve(server: &mut Ep, now: Instant, t: Transmit<u32>) -> Vec<Transmit<u32>> {
+    server.handle_message(now, CLIENT, t.msg);
+    for e in events(server) {
+        if let Event::Request { handle, .. } = e {
+            server.respond(now, handle, Code::CONTENT, vec![0; 20]);
+        }
+    }
+    transmits(server)
+}
+
+#[test]
+fn a_request_answered_by_a_piggybacked_response_completes_with_its_rtt() {
+    let (mut c, mut s) = (endpoint(config("default", EchoMode::None)), endpoint(config("default", EchoMode::None)));
+    let id = c.request(at(0), SERVER, get());
+    let out = transmits(&mut c);
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].msg.wire_len(), 10, "testbeds §1 request size");
+    assert_eq!(out[0].origin, Origin::Request { id, copy: 0 });
+    let back = serve(&mut s, at(300), out[0].clone());
+    assert_eq!(back.len(), 1);
+    assert_eq!(back[0].msg.mtype, MessageType::Ack);
+    assert_eq!(back[0].msg.mid, out[0].msg.mid);
+    assert_eq!(back[0].msg.token, out[0].msg.token);
+    assert_eq!(back[0].msg.wire_len(), 27, "testbeds §1 response size");
+    c.handle_message(at(600), SERVER, back[0].msg.clone());
+    let ev = events(&mut c);
+    assert!(matches!(
+        ev.last(),
+        Some(Event::Completed { id: i, rtt, retransmissions: 0, response: Some(_), .. })
+            if *i == id && *rtt == Duration::from_millis(600)
+    ));
+    assert_eq!(c.poll_timeout(), None);
+}
+
+#[test]
+fn a_lost_request_is_retransmitted_with_the_same_message_id_and_the_duplicate_answered_from_the_cache() {
+    let (mut c, mut s) = (endpoint(config("default", EchoMode::None)), endpoint(config("default", EchoMode::None)));
+    c.request(at(0), SERVER, get());
+    let first = transmits(&mut c).remove(0);
+    assert_eq!(c.poll_timeout(), Some(at(2000)));
+    c.handle_timeout(at(2000));
+    let second = transmits(&mut c).remove(0);
+    assert_eq!(second.msg, first.msg);
+    assert!(matches!(second.origin, Origin::Request { copy: 1, .. }));
+    // Both copies reach the server: the second is a duplicate, answered with the same response.
+    let r1 = serve(&mut s, at(2100), first);
+    let r2 = serve(&mut s, at(2200), second);
+    assert_eq!(r1[0].msg, r2[0].msg);
+    assert_eq!(r2[0].origin, Origin::Response { duplicate: true });
+    assert_eq!(s.stats().duplicates_answered, 1);
+    c.handle_message(at(2400), SERVER, r1[0].msg.clone());
+    c.handle_message(at(2500), SERVER, r2[0].msg.clone());
+    assert_eq!(c.stats().unmatched, 1, "the late duplicate ACK matches nothing");
+    assert_eq!(c.stats().retransmissions, 1);
+}
+
+#[test]
+fn nstart_one_queues_the_second_request_until_the_first_completes() {
+    let (mut c, mut s) = (endpoint(config("default", EchoMode::None)), endpoint(config("default", EchoMode::None)));
+    c.request(at(0), SERVER, get());
+    c.request(at(0), SERVER, get());
+    let out = transmits(&mut c);
+    assert_eq!(out.len(), 1);
+    assert_eq!(c.pending(&SERVER), 2);
+    let back = serve(&mut s, at(100), out[0].clone());
+    c.handle_message(at(200), SERVER, back[0].msg.clone());
+    let next = transmits(&mut c);
+    assert_eq!(next.len(), 1);
+    assert_eq!(next[0].msg.mid, out[0].msg.mid.wrapping_add(1));
+    assert_ne!(next[0].msg.token, out[0].msg.token);
+}
+
+#[test]
+fn nstart_four_sends_four_at_once() {
+    let mut c = endpoint(EndpointConfig { nstart: 4, ..config("default", EchoMode::None) });
+    for _ in 0..6 {
+        c.request(at(0), SERVER, get());
+    }
+    assert_eq!(transmits(&mut c).len(), 4);
+}
+
+#[test]
+fn an_unanswered_request_fails_after_max_retransmit_retransmissions() {
+    let mut c = endpoint(config("default", EchoMode::None));
+    let id = c.request(at(0), SERVER, get());
+    let mut expired = Vec::new();
+    while let Some(t) = c.poll_timeout() {
+        c.handle_timeout(t);
+        for e in events(&mut c) {
+            match e {
+                Event::TimerExpired { timer, .. } => expired.push(timer.as_millis()),
+                Event::Failed { id: i, retransmissions, reset, .. } => {
+                    assert_eq!((i, retransmissions, reset), (id, 4, false));
+                    assert_eq!(t, at(62_000));
+                }
+                _ => {}
+            }
+        }
+    }
+    assert_eq!(expired, [2000, 4000, 8000, 16000, 32000]);
+    assert_eq!(transmits(&mut c).len(), 5);
+}
+
+#[test]
+fn the_token_echo_adds_a_byte_numbering_each_copy_and_the_ack_names_the_copy() {
+    let cfg = config("default", EchoMode::Token);
+    let (mut c, mut s) = (endpoint(cfg.clone()), endpoint(cfg));
+    c.request(at(0), SERVER, get());
+    let first = transmits(&mut c).remove(0);
+    assert_eq!(first.msg.wire_len(), 11, "testbeds §1: one more token byte");
+    assert_eq!(*first.msg.token.as_bytes().last().unwrap(), 0);
+    c.handle_timeout(at(2000));
+    let second = transmits(&mut c).remove(0);
+    assert_eq!(*second.msg.token.as_bytes().last().unwrap(), 1);
+    let r1 = serve(&mut s, at(2100), first);
+    let r2 = serve(&mut s, at(2200), second);
+    assert_eq!(*r2[0].msg.token.as_bytes().last().unwrap(), 1, "the duplicate's own token is echoed");
+    events(&mut c);
+    c.handle_message(at(2300), SERVER, r1[0].msg.clone());
+    assert!(
+        events(&mut c).iter().any(|e| matches!(e, Event::Completed { echoed_copy: Some(0), retransmissions: 1, .. }))
+    );
+}
+
+#[test]
+fn the_option_echo_carries_the_copy_number_and_the_server_echoes_it() {
+    let cfg = config("default", EchoMode::Option);
+    let (mut c, mut s) = (endpoint(cfg.clone()), endpoint(cfg));
+    c.request(at(0), SERVER, get());
+    let first = transmits(&mut c).remove(0);
+    assert_eq!(first.msg.option(option::TRANSMISSION_COUNT), Some(&[][..]));
+    c.handle_timeout(at(2000));
+    let second = transmits(&mut c).remove(0);
+    assert_eq!(second.msg.option(option::TRANSMISSION_COUNT), Some(&encode_uint(1)[..]));
+    serve(&mut s, at(2100), first);
+    let r2 = serve(&mut s, at(2200), second);
+    assert_eq!(r2[0].msg.option(option::TRANSMISSION_COUNT), Some(&encode_uint(1)[..]));
+    events(&mut c);
+    c.handle_message(at(2300), SERVER, r2[0].msg.clone());
+    assert!(events(&mut c).iter().any(|e| matches!(e, Event::Completed { echoed_copy: Some(1), .. })));
+}
+
+#[test]
+fn an_empty_ack_completes_the_exchange_and_the_separate_response_is_acknowledged() {
+    let mut c = endpoint(config("default", EchoMode::None));
+    let id = c.request(at(0), SERVER, get());
+    let req = transmits(&mut c).remove(0);
+    c.handle_message(at(100), SERVER, Message::empty(MessageType::Ack, req.msg.mid));
+    assert!(events(&mut c).iter().any(|e| matches!(e, Event::Completed { response: None, .. })));
+    let resp = Message {
+        mtype: MessageType::Con,
+        code: Code::CONTENT,
+        mid: 77,
+        token: req.msg.token,
+        options: vec![],
+        payload: b"x".to_vec(),
+    };
+    c.handle_message(at(900), SERVER, resp);
+    assert!(events(&mut c).iter().any(|e| matches!(e, Event::Response { id: i, .. } if *i == id)));
+    let ack = transmits(&mut c).remove(0);
+    assert_eq!((ack.msg.mtype, ack.msg.mid, ack.msg.code), (MessageType::Ack, 77, Code::EMPTY));
+}
+
+#[test]
+fn a_reset_fails_the_exchange() {
+    let mut c = endpoint(config("default", EchoMode::None));
+    c.request(at(0), SERVER, get());
+    let req = transmits(&mut c).remove(0);
+    c.handle_message(at(100), SERVER, Message::empty(MessageType::Rst, req.msg.mid));
+    assert!(events(&mut c).iter().any(|e| matches!(e, Event::Failed { reset: true, .. })));
+    assert_eq!(c.poll_timeout(), None);
+}
+
+#[test]
+fn a_response_with_a_foreign_token_is_not_taken() {
+    let mut c = endpoint(config("default", EchoMode::None));
+    c.request(at(0), SERVER, get());
+    let req = transmits(&mut c).remove(0);
+    let bogus = Message {
+        mtype: MessageType::Ack,
+        code: Code::CONTENT,
+        mid: req.msg.mid,
+        token: Token::new(&[9, 9, 9]).unwrap(),
+        options: vec![],
+        payload: vec![],
+    };
+    c.handle_message(at(100), SERVER, bogus);
+    assert_eq!(c.stats().unmatched, 1);
+    assert!(c.poll_timeout().is_some());
+}
+
+#[test]
+fn malformed_datagrams_are_counted_and_dropped() {
+    let mut c = endpoint(config("default", EchoMode::None));
+    c.handle_datagram(at(0), SERVER, &[0xff, 0x00]);
+    c.handle_datagram(at(0), SERVER, &[]);
+    assert_eq!(c.stats().malformed, 2);
+}
+
+#[test]
+fn the_server_forgets_requests_after_the_exchange_lifetime() {
+    let mut s = endpoint(config("default", EchoMode::None));
+    let mut req = get();
+    req.mid = 5;
+    req.token = Token::new(&[1, 2]).unwrap();
+    let t = Transmit { to: SERVER, msg: req.clone(), origin: Origin::Empty };
+    serve(&mut s, at(0), t.clone());
+    serve(&mut s, at(1000), t.clone());
+    assert_eq!(s.stats().duplicates_answered, 1);
+    let back = serve(&mut s, at(248_000), t);
+    assert_eq!(back[0].origin, Origin::Response { duplicate: false });
+}
