@@ -172,11 +172,14 @@ impl CocoaRto {
                     } else {
                         break;
                     };
-                    if rto.is_zero() || now.saturating_duration_since(last) <= threshold {
+                    // A step the ceiling cancels (max_rto < 1 s) changes nothing: stop, or the
+                    // loop would walk through the whole idle period 16·RTO at a time.
+                    let next = next.min(p.max_rto);
+                    if rto.is_zero() || next == rto || now.saturating_duration_since(last) <= threshold {
                         break;
                     }
                     last = last + threshold;
-                    self.overall = next.min(p.max_rto);
+                    self.overall = next;
                 }
                 self.last_update = Some(last);
             }
@@ -184,7 +187,8 @@ impl CocoaRto {
                 let rto = self.overall;
                 let idle = now.saturating_duration_since(last);
                 if rto < one_s && idle > mul(rto, 16) {
-                    self.overall = one_s;
+                    // Spec OQ-4: the estimate never exceeds the ceiling.
+                    self.overall = one_s.min(p.max_rto);
                     self.last_update = Some(now);
                 } else if rto > three_s && idle > mul(rto, 4) {
                     self.overall = add(one_s, rto / 2).min(p.max_rto);
@@ -284,6 +288,20 @@ mod tests {
         let p = CocoaRtoParams { aging: Aging::Contiki, ..P };
         let e = CocoaRto { overall: ms(300), last_update: Some(at(0)), ..CocoaRto::new(INITIAL_RTO) };
         assert_eq!(e.aged(at(4810), &p), ms(1000));
+    }
+
+    #[test]
+    fn aging_under_a_ceiling_below_1_s_stops_at_the_ceiling_without_walking_the_idle_time() {
+        // A doubling step that the ceiling cancels must end the loop (a 1 ns ceiling and ten
+        // idle days would otherwise take 5·10^13 iterations).
+        let p = CocoaRtoParams { max_rto: Duration::from_nanos(1), ..P };
+        let e = CocoaRto { overall: Duration::from_nanos(1), last_update: Some(at(0)), ..CocoaRto::new(INITIAL_RTO) };
+        assert_eq!(e.aged(at(10 * 86_400_000), &p), Duration::from_nanos(1));
+        let p = CocoaRtoParams { max_rto: ms(500), ..P };
+        let e = CocoaRto { overall: ms(300), last_update: Some(at(0)), ..CocoaRto::new(INITIAL_RTO) };
+        assert_eq!(e.aged(at(10 * 86_400_000), &p), ms(500));
+        let p = CocoaRtoParams { aging: Aging::Contiki, ..p };
+        assert_eq!(e.aged(at(4810), &p), ms(500));
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! spec section → configuration (`Default` = the source's values, presets as functions) →
 //! state struct → `impl Controller` → tests that reproduce the spec's vectors.
 
+pub mod cocoa;
 pub mod cocoa_rto;
 pub mod default_coap;
 pub mod full_backoff;
