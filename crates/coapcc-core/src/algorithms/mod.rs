@@ -7,3 +7,4 @@ pub mod cocoa_rto;
 pub mod default_coap;
 pub mod full_backoff;
 pub mod vbf;
+pub mod fasor;
