@@ -5,6 +5,6 @@
 pub mod cocoa;
 pub mod cocoa_rto;
 pub mod default_coap;
+pub mod fasor;
 pub mod full_backoff;
 pub mod vbf;
-pub mod fasor;
