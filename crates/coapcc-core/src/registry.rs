@@ -9,8 +9,11 @@ use core::fmt;
 use core::mem::size_of;
 use core::time::Duration;
 
+use crate::algorithms::cocoa::{Cocoa, CocoaConfig};
 use crate::algorithms::default_coap::{DefaultCoap, DefaultCoapConfig};
+use crate::algorithms::fasor::{Fasor, FasorConfig};
 use crate::algorithms::full_backoff::FullBackoff;
+use crate::algorithms::vbf::Vbf;
 use crate::config::ConfigError;
 use crate::controller::{Ack, Controller, Exchange, Retry, TimerBounds};
 use crate::random::Rng;
@@ -118,6 +121,69 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         state_bytes: size_of::<DefaultCoap>(),
         preset: || AnyConfig::DefaultCoap(DefaultCoapConfig::full_backoff(FullBackoff::Fb2)),
     },
+    AlgorithmInfo {
+        name: "cocoa",
+        family: Family::Backoff,
+        source: "draft-ietf-core-cocoa-03",
+        spec: "§2",
+        exactness: Exactness::Exact,
+        state_bytes: size_of::<Cocoa>(),
+        preset: || AnyConfig::Cocoa(CocoaConfig::default()),
+    },
+    AlgorithmInfo {
+        name: "cocoa-strong",
+        family: Family::Backoff,
+        source: "Californium COCOA_STRONG / Makarem 2022 CoCoA-S",
+        spec: "§2",
+        exactness: Exactness::Exact,
+        state_bytes: size_of::<Cocoa>(),
+        preset: || AnyConfig::Cocoa(CocoaConfig::strong()),
+    },
+    AlgorithmInfo {
+        name: "cocoa-fb1",
+        family: Family::Backoff,
+        source: "ANRW'18 / Pesola 2020 (CoCoA + Full Backoff 1)",
+        spec: "§4.4",
+        exactness: Exactness::Exact,
+        state_bytes: size_of::<Cocoa>(),
+        preset: || AnyConfig::Cocoa(CocoaConfig::full_backoff(FullBackoff::Fb1)),
+    },
+    AlgorithmInfo {
+        name: "cocoa-fb2",
+        family: Family::Backoff,
+        source: "ANRW'18 / Pesola 2020 (CoCoA + Full Backoff 2)",
+        spec: "§4.5",
+        exactness: Exactness::Exact,
+        state_bytes: size_of::<Cocoa>(),
+        preset: || AnyConfig::Cocoa(CocoaConfig::full_backoff(FullBackoff::Fb2)),
+    },
+    AlgorithmInfo {
+        name: "cocoa-plus",
+        family: Family::Backoff,
+        source: "Betzler et al. 2015 (CoCoA+), VBF presets paper/makarem",
+        spec: "§3",
+        exactness: Exactness::Exact,
+        state_bytes: size_of::<Cocoa>(),
+        preset: || AnyConfig::Cocoa(CocoaConfig::plus(Vbf::PAPER)),
+    },
+    AlgorithmInfo {
+        name: "fasor",
+        family: Family::Backoff,
+        source: "draft-ietf-core-fasor-02 / Järvinen et al. 2018",
+        spec: "§7",
+        exactness: Exactness::Exact,
+        state_bytes: size_of::<Fasor>(),
+        preset: || AnyConfig::Fasor(FasorConfig::default()),
+    },
+    AlgorithmInfo {
+        name: "fasor-token",
+        family: Family::Backoff,
+        source: "Järvinen et al. 2018 (FASOR+token) / FASOR-02 Rexmit-Cnt",
+        spec: "§7.7",
+        exactness: Exactness::Exact,
+        state_bytes: size_of::<Fasor>(),
+        preset: || AnyConfig::Fasor(FasorConfig::token()),
+    },
 ];
 
 /// Looks up an algorithm by name.
@@ -212,6 +278,8 @@ macro_rules! any_algorithm {
 
 any_algorithm! {
     DefaultCoap(DefaultCoap, DefaultCoapConfig),
+    Cocoa(Cocoa, CocoaConfig),
+    Fasor(Fasor, FasorConfig),
 }
 
 /// Sees each concrete configuration type (see [`AnyConfig::map_with`]).

@@ -9,6 +9,8 @@ use crate::endpoint::EchoMode;
 /// option for pCoCoA (its Transmission Count option).
 pub fn echo_mode_for(config: &AnyConfig) -> EchoMode {
     match config {
-        AnyConfig::DefaultCoap(_) => EchoMode::None,
+        AnyConfig::DefaultCoap(_) | AnyConfig::Cocoa(_) => EchoMode::None,
+        AnyConfig::Fasor(c) if c.echo => EchoMode::Token,
+        AnyConfig::Fasor(_) => EchoMode::None,
     }
 }

@@ -583,7 +583,10 @@ mod tests {
         let mut c = undithered(with_initial(500));
         let mut rng = Pcg64Mcg::seed_from_u64(1);
         let ex = c.start(at(0), 0, &mut rng);
-        assert_eq!((ex.cc.aux, ex.cc.factor, ex.cc.base, Origin::of(&ex)), (ms(500), Ratio::integer(3), ms(500), Origin::Overall));
+        assert_eq!(
+            (ex.cc.aux, ex.cc.factor, ex.cc.base, Origin::of(&ex)),
+            (ms(500), Ratio::integer(3), ms(500), Origin::Overall)
+        );
     }
 
     // ---- CoCoA+ presets (spec §3, OQ-7) ----
@@ -1024,7 +1027,8 @@ mod tests {
 
     #[test]
     fn a_state_outside_the_bounds_still_arms_timers_within_them() {
-        let mut c = Cocoa::new(CocoaConfig { full_backoff: FullBackoff::Fb2, redither: true, ..Default::default() }).unwrap();
+        let mut c =
+            Cocoa::new(CocoaConfig { full_backoff: FullBackoff::Fb2, redither: true, ..Default::default() }).unwrap();
         let mut st = c.state();
         st.estimator.overall = Duration::ZERO;
         st.carry.carried = Some(Duration::MAX);
