@@ -8,3 +8,5 @@ pub mod default_coap;
 pub mod fasor;
 pub mod full_backoff;
 pub mod vbf;
+pub mod pcocoa;
+pub mod four_state;
