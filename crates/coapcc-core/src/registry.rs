@@ -12,7 +12,9 @@ use core::time::Duration;
 use crate::algorithms::cocoa::{Cocoa, CocoaConfig};
 use crate::algorithms::default_coap::{DefaultCoap, DefaultCoapConfig};
 use crate::algorithms::fasor::{Fasor, FasorConfig};
+use crate::algorithms::four_state::{FourState, FourStateConfig};
 use crate::algorithms::full_backoff::FullBackoff;
+use crate::algorithms::pcocoa::{PCocoa, PCocoaConfig};
 use crate::algorithms::vbf::Vbf;
 use crate::config::ConfigError;
 use crate::controller::{Ack, Controller, Exchange, Retry, TimerBounds};
@@ -167,6 +169,24 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         preset: || AnyConfig::Cocoa(CocoaConfig::plus(Vbf::PAPER)),
     },
     AlgorithmInfo {
+        name: "pcocoa",
+        family: Family::Backoff,
+        source: "Bolettieri et al. 2018 (pCoCoA), as described by Makarem et al. 2022",
+        spec: "§5",
+        exactness: Exactness::Exact,
+        state_bytes: size_of::<PCocoa>(),
+        preset: || AnyConfig::PCocoa(PCocoaConfig::default()),
+    },
+    AlgorithmInfo {
+        name: "four-state",
+        family: Family::Backoff,
+        source: "Bhalerao et al. 2016 (CoCoA 4-state-strong), tables are placeholders",
+        spec: "§6",
+        exactness: Exactness::Reconstructed,
+        state_bytes: size_of::<FourState>(),
+        preset: || AnyConfig::FourState(FourStateConfig::default()),
+    },
+    AlgorithmInfo {
         name: "fasor",
         family: Family::Backoff,
         source: "draft-ietf-core-fasor-02 / Järvinen et al. 2018",
@@ -280,6 +300,8 @@ any_algorithm! {
     DefaultCoap(DefaultCoap, DefaultCoapConfig),
     Cocoa(Cocoa, CocoaConfig),
     Fasor(Fasor, FasorConfig),
+    PCocoa(PCocoa, PCocoaConfig),
+    FourState(FourState, FourStateConfig),
 }
 
 /// Sees each concrete configuration type (see [`AnyConfig::map_with`]).

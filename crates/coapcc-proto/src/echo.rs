@@ -12,5 +12,9 @@ pub fn echo_mode_for(config: &AnyConfig) -> EchoMode {
         AnyConfig::DefaultCoap(_) | AnyConfig::Cocoa(_) => EchoMode::None,
         AnyConfig::Fasor(c) if c.echo => EchoMode::Token,
         AnyConfig::Fasor(_) => EchoMode::None,
+        // pCoCoA's Transmission Count option, echoed by a cooperating server (spec OQ-17).
+        AnyConfig::PCocoa(_) => EchoMode::Option,
+        // 4-state-strong: RTT from the latest transmission by default (spec §6).
+        AnyConfig::FourState(_) => EchoMode::None,
     }
 }
