@@ -6,3 +6,5 @@ pub mod default_coap;
 pub mod full_backoff;
 pub mod cocoa_rto;
 pub mod vbf;
+pub mod uip;
+pub mod lim;
