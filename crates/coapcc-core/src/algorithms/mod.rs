@@ -10,3 +10,5 @@ pub mod four_state;
 pub mod full_backoff;
 pub mod pcocoa;
 pub mod vbf;
+pub mod uip;
+pub mod lim;

@@ -1,0 +1,623 @@
+//! uIP TCP retransmission timers (Contiki `uip.c` / `uip6.c`, spec §9.1) and uIP with Lim's
+//! dithering (spec §9.2, the second baseline of Lim, Sensors 20(17) 4774, 2020 [S4]).
+//!
+//! uIP keeps one unacknowledged segment per connection, like CoAP with NSTART = 1, so an
+//! exchange here is one TCP segment and its ACK.
+//!
+//! * Estimator: Van Jacobson's scaled-integer algorithm exactly as uIP codes it ([`VjState`]):
+//!   `sa` = 8 × SRTT, `sv` = 4 × MDEV, in integer RTT units; initial `rto = UIP_RTO = 3`,
+//!   `sa = 0`, `sv = 16` (`uip_connect`, active open).
+//! * Karn: a sample only when the segment was never retransmitted (`nrtx == 0`).
+//! * The estimated `rto` arms the first transmission only; retransmission `n` (counting from
+//!   0, before `++nrtx`) waits `UIP_RTO << min(n, 4)`: 3, 6, 12, 24, 48, 48, … RTT units,
+//!   whatever the estimate. After `UIP_MAXRTX` (8) retransmissions the connection aborts.
+//! * [`UipConfig::dithered`] adds Lim's dithering rules (spec §9.3, [`super::lim`]) to both
+//!   the first timer and the retransmission timers, and runs 15 retransmissions as in Lim's
+//!   evaluation.
+//!
+//! # Time quanta (spec OQ-37)
+//!
+//! uIP has no clock of its own for TCP: a periodic timer (every 0.5 s) decrements the
+//! countdown of each connection with outstanding data, and the RTT sample is the number of
+//! periodic ticks the countdown ran between the send and the ACK (`m = rto − timer`). Lim
+//! found the countdown was loaded with values meant in 1 s units but decremented every 0.5 s,
+//! so every timer expired twice too early, and fixed it by loading the countdown in 0.5 s
+//! ticks while keeping RTT and RTO in 1 s units. This module models the fixed stack with two
+//! configurable quanta:
+//!
+//! * `rtt_unit` (1 s): the unit of `sa`, `sv`, `rto`, `UIP_RTO` and of RTT samples. A sample is
+//!   **⌊R / rtt_unit⌋** (floor), R = ACK time − send time. Reason: a tick counter only counts
+//!   ticks that have elapsed. With the periodic timer's phase aligned to the send, the tick
+//!   count is ⌊R / tick⌋, and Lim's 1 s units are ⌊⌊R / 0.5 s⌋ / 2⌋ = ⌊R / 1 s⌋. This is what
+//!   makes Lim's remark true that "a small RTT value is reduced to 0" (an RTT below 1 s gives
+//!   a sample of 0). The real stack's free-running tick phase adds up to one tick of jitter to
+//!   each sample (⌊R/tick⌋ or ⌈R/tick⌉); a sans-IO controller has no such phase and this
+//!   jitter is not modelled.
+//! * `tick` (0.5 s): the countdown resolution. Every timer armed is a whole number of ticks
+//!   (`rtt_unit` must be a multiple of `tick`), and the random dither integers are ticks. The
+//!   timer expires exactly that many ticks after the send; uIP's `timer-- == 0` test fires one
+//!   tick after the count reaches zero and the periodic phase shifts expiries by up to one
+//!   tick: neither is modelled (spec §13 vector 7 lists 3, 6, 12, … s exactly).
+//!
+//! The unfixed uIP of Lim §4.1 (timers twice too early) is `rtt_unit_ms = 500`: every uIP
+//! integer is then a 0.5 s tick, so `UIP_RTO` is 1.5 s.
+//!
+//! # Integer widths
+//!
+//! uIP stores `sa`, `sv`, `rto`, `timer` and `nrtx` as `u8` and the error `m` as `signed char`,
+//! so its arithmetic wraps once SRTT ≥ 32 units (`sa` ≥ 256) or |Err| ≥ 128. This module
+//! **widens** them: `sa`, `sv`, `rto` are `u32`, the error is computed in `i64` and stored
+//! values are clamped to `0..=u32::MAX`; RTT samples are clamped to [`MAX_SAMPLE`] units, so
+//! `sa` never saturates and the recurrence is exact for any sample (clock jumps of days or
+//! years). Wherever uIP's 8-bit arithmetic does not wrap, the results are identical.
+//!
+//! # Connection failure
+//!
+//! When the last retransmission times out uIP closes the connection (`UIP_TIMEDOUT`, RST);
+//! the next segment goes over a new connection that `uip_connect` initialises to `rto = 3`,
+//! `sa = 0`, `sv = 16`. `reset_on_give_up` (default on) reproduces this; off keeps the
+//! estimate across a give-up.
+//!
+//! Per-exchange scratch ([`ExchangeCc`](crate::ExchangeCc)): `base` = the undithered timer of
+//! the latest copy.
+
+use core::time::Duration;
+
+use crate::algorithms::lim;
+use crate::config::ConfigError;
+use crate::controller::{Ack, Controller, Exchange, Retry, TimerBounds};
+use crate::random::Rng;
+use crate::time::{Instant, mul, nanos};
+
+/// uIP `UIP_RTO`: the initial RTO and the base of every retransmission timer, in RTT units.
+pub const UIP_RTO: u32 = 3;
+/// uIP `UIP_MAXRTX`: retransmissions before the connection is aborted.
+pub const UIP_MAXRTX: u8 = 8;
+/// uIP `uip_connect`: initial `sv` (= 4 × MDEV, so MDEV = 4 RTT units), spec OQ-34.
+pub const UIP_INITIAL_SV: u32 = 16;
+/// uIP: the backoff exponent is capped at 4 (`nrtx > 4 ? 4 : nrtx`), so timers stop at 48.
+pub const UIP_MAX_BACKOFF: u32 = 4;
+/// Lim [S4] §3.1: "the basic time unit for RTT and RTO is 1 s".
+pub const RTT_UNIT: Duration = Duration::from_secs(1);
+/// uIP's periodic timer (Contiki: `CLOCK_SECOND / 2`), which drives the countdown.
+pub const TICK: Duration = Duration::from_millis(500);
+/// Lim [S4] Table 2 read literally (spec OQ-34 option): "MDEV = 16 s".
+pub const LITERAL_MDEV: Duration = Duration::from_secs(16);
+/// Largest RTT sample, in RTT units, folded into the estimator (larger ones are clamped):
+/// with it `sa` (8 × SRTT) always fits a `u32`.
+pub const MAX_SAMPLE: u32 = u32::MAX >> 3;
+/// `sv` never falls below min(initial `sv`, 3): `sv − ⌊sv/4⌋ ≥ 3` for `sv ≥ 3` and
+/// `sv − ⌊sv/4⌋ = sv` below. Hence every estimated `rto` is at least that many units.
+pub const SV_FLOOR: u32 = 3;
+
+/// The initial mean deviation (spec OQ-34).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
+pub enum MdevInit {
+    /// uIP's `sv = 16`, which in uIP's scaling is 4 × MDEV (MDEV = 4 RTT units). Spec OQ-34.
+    #[default]
+    Uip,
+    /// Lim's Table 2 literally: MDEV = 16 s, i.e. `sv` = ⌊4 × 16 s / rtt_unit⌋ (64 with 1 s units).
+    Literal,
+}
+
+impl MdevInit {
+    /// The initial `sv` in units of `rtt_unit` (> 0).
+    pub fn initial_sv(self, rtt_unit: Duration) -> u32 {
+        match self {
+            MdevInit::Uip => UIP_INITIAL_SV,
+            MdevInit::Literal => {
+                let sv = nanos(mul(LITERAL_MDEV, 4)).checked_div(nanos(rtt_unit)).unwrap_or(0);
+                u32::try_from(sv).unwrap_or(u32::MAX)
+            }
+        }
+    }
+}
+
+/// Van Jacobson's scaled-integer RTT estimator as uIP keeps it per connection (`struct
+/// uip_conn`), widened from `u8` to `u32` (see the module docs). All values are in RTT units.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VjState {
+    /// `sa`: 8 × SRTT, in RTT units (SRTT = `sa` / 8).
+    pub sa: u32,
+    /// `sv`: 4 × MDEV, in RTT units (MDEV = `sv` / 4).
+    pub sv: u32,
+    /// `rto`: the estimated retransmission timeout, in RTT units; arms first transmissions
+    /// (and, in Lim's scheme, is the base of the backoff).
+    pub rto: u32,
+}
+
+/// The state of [`Uip`].
+pub type UipState = VjState;
+
+impl VjState {
+    /// uIP's fresh connection: `rto = UIP_RTO`, `sa = 0`, `sv = sv`.
+    pub const fn initial(sv: u32) -> Self {
+        VjState { sa: 0, sv, rto: UIP_RTO }
+    }
+
+    /// Folds in an RTT sample of `m` RTT units, exactly as uIP does ("taken directly from
+    /// VJs original code in his paper"), with widened, clamped integers.
+    pub fn sample(&mut self, m: u32) {
+        let m = m.min(MAX_SAMPLE);
+        // uip.c: m = m - (sa >> 3); sa += m;   (Err = R − SRTT; SRTT += Err/8)
+        let mut m = i64::from(m) - i64::from(self.sa >> 3);
+        self.sa = clamp_u32(i64::from(self.sa) + m);
+        // uip.c: if(m < 0) m = -m;   (|m| ≤ 2^32: no overflow in i64)
+        m = m.abs();
+        // uip.c: m = m - (sv >> 2); sv += m;   (MDEV += (|Err| − MDEV)/4)
+        m -= i64::from(self.sv >> 2);
+        self.sv = clamp_u32(i64::from(self.sv) + m);
+        // uip.c: rto = (sa >> 3) + sv;   (RTO = SRTT + 4·MDEV)
+        self.rto = (self.sa >> 3).saturating_add(self.sv);
+    }
+}
+
+fn clamp_u32(x: i64) -> u32 {
+    u32::try_from(x.clamp(0, i64::from(u32::MAX))).unwrap_or(u32::MAX)
+}
+
+/// An RTT of `r` in whole RTT units: ⌊r / rtt_unit⌋ (module docs, spec OQ-37), clamped to
+/// [`MAX_SAMPLE`].
+pub fn sample_units(r: Duration, rtt_unit: Duration) -> u32 {
+    let q = nanos(r).checked_div(nanos(rtt_unit)).unwrap_or(0);
+    u32::try_from(q.min(u64::from(MAX_SAMPLE))).unwrap_or(MAX_SAMPLE)
+}
+
+/// Checks the two quanta shared by uIP and Lim (spec OQ-37).
+pub(crate) fn check_quanta(rtt_unit: Duration, tick: Duration) -> Result<(), ConfigError> {
+    if tick.is_zero() {
+        return Err(ConfigError::new("tick_ms", "must be greater than 0"));
+    }
+    if rtt_unit.is_zero() {
+        return Err(ConfigError::new("rtt_unit_ms", "must be greater than 0"));
+    }
+    if nanos(rtt_unit) % nanos(tick) != 0 {
+        return Err(ConfigError::new("rtt_unit_ms", "must be a whole multiple of tick_ms (RTOs are counted down in ticks)"));
+    }
+    Ok(())
+}
+
+/// Configuration of uIP TCP. `Default` is uIP itself (Contiki, after Lim's timer-unit fix).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields, default))]
+pub struct UipConfig {
+    /// Unit of RTT samples, `sa`, `sv`, `rto` and `UIP_RTO` (spec OQ-37: 1 s). 500 ms gives
+    /// the unfixed uIP whose timers expire twice too early (Lim §4.1).
+    #[cfg_attr(feature = "serde", serde(rename = "rtt_unit_ms", with = "crate::config::serde_ms"))]
+    pub rtt_unit: Duration,
+    /// Countdown resolution and dither quantum (spec OQ-37: 0.5 s); divides `rtt_unit`.
+    #[cfg_attr(feature = "serde", serde(rename = "tick_ms", with = "crate::config::serde_ms"))]
+    pub tick: Duration,
+    /// Initial `sv` (spec OQ-34).
+    pub mdev_init: MdevInit,
+    /// `UIP_MAXRTX`: retransmissions before giving up.
+    pub max_retransmit: u8,
+    /// Start afresh (`rto = 3`, `sa = 0`, `sv` initial) after a give-up, as uIP's new
+    /// connection does.
+    pub reset_on_give_up: bool,
+    /// Add Lim's dithering (spec §9.2) to every timer. uIP itself does not dither.
+    pub dither: bool,
+}
+
+impl Default for UipConfig {
+    fn default() -> Self {
+        UipConfig {
+            rtt_unit: RTT_UNIT,
+            tick: TICK,
+            mdev_init: MdevInit::Uip,
+            max_retransmit: UIP_MAXRTX,
+            reset_on_give_up: true,
+            dither: false,
+        }
+    }
+}
+
+impl UipConfig {
+    /// uIP + dithering (spec §9.2): Lim's dithering rules, and 15 retransmissions as in all
+    /// of Lim's evaluation runs ([S4] §6; spec §9 table).
+    pub fn dithered() -> Self {
+        UipConfig { dither: true, max_retransmit: lim::LIM_MAX_RETRANSMIT, ..Default::default() }
+    }
+
+    /// Original uIP as Lim evaluated it: no dithering, limit raised to 15 ([S4] §4.2.3, §6).
+    pub fn study() -> Self {
+        UipConfig { max_retransmit: lim::LIM_MAX_RETRANSMIT, ..Default::default() }
+    }
+}
+
+/// uIP TCP's retransmission timer for one connection (destination).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Uip {
+    config: UipConfig,
+    state: VjState,
+}
+
+impl Uip {
+    /// Checks the configuration and builds the controller in uIP's initial state.
+    pub fn new(config: UipConfig) -> Result<Self, ConfigError> {
+        check_quanta(config.rtt_unit, config.tick)?;
+        Ok(Uip { config, state: VjState::initial(config.mdev_init.initial_sv(config.rtt_unit)) })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &UipConfig {
+        &self.config
+    }
+
+    /// The estimator state.
+    pub fn state(&self) -> UipState {
+        self.state
+    }
+
+    /// Replaces the estimator state (tests and what-if analyses; [`Controller::timer_bounds`]
+    /// covers the states reachable from the initial one).
+    pub fn set_state(&mut self, state: UipState) {
+        self.state = state;
+    }
+
+    /// The state of a fresh connection under this configuration.
+    pub fn initial_state(&self) -> UipState {
+        VjState::initial(self.config.mdev_init.initial_sv(self.config.rtt_unit))
+    }
+
+    fn units(&self, n: u32) -> Duration {
+        mul(self.config.rtt_unit, u64::from(n))
+    }
+
+    /// The undithered retransmission timer `UIP_RTO << min(n, 4)`, `n` = retransmissions
+    /// before this one.
+    fn backoff(&self, n: u8) -> Duration {
+        self.units(UIP_RTO << u32::from(n).min(UIP_MAX_BACKOFF))
+    }
+}
+
+impl Controller for Uip {
+    fn on_transmit(&mut self, _now: Instant, ex: &mut Exchange, _in_flight: usize, rng: &mut dyn Rng) -> Duration {
+        let (base, timer) = match ex.retransmissions() {
+            0 => {
+                // uip.c: timer = rto (the estimate arms the first transmission).
+                let base = self.units(self.state.rto);
+                (base, if self.config.dither { lim::dither_first(rng, base, self.config.tick) } else { base })
+            }
+            k => {
+                // uip.c: timer = UIP_RTO << (nrtx > 4 ? 4 : nrtx); ++nrtx (spec OQ-35: before).
+                let base = self.backoff(k - 1);
+                (base, if self.config.dither { lim::dither_retransmission(rng, base, self.config.tick) } else { base })
+            }
+        };
+        ex.cc.base = base;
+        timer
+    }
+
+    fn on_timeout(&mut self, _now: Instant, ex: &mut Exchange) -> Retry {
+        // uip.c: if(nrtx == UIP_MAXRTX) abort.
+        if ex.retransmissions() < self.config.max_retransmit {
+            return Retry::Retransmit;
+        }
+        // uip_connect: a new connection starts from the initial values.
+        if self.config.reset_on_give_up {
+            self.state = self.initial_state();
+        }
+        Retry::GiveUp
+    }
+
+    fn on_ack(&mut self, now: Instant, ex: &Exchange, _ack: &Ack) {
+        // uip.c, Karn: "Do RTT estimation, unless we have done retransmissions."
+        if ex.retransmissions() == 0 {
+            let r = now.saturating_duration_since(ex.first_sent());
+            self.state.sample(sample_units(r, self.config.rtt_unit));
+        }
+    }
+
+    fn rto(&self, _now: Instant) -> Option<Duration> {
+        Some(self.units(self.state.rto))
+    }
+
+    fn timer_bounds(&self) -> TimerBounds {
+        let tick = self.config.tick;
+        // First transmissions: rto ∈ [min(3, sv floor), u32::MAX] units (SV_FLOOR docs).
+        let sv_floor = self.initial_state().sv.min(SV_FLOOR);
+        let rto_min = self.units(UIP_RTO.min(sv_floor));
+        let rto_max = self.units(u32::MAX);
+        let mut max = if self.config.dither { lim::first_dither_bound(rto_max, tick) } else { rto_max };
+        let mut min = rto_min;
+        // Retransmissions: UIP_RTO << min(n, 4) for n < max_retransmit.
+        if self.config.max_retransmit > 0 {
+            let hi = self.backoff(self.config.max_retransmit - 1);
+            min = min.min(self.backoff(0));
+            max = max.max(if self.config.dither { lim::retransmission_dither_bound(hi, tick) } else { hi });
+        }
+        TimerBounds { min, max }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use std::vec::Vec;
+
+    use super::*;
+    use crate::harness::testing::Script;
+
+    const S: u64 = 1000;
+
+    fn uip(config: UipConfig) -> Uip {
+        Uip::new(config).unwrap()
+    }
+
+    fn vj(sa: u32, sv: u32, rto: u32) -> VjState {
+        VjState { sa, sv, rto }
+    }
+
+    #[test]
+    fn an_unanswered_segment_waits_3_then_3_6_12_24_48_48_48_48_s_and_aborts_at_240_s() {
+        // Spec §13 vector 7: first transmission armed with the initial rto (3), then
+        // retransmission timers UIP_RTO << min(nrtx, 4), abort when nrtx == UIP_MAXRTX.
+        let mut s = Script::new(uip(UipConfig::default()));
+        s.send();
+        s.wait_ms(1000 * S);
+        assert_eq!(s.timers_ms(), [3, 3, 6, 12, 24, 48, 48, 48, 48].map(|t| t * S));
+        assert_eq!(s.transmit_times_ms(), [0, 3, 6, 12, 24, 48, 96, 144, 192].map(|t| t * S));
+        assert_eq!(s.give_up_ms(), Some(240 * S));
+    }
+
+    #[test]
+    fn retransmission_timers_ignore_the_estimated_rto() {
+        // Spec §9.1: "fixed 3 s base, not the estimate" (Lim §4.2.1).
+        let mut s = Script::new(uip(UipConfig::default()));
+        s.ctrl().set_state(vj(80, 40, 50));
+        s.send();
+        s.wait_ms(2000 * S);
+        assert_eq!(s.timers_ms(), [50, 3, 6, 12, 24, 48, 48, 48, 48].map(|t| t * S));
+        assert_eq!(s.give_up_ms(), Some((50 + 3 + 6 + 12 + 24 + 4 * 48) * S));
+    }
+
+    #[test]
+    fn the_first_transmission_is_armed_with_the_estimated_rto() {
+        let mut s = Script::new(uip(UipConfig::default()));
+        s.ctrl().set_state(vj(16, 5, 7));
+        s.send();
+        assert_eq!(s.timers_ms(), [7 * S]);
+        assert_eq!(s.rto_ms(), Some(7 * S));
+    }
+
+    #[test]
+    fn the_vj_estimator_follows_hand_computed_scaled_integer_steps() {
+        // uip.c: m -= sa>>3; sa += m; m = |m|; m -= sv>>2; sv += m; rto = (sa>>3) + sv.
+        let mut e = VjState::initial(UIP_INITIAL_SV);
+        assert_eq!(e, vj(0, 16, 3));
+        e.sample(0); // m = 0; sa = 0; m = 0 − 4; sv = 12; rto = 0 + 12
+        assert_eq!(e, vj(0, 12, 12));
+        e.sample(10); // m = 10; sa = 10; m = 10 − 3 = 7; sv = 19; rto = 1 + 19
+        assert_eq!(e, vj(10, 19, 20));
+        e.sample(14); // m = 14 − 1 = 13; sa = 23; m = 13 − 4 = 9; sv = 28; rto = 2 + 28
+        assert_eq!(e, vj(23, 28, 30));
+        e.sample(0); // m = 0 − 2 = −2; sa = 21; m = 2 − 7 = −5; sv = 23; rto = 2 + 23
+        assert_eq!(e, vj(21, 23, 25));
+        e.sample(1); // m = 1 − 2 = −1; sa = 20; m = 1 − 5 = −4; sv = 19; rto = 2 + 19
+        assert_eq!(e, vj(20, 19, 21));
+    }
+
+    #[test]
+    fn repeated_zero_samples_bring_the_rto_down_to_3_and_no_further() {
+        // Lim §4.2.1: small RTTs round to 0 and the RTO settles at 3 s once sv = 16 decays.
+        let mut e = VjState::initial(UIP_INITIAL_SV);
+        let rtos: Vec<u32> = (0..9)
+            .map(|_| {
+                e.sample(0);
+                e.rto
+            })
+            .collect();
+        assert_eq!(rtos, [12, 9, 7, 6, 5, 4, 3, 3, 3]);
+    }
+
+    #[test]
+    fn samples_beyond_uips_8_bit_range_do_not_wrap() {
+        // uIP's u8 sa would wrap at 256; the widened estimator does not.
+        let mut e = VjState::initial(UIP_INITIAL_SV);
+        e.sample(300); // m = 300; sa = 300; m = 300 − 4; sv = 312; rto = 37 + 312
+        assert_eq!(e, vj(300, 312, 349));
+    }
+
+    #[test]
+    fn the_estimator_saturates_instead_of_overflowing() {
+        let mut e = VjState::initial(UIP_INITIAL_SV);
+        e.sample(u32::MAX); // clamped to MAX_SAMPLE
+        assert_eq!(e, vj(MAX_SAMPLE, 16 + MAX_SAMPLE - 4, (MAX_SAMPLE >> 3) + 16 + MAX_SAMPLE - 4));
+        let mut e = vj(u32::MAX, u32::MAX, u32::MAX);
+        e.sample(0);
+        e.sample(u32::MAX);
+        assert!(e.rto > 0);
+        let mut e = vj(0, 0, 0);
+        e.sample(0);
+        assert_eq!(e, vj(0, 0, 0));
+    }
+
+    #[test]
+    fn a_sample_is_the_floor_of_the_rtt_in_whole_seconds() {
+        // Spec OQ-37 (module docs): 1999 ms → 1 unit, 999 ms → 0 units.
+        assert_eq!(sample_units(Duration::from_millis(1999), RTT_UNIT), 1);
+        assert_eq!(sample_units(Duration::from_millis(999), RTT_UNIT), 0);
+        assert_eq!(sample_units(Duration::from_millis(2000), RTT_UNIT), 2);
+        assert_eq!(sample_units(Duration::MAX, RTT_UNIT), MAX_SAMPLE);
+        let mut s = Script::new(uip(UipConfig::default()));
+        s.send();
+        s.wait_ms(1999);
+        s.ack(); // sample 1: sa = 1; sv = 16 + (1 − 4) = 13; rto = 0 + 13
+        assert_eq!(s.ctrl().state(), vj(1, 13, 13));
+        assert_eq!(s.rto_ms(), Some(13 * S));
+    }
+
+    #[test]
+    fn karn_an_ack_after_a_retransmission_gives_no_sample() {
+        let mut s = Script::new(uip(UipConfig::default()));
+        s.send();
+        s.wait_ms(3500); // retransmission at 3 s
+        s.ack_copy(1);
+        assert_eq!(s.ctrl().state(), VjState::initial(16));
+        s.send();
+        s.wait_ms(500);
+        s.ack(); // clean: sample 0
+        assert_eq!(s.ctrl().state(), vj(0, 12, 12));
+    }
+
+    #[test]
+    fn the_literal_mdev_of_16_s_starts_sv_at_64() {
+        // Spec OQ-34 option: MDEV = 16 s → sv = 64 in 1 s units; a first sample of 0 gives
+        // sv = 64 − 16 = 48 and rto = 48.
+        let cfg = UipConfig { mdev_init: MdevInit::Literal, ..Default::default() };
+        let mut s = Script::new(uip(cfg));
+        assert_eq!(s.ctrl().state(), vj(0, 64, 3));
+        s.send();
+        s.wait_ms(500);
+        s.ack();
+        assert_eq!(s.ctrl().state(), vj(0, 48, 48));
+        assert_eq!(MdevInit::Literal.initial_sv(Duration::from_millis(500)), 128);
+        assert_eq!(MdevInit::Literal.initial_sv(Duration::from_secs(100)), 0);
+        assert_eq!(MdevInit::Uip.initial_sv(Duration::from_millis(500)), 16);
+    }
+
+    #[test]
+    fn a_500_ms_rtt_unit_reproduces_the_unfixed_uip_whose_timers_expire_twice_too_early() {
+        // Lim §4.1: countdown loaded in 1 s units but decremented every 0.5 s.
+        let cfg = UipConfig { rtt_unit: Duration::from_millis(500), ..Default::default() };
+        let mut s = Script::new(uip(cfg));
+        s.send();
+        s.wait_ms(1000 * S);
+        assert_eq!(s.timers_ms(), [1500, 1500, 3000, 6000, 12000, 24000, 24000, 24000, 24000]);
+        assert_eq!(s.give_up_ms(), Some(120 * S));
+    }
+
+    #[test]
+    fn the_give_up_comes_after_exactly_max_retransmit_retransmissions() {
+        for (cfg, n) in [(UipConfig::default(), 8), (UipConfig::dithered(), 15), (UipConfig::study(), 15)] {
+            let mut s = Script::new(uip(cfg));
+            s.send();
+            s.wait_ms(10_000 * S);
+            assert_eq!(s.timers_ms().len(), n + 1);
+            assert!(s.give_up_ms().is_some());
+        }
+        let mut s = Script::new(uip(UipConfig { max_retransmit: 0, ..Default::default() }));
+        s.send();
+        s.wait_ms(10 * S);
+        assert_eq!(s.timers_ms().len(), 1);
+        assert_eq!(s.give_up_ms(), Some(3 * S));
+    }
+
+    #[test]
+    fn a_give_up_starts_a_new_connection_from_the_initial_state_unless_told_otherwise() {
+        for (reset, after) in [(true, VjState::initial(16)), (false, vj(8, 10, 11))] {
+            let mut s = Script::new(uip(UipConfig { reset_on_give_up: reset, ..Default::default() }));
+            s.ctrl().set_state(vj(8, 10, 11));
+            s.send();
+            s.wait_ms(1000 * S);
+            assert!(s.give_up_ms().is_some());
+            assert_eq!(s.ctrl().state(), after);
+        }
+    }
+
+    #[test]
+    fn the_dithered_first_timer_adds_whole_ticks_in_the_half_open_ranges_of_lim() {
+        // rto = 3 s (≤ 4 s): + U_int[0, 6 ticks) → {3.0, 3.5, …, 5.5} s.
+        // rto = 9 s (> 4 s): + U_int[0, 18 >> 1 = 9 ticks) → {9.0, …, 13.0} s.
+        for (rto, lo, hi) in [(3, 3000, 5500), (9, 9000, 13000)] {
+            let mut s = Script::new(uip(UipConfig::dithered()));
+            s.ctrl().set_state(vj(0, rto, rto));
+            let mut seen = Vec::new();
+            for _ in 0..400 {
+                s.send();
+                let t = *s.timers_ms().last().unwrap();
+                assert!((lo..=hi).contains(&t) && t % 500 == 0, "{t}");
+                seen.push(t);
+                s.ack();
+                s.ctrl().set_state(vj(0, rto, rto));
+            }
+            assert!(seen.contains(&lo) && seen.contains(&hi), "both ends drawn");
+        }
+    }
+
+    #[test]
+    fn the_dithered_retransmission_timers_add_whole_ticks_in_lims_ranges() {
+        // 3 s: + [0, 6 ticks); 6 s: + [0, 12 >> 1 = 6 ticks); 12 s: + [0, 24 >> 1 = 12 ticks);
+        // 24 s: + [0, 48 >> 2 = 12 ticks); 48 s: + [0, 96 >> 2 = 24 ticks).
+        let ranges = [(3000, 5500), (6000, 8500), (12000, 17500), (24000, 29500), (48000, 59500)];
+        let mut lows = [false; 5];
+        let mut highs = [false; 5];
+        for seed in 0..300 {
+            let mut s = Script::new(uip(UipConfig::dithered()));
+            s.rng = rand_core::SeedableRng::seed_from_u64(seed);
+            s.send();
+            s.wait_ms(2000 * S);
+            let timers = s.timers_ms();
+            assert_eq!(timers.len(), 16);
+            for (i, &t) in timers[1..].iter().enumerate() {
+                let (lo, hi) = ranges[i.min(4)];
+                assert!((lo..=hi).contains(&t) && t % 500 == 0, "copy {} timer {t}", i + 1);
+                lows[i.min(4)] |= t == lo;
+                highs[i.min(4)] |= t == hi;
+            }
+        }
+        assert_eq!((lows, highs), ([true; 5], [true; 5]));
+    }
+
+    #[test]
+    fn timer_bounds_are_tight_for_the_presets() {
+        let b = uip(UipConfig::default()).timer_bounds();
+        assert_eq!(b.min, Duration::from_secs(3));
+        assert_eq!(b.max, Duration::from_secs(u64::from(u32::MAX)));
+        let b = uip(UipConfig { max_retransmit: 3, ..Default::default() }).timer_bounds();
+        assert_eq!(b.min, Duration::from_secs(3));
+        let b = uip(UipConfig { rtt_unit: Duration::from_nanos(500), tick: Duration::from_nanos(500), ..Default::default() })
+            .timer_bounds();
+        assert_eq!(b.min, Duration::from_nanos(1500));
+    }
+
+    #[test]
+    fn clock_jumps_of_days_and_extreme_states_neither_panic_nor_escape_the_bounds() {
+        let day = 86_400_000_000_000u64;
+        for cfg in
+            [UipConfig::default(), UipConfig::dithered(), UipConfig { mdev_init: MdevInit::Literal, ..UipConfig::dithered() }]
+        {
+            let mut c = uip(cfg);
+            let b = c.timer_bounds();
+            let mut rng: rand_pcg::Pcg64Mcg = rand_core::SeedableRng::seed_from_u64(3);
+            let mut now = Instant::ZERO;
+            for i in 0..200u64 {
+                let mut ex = c.start(now, 0, &mut rng);
+                assert!(ex.timer() >= b.min && ex.timer() <= b.max, "{:?}", ex.timer());
+                let k = i % 4;
+                for _ in 0..k {
+                    if c.on_timeout(now, &mut ex) == Retry::GiveUp {
+                        break;
+                    }
+                    let t = c.retransmit(now, &mut ex, &mut rng);
+                    assert!(t >= b.min && t <= b.max);
+                }
+                now = now + Duration::from_nanos(day * (i % 11) + i * 7_777_777);
+                c.on_ack(now, &ex, &Ack::AMBIGUOUS);
+                assert!(c.rto(now).unwrap() <= b.max);
+            }
+            c.set_state(vj(u32::MAX, u32::MAX, u32::MAX));
+            let mut ex = c.start(Instant::MAX, 0, &mut rng);
+            c.on_ack(Instant::MAX, &ex, &Ack::AMBIGUOUS);
+            c.on_ack(Instant::ZERO, &ex, &Ack::AMBIGUOUS);
+            while c.on_timeout(Instant::MAX, &mut ex) == Retry::Retransmit {
+                c.retransmit(Instant::MAX, &mut ex, &mut rng);
+            }
+        }
+    }
+
+    #[test]
+    fn invalid_quanta_are_rejected_with_their_key() {
+        let err = Uip::new(UipConfig { tick: Duration::ZERO, ..Default::default() }).unwrap_err();
+        assert_eq!(err.key, "tick_ms");
+        let err = Uip::new(UipConfig { rtt_unit: Duration::ZERO, ..Default::default() }).unwrap_err();
+        assert_eq!(err.key, "rtt_unit_ms");
+        let err = Uip::new(UipConfig { rtt_unit: Duration::from_millis(1200), ..Default::default() }).unwrap_err();
+        assert_eq!(err.key, "rtt_unit_ms");
+        assert!(Uip::new(UipConfig { rtt_unit: Duration::from_millis(1500), ..Default::default() }).is_ok());
+    }
+}
