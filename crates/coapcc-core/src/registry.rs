@@ -14,7 +14,9 @@ use crate::algorithms::default_coap::{DefaultCoap, DefaultCoapConfig};
 use crate::algorithms::fasor::{Fasor, FasorConfig};
 use crate::algorithms::four_state::{FourState, FourStateConfig};
 use crate::algorithms::full_backoff::FullBackoff;
+use crate::algorithms::lim::{Lim, LimConfig};
 use crate::algorithms::pcocoa::{PCocoa, PCocoaConfig};
+use crate::algorithms::uip::{Uip, UipConfig};
 use crate::algorithms::vbf::Vbf;
 use crate::config::ConfigError;
 use crate::controller::{Ack, Controller, Exchange, Retry, TimerBounds};
@@ -204,6 +206,33 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         state_bytes: size_of::<Fasor>(),
         preset: || AnyConfig::Fasor(FasorConfig::token()),
     },
+    AlgorithmInfo {
+        name: "uip",
+        family: Family::Tcp,
+        source: "uIP / Contiki TCP (as analysed by Lim 2020)",
+        spec: "§9.1",
+        exactness: Exactness::Exact,
+        state_bytes: size_of::<Uip>(),
+        preset: || AnyConfig::Uip(UipConfig::default()),
+    },
+    AlgorithmInfo {
+        name: "uip-dither",
+        family: Family::Tcp,
+        source: "Lim 2020 (uIP with dithering only)",
+        spec: "§9.2",
+        exactness: Exactness::Exact,
+        state_bytes: size_of::<Uip>(),
+        preset: || AnyConfig::Uip(UipConfig::dithered()),
+    },
+    AlgorithmInfo {
+        name: "lim",
+        family: Family::Tcp,
+        source: "Lim 2020, Sensors 20(17) 4774, Table 2 (max→min corrected)",
+        spec: "§9.3",
+        exactness: Exactness::Exact,
+        state_bytes: size_of::<Lim>(),
+        preset: || AnyConfig::Lim(LimConfig::default()),
+    },
 ];
 
 /// Looks up an algorithm by name.
@@ -302,6 +331,8 @@ any_algorithm! {
     Fasor(Fasor, FasorConfig),
     PCocoa(PCocoa, PCocoaConfig),
     FourState(FourState, FourStateConfig),
+    Uip(Uip, UipConfig),
+    Lim(Lim, LimConfig),
 }
 
 /// Sees each concrete configuration type (see [`AnyConfig::map_with`]).

@@ -16,5 +16,7 @@ pub fn echo_mode_for(config: &AnyConfig) -> EchoMode {
         AnyConfig::PCocoa(_) => EchoMode::Option,
         // 4-state-strong: RTT from the latest transmission by default (spec §6).
         AnyConfig::FourState(_) => EchoMode::None,
+        // uIP applies Karn's rule; Lim measures from the latest transmission.
+        AnyConfig::Uip(_) | AnyConfig::Lim(_) => EchoMode::None,
     }
 }

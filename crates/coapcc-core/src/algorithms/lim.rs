@@ -437,9 +437,12 @@ mod tests {
         // 2 s: [2, 3.5]; 8 s (> 4): + [0, 8 ticks); 12 s (not > 12): + [0, 12 ticks);
         // 16 s (> 12): + [0, 32 >> 2 = 8 ticks); 48 s: + [0, 24 ticks); 13 s: 26 >> 2 = 6 ticks.
         let mut rng: rand_pcg::Pcg64Mcg = rand_core::SeedableRng::seed_from_u64(9);
-        for (t, hi) in [(2000, 3500), (8000, 11_500), (12_000, 17_500), (16_000, 19_500), (48_000, 59_500), (13_000, 15_500)] {
+        for (t, hi) in
+            [(2000, 3500), (8000, 11_500), (12_000, 17_500), (16_000, 19_500), (48_000, 59_500), (13_000, 15_500)]
+        {
             let d = Duration::from_millis(t);
-            let draws: Vec<u64> = (0..2000).map(|_| dither_retransmission(&mut rng, d, TICK).as_millis() as u64).collect();
+            let draws: Vec<u64> =
+                (0..2000).map(|_| dither_retransmission(&mut rng, d, TICK).as_millis() as u64).collect();
             assert!(draws.iter().all(|x| (t..=hi).contains(x) && x % 500 == 0), "{t}");
             assert!(draws.contains(&t) && draws.contains(&hi), "{t}: both ends drawn");
             assert!(retransmission_dither_bound(d, TICK) >= Duration::from_millis(hi));
@@ -459,7 +462,9 @@ mod tests {
             assert_eq!(t.len(), 16);
             // RTO 3 s: original [3, 6); 3 → [3, 6); 6 → [6, 9); 12 → [12, 18); 24 → [24, 30);
             // 48 → [48, 60).
-            for (i, range) in [3000..=5500, 3000..=5500, 6000..=8500, 12_000..=17_500, 24_000..=29_500].iter().enumerate() {
+            for (i, range) in
+                [3000..=5500, 3000..=5500, 6000..=8500, 12_000..=17_500, 24_000..=29_500].iter().enumerate()
+            {
                 assert!(range.contains(&t[i]) && t[i] % 500 == 0, "{i}: {}", t[i]);
             }
             assert!(t[5..].iter().all(|&x| (48_000..=59_500).contains(&x)));

@@ -174,7 +174,10 @@ pub(crate) fn check_quanta(rtt_unit: Duration, tick: Duration) -> Result<(), Con
         return Err(ConfigError::new("rtt_unit_ms", "must be greater than 0"));
     }
     if nanos(rtt_unit) % nanos(tick) != 0 {
-        return Err(ConfigError::new("rtt_unit_ms", "must be a whole multiple of tick_ms (RTOs are counted down in ticks)"));
+        return Err(ConfigError::new(
+            "rtt_unit_ms",
+            "must be a whole multiple of tick_ms (RTOs are counted down in ticks)",
+        ));
     }
     Ok(())
 }
@@ -570,17 +573,23 @@ mod tests {
         assert_eq!(b.max, Duration::from_secs(u64::from(u32::MAX)));
         let b = uip(UipConfig { max_retransmit: 3, ..Default::default() }).timer_bounds();
         assert_eq!(b.min, Duration::from_secs(3));
-        let b = uip(UipConfig { rtt_unit: Duration::from_nanos(500), tick: Duration::from_nanos(500), ..Default::default() })
-            .timer_bounds();
+        let b = uip(UipConfig {
+            rtt_unit: Duration::from_nanos(500),
+            tick: Duration::from_nanos(500),
+            ..Default::default()
+        })
+        .timer_bounds();
         assert_eq!(b.min, Duration::from_nanos(1500));
     }
 
     #[test]
     fn clock_jumps_of_days_and_extreme_states_neither_panic_nor_escape_the_bounds() {
         let day = 86_400_000_000_000u64;
-        for cfg in
-            [UipConfig::default(), UipConfig::dithered(), UipConfig { mdev_init: MdevInit::Literal, ..UipConfig::dithered() }]
-        {
+        for cfg in [
+            UipConfig::default(),
+            UipConfig::dithered(),
+            UipConfig { mdev_init: MdevInit::Literal, ..UipConfig::dithered() },
+        ] {
             let mut c = uip(cfg);
             let b = c.timer_bounds();
             let mut rng: rand_pcg::Pcg64Mcg = rand_core::SeedableRng::seed_from_u64(3);
