@@ -3,7 +3,7 @@
 //! exchanges with one or two retransmissions, both measured from the original transmission,
 //! folded into one overall RTO; plus aging of the overall RTO after idle periods.
 //!
-//! Shared by [`super::cocoa`] (all CoCoA variants) and [`super::bdp`] (BDP-CoAP keeps CoCoA+'s
+//! Shared by [`super::cocoa`] (all CoCoA variants) and `super::bdp` (BDP-CoAP keeps CoCoA+'s
 //! estimator for loss detection).
 
 use core::time::Duration;

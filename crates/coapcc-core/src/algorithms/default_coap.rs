@@ -1,5 +1,5 @@
 //! Default CoAP: RFC 7252 §4.2 binary exponential backoff, the "aggressive" CoAP_B variant
-//! ([S3]) and the Full Backoff variants CoAP-FB1 / CoAP-FB2 (spec §1, §4.2–4.3).
+//! (\[S3\]) and the Full Backoff variants CoAP-FB1 / CoAP-FB2 (spec §1, §4.2–4.3).
 //!
 //! No state survives an exchange, except the carried timer of Full Backoff.
 //!
@@ -53,7 +53,7 @@ impl Default for DefaultCoapConfig {
 }
 
 impl DefaultCoapConfig {
-    /// CoAP_B of [S3] (spec §1.3): ACK_TIMEOUT = 1 s.
+    /// CoAP_B of \[S3\] (spec §1.3): ACK_TIMEOUT = 1 s.
     pub fn aggressive() -> Self {
         DefaultCoapConfig { ack_timeout: Duration::from_secs(1), ..Default::default() }
     }

@@ -1,4 +1,4 @@
-//! Full Backoff 1 and 2 ("Is CoAP congestion safe?", ANRW'18; thesis chapter [S2]); spec §4.
+//! Full Backoff 1 and 2 ("Is CoAP congestion safe?", ANRW'18; thesis chapter \[S2\]); spec §4.
 //!
 //! Karn's rule says a backed-off timer is kept for the next message until a valid sample
 //! arrives. Default CoAP and CoCoA forget it; Full Backoff carries it into the next exchange.

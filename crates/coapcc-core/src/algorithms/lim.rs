@@ -1,5 +1,5 @@
 //! Lim's retransmission-timer scheme for uIP TCP (Lim, "Improving Congestion Control of TCP
-//! for Constrained IoT Networks", Sensors 20(17) 4774, 2020 [S4], Table 2; spec §9.3), and
+//! for Constrained IoT Networks", Sensors 20(17) 4774, 2020 \[S4\], Table 2; spec §9.3), and
 //! the dithering rules that [`super::uip`] borrows for uIP + dithering (spec §9.2).
 //!
 //! On top of uIP's estimator ([`VjState`], same integers, same quanta, see [`super::uip`]):
@@ -36,19 +36,19 @@ use crate::controller::{Ack, Controller, Exchange, Retry, TimerBounds};
 use crate::random::{Rng, below};
 use crate::time::{Instant, add, mul, nanos, shl};
 
-/// Lim [S4] §4.2.3, §6: retransmissions before the connection is deemed broken.
+/// Lim \[S4\] §4.2.3, §6: retransmissions before the connection is deemed broken.
 pub const LIM_MAX_RETRANSMIT: u8 = 15;
-/// Lim [S4] §5.2, Table 2: no backed-off timer exceeds 48 s (uIP's 3 s << 4).
+/// Lim \[S4\] §5.2, Table 2: no backed-off timer exceeds 48 s (uIP's 3 s << 4).
 pub const MAX_TIMER: Duration = Duration::from_secs(48);
-/// Lim [S4] Table 2: `limit(RTO)`, the largest backoff exponent, for RTO up to each bound.
+/// Lim \[S4\] Table 2: `limit(RTO)`, the largest backoff exponent, for RTO up to each bound.
 pub const BACKOFF_LIMITS: [(Duration, u32); 3] =
     [(Duration::from_secs(3), 4), (Duration::from_secs(6), 3), (Duration::from_secs(12), 2)];
-/// Lim [S4] Table 2: `limit(RTO)` for RTO > 12 s.
+/// Lim \[S4\] Table 2: `limit(RTO)` for RTO > 12 s.
 pub const BACKOFF_LIMIT_ABOVE: u32 = 1;
-/// Lim [S4] Table 2: above this a timer is dithered by at most half of itself (else by at
+/// Lim \[S4\] Table 2: above this a timer is dithered by at most half of itself (else by at
 /// most all of itself).
 pub const DITHER_HALF_ABOVE: Duration = Duration::from_secs(4);
-/// Lim [S4] Table 2: above this a retransmission timer is dithered by at most a quarter.
+/// Lim \[S4\] Table 2: above this a retransmission timer is dithered by at most a quarter.
 pub const DITHER_QUARTER_ABOVE: Duration = Duration::from_secs(12);
 
 /// Lim Table 2: the largest backoff exponent for an estimated RTO.

@@ -1,5 +1,5 @@
 //! uIP TCP retransmission timers (Contiki `uip.c` / `uip6.c`, spec §9.1) and uIP with Lim's
-//! dithering (spec §9.2, the second baseline of Lim, Sensors 20(17) 4774, 2020 [S4]).
+//! dithering (spec §9.2, the second baseline of Lim, Sensors 20(17) 4774, 2020 \[S4\]).
 //!
 //! uIP keeps one unacknowledged segment per connection, like CoAP with NSTART = 1, so an
 //! exchange here is one TCP segment and its ACK.
@@ -77,11 +77,11 @@ pub const UIP_MAXRTX: u8 = 8;
 pub const UIP_INITIAL_SV: u32 = 16;
 /// uIP: the backoff exponent is capped at 4 (`nrtx > 4 ? 4 : nrtx`), so timers stop at 48.
 pub const UIP_MAX_BACKOFF: u32 = 4;
-/// Lim [S4] §3.1: "the basic time unit for RTT and RTO is 1 s".
+/// Lim \[S4\] §3.1: "the basic time unit for RTT and RTO is 1 s".
 pub const RTT_UNIT: Duration = Duration::from_secs(1);
 /// uIP's periodic timer (Contiki: `CLOCK_SECOND / 2`), which drives the countdown.
 pub const TICK: Duration = Duration::from_millis(500);
-/// Lim [S4] Table 2 read literally (spec OQ-34 option): "MDEV = 16 s".
+/// Lim \[S4\] Table 2 read literally (spec OQ-34 option): "MDEV = 16 s".
 pub const LITERAL_MDEV: Duration = Duration::from_secs(16);
 /// Largest RTT sample, in RTT units, folded into the estimator (larger ones are clamped):
 /// with it `sa` (8 × SRTT) always fits a `u32`.
@@ -220,12 +220,12 @@ impl Default for UipConfig {
 
 impl UipConfig {
     /// uIP + dithering (spec §9.2): Lim's dithering rules, and 15 retransmissions as in all
-    /// of Lim's evaluation runs ([S4] §6; spec §9 table).
+    /// of Lim's evaluation runs (\[S4\] §6; spec §9 table).
     pub fn dithered() -> Self {
         UipConfig { dither: true, max_retransmit: lim::LIM_MAX_RETRANSMIT, ..Default::default() }
     }
 
-    /// Original uIP as Lim evaluated it: no dithering, limit raised to 15 ([S4] §4.2.3, §6).
+    /// Original uIP as Lim evaluated it: no dithering, limit raised to 15 (\[S4\] §4.2.3, §6).
     pub fn study() -> Self {
         UipConfig { max_retransmit: lim::LIM_MAX_RETRANSMIT, ..Default::default() }
     }

@@ -33,9 +33,9 @@ impl Vbf {
 
     /// draft-ietf-core-cocoa-03 §4.2 and Californium: {3, 2, 1.5}.
     pub const DRAFT: Vbf = Vbf::table(Ratio::integer(3), Ratio::integer(2), Ratio::new(3, 2));
-    /// The 2014 slides [S3] and Lim 2020 [S4] (CoCoA+ as published): {3, 2, 1.3}.
+    /// The 2014 slides \[S3\] and Lim 2020 \[S4\] (CoCoA+ as published): {3, 2, 1.3}.
     pub const PAPER: Vbf = Vbf::table(Ratio::integer(3), Ratio::integer(2), Ratio::new(13, 10));
-    /// Betzler's 2015 Contiki code, used by Makarem [S1] for CoCoA+ and pCoCoA: {2.5, 2, 1.5}.
+    /// Betzler's 2015 Contiki code, used by Makarem \[S1\] for CoCoA+ and pCoCoA: {2.5, 2, 1.5}.
     pub const MAKAREM: Vbf = Vbf::table(Ratio::new(5, 2), Ratio::integer(2), Ratio::new(3, 2));
 
     /// The factor for an RTO.
