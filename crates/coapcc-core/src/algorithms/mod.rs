@@ -6,3 +6,7 @@ pub mod default_coap;
 pub mod full_backoff;
 pub mod cocoa_rto;
 pub mod vbf;
+pub mod makarem_rto;
+pub mod idc;
+pub mod mbc;
+pub mod bdp;
