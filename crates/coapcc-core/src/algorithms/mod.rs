@@ -12,3 +12,7 @@ pub mod lim;
 pub mod pcocoa;
 pub mod uip;
 pub mod vbf;
+pub mod makarem_rto;
+pub mod idc;
+pub mod mbc;
+pub mod bdp;
