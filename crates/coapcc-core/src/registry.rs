@@ -9,12 +9,15 @@ use core::fmt;
 use core::mem::size_of;
 use core::time::Duration;
 
+use crate::algorithms::bdp::{Bdp, BdpConfig};
 use crate::algorithms::cocoa::{Cocoa, CocoaConfig};
 use crate::algorithms::default_coap::{DefaultCoap, DefaultCoapConfig};
 use crate::algorithms::fasor::{Fasor, FasorConfig};
 use crate::algorithms::four_state::{FourState, FourStateConfig};
 use crate::algorithms::full_backoff::FullBackoff;
+use crate::algorithms::idc::{Idc, IdcConfig};
 use crate::algorithms::lim::{Lim, LimConfig};
+use crate::algorithms::mbc::{Mbc, MbcConfig};
 use crate::algorithms::pcocoa::{PCocoa, PCocoaConfig};
 use crate::algorithms::uip::{Uip, UipConfig};
 use crate::algorithms::vbf::Vbf;
@@ -207,6 +210,33 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         preset: || AnyConfig::Fasor(FasorConfig::token()),
     },
     AlgorithmInfo {
+        name: "bdp",
+        family: Family::RateBased,
+        source: "Ancillotti & Bruno 2019 (BDP-CoAP), as described by Makarem et al. 2022",
+        spec: "§8.4",
+        exactness: Exactness::Reconstructed,
+        state_bytes: size_of::<Bdp>(),
+        preset: || AnyConfig::Bdp(BdpConfig::default()),
+    },
+    AlgorithmInfo {
+        name: "idc",
+        family: Family::RateBased,
+        source: "Makarem et al. 2022 (IDC-CoAP)",
+        spec: "§8.1–8.2",
+        exactness: Exactness::Exact,
+        state_bytes: size_of::<Idc>(),
+        preset: || AnyConfig::Idc(IdcConfig::default()),
+    },
+    AlgorithmInfo {
+        name: "mbc",
+        family: Family::RateBased,
+        source: "Makarem et al. 2022 (MBC-CoAP)",
+        spec: "§8.1, §8.3",
+        exactness: Exactness::Exact,
+        state_bytes: size_of::<Mbc>(),
+        preset: || AnyConfig::Mbc(MbcConfig::default()),
+    },
+    AlgorithmInfo {
         name: "uip",
         family: Family::Tcp,
         source: "uIP / Contiki TCP (as analysed by Lim 2020)",
@@ -331,6 +361,9 @@ any_algorithm! {
     Fasor(Fasor, FasorConfig),
     PCocoa(PCocoa, PCocoaConfig),
     FourState(FourState, FourStateConfig),
+    Bdp(Bdp, BdpConfig),
+    Idc(Idc, IdcConfig),
+    Mbc(Mbc, MbcConfig),
     Uip(Uip, UipConfig),
     Lim(Lim, LimConfig),
 }

@@ -2,7 +2,16 @@
 
 use coapcc_core::AnyConfig;
 
+use coapcc_core::algorithms::makarem_rto::SampleSource;
+
 use crate::endpoint::EchoMode;
+
+fn samples_echo(s: SampleSource) -> EchoMode {
+    match s {
+        SampleSource::Exact => EchoMode::Option,
+        _ => EchoMode::None,
+    }
+}
 
 /// The echo mode an algorithm uses by default: none for the algorithms that only see
 /// ambiguous acknowledgements, the token byte for FASOR+token (the paper's variant), the
@@ -18,5 +27,10 @@ pub fn echo_mode_for(config: &AnyConfig) -> EchoMode {
         AnyConfig::FourState(_) => EchoMode::None,
         // uIP applies Karn's rule; Lim measures from the latest transmission.
         AnyConfig::Uip(_) | AnyConfig::Lim(_) => EchoMode::None,
+        // IDC/MBC: exact matching, "as with a TC option" (spec OQ-28), unless told otherwise.
+        AnyConfig::Idc(c) => samples_echo(c.samples),
+        AnyConfig::Mbc(c) => samples_echo(c.samples),
+        // BDP keeps CoCoA+'s estimator, which measures from the original transmission.
+        AnyConfig::Bdp(_) => EchoMode::None,
     }
 }
