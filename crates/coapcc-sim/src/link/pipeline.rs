@@ -1,0 +1,245 @@
+//! [`Pipeline`]: the stages of one link direction, its generator and its statistics.
+
+use coapcc_core::config::ConfigError;
+use coapcc_core::{Duration, Instant};
+
+use super::{Counter, DropReason, Stage, StageConfig, StageStats};
+use crate::rng::{SimRng, stream_rng, sub_stream};
+
+/// The stages of one direction, in the order a packet meets them.
+///
+/// ```toml
+/// [[stages]]
+/// kind = "serializer"
+/// rate_bps = 60000
+/// buffer_bytes = 2500
+///
+/// [[stages]]
+/// kind = "propagation"
+/// delay_ms = 200
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PipelineConfig {
+    /// The stages; an empty list delivers every packet at once.
+    pub stages: Vec<StageConfig>,
+}
+
+impl PipelineConfig {
+    /// A pipeline of `stages`.
+    pub fn new(stages: impl Into<Vec<StageConfig>>) -> Self {
+        PipelineConfig { stages: stages.into() }
+    }
+
+    /// This pipeline followed by `next` (for composing presets).
+    pub fn then(mut self, next: PipelineConfig) -> Self {
+        self.stages.extend(next.stages);
+        self
+    }
+
+    /// Checks every stage, and that no order-dependent stage follows a reordering one
+    /// (see the [ordering contract](super#the-ordering-contract)).
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let mut reordered = false;
+        for stage in &self.stages {
+            stage.validate()?;
+            if reordered && stage.kind().needs_ordered_arrivals() {
+                return Err(ConfigError::new(
+                    "stages",
+                    "after a normal_delay stage (which reorders packets) only propagation or normal_delay stages may follow",
+                ));
+            }
+            reordered |= !stage.kind().preserves_order();
+        }
+        Ok(())
+    }
+}
+
+/// Drops of a pipeline, by reason.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DropCounts {
+    /// [`DropReason::Buffer`].
+    pub buffer: Counter,
+    /// [`DropReason::Error`].
+    pub error: Counter,
+    /// [`DropReason::NoToken`].
+    pub no_token: Counter,
+}
+
+impl DropCounts {
+    /// The drops for `reason`.
+    pub fn get(&self, reason: DropReason) -> Counter {
+        match reason {
+            DropReason::Buffer => self.buffer,
+            DropReason::Error => self.error,
+            DropReason::NoToken => self.no_token,
+        }
+    }
+
+    fn get_mut(&mut self, reason: DropReason) -> &mut Counter {
+        match reason {
+            DropReason::Buffer => &mut self.buffer,
+            DropReason::Error => &mut self.error,
+            DropReason::NoToken => &mut self.no_token,
+        }
+    }
+
+    /// All drops.
+    pub fn total(&self) -> Counter {
+        let mut t = Counter::default();
+        for r in DropReason::ALL {
+            let c = self.get(r);
+            t.packets += c.packets;
+            t.bytes += c.bytes;
+        }
+        t
+    }
+}
+
+/// Whole-pipeline counters (cheap to read at any time).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PipelineTotals {
+    /// Packets offered.
+    pub offered: Counter,
+    /// Packets delivered (left the last stage).
+    pub delivered: Counter,
+    /// Packets dropped, by reason.
+    pub dropped: DropCounts,
+    /// Sum over delivered packets of (leave − offer).
+    pub transit: Duration,
+    /// Offers earlier than the previous offer (a broken caller; see the ordering contract).
+    pub out_of_order: u64,
+    /// The latest offer.
+    pub last_offer: Instant,
+}
+
+impl PipelineTotals {
+    /// Mean transit time of the delivered packets (zero when none).
+    pub fn mean_transit(&self) -> Duration {
+        coapcc_core::time::div(self.transit, self.delivered.packets.max(1))
+    }
+
+    /// Fraction of offered packets dropped, in [0, 1] (zero when none offered).
+    pub fn loss_rate(&self) -> f64 {
+        self.dropped.total().packets as f64 / self.offered.packets.max(1) as f64
+    }
+}
+
+/// A pipeline's statistics: the totals and one entry per stage.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PipelineStats {
+    /// Whole-pipeline counters.
+    pub totals: PipelineTotals,
+    /// Per stage, in pipeline order.
+    pub stages: Vec<StageStats>,
+}
+
+/// A stage with its counters.
+#[derive(Clone, Debug)]
+struct Slot {
+    stage: Stage,
+    passed: Counter,
+    dropped: Counter,
+}
+
+/// The stages of one link direction, the direction's generator and its statistics.
+///
+/// Per-packet draws (jitter, normal delays, error decisions) come from the direction's
+/// generator; stage `i` keeps a generator of its own for its trajectory (Gilbert–Elliott
+/// states, token-bucket rates), seeded from sub-stream `i + 1` of the direction's stream
+/// ([`sub_stream`]), so trajectories do not depend on the traffic.
+#[derive(Clone, Debug)]
+pub struct Pipeline {
+    slots: Vec<Slot>,
+    rng: SimRng,
+    totals: PipelineTotals,
+}
+
+impl Pipeline {
+    /// Checks `config` and builds the pipeline of stream `stream` (see
+    /// [`Stream`](crate::rng::Stream)) in replication `replication` of the scenario seeded
+    /// with `seed`.
+    pub fn new(config: &PipelineConfig, seed: u64, replication: u32, stream: u64) -> Result<Self, ConfigError> {
+        config.validate()?;
+        let stages = config
+            .stages
+            .iter()
+            .enumerate()
+            .map(|(i, c)| c.build(stream_rng(seed, replication, sub_stream(stream, i as u64 + 1))))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Self::from_stages(stages, stream_rng(seed, replication, stream)))
+    }
+
+    /// A pipeline of already-built stages with the per-packet generator `rng` (no ordering
+    /// check: the caller keeps the ordering contract).
+    pub fn from_stages(stages: Vec<Stage>, rng: SimRng) -> Self {
+        let slots =
+            stages.into_iter().map(|stage| Slot { stage, passed: Counter::default(), dropped: Counter::default() });
+        Pipeline { slots: slots.collect(), rng, totals: PipelineTotals::default() }
+    }
+
+    /// A packet of `bytes` enters the direction at `now`: the instant it leaves the last
+    /// stage, or why a stage dropped it. Offers must come in non-decreasing `now` (see the
+    /// [ordering contract](super#the-ordering-contract)).
+    #[inline]
+    pub fn offer(&mut self, now: Instant, bytes: u32) -> Result<Instant, DropReason> {
+        if now < self.totals.last_offer {
+            self.totals.out_of_order += 1;
+        } else {
+            self.totals.last_offer = now;
+        }
+        self.totals.offered.add(bytes);
+        let mut t = now;
+        for slot in &mut self.slots {
+            match slot.stage.offer(t, bytes, &mut self.rng) {
+                Ok(leave) => {
+                    slot.passed.add(bytes);
+                    t = leave;
+                }
+                Err(reason) => {
+                    slot.dropped.add(bytes);
+                    self.totals.dropped.get_mut(reason).add(bytes);
+                    return Err(reason);
+                }
+            }
+        }
+        self.totals.delivered.add(bytes);
+        self.totals.transit = self.totals.transit.saturating_add(t - now);
+        Ok(t)
+    }
+
+    /// Whole-pipeline counters.
+    pub fn totals(&self) -> &PipelineTotals {
+        &self.totals
+    }
+
+    /// The totals and every stage's statistics (allocates; for reports).
+    pub fn stats(&self) -> PipelineStats {
+        let stages = self
+            .slots
+            .iter()
+            .map(|s| StageStats {
+                kind: s.stage.kind(),
+                passed: s.passed,
+                dropped: s.dropped,
+                detail: s.stage.detail(),
+            })
+            .collect();
+        PipelineStats { totals: self.totals, stages }
+    }
+
+    /// The stages, in order.
+    pub fn stages(&self) -> impl ExactSizeIterator<Item = &Stage> {
+        self.slots.iter().map(|s| &s.stage)
+    }
+
+    /// Number of stages.
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Whether the pipeline has no stage.
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+}
