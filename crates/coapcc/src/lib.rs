@@ -8,9 +8,13 @@
 //! | [`overrides`] | `--set KEY=VALUE` applied to any algorithm configuration through serde |
 //! | [`replay`] | the replay script language: parser, runner (on `coapcc_core::harness`) and JSON-lines output |
 //! | [`table`] | the `coapcc algorithms` table |
+//! | [`sim_cmd`] | `coapcc sim`: scenarios in, summary table and CSV files out |
+//! | [`files`] | atomic file writes |
 //! | [`error`] | [`error::CliError`]: user errors (exit 2) vs failures (exit 1) |
 
 pub mod error;
+pub mod files;
 pub mod overrides;
 pub mod replay;
+pub mod sim_cmd;
 pub mod table;

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 use coapcc::error::CliError;
 use coapcc::overrides::{Setting, configure, keys_of};
+use coapcc::sim_cmd::{self, SimArgs};
 use coapcc::{replay, table};
 
 const REPLAY_HELP: &str = "\
@@ -55,6 +56,35 @@ enum Command {
         /// Output format of the list.
         #[arg(long, value_enum, default_value = "table")]
         format: Format,
+    },
+    /// Simulate scenarios (testbeds of the source papers): print a summary table and write
+    /// flows.csv, runs.csv, summary.csv and the resolved scenario.toml.
+    Sim {
+        /// Scenario files (see scenarios/).
+        #[arg(required = true)]
+        scenarios: Vec<PathBuf>,
+        /// Run this algorithm instead of the scenario's list (repeatable).
+        #[arg(long = "algorithm", short = 'a')]
+        algorithms: Vec<String>,
+        /// Replications per algorithm instead of the scenario's.
+        #[arg(long)]
+        replications: Option<u32>,
+        /// Seed instead of the scenario's.
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Override a scenario key (repeatable): `--set flows=50 --set buffer_bytes=28200`,
+        /// `--set algorithm.cocoa.aging=off`.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+        /// Output folder (default results/<scenario name>/).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Worker threads (default: all cores). Results do not depend on it.
+        #[arg(long)]
+        jobs: Option<usize>,
+        /// No progress bar.
+        #[arg(long, short)]
+        quiet: bool,
     },
     /// Run one controller through a scripted exchange sequence and print what it does.
     #[command(after_long_help = REPLAY_HELP)]
@@ -108,13 +138,12 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Algorithms { name: Some(name), .. } => {
             let config = configure(&name, &[])?;
             writeln!(out, "# {name}: configuration keys and preset values (change with --set KEY=VALUE)")?;
-            let mut table = toml::Table::new();
-            for (k, v) in keys_of(&config) {
-                if let Ok(v) = toml::Value::try_from(v) {
-                    table.insert(k, v);
-                }
-            }
+            let table = keys_of(&config);
             out.write_all(toml::to_string(&table).map_err(|e| CliError::Failure(e.to_string()))?.as_bytes())?;
+        }
+        Command::Sim { scenarios, algorithms, replications, seed, set, out: out_dir, jobs, quiet } => {
+            let args = SimArgs { scenarios, algorithms, replications, seed, set, out: out_dir, jobs, quiet };
+            sim_cmd::run(&args, &mut out)?;
         }
         Command::Replay { algorithm, set, seed, no_dither, script } => {
             let mut set = parse_settings(&set)?;

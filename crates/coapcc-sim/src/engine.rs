@@ -1,0 +1,640 @@
+//! The event loop for the network models (testbeds §1–2): clients and one server, each a
+//! `coapcc-proto` endpoint, joined by one link pipeline per direction.
+//!
+//! Events are ordered by `(time, sequence number)`; time never goes backwards. A packet's
+//! whole journey through a pipeline is computed when it is offered (every stage sees arrivals
+//! in time order), so each packet costs one delivery event. Endpoint timers are one wake-up
+//! event per client, rescheduled lazily (a stale wake-up is recognised and skipped).
+//!
+//! Metrics come from ground truth the simulator knows: every packet carries the flow, the
+//! exchange and the copy it belongs to (never on the wire), so a retransmission can be called
+//! unnecessary when an earlier copy of the same request completed the round trip.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use coapcc_core::{AnyConfig, Duration, Instant};
+use coapcc_proto::echo::echo_mode_for;
+use coapcc_proto::message::option;
+use coapcc_proto::{Code, EchoMode, Endpoint, EndpointConfig, Event, Message, MessageType, Origin, Token};
+
+use crate::link::{DropReason, Pipeline, Stage, StageDetail};
+use crate::metrics::{FlowResult, RunMetrics, RunResult, SeriesPoint, jain, median};
+use crate::rng::{SimRng, Stream, stream_rng, sub_stream, uniform_duration};
+use crate::scenario::{CoapConfig, EchoChoice, FlowType, NetworkConfig, WorkloadConfig};
+
+/// A node address: the client slot (flow) and which short-lived client of that slot
+/// (random flows start a new client, as a new process with a new port would be).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Addr {
+    /// Flow index, or `u32::MAX` for the server.
+    pub node: u32,
+    /// Client incarnation within the flow.
+    pub incarnation: u32,
+}
+
+/// The server's address.
+pub const SERVER: Addr = Addr { node: u32::MAX, incarnation: 0 };
+
+type Ep = Endpoint<Addr, SimRng>;
+
+/// Ground truth carried with a packet, never on the wire.
+#[derive(Clone, Copy, Debug)]
+struct Meta {
+    flow: u32,
+    /// Flow-wide exchange index, `u32::MAX` when the packet belongs to none.
+    exchange: u32,
+    copy: u8,
+}
+
+const UNTRACKED: Meta = Meta { flow: u32::MAX, exchange: u32::MAX, copy: 0 };
+
+#[derive(Debug)]
+struct Packet {
+    from: Addr,
+    to: Addr,
+    msg: Message,
+    meta: Meta,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Ev {
+    Deliver(u32),
+    Wake(u32),
+    Start(u32),
+}
+
+/// Per exchange: copies sent and the earliest copy whose response reached the client.
+#[derive(Clone, Copy, Debug, Default)]
+struct Truth {
+    copies: u8,
+    first_answered: Option<u8>,
+}
+
+#[derive(Debug)]
+struct Flow {
+    ep: Option<Ep>,
+    addr: Addr,
+    started: Option<Instant>,
+    ended: Option<Instant>,
+    wake_at: Option<Instant>,
+    issued: u32,
+    finished: u32,
+    completed: u32,
+    failed: u32,
+    /// Requests handed to the current client and not finished.
+    outstanding: u32,
+    /// Random flows: exchanges the current short-lived client still has to issue.
+    client_left: u32,
+    /// RequestId(n) of the current client → flow-wide exchange index.
+    req_index: Vec<u32>,
+    transmissions: u32,
+    retransmissions: u32,
+    rtts_s: Vec<f64>,
+    truth: Vec<Truth>,
+}
+
+/// The simulation of one algorithm, one replication.
+pub struct Sim<'a> {
+    now: Instant,
+    seq: u64,
+    queue: BinaryHeap<Reverse<(Instant, u64, Ev)>>,
+    packets: Vec<Option<Packet>>,
+    free: Vec<u32>,
+    server: Ep,
+    flows: Vec<Flow>,
+    up: Pipeline,
+    down: Pipeline,
+    workload: WorkloadConfig,
+    coap: &'a CoapConfig,
+    endpoint_config: EndpointConfig,
+    template: Message,
+    seed: u64,
+    replication: u32,
+    wl_rng: SimRng,
+    end: Option<Instant>,
+    events: u64,
+    expired_rto_s: Vec<f64>,
+    request_copies_delivered: u64,
+    request_copies_lost: u64,
+    /// Long-lived runs: per window (sends, successes, ResBW).
+    windows: Vec<(u32, u32, f64)>,
+    series_window: Duration,
+}
+
+/// The request every client sends: a CON GET with one Uri-Path option.
+fn request_template(coap: &CoapConfig) -> Message {
+    let mut m = Message {
+        mtype: MessageType::Con,
+        code: Code::GET,
+        mid: 0,
+        token: Token::EMPTY,
+        options: vec![],
+        payload: vec![],
+    };
+    for seg in coap.request_path.split('/').filter(|s| !s.is_empty()) {
+        m.add_option(option::URI_PATH, seg.as_bytes().to_vec());
+    }
+    m
+}
+
+/// The echo mode for an algorithm under the scenario's choice.
+pub fn echo_for(choice: EchoChoice, algorithm: &AnyConfig) -> EchoMode {
+    match choice {
+        EchoChoice::Auto => echo_mode_for(algorithm),
+        EchoChoice::None => EchoMode::None,
+        EchoChoice::Token => EchoMode::Token,
+        EchoChoice::Option => EchoMode::Option,
+    }
+}
+
+/// The largest datagram (with IP/UDP headers) this configuration sends; `Err` when it does not
+/// fit the MTU.
+pub fn check_sizes(coap: &CoapConfig) -> Result<(), String> {
+    let req = request_template(coap).wire_len() + usize::from(coap.token_bytes) + 1 + 4;
+    let resp = 4 + usize::from(coap.token_bytes) + 1 + 4 + 1 + coap.response_payload_bytes as usize;
+    let worst = req.max(resp) + coap.ip_udp_header_bytes as usize;
+    if worst > coap.mtu_bytes as usize {
+        return Err(format!("a {worst}-byte datagram does not fit the {}-byte MTU", coap.mtu_bytes));
+    }
+    Ok(())
+}
+
+impl<'a> Sim<'a> {
+    /// Sets up a run. `seed` and `replication` derive every random stream.
+    pub fn new(
+        network: &NetworkConfig,
+        workload: WorkloadConfig,
+        coap: &'a CoapConfig,
+        algorithm: &AnyConfig,
+        seed: u64,
+        replication: u32,
+    ) -> Result<Self, String> {
+        let (upc, downc) = network.pipelines();
+        let up = Pipeline::new(&upc, seed, replication, Stream::LinkUp(0).id()).map_err(|e| e.to_string())?;
+        let down = Pipeline::new(&downc, seed, replication, Stream::LinkDown(0).id()).map_err(|e| e.to_string())?;
+        let endpoint_config = EndpointConfig {
+            echo: echo_for(coap.echo, algorithm),
+            nstart: workload.nstart,
+            token_len: coap.token_bytes,
+            ..EndpointConfig::new(*algorithm)
+        };
+        let server = Endpoint::new(endpoint_config.clone(), stream_rng(seed, replication, Stream::Server(0).id()))
+            .map_err(|e| e.to_string())?;
+        let flows = (0..workload.flows)
+            .map(|i| Flow {
+                ep: None,
+                addr: Addr { node: i, incarnation: 0 },
+                started: None,
+                ended: None,
+                wake_at: None,
+                issued: 0,
+                finished: 0,
+                completed: 0,
+                failed: 0,
+                outstanding: 0,
+                client_left: 0,
+                req_index: Vec::new(),
+                transmissions: 0,
+                retransmissions: 0,
+                rtts_s: Vec::new(),
+                truth: Vec::new(),
+            })
+            .collect();
+        let end = match workload.flow_type {
+            FlowType::LongLived => workload.duration.map(|d| Instant::ZERO + d),
+            _ => None,
+        };
+        let mut sim = Sim {
+            now: Instant::ZERO,
+            seq: 0,
+            queue: BinaryHeap::new(),
+            packets: Vec::new(),
+            free: Vec::new(),
+            server,
+            flows,
+            up,
+            down,
+            workload,
+            coap,
+            endpoint_config,
+            template: request_template(coap),
+            seed,
+            replication,
+            wl_rng: stream_rng(seed, replication, Stream::Workload(0).id()),
+            end,
+            events: 0,
+            expired_rto_s: Vec::new(),
+            request_copies_delivered: 0,
+            request_copies_lost: 0,
+            windows: Vec::new(),
+            series_window: Duration::from_secs(5),
+        };
+        for i in 0..sim.workload.flows {
+            // testbeds §1: flows start at uniform random offsets within the start window.
+            let offset = if sim.workload.start_window.is_zero() {
+                Duration::ZERO
+            } else {
+                uniform_duration(&mut sim.wl_rng, Duration::ZERO, sim.workload.start_window - Duration::from_nanos(1))
+            };
+            sim.push(Instant::ZERO + offset, Ev::Start(i));
+        }
+        Ok(sim)
+    }
+
+    fn push(&mut self, at: Instant, ev: Ev) {
+        self.seq += 1;
+        self.queue.push(Reverse((at, self.seq, ev)));
+    }
+
+    fn new_client(&self, flow: u32, incarnation: u32) -> Ep {
+        let stream = sub_stream(Stream::Client(flow).id(), u64::from(incarnation));
+        // The configuration was checked when the scenario was loaded and when the server
+        // endpoint was built from the same configuration.
+        Endpoint::new(self.endpoint_config.clone(), stream_rng(self.seed, self.replication, stream))
+            .unwrap_or_else(|e| unreachable!("endpoint configuration was checked: {e}"))
+    }
+
+    /// Runs to the end and returns the results.
+    pub fn run(mut self) -> RunResult {
+        while let Some(Reverse((at, _, ev))) = self.queue.pop() {
+            if self.end.is_some_and(|end| at > end) {
+                break;
+            }
+            self.now = at;
+            self.events += 1;
+            match ev {
+                Ev::Start(f) => self.start_flow(f),
+                Ev::Wake(f) => self.wake(f),
+                Ev::Deliver(p) => self.deliver(p),
+            }
+        }
+        self.finish()
+    }
+
+    fn start_flow(&mut self, f: u32) {
+        let fl = &mut self.flows[f as usize];
+        fl.started = Some(self.now);
+        let ep = self.new_client(f, 0);
+        let client_left = self.first_client_len();
+        let fl = &mut self.flows[f as usize];
+        fl.ep = Some(ep);
+        fl.client_left = client_left;
+        self.pump(f);
+        self.after_client(f);
+    }
+
+    fn first_client_len(&mut self) -> u32 {
+        match self.workload.flow_type {
+            FlowType::Random => self.random_client_len(),
+            _ => u32::MAX,
+        }
+    }
+
+    fn random_client_len(&mut self) -> u32 {
+        // testbeds §1: each short-lived client does U{random_min..random_max} exchanges.
+        let (lo, hi) = (self.workload.random_min, self.workload.random_max);
+        lo + crate::rng::below(&mut self.wl_rng, u64::from(hi - lo + 1)) as u32
+    }
+
+    fn total(&self) -> u32 {
+        match self.workload.flow_type {
+            FlowType::LongLived => u32::MAX,
+            _ => self.workload.exchanges_per_flow,
+        }
+    }
+
+    /// Issues requests while the workload and NSTART allow.
+    fn pump(&mut self, f: u32) {
+        let total = self.total();
+        let nstart = u32::from(self.workload.nstart);
+        loop {
+            let fl = &mut self.flows[f as usize];
+            if fl.issued >= total {
+                return;
+            }
+            if fl.client_left == 0 {
+                if fl.outstanding > 0 {
+                    return;
+                }
+                // Random flows: the next short-lived client starts at once, with fresh state.
+                let incarnation = fl.addr.incarnation + 1;
+                let len = self.random_client_len();
+                let ep = self.new_client(f, incarnation);
+                let fl = &mut self.flows[f as usize];
+                fl.addr.incarnation = incarnation;
+                fl.ep = Some(ep);
+                fl.req_index.clear();
+                fl.client_left = len;
+                fl.wake_at = None;
+                continue;
+            }
+            if fl.outstanding >= nstart {
+                return;
+            }
+            let Some(ep) = fl.ep.as_mut() else { return };
+            let id = ep.request(self.now, SERVER, self.template.clone());
+            let index = fl.issued;
+            let slot = (id.0 - 1) as usize;
+            if fl.req_index.len() <= slot {
+                fl.req_index.resize(slot + 1, u32::MAX);
+            }
+            fl.req_index[slot] = index;
+            fl.truth.push(Truth::default());
+            fl.issued += 1;
+            fl.outstanding += 1;
+            fl.client_left -= 1;
+        }
+    }
+
+    /// Drains a client's transmits and events, acts on them, reschedules its wake-up.
+    fn after_client(&mut self, f: u32) {
+        loop {
+            let mut progressed = false;
+            while let Some(t) = self.flows[f as usize].ep.as_mut().and_then(|e| e.poll_transmit()) {
+                progressed = true;
+                let meta = match t.origin {
+                    Origin::Request { id, copy } => {
+                        let fl = &mut self.flows[f as usize];
+                        let exchange = fl.req_index.get((id.0 - 1) as usize).copied().unwrap_or(u32::MAX);
+                        if let Some(tr) = fl.truth.get_mut(exchange as usize) {
+                            tr.copies = tr.copies.max(copy.saturating_add(1));
+                        }
+                        fl.transmissions += 1;
+                        if copy > 0 {
+                            fl.retransmissions += 1;
+                        }
+                        if self.end.is_some() {
+                            self.window_mut().0 += 1;
+                        }
+                        Meta { flow: f, exchange, copy }
+                    }
+                    _ => UNTRACKED,
+                };
+                let from = self.flows[f as usize].addr;
+                self.send_up(from, t.to, t.msg, meta);
+            }
+            while let Some(e) = self.flows[f as usize].ep.as_mut().and_then(|e| e.poll_event()) {
+                progressed = true;
+                self.client_event(f, e);
+            }
+            if !progressed {
+                break;
+            }
+        }
+        let fl = &mut self.flows[f as usize];
+        let next = fl.ep.as_ref().and_then(|e| e.poll_timeout());
+        if next != fl.wake_at {
+            fl.wake_at = next;
+            if let Some(t) = next {
+                let t = t.max(self.now);
+                self.flows[f as usize].wake_at = Some(t);
+                self.push(t, Ev::Wake(f));
+            }
+        }
+    }
+
+    fn client_event(&mut self, f: u32, e: Event<Addr>) {
+        let now = self.now;
+        match e {
+            Event::TimerExpired { timer, .. } => self.expired_rto_s.push(timer.as_secs_f64()),
+            Event::Completed { rtt, .. } => {
+                let fl = &mut self.flows[f as usize];
+                fl.rtts_s.push(rtt.as_secs_f64());
+                fl.completed += 1;
+                if self.end.is_some() {
+                    self.window_mut().1 += 1;
+                }
+                self.exchange_done(f, now);
+            }
+            Event::Failed { .. } => {
+                self.flows[f as usize].failed += 1;
+                self.exchange_done(f, now);
+            }
+            _ => {}
+        }
+    }
+
+    fn window_mut(&mut self) -> &mut (u32, u32, f64) {
+        let w = (self.now.as_nanos() / self.series_window.as_nanos().max(1) as u64) as usize;
+        if self.windows.len() <= w {
+            self.windows.resize(w + 1, (0, 0, f64::NAN));
+        }
+        &mut self.windows[w]
+    }
+
+    fn exchange_done(&mut self, f: u32, now: Instant) {
+        let total = self.total();
+        let fl = &mut self.flows[f as usize];
+        fl.finished += 1;
+        fl.outstanding = fl.outstanding.saturating_sub(1);
+        if fl.finished >= total {
+            fl.ended = Some(now);
+        }
+        self.pump(f);
+    }
+
+    fn wake(&mut self, f: u32) {
+        let fl = &mut self.flows[f as usize];
+        if fl.wake_at != Some(self.now) {
+            return; // stale
+        }
+        fl.wake_at = None;
+        if let Some(ep) = fl.ep.as_mut() {
+            ep.handle_timeout(self.now);
+        }
+        self.after_client(f);
+    }
+
+    fn alloc(&mut self, p: Packet) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.packets[i as usize] = Some(p);
+                i
+            }
+            None => {
+                self.packets.push(Some(p));
+                (self.packets.len() - 1) as u32
+            }
+        }
+    }
+
+    fn wire(&self, msg: &Message) -> u32 {
+        (msg.wire_len() as u32).saturating_add(self.coap.ip_udp_header_bytes)
+    }
+
+    fn send_up(&mut self, from: Addr, to: Addr, msg: Message, meta: Meta) {
+        let bytes = self.wire(&msg);
+        let is_request = meta.exchange != u32::MAX;
+        let offered = self.up.offer(self.now, bytes);
+        if self.end.is_some() {
+            let rate = self.up.stages().find_map(|s| match s {
+                Stage::TokenBucket(tb) => Some(tb.rate_pps()),
+                _ => None,
+            });
+            if let Some(rate) = rate {
+                self.window_mut().2 = rate;
+            }
+        }
+        match offered {
+            Ok(at) => {
+                if is_request {
+                    self.request_copies_delivered += 1;
+                }
+                let i = self.alloc(Packet { from, to, msg, meta });
+                self.push(at, Ev::Deliver(i));
+            }
+            Err(_) => {
+                if is_request {
+                    self.request_copies_lost += 1;
+                }
+            }
+        }
+    }
+
+    fn send_down(&mut self, to: Addr, msg: Message, meta: Meta) {
+        let bytes = self.wire(&msg);
+        if let Ok(at) = self.down.offer(self.now, bytes) {
+            let i = self.alloc(Packet { from: SERVER, to, msg, meta });
+            self.push(at, Ev::Deliver(i));
+        }
+    }
+
+    fn deliver(&mut self, i: u32) {
+        let Some(p) = self.packets.get_mut(i as usize).and_then(Option::take) else { return };
+        self.free.push(i);
+        if p.to == SERVER {
+            self.server.handle_message(self.now, p.from, p.msg);
+            while let Some(e) = self.server.poll_event() {
+                if let Event::Request { handle, .. } = e {
+                    let payload = vec![0u8; self.coap.response_payload_bytes as usize];
+                    self.server.respond(self.now, handle, Code::CONTENT, payload);
+                }
+            }
+            while let Some(t) = self.server.poll_transmit() {
+                self.send_down(t.to, t.msg, p.meta);
+            }
+            return;
+        }
+        // A response reached the client's node: the copy it answers completed the round trip,
+        // whether or not the (possibly already replaced) client still wants it.
+        let f = p.to.node;
+        if let Some(tr) =
+            self.flows.get_mut(p.meta.flow as usize).and_then(|fl| fl.truth.get_mut(p.meta.exchange as usize))
+        {
+            tr.first_answered = Some(tr.first_answered.map_or(p.meta.copy, |c| c.min(p.meta.copy)));
+        }
+        let Some(fl) = self.flows.get_mut(f as usize) else { return };
+        if fl.addr != p.to {
+            return; // the short-lived client it was for is gone
+        }
+        if let Some(ep) = fl.ep.as_mut() {
+            ep.handle_message(self.now, p.from, p.msg);
+        }
+        self.after_client(f);
+    }
+
+    fn finish(self) -> RunResult {
+        let first_start = self.flows.iter().filter_map(|f| f.started).min().unwrap_or(Instant::ZERO);
+        let duration = match self.end {
+            Some(end) => end - Instant::ZERO,
+            None => self.flows.iter().filter_map(|f| f.ended).max().unwrap_or(self.now) - first_start,
+        };
+        let mut flows = Vec::with_capacity(self.flows.len());
+        let (mut completed, mut failed) = (0u64, 0u64);
+        let mut fcts = Vec::new();
+        let mut all_rtts = Vec::new();
+        for (i, f) in self.flows.iter().enumerate() {
+            let unnecessary: u32 = f
+                .truth
+                .iter()
+                .map(|t| match t.first_answered {
+                    Some(j) if t.copies > j + 1 => u32::from(t.copies - j - 1),
+                    _ => 0,
+                })
+                .sum();
+            let fct_s = match (f.started, f.ended) {
+                (Some(s), Some(e)) => (e - s).as_secs_f64(),
+                _ => f64::NAN,
+            };
+            if fct_s.is_finite() {
+                fcts.push(fct_s);
+            }
+            completed += u64::from(f.completed);
+            failed += u64::from(f.failed);
+            all_rtts.extend_from_slice(&f.rtts_s);
+            let mut rtts = f.rtts_s.clone();
+            flows.push(FlowResult {
+                flow: i as u32,
+                fct_s,
+                exchanges_completed: f.completed,
+                exchanges_failed: f.failed,
+                transmissions: f.transmissions,
+                retransmissions: f.retransmissions,
+                unnecessary_retransmissions: unnecessary,
+                median_rtt_s: median(&mut rtts),
+            });
+        }
+        let secs = duration.as_secs_f64();
+        let end_instant = self.end.unwrap_or(self.now);
+        let util = |p: &Pipeline| {
+            p.stats()
+                .stages
+                .iter()
+                .find_map(|s| match s.detail {
+                    StageDetail::Serializer(st) => Some(st.utilisation(end_instant)),
+                    _ => None,
+                })
+                .unwrap_or(f64::NAN)
+        };
+        let (ut, dt) = (self.up.totals(), self.down.totals());
+        let drops = |r: DropReason| ut.dropped.get(r).packets + dt.dropped.get(r).packets;
+        let run = RunMetrics {
+            duration_s: secs,
+            exchanges_completed: completed,
+            exchanges_failed: failed,
+            goodput_per_s: if secs > 0.0 { completed as f64 / secs } else { f64::NAN },
+            loss_ratio: if completed + failed > 0 { failed as f64 / (completed + failed) as f64 } else { f64::NAN },
+            overhead: if self.request_copies_delivered > 0 {
+                self.request_copies_lost as f64 / self.request_copies_delivered as f64
+            } else {
+                f64::NAN
+            },
+            utilisation_up: util(&self.up),
+            utilisation_down: util(&self.down),
+            packets_up: ut.offered.packets,
+            packets_down: dt.offered.packets,
+            drops_buffer: drops(DropReason::Buffer),
+            drops_error: drops(DropReason::Error),
+            drops_no_token: drops(DropReason::NoToken),
+            jain_fct: jain(&fcts),
+            events: self.events,
+            sim_time_s: self.now.since_epoch().as_secs_f64(),
+        };
+        let w = self.series_window.as_secs_f64();
+        let series = self
+            .windows
+            .iter()
+            .enumerate()
+            .map(|(i, &(sends, ok, rate))| SeriesPoint {
+                t_s: i as f64 * w,
+                resbw_per_s: rate,
+                send_rate_per_s: f64::from(sends) / w,
+                success_rate_per_s: f64::from(ok) / w,
+            })
+            .collect();
+        RunResult { flows, run, rtts_s: all_rtts, expired_rto_s: self.expired_rto_s, series }
+    }
+}
+
+/// Runs one algorithm, one replication, of a network scenario.
+pub fn run_network(
+    network: &NetworkConfig,
+    workload: WorkloadConfig,
+    coap: &CoapConfig,
+    algorithm: &AnyConfig,
+    seed: u64,
+    replication: u32,
+) -> Result<RunResult, String> {
+    Ok(Sim::new(network, workload, coap, algorithm, seed, replication)?.run())
+}

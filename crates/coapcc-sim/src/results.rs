@@ -1,0 +1,308 @@
+//! Results as files a researcher loads into pandas (`flows.csv`, `runs.csv`, `summary.csv`,
+//! `series.csv`) and as the summary table the CLI prints. Everything here is a pure function
+//! of the runs, so the bytes depend only on the scenario and its seed.
+//!
+//! Numbers are written with fixed precision (6 decimals for seconds and ratios); a missing
+//! value (NaN) is an empty field.
+
+use std::fmt::Write;
+
+use crate::metrics::{Quantiles, mean, quantile};
+use crate::runner::{AlgorithmRuns, RunOutput};
+
+fn num(x: f64) -> String {
+    if x.is_finite() { format!("{x:.6}") } else { String::new() }
+}
+
+/// `flows.csv`: one row per algorithm × replication × flow.
+pub fn flows_csv(all: &[AlgorithmRuns]) -> String {
+    let mut s = String::from(
+        "algorithm,replication,flow,fct_s,exchanges_completed,exchanges_failed,transmissions,retransmissions,unnecessary_retransmissions,median_rtt_s\n",
+    );
+    for a in all {
+        for (r, out) in a.runs.iter().enumerate() {
+            if let RunOutput::Network(run) = out {
+                for f in &run.flows {
+                    let _ = writeln!(
+                        s,
+                        "{},{r},{},{},{},{},{},{},{},{}",
+                        a.algorithm,
+                        f.flow,
+                        num(f.fct_s),
+                        f.exchanges_completed,
+                        f.exchanges_failed,
+                        f.transmissions,
+                        f.retransmissions,
+                        f.unnecessary_retransmissions,
+                        num(f.median_rtt_s)
+                    );
+                }
+            }
+        }
+    }
+    s
+}
+
+/// `runs.csv`: one row per algorithm × replication.
+pub fn runs_csv(all: &[AlgorithmRuns]) -> String {
+    let mut s = String::new();
+    let trace = all.iter().flat_map(|a| &a.runs).any(|r| matches!(r, RunOutput::Trace(_)));
+    if trace {
+        s.push_str("algorithm,replication,samples,rmse_ms,spurious,mean_rtt_ms,mean_rto_ms\n");
+    } else {
+        s.push_str("algorithm,replication,duration_s,exchanges_completed,exchanges_failed,goodput_per_s,loss_ratio,overhead,utilisation_up,utilisation_down,packets_up,packets_down,drops_buffer,drops_error,drops_no_token,jain_fct,events,sim_time_s\n");
+    }
+    for a in all {
+        for (r, out) in a.runs.iter().enumerate() {
+            match out {
+                RunOutput::Network(run) => {
+                    let m = &run.run;
+                    let _ = writeln!(
+                        s,
+                        "{},{r},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                        a.algorithm,
+                        num(m.duration_s),
+                        m.exchanges_completed,
+                        m.exchanges_failed,
+                        num(m.goodput_per_s),
+                        num(m.loss_ratio),
+                        num(m.overhead),
+                        num(m.utilisation_up),
+                        num(m.utilisation_down),
+                        m.packets_up,
+                        m.packets_down,
+                        m.drops_buffer,
+                        m.drops_error,
+                        m.drops_no_token,
+                        num(m.jain_fct),
+                        m.events,
+                        num(m.sim_time_s)
+                    );
+                }
+                RunOutput::Trace(t) => {
+                    let _ = writeln!(
+                        s,
+                        "{},{r},{},{},{},{},{}",
+                        a.algorithm,
+                        t.samples,
+                        num(t.rmse_ms),
+                        t.spurious,
+                        num(t.mean_rtt_ms),
+                        num(t.mean_rto_ms)
+                    );
+                }
+            }
+        }
+    }
+    s
+}
+
+/// The summary of one algorithm over all its runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Summary {
+    /// Algorithm name.
+    pub algorithm: String,
+    /// Runs summarised.
+    pub runs: usize,
+    /// FCT quantiles over all flows of all runs, s.
+    pub fct: Quantiles,
+    /// Median retransmissions per flow.
+    pub retransmissions_median: f64,
+    /// Median unnecessary retransmissions per flow.
+    pub unnecessary_median: f64,
+    /// Mean goodput, exchanges/s.
+    pub goodput_per_s: f64,
+    /// Mean application loss ratio.
+    pub loss_ratio: f64,
+    /// Mean overhead.
+    pub overhead: f64,
+    /// CoAP RTT quantiles over all samples, s.
+    pub rtt: Quantiles,
+    /// Expired RTO quantiles over all expiries, s.
+    pub expired_rto: Quantiles,
+    /// Trace model: mean RMSE, ms.
+    pub rmse_ms: f64,
+    /// Trace model: mean spurious count.
+    pub spurious: f64,
+}
+
+/// Summaries per algorithm, in scenario order.
+pub fn summarise(all: &[AlgorithmRuns]) -> Vec<Summary> {
+    all.iter()
+        .map(|a| {
+            let mut fct = Vec::new();
+            let mut rexmit = Vec::new();
+            let mut unnec = Vec::new();
+            let mut rtts = Vec::new();
+            let mut rtos = Vec::new();
+            let (mut goodput, mut loss, mut overhead, mut rmse, mut spurious) =
+                (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+            for out in &a.runs {
+                match out {
+                    RunOutput::Network(run) => {
+                        for f in &run.flows {
+                            fct.push(f.fct_s);
+                            rexmit.push(f64::from(f.retransmissions));
+                            unnec.push(f64::from(f.unnecessary_retransmissions));
+                        }
+                        rtts.extend_from_slice(&run.rtts_s);
+                        rtos.extend_from_slice(&run.expired_rto_s);
+                        goodput.push(run.run.goodput_per_s);
+                        loss.push(run.run.loss_ratio);
+                        overhead.push(run.run.overhead);
+                    }
+                    RunOutput::Trace(t) => {
+                        rmse.push(t.rmse_ms);
+                        spurious.push(t.spurious as f64);
+                    }
+                }
+            }
+            Summary {
+                algorithm: a.algorithm.clone(),
+                runs: a.runs.len(),
+                fct: Quantiles::of(&mut fct),
+                retransmissions_median: quantile(&mut rexmit, 0.5),
+                unnecessary_median: quantile(&mut unnec, 0.5),
+                goodput_per_s: mean(&goodput),
+                loss_ratio: mean(&loss),
+                overhead: mean(&overhead),
+                rtt: Quantiles::of(&mut rtts),
+                expired_rto: Quantiles::of(&mut rtos),
+                rmse_ms: mean(&rmse),
+                spurious: mean(&spurious),
+            }
+        })
+        .collect()
+}
+
+/// `summary.csv`: one row per algorithm.
+pub fn summary_csv(summaries: &[Summary]) -> String {
+    let mut s = String::from(
+        "algorithm,runs,fct_p10_s,fct_p25_s,fct_p50_s,fct_p75_s,fct_p90_s,retransmissions_median,unnecessary_retransmissions_median,goodput_per_s,loss_ratio,overhead,rtt_p10_s,rtt_p25_s,rtt_p50_s,rtt_p75_s,rtt_p90_s,expired_rto_p10_s,expired_rto_p25_s,expired_rto_p50_s,expired_rto_p75_s,expired_rto_p90_s,rmse_ms,spurious\n",
+    );
+    for m in summaries {
+        let q = |q: &Quantiles| format!("{},{},{},{},{}", num(q.p10), num(q.p25), num(q.p50), num(q.p75), num(q.p90));
+        let _ = writeln!(
+            s,
+            "{},{},{},{},{},{},{},{},{},{},{},{}",
+            m.algorithm,
+            m.runs,
+            q(&m.fct),
+            num(m.retransmissions_median),
+            num(m.unnecessary_median),
+            num(m.goodput_per_s),
+            num(m.loss_ratio),
+            num(m.overhead),
+            q(&m.rtt),
+            q(&m.expired_rto),
+            num(m.rmse_ms),
+            num(m.spurious)
+        );
+    }
+    s
+}
+
+/// `series.csv`: time series for figures — (RTT, RTO) pairs of replication 0 for trace runs,
+/// per-window rates for long-lived runs.
+pub fn series_csv(all: &[AlgorithmRuns]) -> Option<String> {
+    let first = all.iter().find_map(|a| a.runs.first())?;
+    let mut s = String::new();
+    match first {
+        RunOutput::Trace(_) => {
+            s.push_str("algorithm,sample,rtt_ms,rto_ms\n");
+            for a in all {
+                if let Some(RunOutput::Trace(t)) = a.runs.first() {
+                    for (i, (rtt, rto)) in t.series.iter().enumerate() {
+                        let _ = writeln!(s, "{},{i},{},{}", a.algorithm, num(*rtt), num(*rto));
+                    }
+                }
+            }
+        }
+        RunOutput::Network(r) => {
+            if r.series.is_empty() {
+                return None;
+            }
+            s.push_str("algorithm,t_s,resbw_per_s,send_rate_per_s,success_rate_per_s\n");
+            for a in all {
+                if let Some(RunOutput::Network(r)) = a.runs.first() {
+                    for p in &r.series {
+                        let _ = writeln!(
+                            s,
+                            "{},{},{},{},{}",
+                            a.algorithm,
+                            num(p.t_s),
+                            num(p.resbw_per_s),
+                            num(p.send_rate_per_s),
+                            num(p.success_rate_per_s)
+                        );
+                    }
+                }
+            }
+        }
+    }
+    Some(s)
+}
+
+/// The table printed after a run: per algorithm, FCT quantiles and the per-flow and per-run
+/// metrics (network models), or RMSE and spurious counts (trace model).
+pub fn summary_table(summaries: &[Summary], trace: bool) -> String {
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    let f = |x: f64, d: usize| if x.is_finite() { format!("{x:.d$}") } else { "-".into() };
+    if trace {
+        rows.push(vec!["algorithm".into(), "runs".into(), "rmse_ms".into(), "spurious".into()]);
+        for m in summaries {
+            rows.push(vec![m.algorithm.clone(), m.runs.to_string(), f(m.rmse_ms, 1), f(m.spurious, 1)]);
+        }
+    } else {
+        rows.push(
+            [
+                "algorithm",
+                "runs",
+                "fct_p10",
+                "fct_p25",
+                "fct_med",
+                "fct_p75",
+                "fct_p90",
+                "rexmit",
+                "unnec",
+                "goodput/s",
+                "loss",
+                "overhead",
+            ]
+            .map(String::from)
+            .to_vec(),
+        );
+        for m in summaries {
+            rows.push(vec![
+                m.algorithm.clone(),
+                m.runs.to_string(),
+                f(m.fct.p10, 1),
+                f(m.fct.p25, 1),
+                f(m.fct.p50, 1),
+                f(m.fct.p75, 1),
+                f(m.fct.p90, 1),
+                f(m.retransmissions_median, 1),
+                f(m.unnecessary_median, 1),
+                f(m.goodput_per_s, 3),
+                f(m.loss_ratio, 4),
+                f(m.overhead, 4),
+            ]);
+        }
+    }
+    let cols = rows[0].len();
+    let widths: Vec<usize> = (0..cols).map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
+    let mut out = String::new();
+    for r in &rows {
+        let mut line = String::new();
+        for (c, cell) in r.iter().enumerate() {
+            if c == 0 {
+                let _ = write!(line, "{cell:<w$}", w = widths[c]);
+            } else {
+                let _ = write!(line, "  {cell:>w$}", w = widths[c]);
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}

@@ -1,0 +1,671 @@
+//! Scenario files: one TOML file per published case, checked once into a [`Scenario`].
+//!
+//! ```toml
+//! name = "fasor/400-flows-infinite-buffer-continuous"
+//! description = "..."
+//! source = "Järvinen et al., GLOBECOM 2018 (seed 000), Fig. 5; testbeds.md §1"
+//! seed = 1
+//! replications = 20
+//! algorithms = ["default", "cocoa", "cocoa-fb1", "fasor", "fasor-token"]
+//!
+//! [network]             # kind = "nbiot" | "residual" | "custom"
+//! kind = "nbiot"
+//! buffer_bytes = 1410000
+//! errors = "none"
+//!
+//! [workload]
+//! flows = 400
+//! flow_type = "continuous"
+//!
+//! [all_algorithms]      # keys applied to every listed algorithm that has them
+//! max_retransmit = 20
+//!
+//! [algorithm.default]   # keys for one algorithm name
+//! cap_ms = 60000
+//! ```
+//!
+//! The RTT-trace model (testbeds §3) uses a `[trace]` table instead of `[network]` and
+//! `[workload]`. Every error names the file, the key and the problem. `--set KEY=VALUE`
+//! overrides a key before checking: a bare key (`flows`) is looked up in the top level and in
+//! `[network]`, `[workload]`, `[coap]` and `[trace]`, and must be unique; a dotted key
+//! (`algorithm.cocoa.aging`) names its table.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::Path;
+
+use coapcc_core::registry::{self, ConfigMapper};
+use coapcc_core::{AnyConfig, Duration};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::link::PipelineConfig;
+use crate::link::presets::{
+    LinkErrors, nbiot_downlink_path, nbiot_uplink_path, residual_bandwidth_forward, residual_bandwidth_return,
+};
+use crate::trace::TraceConfig;
+
+/// An error in a scenario: the file, the key (dotted path) and what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    /// The file (or `<scenario>` for text without a file).
+    pub file: String,
+    /// The line, when known.
+    pub line: Option<usize>,
+    /// The key, when known (`workload.flows`).
+    pub key: Option<String>,
+    /// What is wrong.
+    pub problem: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file)?;
+        if let Some(l) = self.line {
+            write!(f, ":{l}")?;
+        }
+        if let Some(k) = &self.key {
+            write!(f, ": key `{k}`")?;
+        }
+        write!(f, ": {}", self.problem)
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// The network between the clients and the server: one pipeline per direction, shared by all
+/// clients.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum NetworkConfig {
+    /// Testbeds §1: the NB-IoT-like asymmetric link (60/30 kbit/s, 200/400 ms, rest of path
+    /// U[10, 20] ms FIFO, drop-tail buffers of `buffer_bytes` in both wireless directions,
+    /// Gilbert–Elliott errors).
+    Nbiot {
+        /// Drop-tail buffer of each wireless direction, bytes (2 500, 14 100, 28 200, 1 410 000).
+        buffer_bytes: u64,
+        /// Link errors: `none`, `medium` (≈ 10 %), `high` (≈ 18 %).
+        errors: LinkErrors,
+    },
+    /// Testbeds §2: residual bandwidth ResBW(t) ~ U(a, b) packets/s redrawn every 5 s (token
+    /// bucket of one packet; a transmission finding no token is lost), RTT N(500, 10) ms,
+    /// ACKs never lost.
+    Residual {
+        /// a: lower end of ResBW, packets per second.
+        min_rate_pps: coapcc_core::Ratio,
+        /// b: upper end of ResBW, packets per second.
+        max_rate_pps: coapcc_core::Ratio,
+    },
+    /// Any pipelines, stage by stage (see `coapcc_sim::link`).
+    Custom {
+        /// Client → server.
+        uplink: PipelineConfig,
+        /// Server → client.
+        downlink: PipelineConfig,
+    },
+}
+
+impl NetworkConfig {
+    /// The pipelines (uplink, downlink).
+    pub fn pipelines(&self) -> (PipelineConfig, PipelineConfig) {
+        match self {
+            NetworkConfig::Nbiot { buffer_bytes, errors } => {
+                (nbiot_uplink_path(*buffer_bytes, *errors), nbiot_downlink_path(*buffer_bytes, *errors))
+            }
+            NetworkConfig::Residual { min_rate_pps, max_rate_pps } => {
+                (residual_bandwidth_forward(*min_rate_pps, *max_rate_pps), residual_bandwidth_return())
+            }
+            NetworkConfig::Custom { uplink, downlink } => (uplink.clone(), downlink.clone()),
+        }
+    }
+}
+
+/// How each flow's client behaves (testbeds §1–2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FlowType {
+    /// One client doing `exchanges_per_flow` exchanges back to back, state kept.
+    Continuous,
+    /// A chain of short-lived clients, each doing U{`random_min`..`random_max`} exchanges,
+    /// congestion-control state reset between clients, no gap, until `exchanges_per_flow`.
+    Random,
+    /// One sender exchanging back to back until `duration_ms` (testbeds §2).
+    LongLived,
+}
+
+fn default_exchanges() -> u32 {
+    50
+}
+fn default_start_window() -> Duration {
+    Duration::from_secs(1)
+}
+fn default_random_min() -> u32 {
+    1
+}
+fn default_random_max() -> u32 {
+    10
+}
+fn default_nstart() -> u16 {
+    1
+}
+
+/// The workload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadConfig {
+    /// Number of concurrent flows (one client node each).
+    pub flows: u32,
+    /// Flow type.
+    pub flow_type: FlowType,
+    /// Exchanges per flow (50 in testbeds §1).
+    #[serde(default = "default_exchanges")]
+    pub exchanges_per_flow: u32,
+    /// Flows start at uniform random offsets in [0, this) (1 s in testbeds §1).
+    #[serde(rename = "start_window_ms", with = "coapcc_core::config::serde_ms", default = "default_start_window")]
+    pub start_window: Duration,
+    /// Random flows: fewest exchanges per short-lived client.
+    #[serde(default = "default_random_min")]
+    pub random_min: u32,
+    /// Random flows: most exchanges per short-lived client.
+    #[serde(default = "default_random_max")]
+    pub random_max: u32,
+    /// Long-lived flows: how long the sender runs (5 h in testbeds §2).
+    #[serde(rename = "duration_ms", with = "coapcc_core::config::serde_opt_ms", default)]
+    pub duration: Option<Duration>,
+    /// NSTART: exchanges a client keeps outstanding (> 1 exercises CoCoA's blind RTO).
+    #[serde(default = "default_nstart")]
+    pub nstart: u16,
+}
+
+fn default_path() -> String {
+    "res".into()
+}
+fn default_payload() -> u32 {
+    20
+}
+fn default_token() -> u8 {
+    2
+}
+fn default_ip_udp() -> u32 {
+    28
+}
+fn default_mtu() -> u32 {
+    296
+}
+fn default_echo() -> EchoChoice {
+    EchoChoice::Auto
+}
+
+/// Which transmission-count echo the endpoints use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EchoChoice {
+    /// What each algorithm needs (`coapcc_proto::echo::echo_mode_for`).
+    Auto,
+    /// Never.
+    None,
+    /// A token byte.
+    Token,
+    /// The transmission-count option.
+    Option,
+}
+
+/// CoAP message and header sizes (testbeds §1).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CoapConfig {
+    /// Uri-Path of each GET ("res": a 1-byte option header and 3 bytes make the testbed's 4-byte option).
+    #[serde(default = "default_path")]
+    pub request_path: String,
+    /// Payload of each piggybacked response, bytes (20).
+    #[serde(default = "default_payload")]
+    pub response_payload_bytes: u32,
+    /// Client token length, bytes (2; the token echo adds one).
+    #[serde(default = "default_token")]
+    pub token_bytes: u8,
+    /// IPv4 + UDP headers counted against link rates and buffers (28).
+    #[serde(default = "default_ip_udp")]
+    pub ip_udp_header_bytes: u32,
+    /// Link MTU (296): a message that does not fit is an error.
+    #[serde(default = "default_mtu")]
+    pub mtu_bytes: u32,
+    /// Transmission-count echo.
+    #[serde(default = "default_echo")]
+    pub echo: EchoChoice,
+}
+
+impl Default for CoapConfig {
+    fn default() -> Self {
+        CoapConfig {
+            request_path: default_path(),
+            response_payload_bytes: default_payload(),
+            token_bytes: default_token(),
+            ip_udp_header_bytes: default_ip_udp(),
+            mtu_bytes: default_mtu(),
+            echo: default_echo(),
+        }
+    }
+}
+
+/// The scenario file as written.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    /// Name, also the default output folder (`results/<name>/`).
+    pub name: String,
+    /// What the case is.
+    pub description: String,
+    /// Where it is published (paper, figure or table).
+    pub source: String,
+    /// Scenario seed; replication `i` derives its streams from (seed, i, stream).
+    pub seed: u64,
+    /// Replications per algorithm.
+    pub replications: u32,
+    /// Algorithm names (see `coapcc algorithms`).
+    pub algorithms: Vec<String>,
+    /// Network (with `[workload]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<NetworkConfig>,
+    /// Workload (with `[network]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload: Option<WorkloadConfig>,
+    /// CoAP sizes.
+    #[serde(default)]
+    pub coap: CoapConfig,
+    /// RTT-trace model (instead of network and workload).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<TraceConfig>,
+    /// Keys applied to every algorithm that has them.
+    #[serde(default)]
+    pub all_algorithms: toml::Table,
+    /// Keys per algorithm name.
+    #[serde(default)]
+    pub algorithm: BTreeMap<String, toml::Table>,
+    /// Named variants usable in `algorithms`: `[variant.idc-iw1.1]` with `base = "idc"` and the
+    /// keys that differ (`iw = 1.1`), so one scenario can compare settings of one algorithm.
+    #[serde(default)]
+    pub variant: BTreeMap<String, toml::Table>,
+}
+
+/// What a scenario simulates.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Model {
+    /// Clients and a server over a network (testbeds §1–2).
+    Network {
+        /// The network.
+        network: NetworkConfig,
+        /// The workload.
+        workload: WorkloadConfig,
+    },
+    /// Estimators fed an RTT trace (testbeds §3).
+    Trace(TraceConfig),
+}
+
+/// A checked scenario, ready to run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    /// The file as resolved (defaults filled in, overrides applied): written next to results
+    /// so any result can be rerun exactly.
+    pub file: ScenarioFile,
+    /// The model.
+    pub model: Model,
+    /// Each algorithm's name and checked configuration.
+    pub algorithms: Vec<(String, AnyConfig)>,
+}
+
+impl Scenario {
+    /// The fully resolved scenario as TOML.
+    pub fn to_toml(&self) -> String {
+        toml::to_string(&self.file).unwrap_or_else(|e| format!("# could not serialise the scenario: {e}\n"))
+    }
+}
+
+/// One `KEY=VALUE` override.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Setting {
+    /// The key: bare (`flows`) or dotted (`algorithm.cocoa.aging`).
+    pub key: String,
+    /// The raw value text, read as TOML when it is one, else as a string.
+    pub value: String,
+}
+
+impl std::str::FromStr for Setting {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.split_once('=') {
+            Some((k, v)) if !k.trim().is_empty() => {
+                Ok(Setting { key: k.trim().to_string(), value: v.trim().to_string() })
+            }
+            _ => Err(format!("expected KEY=VALUE, got `{s}`")),
+        }
+    }
+}
+
+/// Reads a value as TOML when it is one (`20`, `1.5`, `false`, `[1, 2]`, `{a = 1}`), else as a string.
+pub fn parse_value(raw: &str) -> toml::Value {
+    match toml::from_str::<toml::Table>(&format!("v = {raw}")) {
+        Ok(mut t) => t.remove("v").unwrap_or_else(|| toml::Value::String(raw.to_string())),
+        Err(_) => toml::Value::String(raw.to_string()),
+    }
+}
+
+const SECTIONS: [&str; 4] = ["network", "workload", "coap", "trace"];
+
+fn apply_setting(table: &mut toml::Table, s: &Setting, file: &str) -> Result<(), ScenarioError> {
+    let err =
+        |key: &str, problem: String| ScenarioError { file: file.into(), line: None, key: Some(key.into()), problem };
+    let path: Vec<&str> = if s.key.contains('.') {
+        s.key.split('.').collect()
+    } else {
+        let mut hits: Vec<Vec<&str>> = Vec::new();
+        if table.contains_key(&s.key) {
+            hits.push(vec![s.key.as_str()]);
+        }
+        for sec in SECTIONS {
+            if table.get(sec).and_then(|v| v.as_table()).is_some_and(|t| t.contains_key(&s.key)) {
+                hits.push(vec![sec, s.key.as_str()]);
+            }
+        }
+        match hits.len() {
+            1 => hits.remove(0),
+            0 if SECTIONS.iter().any(|sec| table.contains_key(*sec)) => {
+                // A key with a default, not written in the file: put it where it belongs by
+                // trying each section in turn when checking (serde denies unknown keys).
+                return Err(err(
+                    &s.key,
+                    format!(
+                        "not in this scenario; write it with its table, e.g. `workload.{}` or `network.{}`",
+                        s.key, s.key
+                    ),
+                ));
+            }
+            0 => return Err(err(&s.key, "not in this scenario".into())),
+            _ => {
+                let names: Vec<String> = hits.iter().map(|h| h.join(".")).collect();
+                return Err(err(&s.key, format!("ambiguous; write one of: {}", names.join(", "))));
+            }
+        }
+    };
+    let (last, parents) = path.split_last().ok_or_else(|| err(&s.key, "empty key".into()))?;
+    let mut cur = table;
+    for p in parents {
+        let entry = cur.entry(p.to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        cur = entry.as_table_mut().ok_or_else(|| err(&s.key, format!("`{p}` is not a table")))?;
+    }
+    cur.insert(last.to_string(), parse_value(&s.value));
+    Ok(())
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+/// The key written on the line containing byte `offset` (`key = value` → `key`).
+fn key_at(text: &str, offset: usize) -> Option<String> {
+    let start = text[..offset.min(text.len())].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[start..].lines().next()?;
+    let (k, _) = line.split_once('=')?;
+    let k = k.trim().trim_matches('"');
+    (!k.is_empty() && !k.starts_with('[')).then(|| k.to_string())
+}
+
+/// Parses, overrides and checks a scenario. `file` names it in errors.
+pub fn parse(text: &str, file: &str, settings: &[Setting]) -> Result<Scenario, ScenarioError> {
+    let mut table: toml::Table = toml::from_str(text).map_err(|e| {
+        let off = e.span().map(|s| s.start);
+        ScenarioError {
+            file: file.into(),
+            line: off.map(|o| line_of(text, o)),
+            key: off.and_then(|o| key_at(text, o)),
+            problem: e.message().to_string(),
+        }
+    })?;
+    for s in settings {
+        apply_setting(&mut table, s, file)?;
+    }
+    // Deserialise from the text when nothing was overridden, so errors carry line numbers.
+    let parsed: Result<ScenarioFile, toml::de::Error> =
+        if settings.is_empty() { toml::from_str(text) } else { toml::Value::Table(table).try_into() };
+    let sf = parsed.map_err(|e| {
+        let off = e.span().map(|s| s.start);
+        let key = off.and_then(|o| key_at(text, o).filter(|_| settings.is_empty()));
+        ScenarioError {
+            file: file.into(),
+            line: off.filter(|_| settings.is_empty()).map(|o| line_of(text, o)),
+            key,
+            problem: e.message().replace('\n', " "),
+        }
+    })?;
+    check(sf, file)
+}
+
+/// Reads, overrides and checks a scenario file.
+pub fn load(path: &Path, settings: &[Setting]) -> Result<Scenario, ScenarioError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+        file: file.clone(),
+        line: None,
+        key: None,
+        problem: format!("cannot read: {e}"),
+    })?;
+    parse(&text, &file, settings)
+}
+
+/// Why an algorithm could not be configured.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AlgorithmError {
+    /// No algorithm has this name; the valid names are listed.
+    UnknownName {
+        /// The name asked for.
+        name: String,
+        /// Every valid name.
+        valid: Vec<&'static str>,
+    },
+    /// The key does not exist for this algorithm; the valid keys are listed.
+    UnknownKey {
+        /// The key.
+        key: String,
+        /// Every valid key.
+        valid: Vec<String>,
+    },
+    /// A value has the wrong type or is out of range.
+    BadValue {
+        /// The key, when known.
+        key: Option<String>,
+        /// What is wrong.
+        problem: String,
+    },
+}
+
+impl fmt::Display for AlgorithmError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AlgorithmError::UnknownName { name, valid } => {
+                write!(f, "unknown algorithm `{name}`; valid names: {}", valid.join(", "))
+            }
+            AlgorithmError::UnknownKey { key, valid } => {
+                write!(f, "unknown key `{key}`; valid keys: {}", valid.join(", "))
+            }
+            AlgorithmError::BadValue { key: Some(k), problem } => write!(f, "bad value for key `{k}`: {problem}"),
+            AlgorithmError::BadValue { key: None, problem } => f.write_str(problem),
+        }
+    }
+}
+
+struct Apply<'a> {
+    all: &'a toml::Table,
+    own: &'a toml::Table,
+}
+
+impl ConfigMapper for Apply<'_> {
+    type Error = AlgorithmError;
+    fn map<T: Serialize + DeserializeOwned>(&mut self, config: T) -> Result<T, AlgorithmError> {
+        let bad = |key: Option<String>, problem: String| AlgorithmError::BadValue { key, problem };
+        let mut value = toml::Table::try_from(&config).map_err(|e| bad(None, e.to_string()))?;
+        for (k, v) in self.all {
+            if value.contains_key(k) {
+                value.insert(k.clone(), v.clone());
+            }
+        }
+        for (k, v) in self.own {
+            if !value.contains_key(k) {
+                return Err(AlgorithmError::UnknownKey { key: k.clone(), valid: value.keys().cloned().collect() });
+            }
+            // One key at a time, so that an error names the key that caused it.
+            let mut trial = value.clone();
+            trial.insert(k.clone(), v.clone());
+            let checked: T = toml::Value::Table(trial)
+                .try_into()
+                .map_err(|e: toml::de::Error| bad(Some(k.clone()), e.message().replace('\n', " ")))?;
+            value = toml::Table::try_from(&checked).map_err(|e| bad(Some(k.clone()), e.to_string()))?;
+        }
+        toml::Value::Table(value).try_into().map_err(|e: toml::de::Error| bad(None, e.message().replace('\n', " ")))
+    }
+}
+
+/// The preset of algorithm `name` with `all` (keys applied where the algorithm has them) and
+/// `own` (keys that must exist) applied, checked by building the controller once.
+pub fn configure_algorithm(name: &str, all: &toml::Table, own: &toml::Table) -> Result<AnyConfig, AlgorithmError> {
+    let preset = AnyConfig::from_name(name).ok_or_else(|| AlgorithmError::UnknownName {
+        name: name.to_string(),
+        valid: registry::ALGORITHMS.iter().map(|a| a.name).collect(),
+    })?;
+    let config = preset.map_with(&mut Apply { all, own })?;
+    config
+        .build()
+        .map_err(|e| AlgorithmError::BadValue { key: Some(e.key.to_string()), problem: e.problem.to_string() })?;
+    Ok(config)
+}
+
+/// The configuration keys of an algorithm configuration and their values.
+pub fn algorithm_keys(config: &AnyConfig) -> toml::Table {
+    toml::Table::try_from(config).unwrap_or_default()
+}
+
+fn check(sf: ScenarioFile, file: &str) -> Result<Scenario, ScenarioError> {
+    let err =
+        |key: &str, problem: String| ScenarioError { file: file.into(), line: None, key: Some(key.into()), problem };
+    if sf.name.trim().is_empty() {
+        return Err(err("name", "must not be empty".into()));
+    }
+    if sf.replications == 0 {
+        return Err(err("replications", "must be at least 1".into()));
+    }
+    if sf.algorithms.is_empty() {
+        return Err(err("algorithms", "must list at least one algorithm".into()));
+    }
+    let mut algorithms = Vec::new();
+    let empty = toml::Table::new();
+    for name in &sf.algorithms {
+        let (base, own) = match sf.variant.get(name) {
+            Some(v) => {
+                let Some(base) = v.get("base").and_then(|b| b.as_str()) else {
+                    return Err(err(
+                        &format!("variant.{name}.base"),
+                        "missing: the algorithm this variant is based on".into(),
+                    ));
+                };
+                let mut own = v.clone();
+                own.remove("base");
+                for (k, val) in sf.algorithm.get(name).unwrap_or(&empty) {
+                    own.insert(k.clone(), val.clone());
+                }
+                (base.to_string(), own)
+            }
+            None => (name.clone(), sf.algorithm.get(name).cloned().unwrap_or_default()),
+        };
+        let own = &own;
+        let config = configure_algorithm(&base, &sf.all_algorithms, own).map_err(|e| match e {
+            AlgorithmError::UnknownName { .. } => err("algorithms", e.to_string()),
+            AlgorithmError::UnknownKey { ref key, ref valid } => err(
+                &format!("algorithm.{name}.{key}"),
+                format!("unknown key for `{name}`; valid keys: {}", valid.join(", ")),
+            ),
+            AlgorithmError::BadValue { key: Some(ref k), ref problem } => {
+                err(&format!("algorithm.{name}.{k}"), problem.clone())
+            }
+            AlgorithmError::BadValue { key: None, ref problem } => err(&format!("algorithm.{name}"), problem.clone()),
+        })?;
+        algorithms.push((name.clone(), config));
+    }
+    for name in sf.variant.keys() {
+        if !sf.algorithms.contains(name) {
+            return Err(err(&format!("variant.{name}"), format!("`{name}` is not in `algorithms`")));
+        }
+    }
+    for name in sf.algorithm.keys() {
+        if !sf.algorithms.contains(name) {
+            return Err(err(&format!("algorithm.{name}"), format!("`{name}` is not in `algorithms`")));
+        }
+    }
+    for k in sf.all_algorithms.keys() {
+        let known = algorithms.iter().any(|(_, c)| algorithm_keys(c).contains_key(k));
+        if !known {
+            return Err(err(&format!("all_algorithms.{k}"), "no listed algorithm has this key".into()));
+        }
+    }
+    let model = match (&sf.network, &sf.workload, &sf.trace) {
+        (Some(n), Some(w), None) => {
+            check_network(n, file)?;
+            check_workload(w, file)?;
+            Model::Network { network: n.clone(), workload: *w }
+        }
+        (None, None, Some(t)) => {
+            t.validate().map_err(|e| err(&format!("trace.{}", e.key), e.problem.to_string()))?;
+            Model::Trace(t.clone())
+        }
+        (_, _, Some(_)) => return Err(err("trace", "a trace scenario has no [network] or [workload]".into())),
+        (None, _, None) => return Err(err("network", "missing table [network] (or [trace])".into())),
+        (_, None, None) => return Err(err("workload", "missing table [workload]".into())),
+    };
+    if sf.coap.token_bytes > 7 {
+        return Err(err("coap.token_bytes", "must be at most 7".into()));
+    }
+    if sf.coap.mtu_bytes < sf.coap.ip_udp_header_bytes + 4 {
+        return Err(err("coap.mtu_bytes", "must leave room for a CoAP header after the IP and UDP headers".into()));
+    }
+    Ok(Scenario { file: sf, model, algorithms })
+}
+
+fn check_network(n: &NetworkConfig, file: &str) -> Result<(), ScenarioError> {
+    let (up, down) = n.pipelines();
+    for (name, p) in [("network.uplink", up), ("network.downlink", down)] {
+        p.validate().map_err(|e| ScenarioError {
+            file: file.into(),
+            line: None,
+            key: Some(match n {
+                NetworkConfig::Custom { .. } => format!("{name}.{}", e.key),
+                _ => format!("network.{}", e.key),
+            }),
+            problem: e.problem.to_string(),
+        })?;
+    }
+    Ok(())
+}
+
+fn check_workload(w: &WorkloadConfig, file: &str) -> Result<(), ScenarioError> {
+    let err = |key: &str, problem: &str| ScenarioError {
+        file: file.into(),
+        line: None,
+        key: Some(format!("workload.{key}")),
+        problem: problem.into(),
+    };
+    if w.flows == 0 {
+        return Err(err("flows", "must be at least 1"));
+    }
+    if w.exchanges_per_flow == 0 {
+        return Err(err("exchanges_per_flow", "must be at least 1"));
+    }
+    if w.random_min == 0 || w.random_min > w.random_max {
+        return Err(err("random_min", "must be at least 1 and at most `random_max`"));
+    }
+    if w.nstart == 0 {
+        return Err(err("nstart", "must be at least 1"));
+    }
+    match (w.flow_type, w.duration) {
+        (FlowType::LongLived, None) => return Err(err("duration_ms", "a long-lived flow needs a duration")),
+        (FlowType::LongLived, Some(d)) if d.is_zero() => return Err(err("duration_ms", "must be greater than 0")),
+        _ => {}
+    }
+    Ok(())
+}

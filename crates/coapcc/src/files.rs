@@ -1,0 +1,42 @@
+//! Output files written atomically: a reader (or an interrupted run) never sees half a file.
+
+use std::io::Write;
+use std::path::Path;
+
+use crate::error::CliError;
+
+/// Writes `bytes` to `path` through a temporary file in the same folder and a rename.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
+    let fail = |what: &str, e: std::io::Error| CliError::Failure(format!("cannot {what} `{}`: {e}", path.display()));
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(|e| fail("create the folder of", e))?;
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
+    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    {
+        let mut f = std::fs::File::create(&tmp).map_err(|e| fail("create a temporary file for", e))?;
+        f.write_all(bytes).map_err(|e| fail("write", e))?;
+        f.sync_all().map_err(|e| fail("flush", e))?;
+    }
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        fail("rename into place", e)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_atomic_write_replaces_the_whole_file_and_leaves_no_temporary() {
+        let dir = std::env::temp_dir().join(format!("coapcc-files-{}", std::process::id()));
+        let p = dir.join("sub/a.csv");
+        write_atomic(&p, b"one\n").unwrap();
+        write_atomic(&p, b"two\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "two\n");
+        let leftovers: Vec<_> =
+            std::fs::read_dir(p.parent().unwrap()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(leftovers.len(), 1);
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
