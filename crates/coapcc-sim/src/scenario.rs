@@ -8,8 +8,7 @@
 //! replications = 20
 //! algorithms = ["default", "cocoa", "cocoa-fb1", "fasor", "fasor-token"]
 //!
-//! [network]             # kind = "nbiot" | "residual" | "custom"
-//! kind = "nbiot"
+//! [network.nbiot]       # or [network.residual], [network.custom]
 //! buffer_bytes = 1410000
 //! errors = "none"
 //!
@@ -26,8 +25,8 @@
 //!
 //! The RTT-trace model (testbeds §3) uses a `[trace]` table instead of `[network]` and
 //! `[workload]`. Every error names the file, the key and the problem. `--set KEY=VALUE`
-//! overrides a key before checking: a bare key (`flows`) is looked up in the top level and in
-//! `[network]`, `[workload]`, `[coap]` and `[trace]`, and must be unique; a dotted key
+//! overrides a key before checking: a bare key (`flows`) is looked up in the top level, in
+//! `[network.*]`, `[workload]`, `[coap]` and `[trace]`, and must be unique; a dotted key
 //! (`algorithm.cocoa.aging`) names its table.
 
 use std::collections::BTreeMap;
@@ -75,8 +74,10 @@ impl std::error::Error for ScenarioError {}
 
 /// The network between the clients and the server: one pipeline per direction, shared by all
 /// clients.
+/// Written as one sub-table naming the kind: `[network.nbiot]`, `[network.residual]` or
+/// `[network.custom]` (with `[[network.custom.uplink.stages]]` …).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub enum NetworkConfig {
     /// Testbeds §1: the NB-IoT-like asymmetric link (60/30 kbit/s, 200/400 ms, rest of path
     /// U[10, 20] ms FIFO, drop-tail buffers of `buffer_bytes` in both wireless directions,
@@ -354,16 +355,23 @@ const SECTIONS: [&str; 4] = ["network", "workload", "coap", "trace"];
 fn apply_setting(table: &mut toml::Table, s: &Setting, file: &str) -> Result<(), ScenarioError> {
     let err =
         |key: &str, problem: String| ScenarioError { file: file.into(), line: None, key: Some(key.into()), problem };
-    let path: Vec<&str> = if s.key.contains('.') {
-        s.key.split('.').collect()
+    let path: Vec<String> = if s.key.contains('.') {
+        s.key.split('.').map(str::to_string).collect()
     } else {
-        let mut hits: Vec<Vec<&str>> = Vec::new();
+        let mut hits: Vec<Vec<String>> = Vec::new();
         if table.contains_key(&s.key) {
-            hits.push(vec![s.key.as_str()]);
+            hits.push(vec![s.key.clone()]);
         }
         for sec in SECTIONS {
-            if table.get(sec).and_then(|v| v.as_table()).is_some_and(|t| t.contains_key(&s.key)) {
-                hits.push(vec![sec, s.key.as_str()]);
+            let Some(t) = table.get(sec).and_then(|v| v.as_table()) else { continue };
+            if t.contains_key(&s.key) {
+                hits.push(vec![sec.to_string(), s.key.clone()]);
+            }
+            // `[network.nbiot]`: one level further down.
+            for (kind, sub) in t {
+                if sub.as_table().is_some_and(|st| st.contains_key(&s.key)) {
+                    hits.push(vec![sec.to_string(), kind.clone(), s.key.clone()]);
+                }
             }
         }
         match hits.len() {
@@ -373,10 +381,7 @@ fn apply_setting(table: &mut toml::Table, s: &Setting, file: &str) -> Result<(),
                 // trying each section in turn when checking (serde denies unknown keys).
                 return Err(err(
                     &s.key,
-                    format!(
-                        "not in this scenario; write it with its table, e.g. `workload.{}` or `network.{}`",
-                        s.key, s.key
-                    ),
+                    format!("not in this scenario; write it with its table, e.g. `workload.{}`", s.key),
                 ));
             }
             0 => return Err(err(&s.key, "not in this scenario".into())),
@@ -389,10 +394,10 @@ fn apply_setting(table: &mut toml::Table, s: &Setting, file: &str) -> Result<(),
     let (last, parents) = path.split_last().ok_or_else(|| err(&s.key, "empty key".into()))?;
     let mut cur = table;
     for p in parents {
-        let entry = cur.entry(p.to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        let entry = cur.entry(p.clone()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
         cur = entry.as_table_mut().ok_or_else(|| err(&s.key, format!("`{p}` is not a table")))?;
     }
-    cur.insert(last.to_string(), parse_value(&s.value));
+    cur.insert(last.clone(), parse_value(&s.value));
     Ok(())
 }
 
@@ -400,13 +405,26 @@ fn line_of(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].matches('\n').count() + 1
 }
 
-/// The key written on the line containing byte `offset` (`key = value` → `key`).
-fn key_at(text: &str, offset: usize) -> Option<String> {
+/// The key an error at byte `offset` is about: the key written on that line (`key = value`),
+/// or for a table header (`[workload]`) the table, with the field a "missing field" message
+/// names appended (`workload.flows`).
+fn key_at(text: &str, offset: usize, message: &str) -> Option<String> {
     let start = text[..offset.min(text.len())].rfind('\n').map_or(0, |i| i + 1);
-    let line = text[start..].lines().next()?;
+    let line = text[start..].lines().next()?.trim();
+    let missing = message.split_once("missing field `").and_then(|(_, r)| r.split_once('`')).map(|(f, _)| f);
+    if let Some(header) = line.strip_prefix('[') {
+        let table = header.trim_start_matches('[').split(']').next()?.trim();
+        return Some(match missing {
+            Some(f) => format!("{table}.{f}"),
+            None => table.to_string(),
+        });
+    }
+    if let Some(f) = missing {
+        return Some(f.to_string());
+    }
     let (k, _) = line.split_once('=')?;
     let k = k.trim().trim_matches('"');
-    (!k.is_empty() && !k.starts_with('[')).then(|| k.to_string())
+    (!k.is_empty()).then(|| k.to_string())
 }
 
 /// Parses, overrides and checks a scenario. `file` names it in errors.
@@ -416,7 +434,7 @@ pub fn parse(text: &str, file: &str, settings: &[Setting]) -> Result<Scenario, S
         ScenarioError {
             file: file.into(),
             line: off.map(|o| line_of(text, o)),
-            key: off.and_then(|o| key_at(text, o)),
+            key: off.and_then(|o| key_at(text, o, e.message())),
             problem: e.message().to_string(),
         }
     })?;
@@ -428,7 +446,7 @@ pub fn parse(text: &str, file: &str, settings: &[Setting]) -> Result<Scenario, S
         if settings.is_empty() { toml::from_str(text) } else { toml::Value::Table(table).try_into() };
     let sf = parsed.map_err(|e| {
         let off = e.span().map(|s| s.start);
-        let key = off.and_then(|o| key_at(text, o).filter(|_| settings.is_empty()));
+        let key = off.filter(|_| settings.is_empty()).and_then(|o| key_at(text, o, e.message()));
         ScenarioError {
             file: file.into(),
             line: off.filter(|_| settings.is_empty()).map(|o| line_of(text, o)),
@@ -588,14 +606,11 @@ fn check(sf: ScenarioFile, file: &str) -> Result<Scenario, ScenarioError> {
         })?;
         algorithms.push((name.clone(), config));
     }
-    for name in sf.variant.keys() {
-        if !sf.algorithms.contains(name) {
-            return Err(err(&format!("variant.{name}"), format!("`{name}` is not in `algorithms`")));
-        }
-    }
+    // Tables for algorithms not selected (e.g. with `--algorithm`) are ignored, but a name that
+    // is neither an algorithm nor a variant is a typo.
     for name in sf.algorithm.keys() {
-        if !sf.algorithms.contains(name) {
-            return Err(err(&format!("algorithm.{name}"), format!("`{name}` is not in `algorithms`")));
+        if AnyConfig::from_name(name).is_none() && !sf.variant.contains_key(name) {
+            return Err(err(&format!("algorithm.{name}"), format!("`{name}` is neither an algorithm nor a [variant]")));
         }
     }
     for k in sf.all_algorithms.keys() {

@@ -1,0 +1,108 @@
+//! Model tests with exact or statistical expectations, through the public API.
+
+use coapcc_core::{AnyConfig, Duration, Ratio};
+use coapcc_sim::engine::run_network;
+use coapcc_sim::link::{FifoJitterConfig, PipelineConfig, PropagationConfig, SerializerConfig, StageConfig};
+use coapcc_sim::scenario::{CoapConfig, FlowType, NetworkConfig, WorkloadConfig};
+
+fn workload(flows: u32, flow_type: FlowType) -> WorkloadConfig {
+    WorkloadConfig {
+        flows,
+        flow_type,
+        exchanges_per_flow: 50,
+        start_window: Duration::ZERO,
+        random_min: 1,
+        random_max: 10,
+        duration: None,
+        nstart: 1,
+    }
+}
+
+/// testbeds §1 without randomness: the rest of the path is fixed at 15 ms each way.
+fn fixed_nbiot() -> NetworkConfig {
+    let ms = Duration::from_millis;
+    let rest = StageConfig::FifoJitter(FifoJitterConfig::new(ms(15), ms(15)));
+    NetworkConfig::Custom {
+        uplink: PipelineConfig::new([
+            StageConfig::Serializer(SerializerConfig { rate_bps: 60_000, buffer_bytes: 1_410_000 }),
+            StageConfig::Propagation(PropagationConfig::new(ms(200))),
+            rest,
+        ]),
+        downlink: PipelineConfig::new([
+            rest,
+            StageConfig::Serializer(SerializerConfig { rate_bps: 30_000, buffer_bytes: 1_410_000 }),
+            StageConfig::Propagation(PropagationConfig::new(ms(400))),
+        ]),
+    }
+}
+
+#[test]
+fn a_single_flow_on_an_idle_error_free_link_takes_exactly_50_base_rtts() {
+    let coap = CoapConfig::default();
+    let mut alg = AnyConfig::from_name("default").unwrap();
+    alg.set_dither(false);
+    let r = run_network(&fixed_nbiot(), workload(1, FlowType::Continuous), &coap, &alg, 1, 0).unwrap();
+    // Request: 10 B CoAP + 28 B IPv4/UDP at 60 kbit/s; response: 27 B + 28 B at 30 kbit/s
+    // (serialisation rounded up to the nanosecond), plus 200 + 15 + 15 + 400 ms.
+    let rtt_ns = 5_066_667 + 200_000_000 + 15_000_000 + 15_000_000 + 14_666_667 + 400_000_000;
+    let f = &r.flows[0];
+    assert_eq!((f.exchanges_completed, f.exchanges_failed, f.retransmissions), (50, 0, 0));
+    assert!((f.fct_s - 50.0 * rtt_ns as f64 / 1e9).abs() < 1e-9, "fct {} s", f.fct_s);
+    assert!((f.median_rtt_s - rtt_ns as f64 / 1e9).abs() < 1e-12);
+}
+
+#[test]
+fn default_coap_on_residual_bandwidth_plateaus_at_one_over_mean_initial_timer_plus_rtt() {
+    // testbeds §2, Makarem §6.2: with ResBW between 1/(RTO_init + RTT) and 1/RTT every original
+    // finds no token (sent one RTT after the previous success) and its first retransmission
+    // does, so each exchange takes T0 + RTT: goodput 1/(E[T0] + RTT) = 1/(2.5 + 0.5) s.
+    let net = NetworkConfig::Residual { min_rate_pps: Ratio::ONE, max_rate_pps: Ratio::ONE };
+    let w = WorkloadConfig { duration: Some(Duration::from_secs(5 * 3600)), ..workload(1, FlowType::LongLived) };
+    let r = run_network(&net, w, &CoapConfig::default(), &AnyConfig::from_name("default").unwrap(), 7, 0).unwrap();
+    let g = r.run.goodput_per_s;
+    assert!((g - 1.0 / 3.0).abs() < 0.01 / 3.0, "goodput {g}, expected 1/3 within 1 %");
+    // Each exchange: one original lost, one retransmission delivered.
+    assert!((r.run.overhead - 1.0).abs() < 0.01, "overhead {}", r.run.overhead);
+}
+
+#[test]
+fn unnecessary_retransmissions_are_those_after_the_first_copy_that_completed_the_round_trip() {
+    // One flow, no errors, a 1 s first timer against a 1.3 s RTT: every exchange retransmits
+    // once although the original was not lost — the retransmission is unnecessary.
+    let coap = CoapConfig::default();
+    let mut alg = AnyConfig::from_name("default-aggressive").unwrap();
+    alg.set_dither(false);
+    let ms = Duration::from_millis;
+    let net = NetworkConfig::Custom {
+        uplink: PipelineConfig::new([StageConfig::Propagation(PropagationConfig::new(ms(650)))]),
+        downlink: PipelineConfig::new([StageConfig::Propagation(PropagationConfig::new(ms(650)))]),
+    };
+    let r = run_network(&net, workload(1, FlowType::Continuous), &coap, &alg, 1, 0).unwrap();
+    let f = &r.flows[0];
+    assert_eq!(f.retransmissions, 50);
+    assert_eq!(f.unnecessary_retransmissions, 50);
+    assert_eq!(r.expired_rto_s.len(), 50);
+    assert!(r.expired_rto_s.iter().all(|t| (*t - 1.0).abs() < 1e-12));
+}
+
+#[test]
+fn random_flows_are_chains_of_short_clients_that_still_total_50_exchanges() {
+    let coap = CoapConfig::default();
+    let alg = AnyConfig::from_name("cocoa").unwrap();
+    let r = run_network(&fixed_nbiot(), workload(5, FlowType::Random), &coap, &alg, 3, 0).unwrap();
+    for f in &r.flows {
+        assert_eq!(f.exchanges_completed + f.exchanges_failed, 50);
+        assert!(f.fct_s.is_finite());
+    }
+}
+
+#[test]
+fn nstart_four_keeps_four_exchanges_in_flight() {
+    let coap = CoapConfig::default();
+    let alg = AnyConfig::from_name("default").unwrap();
+    let one = run_network(&fixed_nbiot(), workload(1, FlowType::Continuous), &coap, &alg, 1, 0).unwrap();
+    let w4 = WorkloadConfig { nstart: 4, ..workload(1, FlowType::Continuous) };
+    let four = run_network(&fixed_nbiot(), w4, &coap, &alg, 1, 0).unwrap();
+    assert_eq!(four.flows[0].exchanges_completed, 50);
+    assert!(four.flows[0].fct_s < one.flows[0].fct_s / 3.0, "{} vs {}", four.flows[0].fct_s, one.flows[0].fct_s);
+}

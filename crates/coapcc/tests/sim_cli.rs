@@ -1,0 +1,122 @@
+//! `coapcc sim` from the command line: result files, error messages and exit codes.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn coapcc(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_coapcc")).args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("coapcc-sim-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn scenario(rel: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(rel).display().to_string()
+}
+
+const GOOD: &str = r#"
+name = "t/good"
+description = "d"
+source = "s"
+seed = 1
+replications = 1
+algorithms = ["default"]
+[network.nbiot]
+buffer_bytes = 2500
+errors = "none"
+[workload]
+flows = 2
+flow_type = "continuous"
+"#;
+
+fn assert_scenario_error(text: &str, needles: &[&str]) {
+    let d = tmp("bad");
+    let f = d.join("bad.toml");
+    std::fs::write(&f, text).unwrap();
+    let (code, _, err) = coapcc(&["sim", f.to_str().unwrap(), "--out", d.join("out").to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    assert!(err.contains("bad.toml"), "names the file: {err}");
+    for n in needles {
+        assert!(err.contains(n), "`{n}` not in: {err}");
+    }
+    assert!(!d.join("out").exists(), "nothing written for a bad scenario");
+}
+
+#[test]
+fn a_missing_key_is_named_with_the_file() {
+    assert_scenario_error(&GOOD.replace("flows = 2\n", ""), &["flows"]);
+}
+
+#[test]
+fn a_negative_rate_is_named_with_the_file_and_key() {
+    let text = GOOD.replace(
+        "[network.nbiot]\nbuffer_bytes = 2500\nerrors = \"none\"",
+        "[network.residual]\nmin_rate_pps = -1\nmax_rate_pps = 2",
+    );
+    assert_scenario_error(&text, &["min_rate_pps"]);
+}
+
+#[test]
+fn an_unknown_algorithm_is_named_with_the_file_and_key() {
+    assert_scenario_error(&GOOD.replace("[\"default\"]", "[\"default\", \"reno\"]"), &["key `algorithms`", "reno"]);
+}
+
+#[test]
+fn an_unknown_algorithm_key_is_named() {
+    assert_scenario_error(
+        &format!("{GOOD}\n[algorithm.default]\nbogus = 1\n"),
+        &["algorithm.default.bogus", "valid keys"],
+    );
+}
+
+#[test]
+fn a_bad_set_is_named() {
+    let (code, _, err) = coapcc(&["sim", &scenario("fasor/10-flows-error-free-continuous.toml"), "--set", "nope=1"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("nope"), "{err}");
+}
+
+#[test]
+fn a_run_writes_flows_runs_summary_and_the_resolved_scenario() {
+    let d = tmp("good");
+    let (code, out, err) = coapcc(&[
+        "sim",
+        &scenario("fasor/10-flows-medium-errors-random.toml"),
+        "--replications",
+        "2",
+        "--algorithm",
+        "fasor",
+        "--algorithm",
+        "default",
+        "--set",
+        "flows=4",
+        "--out",
+        d.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("fasor") && out.contains("fct_med"), "{out}");
+    let flows = std::fs::read_to_string(d.join("flows.csv")).unwrap();
+    assert!(flows.starts_with("algorithm,replication,flow,fct_s,exchanges_completed,exchanges_failed,transmissions,retransmissions,unnecessary_retransmissions,median_rtt_s\n"));
+    assert_eq!(flows.lines().count(), 1 + 2 * 2 * 4, "algorithms × replications × flows rows");
+    assert_eq!(std::fs::read_to_string(d.join("runs.csv")).unwrap().lines().count(), 1 + 2 * 2);
+    assert_eq!(std::fs::read_to_string(d.join("summary.csv")).unwrap().lines().count(), 1 + 2);
+    let resolved = std::fs::read_to_string(d.join("scenario.toml")).unwrap();
+    assert!(resolved.contains("replications = 2") && resolved.contains("flows = 4"), "{resolved}");
+    // The resolved scenario reruns to the same bytes.
+    let d2 = tmp("rerun");
+    let (code, _, err) =
+        coapcc(&["sim", d.join("scenario.toml").to_str().unwrap(), "--out", d2.to_str().unwrap(), "-q"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(std::fs::read_to_string(d2.join("flows.csv")).unwrap(), flows);
+}
