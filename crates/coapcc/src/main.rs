@@ -86,6 +86,22 @@ enum Command {
         #[arg(long, short)]
         quiet: bool,
     },
+    /// Measure the simulator: events per second, simulated seconds per wall second, wall time
+    /// per replication, peak memory.
+    Bench {
+        /// What to measure.
+        #[arg(long, value_enum, default_value = "reference")]
+        case: coapcc::bench::Case,
+        /// Replications of the reference case.
+        #[arg(long, default_value_t = 5)]
+        replications: u32,
+        /// Simulated hours of the long case.
+        #[arg(long, default_value_t = 5)]
+        hours: u32,
+        /// Folder of the scenario files.
+        #[arg(long, default_value = "scenarios")]
+        scenarios: PathBuf,
+    },
     /// Run one controller through a scripted exchange sequence and print what it does.
     #[command(after_long_help = REPLAY_HELP)]
     Replay {
@@ -144,6 +160,9 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Sim { scenarios, algorithms, replications, seed, set, out: out_dir, jobs, quiet } => {
             let args = SimArgs { scenarios, algorithms, replications, seed, set, out: out_dir, jobs, quiet };
             sim_cmd::run(&args, &mut out)?;
+        }
+        Command::Bench { case, replications, hours, scenarios } => {
+            coapcc::bench::run(case, &scenarios, replications.max(1), hours.max(1), &mut out)?;
         }
         Command::Replay { algorithm, set, seed, no_dither, script } => {
             let mut set = parse_settings(&set)?;

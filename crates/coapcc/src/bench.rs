@@ -1,0 +1,118 @@
+//! `coapcc bench`: measures the simulator on the reference case and reports the numbers the
+//! README quotes. Wall-clock time is read here, and only here, for measurement; it never
+//! influences results.
+#![allow(clippy::disallowed_methods)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use coapcc_sim::runner::{RunOutput, job_count, run_scenario};
+use coapcc_sim::scenario::{self, Setting};
+
+use crate::error::CliError;
+
+/// What to measure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Case {
+    /// `fasor/400-flows-infinite-buffer-continuous` with `default`, one core.
+    Reference,
+    /// Every FASOR scenario with its published replications, all cores.
+    Matrix,
+    /// One residual-bandwidth sender for `--hours` simulated hours (memory over long runs).
+    Long,
+}
+
+/// Peak resident set size of this process, bytes (Linux `VmHWM`), if known.
+pub fn peak_rss_bytes() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+fn load(root: &Path, rel: &str, sets: &[String]) -> Result<scenario::Scenario, CliError> {
+    let sets: Vec<Setting> = sets.iter().map(|s| s.parse().map_err(CliError::usage)).collect::<Result<_, _>>()?;
+    scenario::load(&root.join(rel), &sets).map_err(|e| CliError::usage(e.to_string()))
+}
+
+/// Runs the benchmark `case` with scenarios from `root`.
+pub fn run(case: Case, root: &Path, replications: u32, hours: u32, out: &mut dyn Write) -> Result<(), CliError> {
+    match case {
+        Case::Reference => {
+            let s = load(
+                root,
+                "fasor/400-flows-infinite-buffer-continuous.toml",
+                &[format!("replications={replications}"), "algorithms=[\"default\"]".into()],
+            )?;
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().map_err(|e| CliError::Failure(e.to_string()))?;
+            let t0 = Instant::now();
+            let runs = pool.install(|| run_scenario(&s, &|| {})).map_err(CliError::Failure)?;
+            let wall = t0.elapsed().as_secs_f64();
+            let (mut events, mut sim_s) = (0u64, 0.0f64);
+            for r in &runs[0].runs {
+                if let RunOutput::Network(n) = r {
+                    events += n.run.events;
+                    sim_s += n.run.sim_time_s;
+                }
+            }
+            writeln!(out, "case: {} with default, {replications} replications on 1 core", s.file.name)?;
+            writeln!(out, "wall time:                 {wall:.3} s ({:.3} s per replication)", wall / f64::from(replications))?;
+            writeln!(out, "events:                    {events} ({:.2} million per second)", events as f64 / wall / 1e6)?;
+            writeln!(out, "simulated time:            {sim_s:.0} s ({:.0} simulated seconds per wall second)", sim_s / wall)?;
+            if let Some(rss) = peak_rss_bytes() {
+                writeln!(out, "peak RSS:                  {:.1} MiB", rss as f64 / 1048576.0)?;
+            }
+        }
+        Case::Matrix => {
+            let mut files: Vec<PathBuf> = std::fs::read_dir(root.join("fasor"))
+                .map_err(|e| CliError::usage(format!("cannot read {}/fasor: {e}", root.display())))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+                .collect();
+            files.sort();
+            let mut runs = 0usize;
+            let t0 = Instant::now();
+            for f in &files {
+                let s = scenario::load(f, &[]).map_err(|e| CliError::usage(e.to_string()))?;
+                runs += job_count(&s);
+                run_scenario(&s, &|| {}).map_err(CliError::Failure)?;
+            }
+            let wall = t0.elapsed().as_secs_f64();
+            writeln!(
+                out,
+                "case: the FASOR matrix, {} scenarios, {runs} runs (algorithm × replication), {} threads",
+                files.len(),
+                rayon::current_num_threads()
+            )?;
+            writeln!(out, "wall time:                 {wall:.2} s")?;
+            if let Some(rss) = peak_rss_bytes() {
+                writeln!(out, "peak RSS:                  {:.1} MiB", rss as f64 / 1048576.0)?;
+            }
+        }
+        Case::Long => {
+            let s = load(
+                root,
+                "makarem/residual-high-variability.toml",
+                &[
+                    "replications=1".into(),
+                    "algorithms=[\"idc\"]".into(),
+                    format!("duration_ms={}", u64::from(hours) * 3_600_000),
+                ],
+            )?;
+            let t0 = Instant::now();
+            let runs = run_scenario(&s, &|| {}).map_err(CliError::Failure)?;
+            let wall = t0.elapsed().as_secs_f64();
+            let events = match &runs[0].runs[0] {
+                RunOutput::Network(n) => n.run.events,
+                RunOutput::Trace(_) => 0,
+            };
+            writeln!(out, "case: one IDC sender on residual bandwidth for {hours} simulated hours")?;
+            writeln!(out, "wall time:                 {wall:.3} s, {events} events")?;
+            if let Some(rss) = peak_rss_bytes() {
+                writeln!(out, "peak RSS:                  {:.1} MiB", rss as f64 / 1048576.0)?;
+            }
+        }
+    }
+    Ok(())
+}
