@@ -25,12 +25,13 @@
 //! outstanding, the rest wait in a FIFO queue. Rate-based controllers may hold a copy until
 //! their `earliest_send` instant.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 use std::fmt::Debug;
 use std::hash::Hash;
 use std::time::Duration;
 
 use coapcc_core::random::Rng;
+use rustc_hash::FxHashMap;
 use coapcc_core::{Ack, AnyConfig, AnyController, Controller, Echo, Exchange, Instant, Retry};
 
 use crate::codec;
@@ -249,9 +250,18 @@ enum Seen {
     Answered(Message),
 }
 
+/// What the server keeps of a request to answer it (and its duplicates).
+#[derive(Clone, Debug)]
+struct Asked {
+    mtype: MessageType,
+    token: Token,
+    /// The transmission-count option's value, if the request carried one.
+    echo: Option<Vec<u8>>,
+}
+
 #[derive(Clone, Debug)]
 struct Server<A> {
-    seen: HashMap<(A, u16), (Seen, Message)>,
+    seen: FxHashMap<(A, u16), (Seen, Asked)>,
     expiry: VecDeque<(Instant, A, u16)>,
 }
 
@@ -292,7 +302,7 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
             next_token,
             transmits: VecDeque::new(),
             events: VecDeque::new(),
-            server: Server { seen: HashMap::new(), expiry: VecDeque::new() },
+            server: Server { seen: FxHashMap::default(), expiry: VecDeque::new() },
             stats: EndpointStats::default(),
         })
     }
@@ -372,9 +382,9 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
         };
         let mtype = if request.mtype == MessageType::Con { MessageType::Ack } else { MessageType::Non };
         let mut resp = Message { mtype, code, mid: handle.mid, token: request.token, options: Vec::new(), payload };
-        if let Some(v) = request.option(option::TRANSMISSION_COUNT) {
+        if let Some(v) = &request.echo {
             // FASOR-02 §4: a server implementing the option echoes it unmodified.
-            resp.add_option(option::TRANSMISSION_COUNT, v.to_vec());
+            resp.add_option(option::TRANSMISSION_COUNT, v.clone());
         }
         *seen = Seen::Answered(resp.clone());
         self.transmits.push_back(Transmit {
@@ -611,7 +621,12 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
             }
             return;
         }
-        self.server.seen.insert((from, msg.mid), (Seen::Pending, msg.clone()));
+        let asked = Asked {
+            mtype: msg.mtype,
+            token: msg.token,
+            echo: msg.option(option::TRANSMISSION_COUNT).map(<[u8]>::to_vec),
+        };
+        self.server.seen.insert((from, msg.mid), (Seen::Pending, asked));
         self.server.expiry.push_back((now, from, msg.mid));
         self.events.push_back(Event::Request { handle: RequestHandle { from, mid: msg.mid }, request: msg });
     }

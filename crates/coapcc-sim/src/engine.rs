@@ -59,9 +59,21 @@ struct Packet {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Ev {
+    /// A packet held in the slab arrives (pipelines that may reorder).
     Deliver(u32),
+    /// The head of a direction's in-order queue arrives.
+    Head(u8),
     Wake(u32),
     Start(u32),
+}
+
+/// Packets of one direction in arrival order. FIFO pipelines deliver in offer order, so only
+/// the head needs an event: this keeps the event queue small (a bottleneck buffer can hold
+/// tens of thousands of packets).
+#[derive(Debug, Default)]
+struct InOrder {
+    q: std::collections::VecDeque<(Instant, Packet)>,
+    last: Instant,
 }
 
 /// Per exchange: copies sent and the earliest copy whose response reached the client.
@@ -101,6 +113,7 @@ pub struct Sim<'a> {
     queue: BinaryHeap<Reverse<(Instant, u64, Ev)>>,
     packets: Vec<Option<Packet>>,
     free: Vec<u32>,
+    in_order: [InOrder; 2],
     server: Ep,
     flows: Vec<Flow>,
     up: Pipeline,
@@ -211,6 +224,7 @@ impl<'a> Sim<'a> {
             queue: BinaryHeap::new(),
             packets: Vec::new(),
             free: Vec::new(),
+            in_order: [InOrder::default(), InOrder::default()],
             server,
             flows,
             up,
@@ -266,7 +280,21 @@ impl<'a> Sim<'a> {
             match ev {
                 Ev::Start(f) => self.start_flow(f),
                 Ev::Wake(f) => self.wake(f),
-                Ev::Deliver(p) => self.deliver(p),
+                Ev::Deliver(p) => {
+                    if let Some(pkt) = self.packets.get_mut(p as usize).and_then(Option::take) {
+                        self.free.push(p);
+                        self.deliver(pkt);
+                    }
+                }
+                Ev::Head(d) => {
+                    let dir = &mut self.in_order[usize::from(d)];
+                    if let Some((_, pkt)) = dir.q.pop_front() {
+                        if let Some(&(next, _)) = dir.q.front() {
+                            self.push(next, Ev::Head(d));
+                        }
+                        self.deliver(pkt);
+                    }
+                }
             }
         }
         self.finish()
@@ -446,6 +474,21 @@ impl<'a> Sim<'a> {
         self.after_client(f);
     }
 
+    /// Schedules the arrival of `p` at `at` on direction `d` (0 up, 1 down).
+    fn schedule(&mut self, d: u8, at: Instant, p: Packet) {
+        let dir = &mut self.in_order[usize::from(d)];
+        if at >= dir.last {
+            dir.last = at;
+            dir.q.push_back((at, p));
+            if dir.q.len() == 1 {
+                self.push(at, Ev::Head(d));
+            }
+        } else {
+            let i = self.alloc(p);
+            self.push(at, Ev::Deliver(i));
+        }
+    }
+
     fn alloc(&mut self, p: Packet) -> u32 {
         match self.free.pop() {
             Some(i) => {
@@ -481,8 +524,7 @@ impl<'a> Sim<'a> {
                 if is_request {
                     self.request_copies_delivered += 1;
                 }
-                let i = self.alloc(Packet { from, to, msg, meta });
-                self.push(at, Ev::Deliver(i));
+                self.schedule(0, at, Packet { from, to, msg, meta });
             }
             Err(_) => {
                 if is_request {
@@ -495,14 +537,11 @@ impl<'a> Sim<'a> {
     fn send_down(&mut self, to: Addr, msg: Message, meta: Meta) {
         let bytes = self.wire(&msg);
         if let Ok(at) = self.down.offer(self.now, bytes) {
-            let i = self.alloc(Packet { from: SERVER, to, msg, meta });
-            self.push(at, Ev::Deliver(i));
+            self.schedule(1, at, Packet { from: SERVER, to, msg, meta });
         }
     }
 
-    fn deliver(&mut self, i: u32) {
-        let Some(p) = self.packets.get_mut(i as usize).and_then(Option::take) else { return };
-        self.free.push(i);
+    fn deliver(&mut self, p: Packet) {
         if p.to == SERVER {
             self.server.handle_message(self.now, p.from, p.msg);
             while let Some(e) = self.server.poll_event() {
