@@ -7,7 +7,7 @@ use std::collections::LinkedList;
 
 use coap_lite::{CoapOption as LiteOption, MessageClass, MessageType as LiteType, Packet};
 
-use crate::message::{CoapOption, Code, Message, MessageType, Token};
+use crate::message::{CoapOption, Code, Message, MessageType, OptionValue, Payload, Token};
 
 /// Why bytes are not a CoAP message.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -50,12 +50,12 @@ pub fn encode(msg: &Message) -> Vec<u8> {
         let number = msg.options[i].number;
         let mut values = LinkedList::new();
         while i < msg.options.len() && msg.options[i].number == number {
-            values.push_back(msg.options[i].value.clone());
+            values.push_back(msg.options[i].value.to_vec());
             i += 1;
         }
         p.set_option(LiteOption::from(number), values);
     }
-    p.payload = msg.payload.clone();
+    p.payload = msg.payload.to_vec();
     // Token ≤ 8 bytes and option values bounded by Vec sizes keep this infallible in practice;
     // fall back to the unlimited encoder rather than panicking.
     p.to_bytes().or_else(|_| p.to_bytes_unlimited()).unwrap_or_default()
@@ -71,7 +71,7 @@ pub fn decode(bytes: &[u8]) -> Result<Message, DecodeError> {
     let mut options = Vec::new();
     for (number, values) in p.options() {
         for v in values {
-            options.push(CoapOption { number: *number, value: v.clone() });
+            options.push(CoapOption { number: *number, value: OptionValue::from_slice(v) });
         }
     }
     options.sort_by_key(|o| o.number);
@@ -85,15 +85,15 @@ pub fn decode(bytes: &[u8]) -> Result<Message, DecodeError> {
         code: Code(u8::from(p.header.code)),
         mid: p.header.message_id,
         token,
-        options,
-        payload: p.payload,
+        options: options.into_iter().collect(),
+        payload: Payload::from(p.payload),
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::message::option;
+    use crate::message::{Payload, option};
     use proptest::prelude::*;
 
     fn message() -> impl Strategy<Value = Message> {
@@ -117,7 +117,14 @@ mod tests {
             prop::collection::vec(any::<u8>(), 0..64),
         )
             .prop_map(|(mtype, code, mid, token, opts, payload)| {
-                let mut m = Message { mtype, code, mid, token: Token::new(&token).unwrap(), options: vec![], payload };
+                let mut m = Message {
+                    mtype,
+                    code,
+                    mid,
+                    token: Token::new(&token).unwrap(),
+                    options: Default::default(),
+                    payload: Payload::from(payload),
+                };
                 for (n, v) in opts {
                     m.add_option(n, v);
                 }

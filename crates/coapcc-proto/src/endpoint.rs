@@ -28,14 +28,17 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt::Debug;
 use std::hash::Hash;
+use std::ops::Bound;
 use std::time::Duration;
 
 use coapcc_core::random::Rng;
-use rustc_hash::FxHashMap;
 use coapcc_core::{Ack, AnyConfig, AnyController, Controller, Echo, Exchange, Instant, Retry};
+use rustc_hash::FxHashMap;
 
 use crate::codec;
-use crate::message::{Code, Message, MessageType, Token, decode_uint, encode_uint, option};
+use crate::message::{
+    Code, Message, MessageType, OptionValue, Options, Payload, Token, decode_uint, encode_uint, option,
+};
 
 /// How acknowledgements say which copy of a request they answer (spec §0 "Disambiguated
 /// sample", §7.7, OQ-17).
@@ -66,6 +69,18 @@ pub struct EndpointConfig {
     pub token_len: u8,
     /// How long the server remembers a request for duplicate detection (EXCHANGE_LIFETIME).
     pub exchange_lifetime: Duration,
+    /// Server: answer every new request at once with this response (a fixed resource), instead
+    /// of raising [`Event::Request`] for the application.
+    pub auto_response: Option<AutoResponse>,
+}
+
+/// A fixed response the server sends to every request (see [`EndpointConfig::auto_response`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AutoResponse {
+    /// Response code.
+    pub code: Code,
+    /// Payload (shared, never copied).
+    pub payload: Payload,
 }
 
 impl EndpointConfig {
@@ -77,6 +92,7 @@ impl EndpointConfig {
             echo: EchoMode::None,
             token_len: 2,
             exchange_lifetime: coapcc_core::params::TransmissionParams::default().exchange_lifetime(),
+            auto_response: None,
         }
     }
 }
@@ -221,7 +237,7 @@ struct Outstanding {
     token: Token,
     msg: Message,
     ex: Exchange,
-    sent: Vec<Instant>,
+    sent: smallvec::SmallVec<[Instant; 4]>,
     /// A retransmission is due but held by a rate-based controller until this instant.
     held: Option<Instant>,
 }
@@ -256,7 +272,7 @@ struct Asked {
     mtype: MessageType,
     token: Token,
     /// The transmission-count option's value, if the request carried one.
-    echo: Option<Vec<u8>>,
+    echo: Option<OptionValue>,
 }
 
 #[derive(Clone, Debug)]
@@ -374,17 +390,18 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
 
     /// Server: answers a request announced by [`Event::Request`] with a piggybacked response
     /// (CON) or a NON response; the answer is cached for duplicates.
-    pub fn respond(&mut self, now: Instant, handle: RequestHandle<A>, code: Code, payload: Vec<u8>) {
+    pub fn respond(&mut self, now: Instant, handle: RequestHandle<A>, code: Code, payload: impl Into<Payload>) {
+        let payload = payload.into();
         self.expire_seen(now);
         let Some((seen, request)) = self.server.seen.get_mut(&(handle.from, handle.mid)) else {
             self.stats.ignored += 1;
             return;
         };
         let mtype = if request.mtype == MessageType::Con { MessageType::Ack } else { MessageType::Non };
-        let mut resp = Message { mtype, code, mid: handle.mid, token: request.token, options: Vec::new(), payload };
+        let mut resp = Message { mtype, code, mid: handle.mid, token: request.token, options: Options::new(), payload };
         if let Some(v) = &request.echo {
             // FASOR-02 §4: a server implementing the option echoes it unmodified.
-            resp.add_option(option::TRANSMISSION_COUNT, v.clone());
+            resp.add_option(option::TRANSMISSION_COUNT, v);
         }
         *seen = Seen::Answered(resp.clone());
         self.transmits.push_back(Transmit {
@@ -396,9 +413,11 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
 
     /// Fires every timer due at `now`: retransmissions, give-ups, held copies.
     pub fn handle_timeout(&mut self, now: Instant) {
-        let addrs: Vec<A> = self.peers.keys().copied().collect();
-        for to in addrs {
+        // Walk the destinations in order without holding a borrow across the calls.
+        let mut next = self.peers.keys().next().copied();
+        while let Some(to) = next {
             self.peer_timeout(now, to);
+            next = self.peers.range((Bound::Excluded(to), Bound::Unbounded)).next().map(|(k, _)| *k);
         }
     }
 
@@ -503,7 +522,7 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
             self.stats.transmissions += 1;
             self.events.push_back(Event::Transmitted { id, to, copy: 0, timer: ex.timer() });
             self.transmits.push_back(Transmit { to, msg: msg.clone(), origin: Origin::Request { id, copy: 0 } });
-            peer.outstanding.push(Outstanding { id, token, msg, ex, sent: vec![now], held: None });
+            peer.outstanding.push(Outstanding { id, token, msg, ex, sent: smallvec::smallvec![now], held: None });
         }
         peer.release_at = None;
     }
@@ -609,7 +628,7 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
                     resp.token = msg.token;
                     resp.options.retain(|o| o.number != option::TRANSMISSION_COUNT);
                     if let Some(v) = msg.option(option::TRANSMISSION_COUNT) {
-                        resp.add_option(option::TRANSMISSION_COUNT, v.to_vec());
+                        resp.add_option(option::TRANSMISSION_COUNT, v);
                     }
                     self.stats.duplicates_answered += 1;
                     self.transmits.push_back(Transmit {
@@ -624,11 +643,18 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
         let asked = Asked {
             mtype: msg.mtype,
             token: msg.token,
-            echo: msg.option(option::TRANSMISSION_COUNT).map(<[u8]>::to_vec),
+            echo: msg.option(option::TRANSMISSION_COUNT).map(OptionValue::from_slice),
         };
         self.server.seen.insert((from, msg.mid), (Seen::Pending, asked));
         self.server.expiry.push_back((now, from, msg.mid));
-        self.events.push_back(Event::Request { handle: RequestHandle { from, mid: msg.mid }, request: msg });
+        let handle = RequestHandle { from, mid: msg.mid };
+        match &self.config.auto_response {
+            Some(r) => {
+                let (code, payload) = (r.code, r.payload.clone());
+                self.respond(now, handle, code, payload);
+            }
+            None => self.events.push_back(Event::Request { handle, request: msg }),
+        }
     }
 }
 

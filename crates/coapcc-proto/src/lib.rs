@@ -21,6 +21,6 @@ pub mod endpoint;
 pub mod message;
 
 pub use endpoint::{
-    EchoMode, Endpoint, EndpointConfig, EndpointStats, Event, Origin, RequestHandle, RequestId, Transmit,
+    AutoResponse, EchoMode, Endpoint, EndpointConfig, EndpointStats, Event, Origin, RequestHandle, RequestId, Transmit,
 };
 pub use message::{Code, Message, MessageType, Token};

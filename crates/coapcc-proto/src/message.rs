@@ -6,6 +6,15 @@
 
 use std::fmt;
 
+use smallvec::SmallVec;
+
+/// A message payload: cheap to clone (reference counted), `Bytes::from_static` for constants.
+pub type Payload = bytes::Bytes;
+/// An option value, inline up to 8 bytes.
+pub type OptionValue = SmallVec<[u8; 8]>;
+/// A message's options, inline up to two.
+pub type Options = SmallVec<[CoapOption; 2]>;
+
 /// RFC 7252 §3: message type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MessageType {
@@ -137,14 +146,14 @@ pub struct CoapOption {
     /// Option number.
     pub number: u16,
     /// Raw value.
-    pub value: Vec<u8>,
+    pub value: OptionValue,
 }
 
 /// RFC 7252 §3.2: the minimal big-endian encoding of an unsigned integer (0 is empty).
-pub fn encode_uint(v: u32) -> Vec<u8> {
+pub fn encode_uint(v: u32) -> OptionValue {
     let bytes = v.to_be_bytes();
     let skip = bytes.iter().take_while(|b| **b == 0).count();
-    bytes[skip..].to_vec()
+    OptionValue::from_slice(&bytes[skip..])
 }
 
 /// Decodes an RFC 7252 §3.2 unsigned integer of up to 4 bytes (`None` if longer).
@@ -167,25 +176,25 @@ pub struct Message {
     /// Token.
     pub token: Token,
     /// Options, in ascending option number (stable for equal numbers).
-    pub options: Vec<CoapOption>,
+    pub options: Options,
     /// Payload (without the 0xFF marker).
-    pub payload: Vec<u8>,
+    pub payload: Payload,
 }
 
 impl Message {
     /// An empty message (Empty ACK or RST) for `mid`.
     pub fn empty(mtype: MessageType, mid: u16) -> Message {
-        Message { mtype, code: Code::EMPTY, mid, token: Token::EMPTY, options: Vec::new(), payload: Vec::new() }
+        Message { mtype, code: Code::EMPTY, mid, token: Token::EMPTY, options: Options::new(), payload: Payload::new() }
     }
 
     /// Adds an option, keeping options ordered by number.
-    pub fn add_option(&mut self, number: u16, value: Vec<u8>) {
+    pub fn add_option(&mut self, number: u16, value: impl AsRef<[u8]>) {
         let at = self.options.partition_point(|o| o.number <= number);
-        self.options.insert(at, CoapOption { number, value });
+        self.options.insert(at, CoapOption { number, value: OptionValue::from_slice(value.as_ref()) });
     }
 
     /// Replaces every option `number` by one with `value`.
-    pub fn set_option(&mut self, number: u16, value: Vec<u8>) {
+    pub fn set_option(&mut self, number: u16, value: impl AsRef<[u8]>) {
         self.options.retain(|o| o.number != number);
         self.add_option(number, value);
     }
@@ -244,8 +253,8 @@ mod tests {
             code: Code::GET,
             mid: 1,
             token: Token::new(&[1, 2]).unwrap(),
-            options: vec![],
-            payload: vec![],
+            options: Options::new(),
+            payload: Payload::new(),
         };
         req.add_option(option::URI_PATH, b"test".to_vec());
         assert_eq!(req.wire_len(), 4 + 2 + 1 + 4);
@@ -254,8 +263,8 @@ mod tests {
             code: Code::CONTENT,
             mid: 1,
             token: req.token,
-            options: vec![],
-            payload: vec![0; 20],
+            options: Options::new(),
+            payload: Payload::from(vec![0; 20]),
         };
         assert_eq!(resp.wire_len(), 4 + 2 + 1 + 20);
     }
@@ -274,9 +283,9 @@ mod tests {
 
     #[test]
     fn uints_use_the_minimal_encoding() {
-        assert_eq!(encode_uint(0), Vec::<u8>::new());
-        assert_eq!(encode_uint(255), vec![255]);
-        assert_eq!(encode_uint(256), vec![1, 0]);
+        assert_eq!(encode_uint(0).as_slice(), &[] as &[u8]);
+        assert_eq!(encode_uint(255).as_slice(), &[255]);
+        assert_eq!(encode_uint(256).as_slice(), &[1, 0]);
         assert_eq!(decode_uint(&[1, 0]), Some(256));
         assert_eq!(decode_uint(&[]), Some(0));
         assert_eq!(decode_uint(&[1, 2, 3, 4, 5]), None);
@@ -285,7 +294,7 @@ mod tests {
     #[test]
     fn options_stay_sorted_by_number() {
         let mut m = Message::empty(MessageType::Con, 0);
-        m.add_option(option::TRANSMISSION_COUNT, vec![]);
+        m.add_option(option::TRANSMISSION_COUNT, []);
         m.add_option(option::URI_PATH, b"a".to_vec());
         m.add_option(option::URI_PATH, b"b".to_vec());
         let numbers: Vec<u16> = m.options.iter().map(|o| o.number).collect();

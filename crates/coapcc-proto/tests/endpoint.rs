@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use coapcc_core::{AnyConfig, Instant};
-use coapcc_proto::message::{encode_uint, option};
+use coapcc_proto::message::{Payload, encode_uint, option};
 use coapcc_proto::{Code, EchoMode, Endpoint, EndpointConfig, Event, Message, MessageType, Origin, Token, Transmit};
 use rand_core::SeedableRng;
 use rand_pcg::Pcg64Mcg;
@@ -29,8 +29,8 @@ fn get() -> Message {
         code: Code::GET,
         mid: 0,
         token: Token::EMPTY,
-        options: vec![],
-        payload: vec![],
+        options: Default::default(),
+        payload: Default::default(),
     };
     // testbeds §1: "one Uri-Path option of 4 B": a 1-byte option header and a 3-byte path.
     m.add_option(option::URI_PATH, b"res".to_vec());
@@ -205,8 +205,8 @@ fn an_empty_ack_completes_the_exchange_and_the_separate_response_is_acknowledged
         code: Code::CONTENT,
         mid: 77,
         token: req.msg.token,
-        options: vec![],
-        payload: b"x".to_vec(),
+        options: Default::default(),
+        payload: Payload::from_static(b"x"),
     };
     c.handle_message(at(900), SERVER, resp);
     assert!(events(&mut c).iter().any(|e| matches!(e, Event::Response { id: i, .. } if *i == id)));
@@ -234,8 +234,8 @@ fn a_response_with_a_foreign_token_is_not_taken() {
         code: Code::CONTENT,
         mid: req.msg.mid,
         token: Token::new(&[9, 9, 9]).unwrap(),
-        options: vec![],
-        payload: vec![],
+        options: Default::default(),
+        payload: Default::default(),
     };
     c.handle_message(at(100), SERVER, bogus);
     assert_eq!(c.stats().unmatched, 1);
@@ -262,4 +262,21 @@ fn the_server_forgets_requests_after_the_exchange_lifetime() {
     assert_eq!(s.stats().duplicates_answered, 1);
     let back = serve(&mut s, at(248_000), t);
     assert_eq!(back[0].origin, Origin::Response { duplicate: false });
+}
+
+#[test]
+fn an_auto_responding_server_answers_at_once_without_an_application_event() {
+    let mut cfg = config("default", EchoMode::None);
+    cfg.auto_response = Some(coapcc_proto::AutoResponse { code: Code::CONTENT, payload: Payload::from_static(b"hi") });
+    let mut s = endpoint(cfg);
+    let mut c = endpoint(config("default", EchoMode::None));
+    c.request(at(0), SERVER, get());
+    let req = transmits(&mut c).remove(0);
+    s.handle_message(at(10), CLIENT, req.msg.clone());
+    assert!(events(&mut s).is_empty());
+    let back = transmits(&mut s);
+    assert_eq!(back.len(), 1);
+    assert_eq!((back[0].msg.code, back[0].msg.payload.as_ref()), (Code::CONTENT, &b"hi"[..]));
+    s.handle_message(at(20), CLIENT, req.msg);
+    assert_eq!(transmits(&mut s)[0].origin, Origin::Response { duplicate: true });
 }

@@ -15,8 +15,10 @@ use std::collections::BinaryHeap;
 
 use coapcc_core::{AnyConfig, Duration, Instant};
 use coapcc_proto::echo::echo_mode_for;
-use coapcc_proto::message::option;
-use coapcc_proto::{Code, EchoMode, Endpoint, EndpointConfig, Event, Message, MessageType, Origin, Token};
+use coapcc_proto::message::{Payload, option};
+use coapcc_proto::{
+    AutoResponse, Code, EchoMode, Endpoint, EndpointConfig, Event, Message, MessageType, Origin, Token,
+};
 
 use crate::link::{DropReason, Pipeline, Stage, StageDetail};
 use crate::metrics::{FlowResult, RunMetrics, RunResult, SeriesPoint, jain, median};
@@ -67,6 +69,36 @@ enum Ev {
     Start(u32),
 }
 
+/// An event in the queue, ordered by `(time, sequence number)` packed into one integer.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    key: u128,
+    ev: Ev,
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key
+    }
+}
+impl Eq for Entry {}
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Entry {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.key.cmp(&other.key)
+    }
+}
+
+impl Entry {
+    fn at(&self) -> Instant {
+        Instant::from_nanos((self.key >> 64) as u64)
+    }
+}
+
 /// Packets of one direction in arrival order. FIFO pipelines deliver in offer order, so only
 /// the head needs an event: this keeps the event queue small (a bottleneck buffer can hold
 /// tens of thousands of packets).
@@ -110,7 +142,7 @@ struct Flow {
 pub struct Sim<'a> {
     now: Instant,
     seq: u64,
-    queue: BinaryHeap<Reverse<(Instant, u64, Ev)>>,
+    queue: BinaryHeap<Reverse<Entry>>,
     packets: Vec<Option<Packet>>,
     free: Vec<u32>,
     in_order: [InOrder; 2],
@@ -142,8 +174,8 @@ fn request_template(coap: &CoapConfig) -> Message {
         code: Code::GET,
         mid: 0,
         token: Token::EMPTY,
-        options: vec![],
-        payload: vec![],
+        options: Default::default(),
+        payload: Default::default(),
     };
     for seg in coap.request_path.split('/').filter(|s| !s.is_empty()) {
         m.add_option(option::URI_PATH, seg.as_bytes().to_vec());
@@ -192,8 +224,19 @@ impl<'a> Sim<'a> {
             token_len: coap.token_bytes,
             ..EndpointConfig::new(*algorithm)
         };
-        let server = Endpoint::new(endpoint_config.clone(), stream_rng(seed, replication, Stream::Server(0).id()))
+        let server_config = EndpointConfig {
+            auto_response: Some(AutoResponse {
+                code: Code::CONTENT,
+                payload: Payload::from(vec![0u8; coap.response_payload_bytes as usize]),
+            }),
+            ..endpoint_config.clone()
+        };
+        let server = Endpoint::new(server_config, stream_rng(seed, replication, Stream::Server(0).id()))
             .map_err(|e| e.to_string())?;
+        let expected = match workload.flow_type {
+            FlowType::LongLived => 0,
+            _ => workload.exchanges_per_flow as usize,
+        };
         let flows = (0..workload.flows)
             .map(|i| Flow {
                 ep: None,
@@ -210,8 +253,8 @@ impl<'a> Sim<'a> {
                 req_index: Vec::new(),
                 transmissions: 0,
                 retransmissions: 0,
-                rtts_s: Vec::new(),
-                truth: Vec::new(),
+                rtts_s: Vec::with_capacity(expected),
+                truth: Vec::with_capacity(expected),
             })
             .collect();
         let end = match workload.flow_type {
@@ -258,7 +301,7 @@ impl<'a> Sim<'a> {
 
     fn push(&mut self, at: Instant, ev: Ev) {
         self.seq += 1;
-        self.queue.push(Reverse((at, self.seq, ev)));
+        self.queue.push(Reverse(Entry { key: (u128::from(at.as_nanos()) << 64) | u128::from(self.seq), ev }));
     }
 
     fn new_client(&self, flow: u32, incarnation: u32) -> Ep {
@@ -271,7 +314,8 @@ impl<'a> Sim<'a> {
 
     /// Runs to the end and returns the results.
     pub fn run(mut self) -> RunResult {
-        while let Some(Reverse((at, _, ev))) = self.queue.pop() {
+        while let Some(Reverse(entry)) = self.queue.pop() {
+            let (at, ev) = (entry.at(), entry.ev);
             if self.end.is_some_and(|end| at > end) {
                 break;
             }
@@ -543,13 +587,9 @@ impl<'a> Sim<'a> {
 
     fn deliver(&mut self, p: Packet) {
         if p.to == SERVER {
+            // The server answers every new request at once (`auto_response`) and every
+            // duplicate from its cache.
             self.server.handle_message(self.now, p.from, p.msg);
-            while let Some(e) = self.server.poll_event() {
-                if let Event::Request { handle, .. } = e {
-                    let payload = vec![0u8; self.coap.response_payload_bytes as usize];
-                    self.server.respond(self.now, handle, Code::CONTENT, payload);
-                }
-            }
             while let Some(t) = self.server.poll_transmit() {
                 self.send_down(t.to, t.msg, p.meta);
             }

@@ -45,7 +45,8 @@ pub fn run(case: Case, root: &Path, replications: u32, hours: u32, out: &mut dyn
                 "fasor/400-flows-infinite-buffer-continuous.toml",
                 &[format!("replications={replications}"), "algorithms=[\"default\"]".into()],
             )?;
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().map_err(|e| CliError::Failure(e.to_string()))?;
+            let pool =
+                rayon::ThreadPoolBuilder::new().num_threads(1).build().map_err(|e| CliError::Failure(e.to_string()))?;
             let t0 = Instant::now();
             let runs = pool.install(|| run_scenario(&s, &|| {})).map_err(CliError::Failure)?;
             let wall = t0.elapsed().as_secs_f64();
@@ -57,9 +58,21 @@ pub fn run(case: Case, root: &Path, replications: u32, hours: u32, out: &mut dyn
                 }
             }
             writeln!(out, "case: {} with default, {replications} replications on 1 core", s.file.name)?;
-            writeln!(out, "wall time:                 {wall:.3} s ({:.3} s per replication)", wall / f64::from(replications))?;
-            writeln!(out, "events:                    {events} ({:.2} million per second)", events as f64 / wall / 1e6)?;
-            writeln!(out, "simulated time:            {sim_s:.0} s ({:.0} simulated seconds per wall second)", sim_s / wall)?;
+            writeln!(
+                out,
+                "wall time:                 {wall:.3} s ({:.3} s per replication)",
+                wall / f64::from(replications)
+            )?;
+            writeln!(
+                out,
+                "events:                    {events} ({:.2} million per second)",
+                events as f64 / wall / 1e6
+            )?;
+            writeln!(
+                out,
+                "simulated time:            {sim_s:.0} s ({:.0} simulated seconds per wall second)",
+                sim_s / wall
+            )?;
             if let Some(rss) = peak_rss_bytes() {
                 writeln!(out, "peak RSS:                  {:.1} MiB", rss as f64 / 1048576.0)?;
             }
