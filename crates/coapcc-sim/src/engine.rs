@@ -178,7 +178,7 @@ fn request_template(coap: &CoapConfig) -> Message {
         payload: Default::default(),
     };
     for seg in coap.request_path.split('/').filter(|s| !s.is_empty()) {
-        m.add_option(option::URI_PATH, seg.as_bytes().to_vec());
+        m.add_option(option::URI_PATH, seg.as_bytes());
     }
     m
 }
