@@ -256,7 +256,7 @@ mod tests {
             options: Options::new(),
             payload: Payload::new(),
         };
-        req.add_option(option::URI_PATH, b"test".to_vec());
+        req.add_option(option::URI_PATH, b"test");
         assert_eq!(req.wire_len(), 4 + 2 + 1 + 4);
         let resp = Message {
             mtype: MessageType::Ack,
@@ -273,7 +273,7 @@ mod tests {
     fn a_transmission_count_option_costs_three_bytes_plus_its_value() {
         let mut m = Message::empty(MessageType::Con, 0);
         m.code = Code::GET;
-        m.add_option(option::URI_PATH, b"test".to_vec());
+        m.add_option(option::URI_PATH, b"test");
         let base = m.wire_len();
         m.add_option(option::TRANSMISSION_COUNT, encode_uint(0));
         assert_eq!(m.wire_len(), base + 3);
@@ -295,8 +295,8 @@ mod tests {
     fn options_stay_sorted_by_number() {
         let mut m = Message::empty(MessageType::Con, 0);
         m.add_option(option::TRANSMISSION_COUNT, []);
-        m.add_option(option::URI_PATH, b"a".to_vec());
-        m.add_option(option::URI_PATH, b"b".to_vec());
+        m.add_option(option::URI_PATH, b"a");
+        m.add_option(option::URI_PATH, b"b");
         let numbers: Vec<u16> = m.options.iter().map(|o| o.number).collect();
         assert_eq!(numbers, [11, 11, 65020]);
         assert_eq!(m.uri_path(), "a/b");

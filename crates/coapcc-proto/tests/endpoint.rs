@@ -33,7 +33,7 @@ fn get() -> Message {
         payload: Default::default(),
     };
     // testbeds §1: "one Uri-Path option of 4 B": a 1-byte option header and a 3-byte path.
-    m.add_option(option::URI_PATH, b"res".to_vec());
+    m.add_option(option::URI_PATH, b"res");
     m
 }
 
