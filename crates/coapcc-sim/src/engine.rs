@@ -23,7 +23,7 @@ use coapcc_proto::{
 use crate::link::{DropReason, Pipeline, Stage, StageDetail};
 use crate::metrics::{FlowResult, RunMetrics, RunResult, SeriesPoint, jain, median};
 use crate::rng::{SimRng, Stream, stream_rng, sub_stream, uniform_duration};
-use crate::scenario::{CoapConfig, EchoChoice, FlowType, NetworkConfig, WorkloadConfig};
+use crate::scenario::{CoapConfig, Count, EchoChoice, FlowType, NetworkConfig, WorkloadConfig};
 
 /// A node address: the client slot (flow) and which short-lived client of that slot
 /// (random flows start a new client, as a new process with a new port would be).
@@ -158,6 +158,7 @@ pub struct Sim<'a> {
     replication: u32,
     wl_rng: SimRng,
     end: Option<Instant>,
+    long_lived: bool,
     events: u64,
     expired_rto_s: Vec<f64>,
     request_copies_delivered: u64,
@@ -259,7 +260,7 @@ impl<'a> Sim<'a> {
             .collect();
         let end = match workload.flow_type {
             FlowType::LongLived => workload.duration.map(|d| Instant::ZERO + d),
-            _ => None,
+            _ => Some(Instant::ZERO + workload.time_limit),
         };
         let mut sim = Sim {
             now: Instant::ZERO,
@@ -280,6 +281,7 @@ impl<'a> Sim<'a> {
             replication,
             wl_rng: stream_rng(seed, replication, Stream::Workload(0).id()),
             end,
+            long_lived: workload.flow_type == FlowType::LongLived,
             events: 0,
             expired_rto_s: Vec::new(),
             request_copies_delivered: 0,
@@ -380,9 +382,14 @@ impl<'a> Sim<'a> {
     fn pump(&mut self, f: u32) {
         let total = self.total();
         let nstart = u32::from(self.workload.nstart);
+        let count_successes = self.workload.count == Count::Successes;
         loop {
             let fl = &mut self.flows[f as usize];
-            if fl.issued >= total {
+            // testbeds §1: a flow goes on until `exchanges_per_flow` exchanges succeeded (the
+            // FASOR paper's "until 50 pairs have been successfully exchanged"); with
+            // `count = "attempts"` a failed exchange counts too.
+            let done = if count_successes { fl.completed } else { fl.completed + fl.failed };
+            if done + fl.outstanding >= total {
                 return;
             }
             if fl.client_left == 0 {
@@ -436,7 +443,7 @@ impl<'a> Sim<'a> {
                         if copy > 0 {
                             fl.retransmissions += 1;
                         }
-                        if self.end.is_some() {
+                        if self.long_lived {
                             self.window_mut().0 += 1;
                         }
                         Meta { flow: f, exchange, copy }
@@ -474,13 +481,18 @@ impl<'a> Sim<'a> {
                 let fl = &mut self.flows[f as usize];
                 fl.rtts_s.push(rtt.as_secs_f64());
                 fl.completed += 1;
-                if self.end.is_some() {
+                if self.long_lived {
                     self.window_mut().1 += 1;
                 }
                 self.exchange_done(f, now);
             }
             Event::Failed { .. } => {
-                self.flows[f as usize].failed += 1;
+                let fl = &mut self.flows[f as usize];
+                fl.failed += 1;
+                if self.workload.count == Count::Successes {
+                    // The (short-lived) client still owes this exchange.
+                    fl.client_left = fl.client_left.saturating_add(1);
+                }
                 self.exchange_done(f, now);
             }
             _ => {}
@@ -500,7 +512,11 @@ impl<'a> Sim<'a> {
         let fl = &mut self.flows[f as usize];
         fl.finished += 1;
         fl.outstanding = fl.outstanding.saturating_sub(1);
-        if fl.finished >= total {
+        let done = match self.workload.count {
+            Count::Successes => fl.completed,
+            Count::Attempts => fl.completed + fl.failed,
+        };
+        if done >= total && fl.ended.is_none() {
             fl.ended = Some(now);
         }
         self.pump(f);
@@ -554,7 +570,7 @@ impl<'a> Sim<'a> {
         let bytes = self.wire(&msg);
         let is_request = meta.exchange != u32::MAX;
         let offered = self.up.offer(self.now, bytes);
-        if self.end.is_some() {
+        if self.long_lived {
             let rate = self.up.stages().find_map(|s| match s {
                 Stage::TokenBucket(tb) => Some(tb.rate_pps()),
                 _ => None,
@@ -615,9 +631,9 @@ impl<'a> Sim<'a> {
 
     fn finish(self) -> RunResult {
         let first_start = self.flows.iter().filter_map(|f| f.started).min().unwrap_or(Instant::ZERO);
-        let duration = match self.end {
-            Some(end) => end - Instant::ZERO,
-            None => self.flows.iter().filter_map(|f| f.ended).max().unwrap_or(self.now) - first_start,
+        let duration = match (self.long_lived, self.end) {
+            (true, Some(end)) => end - Instant::ZERO,
+            _ => self.flows.iter().filter_map(|f| f.ended).max().unwrap_or(self.now) - first_start,
         };
         let mut flows = Vec::with_capacity(self.flows.len());
         let (mut completed, mut failed) = (0u64, 0u64);
@@ -655,7 +671,7 @@ impl<'a> Sim<'a> {
             });
         }
         let secs = duration.as_secs_f64();
-        let end_instant = self.end.unwrap_or(self.now);
+        let end_instant = if self.long_lived { self.end.unwrap_or(self.now) } else { self.now };
         let util = |p: &Pipeline| {
             p.stats()
                 .stages

@@ -176,6 +176,28 @@ pub struct WorkloadConfig {
     /// NSTART: exchanges a client keeps outstanding (> 1 exercises CoCoA's blind RTO).
     #[serde(default = "default_nstart")]
     pub nstart: u16,
+    /// What `exchanges_per_flow` counts: `successes` (a failed exchange is replaced, the FASOR
+    /// paper's "until 50 pairs have been successfully exchanged") or `attempts`.
+    #[serde(default)]
+    pub count: Count,
+    /// Flows not finished by this simulated time are cut off (their FCT is missing).
+    #[serde(rename = "time_limit_ms", with = "coapcc_core::config::serde_ms", default = "default_time_limit")]
+    pub time_limit: Duration,
+}
+
+/// What a flow's exchange count counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Count {
+    /// Successful exchanges (failed ones are replaced).
+    #[default]
+    Successes,
+    /// Exchanges attempted, successful or not.
+    Attempts,
+}
+
+fn default_time_limit() -> Duration {
+    Duration::from_secs(86_400)
 }
 
 fn default_path() -> String {

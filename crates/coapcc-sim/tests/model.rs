@@ -15,6 +15,8 @@ fn workload(flows: u32, flow_type: FlowType) -> WorkloadConfig {
         random_max: 10,
         duration: None,
         nstart: 1,
+        count: Default::default(),
+        time_limit: Duration::from_secs(86_400),
     }
 }
 
@@ -105,4 +107,39 @@ fn nstart_four_keeps_four_exchanges_in_flight() {
     let four = run_network(&fixed_nbiot(), w4, &coap, &alg, 1, 0).unwrap();
     assert_eq!(four.flows[0].exchanges_completed, 50);
     assert!(four.flows[0].fct_s < one.flows[0].fct_s / 3.0, "{} vs {}", four.flows[0].fct_s, one.flows[0].fct_s);
+}
+
+fn lossy(loss: Ratio) -> NetworkConfig {
+    use coapcc_sim::link::GilbertElliottConfig;
+    let ge = GilbertElliottConfig { loss_good: loss, loss_bad: loss, ..GilbertElliottConfig::error_free() };
+    let ms = Duration::from_millis;
+    NetworkConfig::Custom {
+        uplink: PipelineConfig::new([
+            StageConfig::GilbertElliott(ge),
+            StageConfig::Propagation(PropagationConfig::new(ms(100))),
+        ]),
+        downlink: PipelineConfig::new([StageConfig::Propagation(PropagationConfig::new(ms(100)))]),
+    }
+}
+
+#[test]
+fn failed_exchanges_are_replaced_until_50_succeed() {
+    let mut alg = AnyConfig::from_name("default").unwrap();
+    alg.set_max_retransmit(1);
+    let r = run_network(&lossy(Ratio::new(1, 2)), workload(3, FlowType::Random), &CoapConfig::default(), &alg, 5, 0)
+        .unwrap();
+    for f in &r.flows {
+        assert_eq!(f.exchanges_completed, 50);
+        assert!(f.fct_s.is_finite());
+    }
+    assert!(r.flows.iter().map(|f| f.exchanges_failed).sum::<u32>() > 0);
+}
+
+#[test]
+fn flows_that_cannot_finish_are_cut_off_at_the_time_limit() {
+    let w = WorkloadConfig { time_limit: Duration::from_secs(100), ..workload(2, FlowType::Continuous) };
+    let r = run_network(&lossy(Ratio::ONE), w, &CoapConfig::default(), &AnyConfig::from_name("default").unwrap(), 1, 0)
+        .unwrap();
+    assert!(r.flows.iter().all(|f| f.fct_s.is_nan() && f.exchanges_completed == 0));
+    assert!(r.run.sim_time_s <= 100.0);
 }
