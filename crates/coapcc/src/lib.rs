@@ -9,12 +9,14 @@
 //! | [`replay`] | the replay script language: parser, runner (on `coapcc_core::harness`) and JSON-lines output |
 //! | [`table`] | the `coapcc algorithms` table |
 //! | [`sim_cmd`] | `coapcc sim`: scenarios in, summary table and CSV files out |
-//! | [`bench`] | `coapcc bench`: events per second, simulated seconds per wall second, peak RSS |
+//! | [`bench`](mod@bench) | `coapcc bench`: events per second, simulated seconds per wall second, peak RSS |
 //! | [`files`] | atomic file writes |
+//! | [`figures`] | SVG figures for `coapcc reproduce`: box plots, line plots, grouped bars (plotters, SVG only) |
 //! | [`error`] | [`error::CliError`]: user errors (exit 2) vs failures (exit 1) |
 
 pub mod bench;
 pub mod error;
+pub mod figures;
 pub mod files;
 pub mod overrides;
 pub mod replay;
