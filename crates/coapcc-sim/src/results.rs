@@ -7,7 +7,7 @@
 
 use std::fmt::Write;
 
-use crate::metrics::{Quantiles, mean, quantile};
+use crate::metrics::{Quantiles, mean};
 use crate::runner::{AlgorithmRuns, RunOutput};
 
 fn num(x: f64) -> String {
@@ -106,10 +106,10 @@ pub struct Summary {
     pub runs: usize,
     /// FCT quantiles over all flows of all runs, s.
     pub fct: Quantiles,
-    /// Median retransmissions per flow.
-    pub retransmissions_median: f64,
-    /// Median unnecessary retransmissions per flow.
-    pub unnecessary_median: f64,
+    /// Retransmissions per flow (quantiles over all flows of all runs).
+    pub retransmissions: Quantiles,
+    /// Unnecessary retransmissions per flow (quantiles over all flows of all runs).
+    pub unnecessary: Quantiles,
     /// Mean goodput, exchanges/s.
     pub goodput_per_s: f64,
     /// Mean application loss ratio.
@@ -161,8 +161,8 @@ pub fn summarise(all: &[AlgorithmRuns]) -> Vec<Summary> {
                 algorithm: a.algorithm.clone(),
                 runs: a.runs.len(),
                 fct: Quantiles::of(&mut fct),
-                retransmissions_median: quantile(&mut rexmit, 0.5),
-                unnecessary_median: quantile(&mut unnec, 0.5),
+                retransmissions: Quantiles::of(&mut rexmit),
+                unnecessary: Quantiles::of(&mut unnec),
                 goodput_per_s: mean(&goodput),
                 loss_ratio: mean(&loss),
                 overhead: mean(&overhead),
@@ -188,8 +188,8 @@ pub fn summary_csv(summaries: &[Summary]) -> String {
             m.algorithm,
             m.runs,
             q(&m.fct),
-            num(m.retransmissions_median),
-            num(m.unnecessary_median),
+            num(m.retransmissions.p50),
+            num(m.unnecessary.p50),
             num(m.goodput_per_s),
             num(m.loss_ratio),
             num(m.overhead),
@@ -281,8 +281,8 @@ pub fn summary_table(summaries: &[Summary], trace: bool) -> String {
                 f(m.fct.p50, 1),
                 f(m.fct.p75, 1),
                 f(m.fct.p90, 1),
-                f(m.retransmissions_median, 1),
-                f(m.unnecessary_median, 1),
+                f(m.retransmissions.p50, 1),
+                f(m.unnecessary.p50, 1),
                 f(m.goodput_per_s, 3),
                 f(m.loss_ratio, 4),
                 f(m.overhead, 4),

@@ -8,6 +8,7 @@
 //! | [`overrides`] | `--set KEY=VALUE` applied to any algorithm configuration through serde |
 //! | [`replay`] | the replay script language: parser, runner (on `coapcc_core::harness`) and JSON-lines output |
 //! | [`table`] | the `coapcc algorithms` table |
+//! | [`reproduce`] | `coapcc reproduce`: the papers' experiments, claims checked, HTML/Markdown report |
 //! | [`sim_cmd`] | `coapcc sim`: scenarios in, summary table and CSV files out |
 //! | [`bench`](mod@bench) | `coapcc bench`: events per second, simulated seconds per wall second, peak RSS |
 //! | [`files`] | atomic file writes |
@@ -20,5 +21,6 @@ pub mod figures;
 pub mod files;
 pub mod overrides;
 pub mod replay;
+pub mod reproduce;
 pub mod sim_cmd;
 pub mod table;

@@ -86,6 +86,34 @@ enum Command {
         #[arg(long, short)]
         quiet: bool,
     },
+    /// Reproduce the source papers' experiments: run them, compare with the published numbers,
+    /// and write a report (index.html, report.md, figures/, data/, claims.csv).
+    Reproduce {
+        /// Experiment (see --list), or `all`.
+        #[arg(required_unless_present = "list")]
+        experiment: Option<String>,
+        /// List the experiments.
+        #[arg(long)]
+        list: bool,
+        /// A reduced version (fewer replications, shorter runs) that still draws every figure.
+        #[arg(long)]
+        quick: bool,
+        /// Replications per case instead of the scenarios' own.
+        #[arg(long)]
+        replications: Option<u32>,
+        /// Output folder (default reports/<experiment>/).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Worker threads (default: all cores). Results do not depend on it.
+        #[arg(long)]
+        jobs: Option<usize>,
+        /// Folder of the scenario files.
+        #[arg(long, default_value = "scenarios")]
+        scenarios: PathBuf,
+        /// No progress bar.
+        #[arg(long, short)]
+        quiet: bool,
+    },
     /// Measure the simulator: events per second, simulated seconds per wall second, wall time
     /// per replication, peak memory.
     Bench {
@@ -160,6 +188,22 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Sim { scenarios, algorithms, replications, seed, set, out: out_dir, jobs, quiet } => {
             let args = SimArgs { scenarios, algorithms, replications, seed, set, out: out_dir, jobs, quiet };
             sim_cmd::run(&args, &mut out)?;
+        }
+        Command::Reproduce { experiment, list, quick, replications, out: out_dir, jobs, scenarios, quiet } => {
+            if list {
+                out.write_all(coapcc::reproduce::list().as_bytes())?;
+            } else {
+                let args = coapcc::reproduce::ReproduceArgs {
+                    experiment: experiment.unwrap_or_default(),
+                    quick,
+                    replications,
+                    out: out_dir,
+                    jobs,
+                    scenarios,
+                    quiet,
+                };
+                coapcc::reproduce::run(&args, &mut out)?;
+            }
         }
         Command::Bench { case, replications, hours, scenarios } => {
             coapcc::bench::run(case, &scenarios, replications.max(1), hours.max(1), &mut out)?;

@@ -1,0 +1,135 @@
+//! The experiments `coapcc reproduce` knows: which scenario runs (cases) each one needs, in
+//! full and in `--quick` form.
+
+use std::path::{Path, PathBuf};
+
+/// One simulation to run: a scenario file with overrides, under a case name.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Case {
+    /// The case name claims and figures refer to (`fasor/400-flows-small-buffer-continuous`,
+    /// `makarem/low-variability@m=0.5`).
+    pub name: String,
+    /// The scenario file, relative to the scenarios folder.
+    pub file: PathBuf,
+    /// `KEY=VALUE` overrides.
+    pub sets: Vec<String>,
+    /// For sweep points: the sweep name and the x coordinate.
+    pub sweep: Option<(String, f64)>,
+}
+
+/// An experiment.
+#[derive(Clone, Copy, Debug)]
+pub struct Experiment {
+    /// Its id on the command line.
+    pub id: &'static str,
+    /// One line on what it reproduces.
+    pub about: &'static str,
+}
+
+/// Every experiment, in report order.
+pub const EXPERIMENTS: &[Experiment] = &[
+    Experiment { id: "fasor", about: "FASOR paper: 400/200 flows × 3 buffers × continuous/random; 10 flows × link errors (Figs. 3–10)" },
+    Experiment { id: "full-backoff", about: "Thesis / ANRW'18: Full Backoff 1 and 2 on Default CoAP and CoCoA, bufferbloat cases" },
+    Experiment { id: "makarem-rto", about: "Makarem Figs. 14–21: RTO vs RTT traces, RMSE and spurious counts over Table 1" },
+    Experiment {
+        id: "makarem-rate",
+        about: "Makarem Figs. 23, 26–31: rates vs residual bandwidth; goodput, loss, overhead sweeps",
+    },
+];
+
+fn files_in(root: &Path, dir: &str) -> Result<Vec<PathBuf>, String> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(root.join(dir))
+        .map_err(|e| format!("cannot read scenarios folder `{}`: {e}", root.join(dir).display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .filter_map(|p| p.strip_prefix(root).ok().map(Path::to_path_buf))
+        .collect();
+    out.sort();
+    Ok(out)
+}
+
+fn case_name(file: &Path) -> String {
+    file.with_extension("").to_string_lossy().replace('\\', "/")
+}
+
+fn plain(files: Vec<PathBuf>, sets: &[String]) -> Vec<Case> {
+    files.into_iter().map(|f| Case { name: case_name(&f), file: f, sets: sets.to_vec(), sweep: None }).collect()
+}
+
+/// Mean ResBW points of the low-variability sweep (packets/s): 0.1 … 2.2.
+pub fn low_variability_points() -> Vec<f64> {
+    (1..=22).map(|i| f64::from(i) / 10.0).collect()
+}
+
+/// Half-widths of the high-variability sweep around a mean of 1 packet/s: 0.1 … 1.0.
+pub fn high_variability_points() -> Vec<f64> {
+    (1..=10).map(|i| f64::from(i) / 10.0).collect()
+}
+
+fn fmt_point(x: f64) -> String {
+    format!("{x:.1}")
+}
+
+/// The cases of an experiment. `replications` overrides the scenarios' own; `quick` runs a
+/// reduced version that still produces every figure.
+pub fn cases(id: &str, root: &Path, quick: bool, replications: Option<u32>) -> Result<Vec<Case>, String> {
+    let reps = |quick_reps: u32| -> Vec<String> {
+        match (replications, quick) {
+            (Some(r), _) => vec![format!("replications={r}")],
+            (None, true) => vec![format!("replications={quick_reps}")],
+            (None, false) => vec![],
+        }
+    };
+    Ok(match id {
+        "fasor" => plain(files_in(root, "fasor")?, &reps(2)),
+        "full-backoff" => plain(files_in(root, "full-backoff")?, &reps(2)),
+        "makarem-rto" => {
+            let mut sets = reps(2);
+            if quick {
+                sets.push("samples=20000".into());
+            }
+            plain(files_in(root, "makarem/rtt-trace")?, &sets)
+        }
+        "makarem-rate" => {
+            let mut sets = reps(1);
+            if quick {
+                sets.push("duration_ms=1800000".into());
+            }
+            let mut out = vec![Case {
+                name: "makarem/residual-instantaneous".into(),
+                file: "makarem/residual-instantaneous.toml".into(),
+                sets: sets.clone(),
+                sweep: None,
+            }];
+            for m in low_variability_points() {
+                let mut s = sets.clone();
+                s.push(format!("min_rate_pps={}", fmt_point((m - 0.1).max(0.0))));
+                s.push(format!("max_rate_pps={}", fmt_point(m + 0.1)));
+                s.push(format!("name=\"makarem/low-variability@m={}\"", fmt_point(m)));
+                out.push(Case {
+                    name: format!("makarem/low-variability@m={}", fmt_point(m)),
+                    file: "makarem/residual-low-variability.toml".into(),
+                    sets: s,
+                    sweep: Some(("makarem/low-variability".into(), m)),
+                });
+            }
+            for w in high_variability_points() {
+                let mut s = sets.clone();
+                s.push(format!("min_rate_pps={}", fmt_point((1.0 - w).max(0.0))));
+                s.push(format!("max_rate_pps={}", fmt_point(1.0 + w)));
+                s.push(format!("name=\"makarem/high-variability@w={}\"", fmt_point(w)));
+                out.push(Case {
+                    name: format!("makarem/high-variability@w={}", fmt_point(w)),
+                    file: "makarem/residual-high-variability.toml".into(),
+                    sets: s,
+                    sweep: Some(("makarem/high-variability".into(), w)),
+                });
+            }
+            out
+        }
+        other => {
+            let ids: Vec<&str> = EXPERIMENTS.iter().map(|e| e.id).collect();
+            return Err(format!("unknown experiment `{other}`; valid: {}, all", ids.join(", ")));
+        }
+    })
+}

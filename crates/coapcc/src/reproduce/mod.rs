@@ -1,0 +1,202 @@
+//! `coapcc reproduce`: runs the published experiments of the source papers and writes a report
+//! a researcher reads in a browser — their figure (described), ours, their numbers, ours, and
+//! whether each published claim holds.
+//!
+//! | module | what is there |
+//! |---|---|
+//! | [`experiments`] | which cases (scenario runs) each experiment needs, full and `--quick` |
+//! | [`published`] | the published values, read from `data/published/<experiment>.toml` |
+//! | [`evaluate`] | our number for each claim and the verdict |
+//! | [`render`] | figures, `index.html` (self-contained), `report.md`, `claims.csv` |
+
+pub mod evaluate;
+pub mod experiments;
+pub mod published;
+pub mod render;
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use coapcc_sim::results::{flows_csv, runs_csv, series_csv, summarise, summary_csv};
+use coapcc_sim::runner::{RunOutput, job_count, run_scenario};
+use coapcc_sim::scenario::{self, Model, Setting};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use self::evaluate::{CaseResult, CaseSeries, evaluate};
+use self::experiments::{Case, EXPERIMENTS, cases};
+use self::render::Section;
+use crate::error::CliError;
+use crate::files::write_atomic;
+
+/// Arguments of `coapcc reproduce`.
+#[derive(Clone, Debug)]
+pub struct ReproduceArgs {
+    /// Experiment id or `all`.
+    pub experiment: String,
+    /// Reduced version.
+    pub quick: bool,
+    /// Replications instead of each scenario's.
+    pub replications: Option<u32>,
+    /// Output folder (default `reports/<experiment>/`).
+    pub out: Option<PathBuf>,
+    /// Worker threads.
+    pub jobs: Option<usize>,
+    /// The scenarios folder.
+    pub scenarios: PathBuf,
+    /// No progress bar.
+    pub quiet: bool,
+}
+
+/// The `--list` text.
+pub fn list() -> String {
+    let mut s = String::from("experiments:\n");
+    for e in EXPERIMENTS {
+        s.push_str(&format!("  {:<14} {}\n", e.id, e.about));
+    }
+    s.push_str("  all            everything above, in one report\n");
+    s
+}
+
+/// The folder a report goes to.
+pub fn out_dir(args: &ReproduceArgs) -> PathBuf {
+    args.out.clone().unwrap_or_else(|| Path::new("reports").join(&args.experiment))
+}
+
+fn load_case(root: &Path, c: &Case) -> Result<scenario::Scenario, CliError> {
+    let sets: Vec<Setting> = c.sets.iter().map(|s| s.parse().map_err(CliError::usage)).collect::<Result<_, _>>()?;
+    scenario::load(&root.join(&c.file), &sets).map_err(|e| CliError::usage(e.to_string()))
+}
+
+/// Runs `coapcc reproduce`.
+pub fn run(args: &ReproduceArgs, out: &mut dyn Write) -> Result<(), CliError> {
+    let ids: Vec<&str> = if args.experiment == "all" {
+        EXPERIMENTS.iter().map(|e| e.id).collect()
+    } else if EXPERIMENTS.iter().any(|e| e.id == args.experiment) {
+        vec![args.experiment.as_str()]
+    } else {
+        return Err(CliError::usage(format!(
+            "unknown experiment `{}`; valid: {}, all (see --list)",
+            args.experiment,
+            EXPERIMENTS.iter().map(|e| e.id).collect::<Vec<_>>().join(", ")
+        )));
+    };
+    if args.replications == Some(0) {
+        return Err(CliError::usage("--replications must be at least 1"));
+    }
+    // Check everything before running anything.
+    let mut plan = Vec::new();
+    for id in &ids {
+        let published = published::load(id).map_err(CliError::Failure)?;
+        let cs = cases(id, &args.scenarios, args.quick, args.replications).map_err(CliError::usage)?;
+        let loaded: Vec<(Case, scenario::Scenario)> =
+            cs.into_iter().map(|c| load_case(&args.scenarios, &c).map(|s| (c, s))).collect::<Result<_, _>>()?;
+        plan.push((published, loaded));
+    }
+    let total: u64 = plan.iter().flat_map(|(_, l)| l).map(|(_, s)| job_count(s) as u64).sum();
+    let pool = {
+        let mut b = rayon::ThreadPoolBuilder::new();
+        if let Some(j) = args.jobs {
+            if j == 0 {
+                return Err(CliError::usage("--jobs must be at least 1"));
+            }
+            b = b.num_threads(j);
+        }
+        b.build().map_err(|e| CliError::Failure(e.to_string()))?
+    };
+    let bar = if args.quiet || !std::io::stderr().is_terminal() {
+        ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden())
+    } else {
+        let b = ProgressBar::new(total);
+        b.set_style(
+            ProgressStyle::with_template("{msg:32} [{bar:30}] {pos}/{len} runs, {elapsed} elapsed, ~{eta} left")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+        );
+        b
+    };
+    let dir = out_dir(args);
+    let mut sections = Vec::new();
+    for (published, loaded) in plan {
+        let mut results = Vec::new();
+        for (case, s) in loaded {
+            bar.set_message(case.name.clone());
+            let runs = pool.install(|| run_scenario(&s, &|| bar.inc(1))).map_err(CliError::Failure)?;
+            // Every finished case is on disk at once: an interrupted run loses nothing finished.
+            let data = dir.join("data").join(&case.name);
+            let trace = matches!(s.model, Model::Trace(_));
+            if !trace {
+                write_atomic(&data.join("flows.csv"), flows_csv(&runs).as_bytes())?;
+            }
+            write_atomic(&data.join("runs.csv"), runs_csv(&runs).as_bytes())?;
+            let summaries = summarise(&runs);
+            write_atomic(&data.join("summary.csv"), summary_csv(&summaries).as_bytes())?;
+            if let Some(series) = series_csv(&runs) {
+                write_atomic(&data.join("series.csv"), series.as_bytes())?;
+            }
+            write_atomic(&data.join("scenario.toml"), s.to_toml().as_bytes())?;
+            let series = match runs.first().and_then(|a| a.runs.first()) {
+                Some(RunOutput::Trace(_)) => CaseSeries::Trace(
+                    runs.iter()
+                        .filter_map(|a| match a.runs.first() {
+                            Some(RunOutput::Trace(t)) => Some((a.algorithm.clone(), t.series.clone())),
+                            _ => None,
+                        })
+                        .collect(),
+                ),
+                Some(RunOutput::Network(r)) if !r.series.is_empty() => CaseSeries::Rates(
+                    runs.iter()
+                        .filter_map(|a| match a.runs.first() {
+                            Some(RunOutput::Network(n)) => Some((a.algorithm.clone(), n.series.clone())),
+                            _ => None,
+                        })
+                        .collect(),
+                ),
+                _ => CaseSeries::None,
+            };
+            results.push(CaseResult {
+                case,
+                description: s.file.description.clone(),
+                source: s.file.source.clone(),
+                seed: s.file.seed,
+                replications: s.file.replications,
+                summaries,
+                series,
+                trace,
+            });
+        }
+        let outcomes = published.claims.iter().map(|c| evaluate(&results, c)).collect();
+        let figures = published.figures.iter().map(|f| (f.clone(), render::figure(f, &results))).collect();
+        sections.push(Section { published, cases: results, outcomes, figures });
+    }
+    bar.finish_and_clear();
+    for s in &sections {
+        for (spec, svg) in &s.figures {
+            write_atomic(&dir.join("figures").join(format!("{}.svg", spec.id)), svg.as_bytes())?;
+        }
+    }
+    let title = if args.experiment == "all" {
+        "coapcc reproduce: all experiments".to_string()
+    } else {
+        format!("coapcc reproduce: {}", args.experiment)
+    };
+    let intro = format!(
+        "Generated by <code>coapcc reproduce {}{}</code> (coapcc {}). {}Each published claim is checked \
+against our simulation of the paper's set-up (<code>shared/spec/testbeds.md</code>); where ours differs, \
+the likely cause is listed in the README's reproduction status table. Their figures are not reproduced as \
+images: each of ours is shown with their caption and a description of what theirs shows. Raw data: \
+<code>data/</code>; claims as CSV: <code>claims.csv</code>.",
+        args.experiment,
+        if args.quick { " --quick" } else { "" },
+        env!("CARGO_PKG_VERSION"),
+        if args.quick { "<strong>Quick mode: fewer replications and shorter runs; numbers are indicative only.</strong> " } else { "" }
+    );
+    write_atomic(&dir.join("claims.csv"), render::claims_csv(&sections).as_bytes())?;
+    write_atomic(&dir.join("report.md"), render::markdown(&title, &intro, &sections).as_bytes())?;
+    write_atomic(&dir.join("index.html"), render::html(&title, &intro, &sections).as_bytes())?;
+    for s in &sections {
+        let (h, d, n) = render::tally(&s.outcomes);
+        writeln!(out, "{:<14} {} claims: {h} hold, {d} differ, {n} not evaluated", s.published.experiment, s.outcomes.len())?;
+    }
+    writeln!(out, "report: {}", dir.join("index.html").display())?;
+    Ok(())
+}

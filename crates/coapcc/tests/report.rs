@@ -1,0 +1,126 @@
+//! `coapcc reproduce all --quick` end to end: the report holds every figure and every claim
+//! row of the data files, and its page renders in a real browser (headless Chromium).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Every `id = "..."` of `[[figure]]` and `[[claim]]` tables in the data files.
+fn ids(kind: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in ["fasor", "full-backoff", "makarem-rto", "makarem-rate"] {
+        let text = std::fs::read_to_string(root().join(format!("data/published/{e}.toml"))).unwrap();
+        let table: toml::Table = toml::from_str(&text).unwrap();
+        if let Some(items) = table.get(kind).and_then(|v| v.as_array()) {
+            for i in items {
+                out.push(i["id"].as_str().unwrap().to_string());
+            }
+        }
+    }
+    out
+}
+
+fn browser() -> Option<PathBuf> {
+    ["chromium", "chromium-browser", "google-chrome"].iter().find_map(|b| {
+        let out = Command::new("which").arg(b).output().ok()?;
+        out.status.success().then(|| PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
+    })
+}
+
+/// Fraction of clearly coloured pixels (plots) in a PNG screenshot, and whether it is blank.
+fn colourfulness(png_path: &Path) -> (f64, bool) {
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(png_path).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let channels = info.color_type.samples();
+    let px = &buf[..info.buffer_size()];
+    let (mut coloured, mut total, mut first, mut all_same) = (0usize, 0usize, None, true);
+    for p in px.chunks(channels) {
+        let (r, g, b) = (p[0] as i32, p[1.min(channels - 1)] as i32, p[2.min(channels - 1)] as i32);
+        let max = r.max(g).max(b);
+        let min = r.min(g).min(b);
+        if max - min > 60 {
+            coloured += 1;
+        }
+        match first {
+            None => first = Some((r, g, b)),
+            Some(f) if f != (r, g, b) => all_same = false,
+            _ => {}
+        }
+        total += 1;
+    }
+    (coloured as f64 / total as f64, all_same)
+}
+
+#[test]
+fn the_quick_report_holds_every_figure_and_claim_and_renders_in_a_browser() {
+    let out = std::env::temp_dir().join(format!("coapcc-report-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let status = Command::new(env!("CARGO_BIN_EXE_coapcc"))
+        .current_dir(root())
+        .args(["reproduce", "all", "--quick", "--quiet", "--out"])
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    let figures = ids("figure");
+    let claims = ids("claim");
+    assert!(figures.len() >= 10 && claims.len() >= 20, "{} figures, {} claims", figures.len(), claims.len());
+    for f in &figures {
+        let at = html.find(&format!("id=\"fig-{f}\"")).unwrap_or_else(|| panic!("figure {f} missing"));
+        let rest = &html[at..];
+        let end = rest.find("</figure>").unwrap();
+        assert!(rest[..end].contains("<svg"), "figure {f} has no SVG");
+        assert!(!rest[..end].contains("no data"), "figure {f} has an empty panel");
+        assert!(out.join(format!("figures/{f}.svg")).exists());
+    }
+    for c in &claims {
+        assert!(html.contains(&format!("id=\"claim-{c}\"")), "claim {c} missing");
+    }
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("| claim |") && md.contains("figures/"));
+    assert_eq!(std::fs::read_to_string(out.join("claims.csv")).unwrap().lines().count(), claims.len() + 1);
+
+    let Some(chromium) = browser() else {
+        assert!(std::env::var("COAPCC_REQUIRE_BROWSER").is_err(), "COAPCC_REQUIRE_BROWSER is set but no Chromium was found");
+        eprintln!("skipping the browser check: no chromium on PATH (scripts/test installs it)");
+        return;
+    };
+    // One screenshot per experiment, scrolled to its first figure.
+    for e in ["fasor", "full-backoff", "makarem-rto", "makarem-rate"] {
+        let text = std::fs::read_to_string(root().join(format!("data/published/{e}.toml"))).unwrap();
+        let table: toml::Table = toml::from_str(&text).unwrap();
+        let Some(first) = table.get("figure").and_then(|v| v.as_array()).and_then(|a| a.first()) else { continue };
+        let id = first["id"].as_str().unwrap();
+        let png = out.join(format!("shot-{e}.png"));
+        let profile = out.join(format!("chrome-profile-{e}"));
+        let url = format!("file://{}#fig-{id}", out.join("index.html").display());
+        let status = Command::new(&chromium)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--hide-scrollbars",
+                "--window-size=1200,1600",
+            ])
+            .arg(format!("--user-data-dir={}", profile.display()))
+            .arg(format!("--screenshot={}", png.display()))
+            .arg(&url)
+            .output()
+            .unwrap();
+        assert!(png.exists(), "no screenshot for {e}: {}", String::from_utf8_lossy(&status.stderr));
+        let (coloured, blank) = colourfulness(&png);
+        assert!(!blank, "the screenshot of {e} is blank");
+        assert!(coloured > 0.002, "the figures of {e} did not render: only {:.4} % coloured pixels", coloured * 100.0);
+    }
+}
