@@ -120,6 +120,12 @@ pub struct Summary {
     pub rtt: Quantiles,
     /// Expired RTO quantiles over all expiries, s.
     pub expired_rto: Quantiles,
+    /// Unnecessary retransmissions summed over all flows of all runs.
+    pub unnecessary_total: u64,
+    /// Exchanges completed, summed over all runs.
+    pub completed_total: u64,
+    /// Packets dropped by full buffers, summed over all runs.
+    pub drops_buffer_total: u64,
     /// Trace model: mean RMSE, ms.
     pub rmse_ms: f64,
     /// Trace model: mean spurious count.
@@ -137,10 +143,14 @@ pub fn summarise(all: &[AlgorithmRuns]) -> Vec<Summary> {
             let mut rtos = Vec::new();
             let (mut goodput, mut loss, mut overhead, mut rmse, mut spurious) =
                 (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+            let (mut unnecessary_total, mut completed_total, mut drops_buffer_total) = (0u64, 0u64, 0u64);
             for out in &a.runs {
                 match out {
                     RunOutput::Network(run) => {
+                        completed_total += run.run.exchanges_completed;
+                        drops_buffer_total += run.run.drops_buffer;
                         for f in &run.flows {
+                            unnecessary_total += u64::from(f.unnecessary_retransmissions);
                             fct.push(f.fct_s);
                             rexmit.push(f64::from(f.retransmissions));
                             unnec.push(f64::from(f.unnecessary_retransmissions));
@@ -168,6 +178,9 @@ pub fn summarise(all: &[AlgorithmRuns]) -> Vec<Summary> {
                 overhead: mean(&overhead),
                 rtt: Quantiles::of(&mut rtts),
                 expired_rto: Quantiles::of(&mut rtos),
+                unnecessary_total,
+                completed_total,
+                drops_buffer_total,
                 rmse_ms: mean(&rmse),
                 spurious: mean(&spurious),
             }

@@ -87,11 +87,15 @@ fn the_quick_report_holds_every_figure_and_claim_and_renders_in_a_browser() {
     assert_eq!(std::fs::read_to_string(out.join("claims.csv")).unwrap().lines().count(), claims.len() + 1);
 
     let Some(chromium) = browser() else {
-        assert!(std::env::var("COAPCC_REQUIRE_BROWSER").is_err(), "COAPCC_REQUIRE_BROWSER is set but no Chromium was found");
+        assert!(
+            std::env::var("COAPCC_REQUIRE_BROWSER").is_err(),
+            "COAPCC_REQUIRE_BROWSER is set but no Chromium was found"
+        );
         eprintln!("skipping the browser check: no chromium on PATH (scripts/test installs it)");
         return;
     };
-    // One screenshot per experiment, scrolled to its first figure.
+    // One screenshot per experiment, of its first figure: the page's `figure:target` style
+    // shows the figure named in the URL fragment alone.
     for e in ["fasor", "full-backoff", "makarem-rto", "makarem-rate"] {
         let text = std::fs::read_to_string(root().join(format!("data/published/{e}.toml"))).unwrap();
         let table: toml::Table = toml::from_str(&text).unwrap();
@@ -112,6 +116,7 @@ fn the_quick_report_holds_every_figure_and_claim_and_renders_in_a_browser() {
                 "--disable-sync",
                 "--hide-scrollbars",
                 "--window-size=1200,1600",
+                "--virtual-time-budget=5000",
             ])
             .arg(format!("--user-data-dir={}", profile.display()))
             .arg(format!("--screenshot={}", png.display()))

@@ -87,13 +87,12 @@ fn find<'a>(cases: &'a [CaseResult], name: &str) -> Result<&'a CaseResult, Strin
     cases.iter().find(|c| c.case.name == name).ok_or_else(|| format!("case `{name}` was not run"))
 }
 
-fn alg<'a>(c: &'a CaseResult, a: &Option<String>) -> Result<&'a Summary, String> {
-    let a = a.as_deref().ok_or("the claim names no algorithm `a`/`b`")?;
+fn of<'a>(c: &'a CaseResult, a: &str) -> Result<&'a Summary, String> {
     c.of(a).ok_or_else(|| format!("algorithm `{a}` not in case `{}`", c.case.name))
 }
 
-fn reduction(x: f64, y: f64) -> f64 {
-    if y == 0.0 { f64::NAN } else { 1.0 - x / y }
+fn need<'a>(x: &'a Option<String>, what: &str) -> Result<&'a str, String> {
+    x.as_deref().ok_or_else(|| format!("the claim names no `{what}`"))
 }
 
 fn sweep_points<'a>(cases: &'a [CaseResult], sweep: &str) -> Vec<(f64, &'a CaseResult)> {
@@ -112,6 +111,81 @@ fn mean_resbw(sweep: &str, x: f64) -> f64 {
     if sweep.contains("high-variability") { 1.0 } else { x }
 }
 
+/// Where a base quantity is measured: one case, or the points of a sweep.
+enum Place<'a> {
+    Case(&'a CaseResult),
+    Sweep(&'a str, Vec<(f64, &'a CaseResult)>),
+}
+
+fn place<'a>(cases: &'a [CaseResult], claim: &'a Claim) -> Result<Place<'a>, String> {
+    if let Some(s) = claim.sweep.as_deref() {
+        let mut pts = sweep_points(cases, s);
+        if let Some([lo, hi]) = claim.resbw_range {
+            pts.retain(|(x, _)| (lo..=hi).contains(&mean_resbw(s, *x)));
+        }
+        if pts.is_empty() {
+            return Err(format!("sweep `{s}` was not run (or no point in the ResBW range)"));
+        }
+        return Ok(Place::Sweep(s, pts));
+    }
+    Ok(Place::Case(find(cases, need(&claim.case, "case")?)?))
+}
+
+/// A per-case quantity of one algorithm.
+fn case_scalar(x: &str, s: &Summary) -> Option<f64> {
+    Some(match x {
+        "fct_median" => s.fct.p50,
+        "fct_p10_p90" => s.fct.p90 - s.fct.p10,
+        "unnecessary_median" => s.unnecessary.p50,
+        "retransmissions_median" => s.retransmissions.p50,
+        "expired_rto_median" => s.expired_rto.p50,
+        "rtt_median" => s.rtt.p50,
+        "goodput" => s.goodput_per_s,
+        "loss_ratio" => s.loss_ratio,
+        "overhead" => s.overhead,
+        "rmse_ms" => s.rmse_ms,
+        "spurious" => s.spurious,
+        _ => return None,
+    })
+}
+
+/// A base quantity X of algorithm `a` at a place.
+fn base(x: &str, at: &Place<'_>, a: &str) -> Result<f64, String> {
+    match at {
+        Place::Case(c) => case_scalar(x, of(c, a)?).ok_or_else(|| format!("metric `{x}` needs a sweep or is unknown")),
+        Place::Sweep(sweep, pts) => {
+            let xy: Vec<(f64, &Summary)> =
+                pts.iter().map(|(x, c)| Ok((mean_resbw(sweep, *x), of(c, a)?))).collect::<Result<_, String>>()?;
+            let g: Vec<(f64, f64)> = xy.iter().map(|(x, s)| (*x, s.goodput_per_s)).collect();
+            let o: Vec<f64> = xy.iter().map(|(_, s)| s.overhead).filter(|v| v.is_finite()).collect();
+            Ok(match x {
+                "goodput_slope" => slope(&g),
+                "goodput_linearity_r2" => r_squared(&g),
+                "plateau_goodput" => {
+                    let v: Vec<f64> = if sweep.contains("high-variability") {
+                        g.iter().map(|p| p.1).collect()
+                    } else {
+                        g.iter().filter(|p| p.0 >= 0.5).map(|p| p.1).collect()
+                    };
+                    coapcc_sim::metrics::mean(&v)
+                }
+                "mean_goodput" => coapcc_sim::metrics::mean(&g.iter().map(|p| p.1).collect::<Vec<_>>()),
+                "max_overhead" => o.iter().copied().fold(f64::NAN, |m, v| if m >= v { m } else { v }),
+                "mean_overhead" => coapcc_sim::metrics::mean(&o),
+                other => return Err(format!("metric `{other}` is not defined over a sweep")),
+            })
+        }
+    }
+}
+
+fn ratio_minus_one(x: f64, y: f64) -> f64 {
+    if y == 0.0 { f64::NAN } else { x / y - 1.0 }
+}
+
+fn reduction(x: f64, y: f64) -> f64 {
+    if y == 0.0 { f64::NAN } else { 1.0 - x / y }
+}
+
 fn trace_rows(cases: &[CaseResult]) -> Vec<&CaseResult> {
     cases.iter().filter(|c| c.trace).collect()
 }
@@ -121,99 +195,141 @@ fn wins(cases: &[CaseResult], claim: &Claim, pick: impl Fn(&Summary, &Summary) -
     if rows.is_empty() {
         return Err("no RTT-trace case was run".into());
     }
+    let (a, b) = (need(&claim.a, "a")?, need(&claim.b, "b")?);
     let mut n = 0usize;
     for c in &rows {
-        if pick(alg(c, &claim.a)?, alg(c, &claim.b)?) {
+        if pick(of(c, a)?, of(c, b)?) {
             n += 1;
         }
     }
     Ok(n as f64 / rows.len() as f64)
 }
 
-/// Our value for a claim's metric.
+fn fold_max(v: impl Iterator<Item = f64>) -> f64 {
+    v.filter(|x| x.is_finite()).fold(f64::NAN, |m, x| if m >= x { m } else { x })
+}
+
+/// Our value for a claim's metric (definitions: `data/published/README.md`).
 pub fn metric(cases: &[CaseResult], claim: &Claim) -> Result<f64, String> {
-    let case = || -> Result<&CaseResult, String> { find(cases, claim.case.as_deref().ok_or("the claim names no case")?) };
-    let sweep = || -> Result<(String, Vec<(f64, &CaseResult)>), String> {
-        let s = claim.sweep.as_deref().ok_or("the claim names no sweep")?;
-        let pts = sweep_points(cases, s);
-        if pts.is_empty() {
-            return Err(format!("sweep `{s}` was not run"));
-        }
-        Ok((s.to_string(), pts))
-    };
-    Ok(match claim.metric.as_str() {
-        "fct_median_reduction" => {
-            let c = case()?;
-            reduction(alg(c, &claim.a)?.fct.p50, alg(c, &claim.b)?.fct.p50)
-        }
+    let m = claim.metric.as_str();
+    // Metrics with a shape of their own.
+    match m {
         "fct_median_spread" => {
-            let c = case()?;
-            let meds: Vec<f64> = claim
-                .algorithms
-                .iter()
-                .map(|a| c.of(a).map(|s| s.fct.p50).ok_or_else(|| format!("algorithm `{a}` not in case `{}`", c.case.name)))
-                .collect::<Result<_, _>>()?;
+            let c = find(cases, need(&claim.case, "case")?)?;
+            let meds: Vec<f64> =
+                claim.algorithms.iter().map(|a| of(c, a).map(|s| s.fct.p50)).collect::<Result<_, _>>()?;
             let max = meds.iter().copied().fold(f64::NEG_INFINITY, f64::max);
             let min = meds.iter().copied().fold(f64::INFINITY, f64::min);
-            max / min - 1.0
+            return Ok(max / min - 1.0);
         }
-        "unnecessary_median" => alg(case()?, &claim.a)?.unnecessary.p50,
-        "retransmissions_median" => alg(case()?, &claim.a)?.retransmissions.p50,
-        "unnecessary_median_reduction" => {
-            let c = case()?;
-            reduction(alg(c, &claim.a)?.unnecessary.p50, alg(c, &claim.b)?.unnecessary.p50)
-        }
-        "unnecessary_reduction_max" => {
-            let mut best = f64::NEG_INFINITY;
+        "unnecessary_reduction_max" | "unnecessary_reduction_max_pairs" => {
+            let pairs: Vec<(String, String)> = if m == "unnecessary_reduction_max" {
+                vec![(need(&claim.a, "a")?.to_string(), need(&claim.b, "b")?.to_string())]
+            } else {
+                claim.pairs.iter().map(|[a, b]| (a.clone(), b.clone())).collect()
+            };
+            let mut vals = Vec::new();
             for name in &claim.cases {
                 let c = find(cases, name)?;
-                let r = reduction(alg(c, &claim.a)?.unnecessary.p50, alg(c, &claim.b)?.unnecessary.p50);
-                if r.is_finite() {
-                    best = best.max(r);
+                for (a, b) in &pairs {
+                    vals.push(reduction(of(c, a)?.unnecessary.p50, of(c, b)?.unnecessary.p50));
                 }
             }
-            if best.is_finite() { best } else { f64::NAN }
+            return Ok(fold_max(vals.into_iter()));
         }
-        "expired_rto_median" => alg(case()?, &claim.a)?.expired_rto.p50,
-        "rtt_median" => alg(case()?, &claim.a)?.rtt.p50,
-        "goodput" => alg(case()?, &claim.a)?.goodput_per_s,
-        "loss_ratio" => alg(case()?, &claim.a)?.loss_ratio,
-        "overhead" => alg(case()?, &claim.a)?.overhead,
-        "rmse_ms" => alg(case()?, &claim.a)?.rmse_ms,
-        "spurious" => alg(case()?, &claim.a)?.spurious,
-        "goodput_slope" => {
-            let (s, pts) = sweep()?;
-            let xy: Vec<(f64, f64)> = pts
-                .iter()
-                .map(|(x, c)| Ok((mean_resbw(&s, *x), alg(c, &claim.a)?.goodput_per_s)))
-                .collect::<Result<_, String>>()?;
-            slope(&xy)
-        }
-        "plateau_goodput" => {
-            let (s, pts) = sweep()?;
-            let v: Vec<f64> = pts
-                .iter()
-                .filter(|(x, _)| mean_resbw(&s, *x) >= 0.5)
-                .map(|(_, c)| alg(c, &claim.a).map(|m| m.goodput_per_s))
-                .collect::<Result<_, _>>()?;
-            coapcc_sim::metrics::mean(&v)
-        }
-        "max_overhead" => {
-            let (_, pts) = sweep()?;
-            let mut best = f64::NAN;
-            for (_, c) in pts {
-                let o = alg(c, &claim.a)?.overhead;
-                if o.is_finite() && !(best >= o) {
-                    best = o;
+        "unnecessary_total" | "buffer_drops_total" => {
+            let names: Vec<&str> = if claim.cases.is_empty() {
+                vec![need(&claim.case, "case")?]
+            } else {
+                claim.cases.iter().map(String::as_str).collect()
+            };
+            let mut total = 0u64;
+            for n in names {
+                let c = find(cases, n)?;
+                for a in &claim.algorithms {
+                    let s = of(c, a)?;
+                    total += if m == "unnecessary_total" { s.unnecessary_total } else { s.drops_buffer_total };
                 }
             }
-            best
+            return Ok(total as f64);
         }
-        "rmse_wins" => wins(cases, claim, |a, b| a.rmse_ms < b.rmse_ms)?,
-        "spurious_wins" => wins(cases, claim, |a, b| a.spurious < b.spurious)?,
-        "rmse_and_spurious_wins" => wins(cases, claim, |a, b| a.rmse_ms < b.rmse_ms && a.spurious < b.spurious)?,
-        other => return Err(format!("metric `{other}` is not implemented")),
-    })
+        "wasted_capacity_fraction" => {
+            let s = of(find(cases, need(&claim.case, "case")?)?, need(&claim.a, "a")?)?;
+            let (u, c) = (s.unnecessary_total as f64, s.completed_total as f64);
+            return Ok(if u + c == 0.0 { f64::NAN } else { u / (u + c) });
+        }
+        "loss_ratio_max" => {
+            let c = find(cases, need(&claim.case, "case")?)?;
+            let v: Vec<f64> =
+                claim.algorithms.iter().map(|a| of(c, a).map(|s| s.loss_ratio)).collect::<Result<_, _>>()?;
+            return Ok(fold_max(v.into_iter()));
+        }
+        "max_overhead_over" => {
+            let at = place(cases, claim)?;
+            let v: Vec<f64> =
+                claim.algorithms.iter().map(|a| base("max_overhead", &at, a)).collect::<Result<_, _>>()?;
+            return Ok(fold_max(v.into_iter()));
+        }
+        "rmse_wins" => return wins(cases, claim, |a, b| a.rmse_ms < b.rmse_ms),
+        "spurious_wins" => return wins(cases, claim, |a, b| a.spurious < b.spurious),
+        "rmse_and_spurious_wins" => return wins(cases, claim, |a, b| a.rmse_ms < b.rmse_ms && a.spurious < b.spurious),
+        _ => {}
+    }
+    // X_increase: X(a in cases[0]) / X(a in cases[1]) − 1.
+    if let Some(x) = m.strip_suffix("_increase") {
+        let [first, second] = claim.cases.as_slice() else {
+            return Err("an `_increase` metric needs `cases = [x, y]`".into());
+        };
+        let a = need(&claim.a, "a")?;
+        let v1 = base(x, &Place::Case(find(cases, first)?), a)?;
+        let v2 = base(x, &Place::Case(find(cases, second)?), a)?;
+        return Ok(ratio_minus_one(v1, v2));
+    }
+    // X_reduction_min / X_gain_min over `against`; X_reduction / X_gain against `b`.
+    for (suffix, f, min) in [
+        ("_reduction_min", reduction as fn(f64, f64) -> f64, true),
+        ("_gain_min", ratio_minus_one, true),
+        ("_reduction", reduction, false),
+        ("_gain", ratio_minus_one, false),
+    ] {
+        if let Some(x) = m.strip_suffix(suffix) {
+            let at = place(cases, claim)?;
+            let a = need(&claim.a, "a")?;
+            let va = base(x, &at, a)?;
+            if min {
+                if claim.against.is_empty() {
+                    return Err(format!("`{m}` needs `against`"));
+                }
+                let mut best = f64::INFINITY;
+                for b in &claim.against {
+                    let v = f(va, base(x, &at, b)?);
+                    if !v.is_finite() {
+                        return Ok(f64::NAN);
+                    }
+                    best = best.min(v);
+                }
+                return Ok(best);
+            }
+            return Ok(f(va, base(x, &at, need(&claim.b, "b")?)?));
+        }
+    }
+    // A base quantity of `a`.
+    base(m, &place(cases, claim)?, need(&claim.a, "a")?)
+}
+
+/// R² of the least-squares line of y on x.
+pub fn r_squared(xy: &[(f64, f64)]) -> f64 {
+    let v: Vec<(f64, f64)> = xy.iter().copied().filter(|(x, y)| x.is_finite() && y.is_finite()).collect();
+    if v.len() < 2 {
+        return f64::NAN;
+    }
+    let n = v.len() as f64;
+    let mx = v.iter().map(|p| p.0).sum::<f64>() / n;
+    let my = v.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxx: f64 = v.iter().map(|p| (p.0 - mx).powi(2)).sum();
+    let syy: f64 = v.iter().map(|p| (p.1 - my).powi(2)).sum();
+    let sxy: f64 = v.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    if sxx == 0.0 || syy == 0.0 { f64::NAN } else { sxy * sxy / (sxx * syy) }
 }
 
 /// Least-squares slope of y on x.
@@ -238,7 +354,10 @@ pub fn evaluate(cases: &[CaseResult], claim: &Claim) -> Outcome {
             let [lo, hi] = claim.range.unwrap_or([0.5, 2.0]);
             (format!("holds if {lo} ≤ ours/published ≤ {hi}"), Box::new(move |o: f64| (lo..=hi).contains(&(o / p))))
         }
-        "sign" => ("holds if ours has the sign of the published value".into(), Box::new(move |o: f64| o != 0.0 && (o > 0.0) == (p > 0.0))),
+        "sign" => (
+            "holds if ours has the sign of the published value".into(),
+            Box::new(move |o: f64| o != 0.0 && (o > 0.0) == (p > 0.0)),
+        ),
         "at_most" => {
             let v = claim.value.unwrap_or(p);
             (format!("holds if ours ≤ {v}"), Box::new(move |o: f64| o <= v))
@@ -258,7 +377,7 @@ pub fn evaluate(cases: &[CaseResult], claim: &Claim) -> Outcome {
         Ok(ours) if ours.is_finite() && known_check => Outcome {
             claim: claim.clone(),
             ours,
-            ratio: if p != 0.0 { ours / p } else { f64::NAN },
+            ratio: if p != 0.0 && !claim.qualitative { ours / p } else { f64::NAN },
             verdict: if check(ours) { Verdict::Holds } else { Verdict::Differs },
             rule,
         },
@@ -269,14 +388,17 @@ pub fn evaluate(cases: &[CaseResult], claim: &Claim) -> Outcome {
             verdict: Verdict::NotEvaluated(format!("unknown check `{}`", claim.check)),
             rule,
         },
+        // data/published/README.md: an undefined value (a zero denominator) does not hold.
         Ok(ours) => Outcome {
             claim: claim.clone(),
             ours,
             ratio: f64::NAN,
-            verdict: Verdict::NotEvaluated("our value is undefined (e.g. a division by zero)".into()),
-            rule,
+            verdict: Verdict::Differs,
+            rule: format!("{rule}; ours is undefined (a zero denominator), so it does not hold"),
         },
-        Err(e) => Outcome { claim: claim.clone(), ours: f64::NAN, ratio: f64::NAN, verdict: Verdict::NotEvaluated(e), rule },
+        Err(e) => {
+            Outcome { claim: claim.clone(), ours: f64::NAN, ratio: f64::NAN, verdict: Verdict::NotEvaluated(e), rule }
+        }
     }
 }
 
@@ -288,6 +410,12 @@ mod tests {
     fn the_slope_of_a_line_is_its_gradient() {
         assert!((slope(&[(0.0, 1.0), (1.0, 3.0), (2.0, 5.0)]) - 2.0).abs() < 1e-12);
         assert!(slope(&[(1.0, 1.0)]).is_nan());
+    }
+
+    #[test]
+    fn r_squared_is_one_on_a_line_and_low_on_noise() {
+        assert!((r_squared(&[(0.0, 1.0), (1.0, 3.0), (2.0, 5.0)]) - 1.0).abs() < 1e-12);
+        assert!(r_squared(&[(0.0, 1.0), (1.0, -1.0), (2.0, 1.0), (3.0, -1.0)]) < 0.3);
     }
 
     #[test]

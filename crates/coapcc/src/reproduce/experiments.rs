@@ -28,9 +28,18 @@ pub struct Experiment {
 
 /// Every experiment, in report order.
 pub const EXPERIMENTS: &[Experiment] = &[
-    Experiment { id: "fasor", about: "FASOR paper: 400/200 flows × 3 buffers × continuous/random; 10 flows × link errors (Figs. 3–10)" },
-    Experiment { id: "full-backoff", about: "Thesis / ANRW'18: Full Backoff 1 and 2 on Default CoAP and CoCoA, bufferbloat cases" },
-    Experiment { id: "makarem-rto", about: "Makarem Figs. 14–21: RTO vs RTT traces, RMSE and spurious counts over Table 1" },
+    Experiment {
+        id: "fasor",
+        about: "FASOR paper: 400/200 flows × 3 buffers × continuous/random; 10 flows × link errors (Figs. 3–10)",
+    },
+    Experiment {
+        id: "full-backoff",
+        about: "Thesis / ANRW'18: Full Backoff 1 and 2 on Default CoAP and CoCoA, bufferbloat cases",
+    },
+    Experiment {
+        id: "makarem-rto",
+        about: "Makarem Figs. 14–21: RTO vs RTT traces, RMSE and spurious counts over Table 1",
+    },
     Experiment {
         id: "makarem-rate",
         about: "Makarem Figs. 23, 26–31: rates vs residual bandwidth; goodput, loss, overhead sweeps",

@@ -188,14 +188,23 @@ images: each of ours is shown with their caption and a description of what their
         args.experiment,
         if args.quick { " --quick" } else { "" },
         env!("CARGO_PKG_VERSION"),
-        if args.quick { "<strong>Quick mode: fewer replications and shorter runs; numbers are indicative only.</strong> " } else { "" }
+        if args.quick {
+            "<strong>Quick mode: fewer replications and shorter runs; numbers are indicative only.</strong> "
+        } else {
+            ""
+        }
     );
     write_atomic(&dir.join("claims.csv"), render::claims_csv(&sections).as_bytes())?;
     write_atomic(&dir.join("report.md"), render::markdown(&title, &intro, &sections).as_bytes())?;
     write_atomic(&dir.join("index.html"), render::html(&title, &intro, &sections).as_bytes())?;
     for s in &sections {
         let (h, d, n) = render::tally(&s.outcomes);
-        writeln!(out, "{:<14} {} claims: {h} hold, {d} differ, {n} not evaluated", s.published.experiment, s.outcomes.len())?;
+        writeln!(
+            out,
+            "{:<14} {} claims: {h} hold, {d} differ, {n} not evaluated",
+            s.published.experiment,
+            s.outcomes.len()
+        )?;
     }
     writeln!(out, "report: {}", dir.join("index.html").display())?;
     Ok(())

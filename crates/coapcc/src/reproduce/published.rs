@@ -78,8 +78,29 @@ pub struct Claim {
     /// Several algorithms (`fct_median_spread`).
     #[serde(default)]
     pub algorithms: Vec<String>,
+    /// Algorithms to compare against (`*_min` metrics).
+    #[serde(default)]
+    pub against: Vec<String>,
+    /// Algorithm pairs (`unnecessary_reduction_max_pairs`).
+    #[serde(default)]
+    pub pairs: Vec<[String; 2]>,
+    /// Sweep metrics: keep only sweep points whose mean ResBW lies in this range.
+    #[serde(default)]
+    pub resbw_range: Option<[f64; 2]>,
     /// The published value (fractions, not percentages).
     pub published: f64,
+    /// The text states a direction or equality but no number: `published` is a marker.
+    #[serde(default)]
+    pub qualitative: bool,
+    /// The words stating it, verbatim.
+    #[serde(default)]
+    pub quote: Option<String>,
+    /// How a published number was computed from an expression the text gives.
+    #[serde(default)]
+    pub derivation: Option<String>,
+    /// The seed file, when it differs from the file's.
+    #[serde(default)]
+    pub seed: Option<String>,
     /// `ratio`, `sign`, `at_most`, `at_least`, `within`.
     pub check: String,
     /// For `ratio`: the accepted range of ours/published (default [0.5, 2]).

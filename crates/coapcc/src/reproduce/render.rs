@@ -7,7 +7,9 @@ use coapcc_sim::metrics::Quantiles;
 
 use super::evaluate::{CaseResult, CaseSeries, Outcome, Verdict};
 use super::published::{FigureSpec, Published};
-use crate::figures::{BarGroup, BoxPanel, BoxStats, LinePanel, Series, SeriesStyle, bar_figure, box_figure, line_figure};
+use crate::figures::{
+    BarGroup, BoxPanel, BoxStats, LinePanel, Series, SeriesStyle, bar_figure, box_figure, line_figure,
+};
 
 /// One experiment's evaluated report content.
 pub struct Section {
@@ -50,7 +52,8 @@ fn sweep_cases<'a>(cases: &'a [CaseResult], sweep: &str) -> Vec<(f64, &'a CaseRe
 
 /// Analytic lines of Makarem §6.2 for goodput sweeps over mean ResBW (packets/s).
 fn analytic_goodput(xs: &[f64]) -> Vec<Series> {
-    let (lo, hi) = (xs.iter().copied().fold(f64::INFINITY, f64::min), xs.iter().copied().fold(f64::NEG_INFINITY, f64::max));
+    let (lo, hi) =
+        (xs.iter().copied().fold(f64::INFINITY, f64::min), xs.iter().copied().fold(f64::NEG_INFINITY, f64::max));
     if !lo.is_finite() || !hi.is_finite() {
         return Vec::new();
     }
@@ -63,20 +66,51 @@ fn analytic_goodput(xs: &[f64]) -> Vec<Series> {
     let n = -(iw.ln()) / (1.0 - dw).ln();
     let idc = (dw / iw) * n / (1.0 - (1.0 - dw).powf(n + 1.0));
     vec![
-        Series { name: "analytic: capacity (ResBW)".into(), points: vec![(lo, lo), (hi, hi)], style: SeriesStyle::Dashed },
+        Series {
+            name: "analytic: capacity (ResBW)".into(),
+            points: vec![(lo, lo), (hi, hi)],
+            style: SeriesStyle::Dashed,
+        },
         Series {
             name: "analytic: backoff plateau 1/(E[RTO_init]+RTT)".into(),
             points: vec![(lo, plateau), (hi, plateau)],
             style: SeriesStyle::Dashed,
         },
-        Series { name: format!("analytic: MBC {mbc:.3}·ResBW"), points: vec![(lo, mbc * lo), (hi, mbc * hi)], style: SeriesStyle::Dashed },
-        Series { name: format!("analytic: IDC iw 1.5 {idc:.3}·ResBW"), points: vec![(lo, idc * lo), (hi, idc * hi)], style: SeriesStyle::Dashed },
+        Series {
+            name: format!("analytic: MBC {mbc:.3}·ResBW"),
+            points: vec![(lo, mbc * lo), (hi, mbc * hi)],
+            style: SeriesStyle::Dashed,
+        },
+        Series {
+            name: format!("analytic: IDC iw 1.5 {idc:.3}·ResBW"),
+            points: vec![(lo, idc * lo), (hi, idc * hi)],
+            style: SeriesStyle::Dashed,
+        },
     ]
 }
 
 /// Draws one of their figures from our cases.
 pub fn figure(spec: &FigureSpec, cases: &[CaseResult]) -> String {
-    let title = format!("{} (ours; their {})", spec.caption, spec.their);
+    let what = match spec.kind.as_str() {
+        "fct-box" => "Flow completion time",
+        "retransmissions-box" => "Retransmissions per flow",
+        "unnecessary-box" => "Unnecessary retransmissions per flow",
+        "rtt-box" => "CoAP round-trip time",
+        "expired-rto-box" => "Expired RTO values",
+        "rto-trace" => "RTO against RTT",
+        "rmse-bars" => "RMSE of RTO − RTT per scenario",
+        "spurious-bars" => "Spurious transmissions per scenario",
+        "rate-timeseries" => "Sending and success rates against ResBW",
+        "goodput-sweep" => "Goodput against residual bandwidth",
+        "loss-sweep" => "Application loss ratio against residual bandwidth",
+        "overhead-sweep" => "Overhead against residual bandwidth",
+        _ => "Figure",
+    };
+    let title = if spec.their.starts_with("none") {
+        format!("{what} (ours)")
+    } else {
+        format!("{what} (ours; their {})", spec.their)
+    };
     let find = |name: &str| cases.iter().find(|c| c.case.name == name);
     let boxed = |pick: fn(&coapcc_sim::results::Summary) -> &Quantiles, y: &str| {
         let panels: Vec<BoxPanel> = spec
@@ -164,16 +198,14 @@ pub fn figure(spec: &FigureSpec, cases: &[CaseResult]) -> String {
                         if !(spec.algorithms.is_empty() || spec.algorithms.contains(a)) {
                             continue;
                         }
-                        let (t, res, send, ok): (Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>) = pts.iter().fold(
-                            (vec![], vec![], vec![], vec![]),
-                            |(mut t, mut r, mut s, mut o), p| {
+                        let (t, res, send, ok): (Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>) =
+                            pts.iter().fold((vec![], vec![], vec![], vec![]), |(mut t, mut r, mut s, mut o), p| {
                                 t.push(p.t_s);
                                 r.push(p.resbw_per_s);
                                 s.push(p.send_rate_per_s);
                                 o.push(p.success_rate_per_s);
                                 (t, r, s, o)
-                            },
-                        );
+                            });
                         let zip = |v: &[f64]| t.iter().copied().zip(v.iter().copied()).collect::<Vec<_>>();
                         panels.push(LinePanel {
                             title: a.clone(),
@@ -199,7 +231,11 @@ pub fn figure(spec: &FigureSpec, cases: &[CaseResult]) -> String {
                     continue;
                 }
                 let high = sweep.contains("high-variability");
-                let x_label = if high { "ResBW half-width w: range [1 − w, 1 + w] (packets/s)" } else { "mean residual bandwidth (packets/s)" };
+                let x_label = if high {
+                    "ResBW half-width w: range [1 − w, 1 + w] (packets/s)"
+                } else {
+                    "mean residual bandwidth (packets/s)"
+                };
                 let algs: Vec<String> = algorithms_of(spec, pts[0].1).into_iter().map(str::to_string).collect();
                 let mut series: Vec<Series> = algs
                     .iter()
@@ -272,7 +308,8 @@ const STYLE: &str = "body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sa
 table{border-collapse:collapse;margin:1em 0;font-size:.9em}th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top}\
 th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums}tr.holds td.v{background:#e6f4e6}tr.differs td.v{background:#fbe3e3}\
 tr.not-evaluated td.v{background:#f3f0dc}figure{margin:2em 0;border-top:1px solid #ddd;padding-top:1em}figure svg{width:100%;height:auto}\
-figcaption{font-size:.9em;color:#444;margin-bottom:.5em}code{background:#f5f5f5;padding:0 .2em}.small{font-size:.85em;color:#555}";
+figcaption{font-size:.9em;color:#444;margin-bottom:.5em}code{background:#f5f5f5;padding:0 .2em}.small{font-size:.85em;color:#555}\
+figure:target{position:fixed;top:0;left:0;right:0;bottom:0;z-index:9;background:#fff;overflow:auto;margin:0;padding:1em}";
 
 /// The HTML page.
 pub fn html(title: &str, intro: &str, sections: &[Section]) -> String {
@@ -286,7 +323,7 @@ pub fn html(title: &str, intro: &str, sections: &[Section]) -> String {
     let _ = write!(
         h,
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\">\
-<title>{}</title><style>{STYLE}</style></head><body>\n<h1>{}</h1>\n<p>{}</p>\n<p><strong>{} published claims: {hold} hold, {differ} differ, {ne} not evaluated.</strong></p>\n",
+<title>{}</title><style>{STYLE}</style></head><body>\n<h1>{}</h1>\n<p class=\"small\">Tip: a figure's link (<code>#fig-…</code>) shows that figure alone.</p>\n<p>{}</p>\n<p><strong>{} published claims: {hold} hold, {differ} differ, {ne} not evaluated.</strong></p>\n",
         esc(title),
         esc(title),
         intro,
@@ -311,15 +348,20 @@ pub fn html(title: &str, intro: &str, sections: &[Section]) -> String {
                 Verdict::NotEvaluated(r) => format!("<br><span class=\"small\">{}</span>", esc(r)),
                 _ => format!("<br><span class=\"small\">{}</span>", esc(&o.rule)),
             };
-            let note = o.claim.note.as_deref().map(|n| format!("<br><span class=\"small\">{}</span>", esc(n))).unwrap_or_default();
+            let note = o
+                .claim
+                .note
+                .as_deref()
+                .map(|n| format!("<br><span class=\"small\">{}</span>", esc(n)))
+                .unwrap_or_default();
             let _ = writeln!(
                 h,
                 "<tr class=\"claim {class}\" id=\"claim-{id}\"><td>{}{note}</td><td class=\"small\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"v\">{}{why}</td></tr>",
                 esc(&o.claim.text),
                 esc(&o.claim.source),
-                num(o.claim.published),
+                if o.claim.qualitative { "qualitative".to_string() } else { num(o.claim.published) },
                 num(o.ours),
-                num(o.ratio),
+                if o.claim.qualitative { "–".to_string() } else { num(o.ratio) },
                 o.verdict.word(),
                 id = esc(&o.claim.id)
             );
@@ -362,7 +404,13 @@ fn case_table(c: &CaseResult) -> String {
     if c.trace {
         t.push_str("<tr><th>algorithm</th><th>RMSE (ms)</th><th>spurious</th></tr>");
         for s in &c.summaries {
-            let _ = write!(t, "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>", esc(&s.algorithm), num(s.rmse_ms), num(s.spurious));
+            let _ = write!(
+                t,
+                "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
+                esc(&s.algorithm),
+                num(s.rmse_ms),
+                num(s.spurious)
+            );
         }
     } else {
         t.push_str("<tr><th>algorithm</th><th>FCT p10</th><th>p25</th><th>median</th><th>p75</th><th>p90 (s)</th><th>retransmissions (median/flow)</th><th>unnecessary</th><th>goodput (/s)</th><th>loss ratio</th><th>overhead</th></tr>");
@@ -399,7 +447,14 @@ pub fn markdown(title: &str, intro: &str, sections: &[Section]) -> String {
     for s in sections {
         let (a, b, c) = tally(&s.outcomes);
         let p = &s.published;
-        let _ = write!(m, "## {}\n\n{} (seed file {}). {} claims: {a} hold, {b} differ, {c} not evaluated.\n\n", p.title, p.paper, p.seed, s.outcomes.len());
+        let _ = write!(
+            m,
+            "## {}\n\n{} (seed file {}). {} claims: {a} hold, {b} differ, {c} not evaluated.\n\n",
+            p.title,
+            p.paper,
+            p.seed,
+            s.outcomes.len()
+        );
         m.push_str("| claim | source | published | ours | ours / published | verdict |\n|---|---|---|---|---|---|\n");
         for o in &s.outcomes {
             let why = match &o.verdict {
@@ -411,9 +466,9 @@ pub fn markdown(title: &str, intro: &str, sections: &[Section]) -> String {
                 "| {} | {} | {} | {} | {} | **{}** ({}) |",
                 o.claim.text.replace('|', "\\|"),
                 o.claim.source.replace('|', "\\|"),
-                num(o.claim.published),
+                if o.claim.qualitative { "qualitative".to_string() } else { num(o.claim.published) },
                 num(o.ours),
-                num(o.ratio),
+                if o.claim.qualitative { "–".to_string() } else { num(o.ratio) },
                 o.verdict.word(),
                 why.replace('|', "\\|")
             );
