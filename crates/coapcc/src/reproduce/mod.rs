@@ -6,7 +6,7 @@
 //! |---|---|
 //! | [`experiments`] | which cases (scenario runs) each experiment needs, full and `--quick` |
 //! | [`published`] | the published values, read from `data/published/<experiment>.toml` |
-//! | [`evaluate`] | our number for each claim and the verdict |
+//! | [`evaluate`](mod@evaluate) | our number for each claim and the verdict |
 //! | [`render`] | figures, `index.html` (self-contained), `report.md`, `claims.csv` |
 
 pub mod evaluate;
