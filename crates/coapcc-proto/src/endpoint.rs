@@ -29,6 +29,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::fmt::Debug;
 use std::hash::Hash;
 use std::ops::Bound;
+use std::sync::Arc;
 use std::time::Duration;
 
 use coapcc_core::random::Rng;
@@ -134,8 +135,9 @@ pub enum Origin {
 pub struct Transmit<A> {
     /// Destination.
     pub to: A,
-    /// The message.
-    pub msg: Message,
+    /// The message (shared: the endpoint keeps requests for retransmission and responses for
+    /// duplicates without copying them).
+    pub msg: Arc<Message>,
     /// Why.
     pub origin: Origin,
 }
@@ -180,7 +182,8 @@ pub enum Event<A> {
         /// The copy the acknowledgement named, if it echoed one.
         echoed_copy: Option<u8>,
         /// The piggybacked response (`None` after an empty ACK: see [`Event::Response`]).
-        response: Option<Message>,
+        /// Boxed so that every event stays small.
+        response: Option<Box<Message>>,
     },
     /// A separate response arrived for a request whose CON was acknowledged empty.
     Response {
@@ -189,7 +192,7 @@ pub enum Event<A> {
         /// Destination.
         to: A,
         /// The response.
-        response: Message,
+        response: Box<Message>,
     },
     /// The exchange was abandoned (MAX_RETRANSMIT exhausted, or a Reset).
     Failed {
@@ -208,7 +211,7 @@ pub enum Event<A> {
         /// Who asked, and which message to answer.
         handle: RequestHandle<A>,
         /// The request.
-        request: Message,
+        request: Box<Message>,
     },
 }
 
@@ -235,7 +238,7 @@ pub struct EndpointStats {
 struct Outstanding {
     id: RequestId,
     token: Token,
-    msg: Message,
+    msg: Arc<Message>,
     ex: Exchange,
     sent: smallvec::SmallVec<[Instant; 4]>,
     /// A retransmission is due but held by a rate-based controller until this instant.
@@ -263,7 +266,7 @@ struct Peer {
 #[derive(Clone, Debug)]
 enum Seen {
     Pending,
-    Answered(Message),
+    Answered(Arc<Message>),
 }
 
 /// What the server keeps of a request to answer it (and its duplicates).
@@ -372,13 +375,13 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
     /// A datagram arrived as bytes; malformed ones are counted and dropped.
     pub fn handle_datagram(&mut self, now: Instant, from: A, bytes: &[u8]) {
         match codec::decode(bytes) {
-            Ok(msg) => self.handle_message(now, from, msg),
+            Ok(msg) => self.handle_message(now, from, &msg),
             Err(_) => self.stats.malformed += 1,
         }
     }
 
     /// A decoded message arrived from `from`.
-    pub fn handle_message(&mut self, now: Instant, from: A, msg: Message) {
+    pub fn handle_message(&mut self, now: Instant, from: A, msg: &Message) {
         match (msg.mtype, msg.code) {
             (MessageType::Con | MessageType::Non, c) if c.is_request() => self.server_request(now, from, msg),
             (MessageType::Ack, _) => self.client_ack(now, from, msg),
@@ -403,7 +406,8 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
             // FASOR-02 §4: a server implementing the option echoes it unmodified.
             resp.add_option(option::TRANSMISSION_COUNT, v);
         }
-        *seen = Seen::Answered(resp.clone());
+        let resp = Arc::new(resp);
+        *seen = Seen::Answered(Arc::clone(&resp));
         self.transmits.push_back(Transmit {
             to: handle.from,
             msg: resp,
@@ -493,7 +497,10 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
         let timer = peer.ctrl.retransmit(now, &mut o.ex, &mut self.rng);
         let copy = o.ex.retransmissions();
         o.sent.push(now);
-        mark_copy(&mut o.msg, o.token, copy, echo);
+        if echo != EchoMode::None {
+            // Copies differ only in their transmission number; without an echo they are identical.
+            mark_copy(Arc::make_mut(&mut o.msg), o.token, copy, echo);
+        }
         self.stats.transmissions += 1;
         self.stats.retransmissions += 1;
         self.events.push_back(Event::Transmitted { id: o.id, to, copy, timer });
@@ -521,13 +528,14 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
             let ex = peer.ctrl.start(now, in_flight, &mut self.rng);
             self.stats.transmissions += 1;
             self.events.push_back(Event::Transmitted { id, to, copy: 0, timer: ex.timer() });
-            self.transmits.push_back(Transmit { to, msg: msg.clone(), origin: Origin::Request { id, copy: 0 } });
+            let msg = Arc::new(msg);
+            self.transmits.push_back(Transmit { to, msg: Arc::clone(&msg), origin: Origin::Request { id, copy: 0 } });
             peer.outstanding.push(Outstanding { id, token, msg, ex, sent: smallvec::smallvec![now], held: None });
         }
         peer.release_at = None;
     }
 
-    fn client_ack(&mut self, now: Instant, from: A, msg: Message) {
+    fn client_ack(&mut self, now: Instant, from: A, msg: &Message) {
         let echo_mode = self.config.echo;
         let Some(peer) = self.peers.get_mut(&from) else {
             self.stats.unmatched += 1;
@@ -544,14 +552,14 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
             self.stats.unmatched += 1;
             return;
         }
-        let echoed = if piggybacked { read_copy(&msg, o.token, echo_mode) } else { None };
+        let echoed = if piggybacked { read_copy(msg, o.token, echo_mode) } else { None };
         let echo = echoed
             .filter(|c| *c <= o.ex.retransmissions())
             .and_then(|c| o.sent.get(usize::from(c)).map(|sent| Echo { copy: c, sent: *sent }));
         let o = peer.outstanding.remove(i);
         peer.ctrl.on_ack(now, &o.ex, &Ack { echo });
         let response = if piggybacked {
-            Some(msg)
+            Some(Box::new(msg.clone()))
         } else {
             peer.awaiting.push((o.id, o.token));
             None
@@ -586,7 +594,7 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
         });
     }
 
-    fn client_separate_response(&mut self, from: A, msg: Message) {
+    fn client_separate_response(&mut self, from: A, msg: &Message) {
         let Some(peer) = self.peers.get_mut(&from) else {
             self.stats.ignored += 1;
             return;
@@ -599,11 +607,11 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
         if msg.mtype == MessageType::Con {
             self.transmits.push_back(Transmit {
                 to: from,
-                msg: Message::empty(MessageType::Ack, msg.mid),
+                msg: Arc::new(Message::empty(MessageType::Ack, msg.mid)),
                 origin: Origin::Empty,
             });
         }
-        self.events.push_back(Event::Response { id, to: from, response: msg });
+        self.events.push_back(Event::Response { id, to: from, response: Box::new(msg.clone()) });
     }
 
     fn expire_seen(&mut self, now: Instant) {
@@ -616,7 +624,7 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
         }
     }
 
-    fn server_request(&mut self, now: Instant, from: A, msg: Message) {
+    fn server_request(&mut self, now: Instant, from: A, msg: &Message) {
         self.expire_seen(now);
         if let Some((seen, _)) = self.server.seen.get(&(from, msg.mid)) {
             // RFC 7252 §4.5: a duplicate gets the same response again; its token and
@@ -624,12 +632,21 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
             match seen {
                 Seen::Pending => self.stats.duplicates_pending += 1,
                 Seen::Answered(resp) => {
-                    let mut resp = resp.clone();
-                    resp.token = msg.token;
-                    resp.options.retain(|o| o.number != option::TRANSMISSION_COUNT);
-                    if let Some(v) = msg.option(option::TRANSMISSION_COUNT) {
-                        resp.add_option(option::TRANSMISSION_COUNT, v);
-                    }
+                    // The duplicate's own token and transmission count are echoed; when they
+                    // are those of the cached answer, it is sent again as it is.
+                    let echo = msg.option(option::TRANSMISSION_COUNT);
+                    let same = resp.token == msg.token && resp.option(option::TRANSMISSION_COUNT) == echo;
+                    let resp = if same {
+                        Arc::clone(resp)
+                    } else {
+                        let mut r = Message::clone(resp);
+                        r.token = msg.token;
+                        r.options.retain(|o| o.number != option::TRANSMISSION_COUNT);
+                        if let Some(v) = echo {
+                            r.add_option(option::TRANSMISSION_COUNT, v);
+                        }
+                        Arc::new(r)
+                    };
                     self.stats.duplicates_answered += 1;
                     self.transmits.push_back(Transmit {
                         to: from,
@@ -653,7 +670,7 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
                 let (code, payload) = (r.code, r.payload.clone());
                 self.respond(now, handle, code, payload);
             }
-            None => self.events.push_back(Event::Request { handle, request: msg }),
+            None => self.events.push_back(Event::Request { handle, request: Box::new(msg.clone()) }),
         }
     }
 }

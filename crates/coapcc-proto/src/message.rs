@@ -10,8 +10,48 @@ use smallvec::SmallVec;
 
 /// A message payload: cheap to clone (reference counted), `Bytes::from_static` for constants.
 pub type Payload = bytes::Bytes;
-/// An option value, inline up to 8 bytes.
-pub type OptionValue = SmallVec<[u8; 8]>;
+/// An option value, inline up to 8 bytes (longer values spill to the heap). Cloning an inline
+/// value is a plain copy.
+#[derive(Default, PartialEq, Eq, Hash)]
+pub struct OptionValue(SmallVec<[u8; 8]>);
+
+impl OptionValue {
+    /// A value holding `bytes`.
+    pub fn from_slice(bytes: &[u8]) -> Self {
+        OptionValue(SmallVec::from_slice(bytes))
+    }
+
+    /// The bytes.
+    pub fn as_slice(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl Clone for OptionValue {
+    fn clone(&self) -> Self {
+        // `SmallVec::clone` goes through an iterator; copying the slice is much cheaper.
+        OptionValue::from_slice(&self.0)
+    }
+}
+
+impl std::ops::Deref for OptionValue {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl AsRef<[u8]> for OptionValue {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl fmt::Debug for OptionValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.0.iter()).finish()
+    }
+}
 /// A message's options, inline up to two.
 pub type Options = SmallVec<[CoapOption; 2]>;
 

@@ -12,6 +12,7 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::sync::Arc;
 
 use coapcc_core::{AnyConfig, Duration, Instant};
 use coapcc_proto::echo::echo_mode_for;
@@ -55,7 +56,7 @@ const UNTRACKED: Meta = Meta { flow: u32::MAX, exchange: u32::MAX, copy: 0 };
 struct Packet {
     from: Addr,
     to: Addr,
-    msg: Message,
+    msg: Arc<Message>,
     meta: Meta,
 }
 
@@ -63,8 +64,6 @@ struct Packet {
 enum Ev {
     /// A packet held in the slab arrives (pipelines that may reorder).
     Deliver(u32),
-    /// The head of a direction's in-order queue arrives.
-    Head(u8),
     Wake(u32),
     Start(u32),
 }
@@ -93,18 +92,13 @@ impl Ord for Entry {
     }
 }
 
-impl Entry {
-    fn at(&self) -> Instant {
-        Instant::from_nanos((self.key >> 64) as u64)
-    }
-}
-
-/// Packets of one direction in arrival order. FIFO pipelines deliver in offer order, so only
-/// the head needs an event: this keeps the event queue small (a bottleneck buffer can hold
-/// tens of thousands of packets).
+/// Packets of one direction in arrival order, each with its event key. FIFO pipelines deliver
+/// in offer order, so these queues are already sorted: the event loop takes the earliest of the
+/// heap's top and the two queue heads, and packets never enter the heap (a bottleneck buffer
+/// can hold tens of thousands of them).
 #[derive(Debug, Default)]
 struct InOrder {
-    q: std::collections::VecDeque<(Instant, Packet)>,
+    q: std::collections::VecDeque<(u128, Packet)>,
     last: Instant,
 }
 
@@ -301,9 +295,15 @@ impl<'a> Sim<'a> {
         Ok(sim)
     }
 
-    fn push(&mut self, at: Instant, ev: Ev) {
+    /// The next event key at `at`: events are ordered by (time, sequence number).
+    fn key(&mut self, at: Instant) -> u128 {
         self.seq += 1;
-        self.queue.push(Reverse(Entry { key: (u128::from(at.as_nanos()) << 64) | u128::from(self.seq), ev }));
+        (u128::from(at.as_nanos()) << 64) | u128::from(self.seq)
+    }
+
+    fn push(&mut self, at: Instant, ev: Ev) {
+        let key = self.key(at);
+        self.queue.push(Reverse(Entry { key, ev }));
     }
 
     fn new_client(&self, flow: u32, incarnation: u32) -> Ep {
@@ -316,28 +316,36 @@ impl<'a> Sim<'a> {
 
     /// Runs to the end and returns the results.
     pub fn run(mut self) -> RunResult {
-        while let Some(Reverse(entry)) = self.queue.pop() {
-            let (at, ev) = (entry.at(), entry.ev);
+        loop {
+            // The earliest of the heap's top and the heads of the two in-order link queues.
+            let mut best = self.queue.peek().map(|Reverse(e)| (e.key, 2usize));
+            for d in 0..2 {
+                if let Some(&(k, _)) = self.in_order[d].q.front()
+                    && best.is_none_or(|(b, _)| k < b)
+                {
+                    best = Some((k, d));
+                }
+            }
+            let Some((key, source)) = best else { break };
+            let at = Instant::from_nanos((key >> 64) as u64);
             if self.end.is_some_and(|end| at > end) {
                 break;
             }
             self.now = at;
             self.events += 1;
-            match ev {
+            if source < 2 {
+                if let Some((_, pkt)) = self.in_order[source].q.pop_front() {
+                    self.deliver(pkt);
+                }
+                continue;
+            }
+            let Some(Reverse(entry)) = self.queue.pop() else { break };
+            match entry.ev {
                 Ev::Start(f) => self.start_flow(f),
                 Ev::Wake(f) => self.wake(f),
                 Ev::Deliver(p) => {
                     if let Some(pkt) = self.packets.get_mut(p as usize).and_then(Option::take) {
                         self.free.push(p);
-                        self.deliver(pkt);
-                    }
-                }
-                Ev::Head(d) => {
-                    let dir = &mut self.in_order[usize::from(d)];
-                    if let Some((_, pkt)) = dir.q.pop_front() {
-                        if let Some(&(next, _)) = dir.q.front() {
-                            self.push(next, Ev::Head(d));
-                        }
                         self.deliver(pkt);
                     }
                 }
@@ -536,13 +544,11 @@ impl<'a> Sim<'a> {
 
     /// Schedules the arrival of `p` at `at` on direction `d` (0 up, 1 down).
     fn schedule(&mut self, d: u8, at: Instant, p: Packet) {
-        let dir = &mut self.in_order[usize::from(d)];
-        if at >= dir.last {
+        if at >= self.in_order[usize::from(d)].last {
+            let key = self.key(at);
+            let dir = &mut self.in_order[usize::from(d)];
             dir.last = at;
-            dir.q.push_back((at, p));
-            if dir.q.len() == 1 {
-                self.push(at, Ev::Head(d));
-            }
+            dir.q.push_back((key, p));
         } else {
             let i = self.alloc(p);
             self.push(at, Ev::Deliver(i));
@@ -566,7 +572,7 @@ impl<'a> Sim<'a> {
         (msg.wire_len() as u32).saturating_add(self.coap.ip_udp_header_bytes)
     }
 
-    fn send_up(&mut self, from: Addr, to: Addr, msg: Message, meta: Meta) {
+    fn send_up(&mut self, from: Addr, to: Addr, msg: Arc<Message>, meta: Meta) {
         let bytes = self.wire(&msg);
         let is_request = meta.exchange != u32::MAX;
         let offered = self.up.offer(self.now, bytes);
@@ -594,7 +600,7 @@ impl<'a> Sim<'a> {
         }
     }
 
-    fn send_down(&mut self, to: Addr, msg: Message, meta: Meta) {
+    fn send_down(&mut self, to: Addr, msg: Arc<Message>, meta: Meta) {
         let bytes = self.wire(&msg);
         if let Ok(at) = self.down.offer(self.now, bytes) {
             self.schedule(1, at, Packet { from: SERVER, to, msg, meta });
@@ -605,7 +611,7 @@ impl<'a> Sim<'a> {
         if p.to == SERVER {
             // The server answers every new request at once (`auto_response`) and every
             // duplicate from its cache.
-            self.server.handle_message(self.now, p.from, p.msg);
+            self.server.handle_message(self.now, p.from, &p.msg);
             while let Some(t) = self.server.poll_transmit() {
                 self.send_down(t.to, t.msg, p.meta);
             }
@@ -624,7 +630,7 @@ impl<'a> Sim<'a> {
             return; // the short-lived client it was for is gone
         }
         if let Some(ep) = fl.ep.as_mut() {
-            ep.handle_message(self.now, p.from, p.msg);
+            ep.handle_message(self.now, p.from, &p.msg);
         }
         self.after_client(f);
     }
