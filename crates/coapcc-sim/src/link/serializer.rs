@@ -125,7 +125,13 @@ pub struct Serializer {
     /// Sum of `waiting[..].bytes`.
     waiting_bytes: u64,
     stats: SerializerStats,
+    /// Serialisation times of packet sizes seen so far, in nanoseconds (0 = not computed):
+    /// packets come in a few sizes, and the division is the costliest step of an offer.
+    tx_ns: Vec<u64>,
 }
+
+/// Packet sizes up to this many bytes have their serialisation time cached.
+const TX_CACHE_BYTES: usize = 2048;
 
 impl Serializer {
     /// Checks the configuration and builds an idle link with an empty buffer.
@@ -138,7 +144,22 @@ impl Serializer {
             waiting: VecDeque::with_capacity(reserve),
             waiting_bytes: 0,
             stats: SerializerStats::default(),
+            tx_ns: Vec::new(),
         })
+    }
+
+    fn tx_time(&mut self, bytes: u32) -> Duration {
+        let i = bytes as usize;
+        if i >= TX_CACHE_BYTES || bytes == 0 {
+            return serialization_time(bytes, self.config.rate_bps);
+        }
+        if self.tx_ns.len() <= i {
+            self.tx_ns.resize(i + 1, 0);
+        }
+        if self.tx_ns[i] == 0 {
+            self.tx_ns[i] = nanos(serialization_time(bytes, self.config.rate_bps));
+        }
+        from_nanos(self.tx_ns[i])
     }
 
     /// The configuration.
@@ -188,7 +209,7 @@ impl Serializer {
             self.stats.queued_packets += 1;
             self.stats.queueing_delay = self.stats.queueing_delay.saturating_add(start - now);
         }
-        let tx = serialization_time(bytes, self.config.rate_bps);
+        let tx = self.tx_time(bytes);
         self.stats.busy_until = start + tx;
         self.stats.busy = self.stats.busy.saturating_add(tx);
         Ok(self.stats.busy_until)
