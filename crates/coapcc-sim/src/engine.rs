@@ -332,14 +332,16 @@ impl<'a> Sim<'a> {
                 break;
             }
             self.now = at;
-            self.events += 1;
             if source < 2 {
+                self.events += 1;
                 if let Some((_, pkt)) = self.in_order[source].q.pop_front() {
                     self.deliver(pkt);
                 }
                 continue;
             }
             let Some(Reverse(entry)) = self.queue.pop() else { break };
+            // Stale wake-ups (a timer that was re-armed) are skipped and not counted as events.
+            self.events += u64::from(!matches!(entry.ev, Ev::Wake(f) if self.flows[f as usize].wake_at != Some(at)));
             match entry.ev {
                 Ev::Start(f) => self.start_flow(f),
                 Ev::Wake(f) => self.wake(f),

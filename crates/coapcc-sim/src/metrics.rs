@@ -55,7 +55,8 @@ pub struct RunMetrics {
     pub drops_no_token: u64,
     /// Jain's fairness index over the flows' FCTs.
     pub jain_fct: f64,
-    /// Events processed.
+    /// Events processed: packet deliveries (each through all link stages), timer wake-ups that
+    /// found work, flow starts. Stale wake-ups of re-armed timers are not counted.
     pub events: u64,
     /// Simulated time at the end, s.
     pub sim_time_s: f64,
