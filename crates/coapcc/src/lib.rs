@@ -12,6 +12,7 @@
 //! | [`sim_cmd`] | `coapcc sim`: scenarios in, summary table and CSV files out |
 //! | [`bench`](mod@bench) | `coapcc bench`: events per second, simulated seconds per wall second, peak RSS |
 //! | [`files`] | atomic file writes |
+//! | [`progress`] | the worker pool and progress bar of `sim` and `reproduce` |
 //! | [`figures`] | SVG figures for `coapcc reproduce`: box plots, line plots, grouped bars (plotters, SVG only) |
 //! | [`error`] | [`error::CliError`]: user errors (exit 2) vs failures (exit 1) |
 
@@ -20,6 +21,7 @@ pub mod error;
 pub mod figures;
 pub mod files;
 pub mod overrides;
+pub mod progress;
 pub mod replay;
 pub mod reproduce;
 pub mod sim_cmd;

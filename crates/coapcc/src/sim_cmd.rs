@@ -1,15 +1,15 @@
 //! `coapcc sim`: run scenarios, print a summary table, write the result files.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use coapcc_sim::results::{flows_csv, runs_csv, series_csv, summarise, summary_csv, summary_table};
 use coapcc_sim::runner::{job_count, run_scenario};
 use coapcc_sim::scenario::{self, Model, Setting};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::error::CliError;
 use crate::files::write_atomic;
+use crate::progress;
 
 /// Arguments of `coapcc sim`.
 #[derive(Clone, Debug, Default)]
@@ -73,30 +73,11 @@ pub fn run(args: &SimArgs, out: &mut dyn Write) -> Result<(), CliError> {
         .iter()
         .map(|p| scenario::load(p, &set).map_err(|e| CliError::usage(e.to_string())))
         .collect::<Result<_, _>>()?;
-    let pool = {
-        let mut b = rayon::ThreadPoolBuilder::new();
-        if let Some(j) = args.jobs {
-            if j == 0 {
-                return Err(CliError::usage("--jobs must be at least 1"));
-            }
-            b = b.num_threads(j);
-        }
-        b.build().map_err(|e| CliError::Failure(e.to_string()))?
-    };
+    let pool = progress::thread_pool(args.jobs)?;
     for s in &loaded {
         let total = job_count(s) as u64;
-        let bar = if args.quiet || !std::io::stderr().is_terminal() {
-            ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden())
-        } else {
-            let b = ProgressBar::new(total);
-            b.set_style(
-                ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} runs, {elapsed} elapsed, ~{eta} left")
-                    .unwrap_or_else(|_| ProgressStyle::default_bar())
-                    .progress_chars("=> "),
-            );
-            b.set_message(s.file.name.clone());
-            b
-        };
+        let bar = progress::bar(total, args.quiet);
+        bar.set_message(s.file.name.clone());
         let results = pool.install(|| run_scenario(s, &|| bar.inc(1))).map_err(CliError::Failure)?;
         bar.finish_and_clear();
         let summaries = summarise(&results);

@@ -14,19 +14,19 @@ pub mod experiments;
 pub mod published;
 pub mod render;
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use coapcc_sim::results::{flows_csv, runs_csv, series_csv, summarise, summary_csv};
 use coapcc_sim::runner::{RunOutput, job_count, run_scenario};
 use coapcc_sim::scenario::{self, Model, Setting};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use self::evaluate::{CaseResult, CaseSeries, evaluate};
 use self::experiments::{Case, EXPERIMENTS, cases};
 use self::render::Section;
 use crate::error::CliError;
 use crate::files::write_atomic;
+use crate::progress;
 
 /// Arguments of `coapcc reproduce`.
 #[derive(Clone, Debug)]
@@ -93,27 +93,8 @@ pub fn run(args: &ReproduceArgs, out: &mut dyn Write) -> Result<(), CliError> {
         plan.push((published, loaded));
     }
     let total: u64 = plan.iter().flat_map(|(_, l)| l).map(|(_, s)| job_count(s) as u64).sum();
-    let pool = {
-        let mut b = rayon::ThreadPoolBuilder::new();
-        if let Some(j) = args.jobs {
-            if j == 0 {
-                return Err(CliError::usage("--jobs must be at least 1"));
-            }
-            b = b.num_threads(j);
-        }
-        b.build().map_err(|e| CliError::Failure(e.to_string()))?
-    };
-    let bar = if args.quiet || !std::io::stderr().is_terminal() {
-        ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden())
-    } else {
-        let b = ProgressBar::new(total);
-        b.set_style(
-            ProgressStyle::with_template("{msg:32} [{bar:30}] {pos}/{len} runs, {elapsed} elapsed, ~{eta} left")
-                .unwrap_or_else(|_| ProgressStyle::default_bar())
-                .progress_chars("=> "),
-        );
-        b
-    };
+    let pool = progress::thread_pool(args.jobs)?;
+    let bar = progress::bar(total, args.quiet);
     let dir = out_dir(args);
     let mut sections = Vec::new();
     for (published, loaded) in plan {
