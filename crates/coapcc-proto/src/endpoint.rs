@@ -183,7 +183,7 @@ pub enum Event<A> {
         echoed_copy: Option<u8>,
         /// The piggybacked response (`None` after an empty ACK: see [`Event::Response`]).
         /// Boxed so that every event stays small.
-        response: Option<Box<Message>>,
+        response: Option<Arc<Message>>,
     },
     /// A separate response arrived for a request whose CON was acknowledged empty.
     Response {
@@ -192,7 +192,7 @@ pub enum Event<A> {
         /// Destination.
         to: A,
         /// The response.
-        response: Box<Message>,
+        response: Arc<Message>,
     },
     /// The exchange was abandoned (MAX_RETRANSMIT exhausted, or a Reset).
     Failed {
@@ -211,7 +211,7 @@ pub enum Event<A> {
         /// Who asked, and which message to answer.
         handle: RequestHandle<A>,
         /// The request.
-        request: Box<Message>,
+        request: Arc<Message>,
     },
 }
 
@@ -375,13 +375,14 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
     /// A datagram arrived as bytes; malformed ones are counted and dropped.
     pub fn handle_datagram(&mut self, now: Instant, from: A, bytes: &[u8]) {
         match codec::decode(bytes) {
-            Ok(msg) => self.handle_message(now, from, &msg),
+            Ok(msg) => self.handle_message(now, from, Arc::new(msg)),
             Err(_) => self.stats.malformed += 1,
         }
     }
 
     /// A decoded message arrived from `from`.
-    pub fn handle_message(&mut self, now: Instant, from: A, msg: &Message) {
+    /// Takes the message shared (`Arc`), so that responses reach [`Event::Completed`] without a copy.
+    pub fn handle_message(&mut self, now: Instant, from: A, msg: Arc<Message>) {
         match (msg.mtype, msg.code) {
             (MessageType::Con | MessageType::Non, c) if c.is_request() => self.server_request(now, from, msg),
             (MessageType::Ack, _) => self.client_ack(now, from, msg),
@@ -535,7 +536,7 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
         peer.release_at = None;
     }
 
-    fn client_ack(&mut self, now: Instant, from: A, msg: &Message) {
+    fn client_ack(&mut self, now: Instant, from: A, msg: Arc<Message>) {
         let echo_mode = self.config.echo;
         let Some(peer) = self.peers.get_mut(&from) else {
             self.stats.unmatched += 1;
@@ -552,14 +553,14 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
             self.stats.unmatched += 1;
             return;
         }
-        let echoed = if piggybacked { read_copy(msg, o.token, echo_mode) } else { None };
+        let echoed = if piggybacked { read_copy(&msg, o.token, echo_mode) } else { None };
         let echo = echoed
             .filter(|c| *c <= o.ex.retransmissions())
             .and_then(|c| o.sent.get(usize::from(c)).map(|sent| Echo { copy: c, sent: *sent }));
         let o = peer.outstanding.remove(i);
         peer.ctrl.on_ack(now, &o.ex, &Ack { echo });
         let response = if piggybacked {
-            Some(Box::new(msg.clone()))
+            Some(msg)
         } else {
             peer.awaiting.push((o.id, o.token));
             None
@@ -594,7 +595,7 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
         });
     }
 
-    fn client_separate_response(&mut self, from: A, msg: &Message) {
+    fn client_separate_response(&mut self, from: A, msg: Arc<Message>) {
         let Some(peer) = self.peers.get_mut(&from) else {
             self.stats.ignored += 1;
             return;
@@ -611,7 +612,7 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
                 origin: Origin::Empty,
             });
         }
-        self.events.push_back(Event::Response { id, to: from, response: Box::new(msg.clone()) });
+        self.events.push_back(Event::Response { id, to: from, response: msg });
     }
 
     fn expire_seen(&mut self, now: Instant) {
@@ -624,7 +625,7 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
         }
     }
 
-    fn server_request(&mut self, now: Instant, from: A, msg: &Message) {
+    fn server_request(&mut self, now: Instant, from: A, msg: Arc<Message>) {
         self.expire_seen(now);
         if let Some((seen, _)) = self.server.seen.get(&(from, msg.mid)) {
             // RFC 7252 §4.5: a duplicate gets the same response again; its token and
@@ -670,7 +671,7 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
                 let (code, payload) = (r.code, r.payload.clone());
                 self.respond(now, handle, code, payload);
             }
-            None => self.events.push_back(Event::Request { handle, request: Box::new(msg.clone()) }),
+            None => self.events.push_back(Event::Request { handle, request: msg }),
         }
     }
 }

@@ -52,7 +52,7 @@ fn events(ep: &mut Ep) -> Vec<Event<u32>> {
 /// Delivers `t` to the server, answers new requests with a 20-byte payload, returns what the
 /// server sends back.
 fn serve(server: &mut Ep, now: Instant, t: Transmit<u32>) -> Vec<Transmit<u32>> {
-    server.handle_message(now, CLIENT, &t.msg);
+    server.handle_message(now, CLIENT, std::sync::Arc::clone(&t.msg));
     for e in events(server) {
         if let Event::Request { handle, .. } = e {
             server.respond(now, handle, Code::CONTENT, vec![0; 20]);
@@ -75,7 +75,7 @@ fn a_request_answered_by_a_piggybacked_response_completes_with_its_rtt() {
     assert_eq!(back[0].msg.mid, out[0].msg.mid);
     assert_eq!(back[0].msg.token, out[0].msg.token);
     assert_eq!(back[0].msg.wire_len(), 27, "testbeds §1 response size");
-    c.handle_message(at(600), SERVER, &back[0].msg.clone());
+    c.handle_message(at(600), SERVER, std::sync::Arc::clone(&back[0].msg));
     let ev = events(&mut c);
     assert!(matches!(
         ev.last(),
@@ -101,8 +101,8 @@ fn a_lost_request_is_retransmitted_with_the_same_message_id_and_the_duplicate_an
     assert_eq!(r1[0].msg, r2[0].msg);
     assert_eq!(r2[0].origin, Origin::Response { duplicate: true });
     assert_eq!(s.stats().duplicates_answered, 1);
-    c.handle_message(at(2400), SERVER, &r1[0].msg.clone());
-    c.handle_message(at(2500), SERVER, &r2[0].msg.clone());
+    c.handle_message(at(2400), SERVER, std::sync::Arc::clone(&r1[0].msg));
+    c.handle_message(at(2500), SERVER, std::sync::Arc::clone(&r2[0].msg));
     assert_eq!(c.stats().unmatched, 1, "the late duplicate ACK matches nothing");
     assert_eq!(c.stats().retransmissions, 1);
 }
@@ -116,7 +116,7 @@ fn nstart_one_queues_the_second_request_until_the_first_completes() {
     assert_eq!(out.len(), 1);
     assert_eq!(c.pending(&SERVER), 2);
     let back = serve(&mut s, at(100), out[0].clone());
-    c.handle_message(at(200), SERVER, &back[0].msg.clone());
+    c.handle_message(at(200), SERVER, std::sync::Arc::clone(&back[0].msg));
     let next = transmits(&mut c);
     assert_eq!(next.len(), 1);
     assert_eq!(next[0].msg.mid, out[0].msg.mid.wrapping_add(1));
@@ -169,7 +169,7 @@ fn the_token_echo_adds_a_byte_numbering_each_copy_and_the_ack_names_the_copy() {
     let r2 = serve(&mut s, at(2200), second);
     assert_eq!(*r2[0].msg.token.as_bytes().last().unwrap(), 1, "the duplicate's own token is echoed");
     events(&mut c);
-    c.handle_message(at(2300), SERVER, &r1[0].msg.clone());
+    c.handle_message(at(2300), SERVER, std::sync::Arc::clone(&r1[0].msg));
     assert!(
         events(&mut c).iter().any(|e| matches!(e, Event::Completed { echoed_copy: Some(0), retransmissions: 1, .. }))
     );
@@ -189,7 +189,7 @@ fn the_option_echo_carries_the_copy_number_and_the_server_echoes_it() {
     let r2 = serve(&mut s, at(2200), second);
     assert_eq!(r2[0].msg.option(option::TRANSMISSION_COUNT), Some(&encode_uint(1)[..]));
     events(&mut c);
-    c.handle_message(at(2300), SERVER, &r2[0].msg.clone());
+    c.handle_message(at(2300), SERVER, std::sync::Arc::clone(&r2[0].msg));
     assert!(events(&mut c).iter().any(|e| matches!(e, Event::Completed { echoed_copy: Some(1), .. })));
 }
 
@@ -198,7 +198,7 @@ fn an_empty_ack_completes_the_exchange_and_the_separate_response_is_acknowledged
     let mut c = endpoint(config("default", EchoMode::None));
     let id = c.request(at(0), SERVER, get());
     let req = transmits(&mut c).remove(0);
-    c.handle_message(at(100), SERVER, &Message::empty(MessageType::Ack, req.msg.mid));
+    c.handle_message(at(100), SERVER, std::sync::Arc::new(Message::empty(MessageType::Ack, req.msg.mid)));
     assert!(events(&mut c).iter().any(|e| matches!(e, Event::Completed { response: None, .. })));
     let resp = Message {
         mtype: MessageType::Con,
@@ -208,7 +208,7 @@ fn an_empty_ack_completes_the_exchange_and_the_separate_response_is_acknowledged
         options: Default::default(),
         payload: Payload::from_static(b"x"),
     };
-    c.handle_message(at(900), SERVER, &resp);
+    c.handle_message(at(900), SERVER, std::sync::Arc::new(resp.clone()));
     assert!(events(&mut c).iter().any(|e| matches!(e, Event::Response { id: i, .. } if *i == id)));
     let ack = transmits(&mut c).remove(0);
     assert_eq!((ack.msg.mtype, ack.msg.mid, ack.msg.code), (MessageType::Ack, 77, Code::EMPTY));
@@ -219,7 +219,7 @@ fn a_reset_fails_the_exchange() {
     let mut c = endpoint(config("default", EchoMode::None));
     c.request(at(0), SERVER, get());
     let req = transmits(&mut c).remove(0);
-    c.handle_message(at(100), SERVER, &Message::empty(MessageType::Rst, req.msg.mid));
+    c.handle_message(at(100), SERVER, std::sync::Arc::new(Message::empty(MessageType::Rst, req.msg.mid)));
     assert!(events(&mut c).iter().any(|e| matches!(e, Event::Failed { reset: true, .. })));
     assert_eq!(c.poll_timeout(), None);
 }
@@ -237,7 +237,7 @@ fn a_response_with_a_foreign_token_is_not_taken() {
         options: Default::default(),
         payload: Default::default(),
     };
-    c.handle_message(at(100), SERVER, &bogus);
+    c.handle_message(at(100), SERVER, std::sync::Arc::new(bogus.clone()));
     assert_eq!(c.stats().unmatched, 1);
     assert!(c.poll_timeout().is_some());
 }
@@ -272,11 +272,11 @@ fn an_auto_responding_server_answers_at_once_without_an_application_event() {
     let mut c = endpoint(config("default", EchoMode::None));
     c.request(at(0), SERVER, get());
     let req = transmits(&mut c).remove(0);
-    s.handle_message(at(10), CLIENT, &req.msg.clone());
+    s.handle_message(at(10), CLIENT, std::sync::Arc::clone(&req.msg));
     assert!(events(&mut s).is_empty());
     let back = transmits(&mut s);
     assert_eq!(back.len(), 1);
     assert_eq!((back[0].msg.code, back[0].msg.payload.as_ref()), (Code::CONTENT, &b"hi"[..]));
-    s.handle_message(at(20), CLIENT, &req.msg);
+    s.handle_message(at(20), CLIENT, std::sync::Arc::clone(&req.msg));
     assert_eq!(transmits(&mut s)[0].origin, Origin::Response { duplicate: true });
 }

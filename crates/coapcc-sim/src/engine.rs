@@ -613,7 +613,7 @@ impl<'a> Sim<'a> {
         if p.to == SERVER {
             // The server answers every new request at once (`auto_response`) and every
             // duplicate from its cache.
-            self.server.handle_message(self.now, p.from, &p.msg);
+            self.server.handle_message(self.now, p.from, p.msg);
             while let Some(t) = self.server.poll_transmit() {
                 self.send_down(t.to, t.msg, p.meta);
             }
@@ -632,7 +632,7 @@ impl<'a> Sim<'a> {
             return; // the short-lived client it was for is gone
         }
         if let Some(ep) = fl.ep.as_mut() {
-            ep.handle_message(self.now, p.from, &p.msg);
+            ep.handle_message(self.now, p.from, p.msg);
         }
         self.after_client(f);
     }
