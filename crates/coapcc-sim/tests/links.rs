@@ -178,7 +178,7 @@ fn the_residual_bandwidth_path_drops_for_lack_of_tokens_only() {
     for k in 0..250_000u64 {
         let _ = p.offer(Instant::from_millis(k * 20), 20);
     }
-    let t = *p.totals();
+    let t = p.totals();
     let Some(Stage::TokenBucket(tb)) = p.stages().next() else { panic!("token bucket first") };
     let supplied = tb.tokens_supplied();
     // 1 000 periods of U(0.6, 1) × 5 s: 4 000 tokens, standard deviation ≈ 18; allow 100.

@@ -8,10 +8,11 @@
 //! packets arrive at least `hi − lo` apart.
 
 use coapcc_core::config::ConfigError;
+use coapcc_core::time::nanos;
 use coapcc_core::{Duration, Instant};
 use rand_core::Rng;
 
-use crate::rng::uniform_duration;
+use crate::rng::below;
 
 /// Configuration of a [`FifoJitter`] stage.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -56,17 +57,23 @@ pub struct FifoJitter {
     /// When the previous packet left.
     last_leave: Instant,
     stats: FifoJitterStats,
+    /// `config.lo` and `hi − lo` in nanoseconds (the per-packet draw stays in integers).
+    lo_ns: u64,
+    span_ns: u64,
 }
 
 impl FifoJitter {
     /// Checks the configuration and builds the stage.
     pub fn new(config: FifoJitterConfig) -> Result<Self, ConfigError> {
         config.validate()?;
+        let (lo_ns, hi_ns) = (nanos(config.lo), nanos(config.hi));
         Ok(FifoJitter {
             config,
             last_arrival: Instant::ZERO,
             last_leave: Instant::ZERO,
             stats: FifoJitterStats::default(),
+            lo_ns,
+            span_ns: hi_ns.saturating_sub(lo_ns),
         })
     }
 
@@ -87,7 +94,13 @@ impl FifoJitter {
     pub fn offer<R: Rng + ?Sized>(&mut self, now: Instant, rng: &mut R) -> Instant {
         let now = now.max(self.last_arrival);
         self.last_arrival = now;
-        let leave = now + uniform_duration(rng, self.config.lo, self.config.hi);
+        // Uniform in [lo, hi] (the same draw as `rng::uniform_duration`, in integers).
+        let offset = match self.span_ns {
+            0 => 0,
+            u64::MAX => rng.next_u64(),
+            span => below(rng, span + 1),
+        };
+        let leave = Instant::from_nanos(now.as_nanos().saturating_add(self.lo_ns).saturating_add(offset));
         if leave < self.last_leave {
             self.stats.held_back += 1;
         } else {

@@ -272,7 +272,7 @@ impl Stage {
     /// The stage's own statistics.
     pub fn detail(&self) -> StageDetail {
         match self {
-            Stage::Serializer(s) => StageDetail::Serializer(*s.stats()),
+            Stage::Serializer(s) => StageDetail::Serializer(s.stats()),
             Stage::Propagation(_) => StageDetail::Propagation,
             Stage::FifoJitter(s) => StageDetail::FifoJitter(*s.stats()),
             Stage::GilbertElliott(s) => StageDetail::GilbertElliott(*s.stats()),

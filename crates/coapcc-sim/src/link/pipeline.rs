@@ -153,6 +153,8 @@ pub struct Pipeline {
     slots: Vec<Slot>,
     rng: SimRng,
     totals: PipelineTotals,
+    /// `totals.transit` in nanoseconds (kept as an integer on the hot path).
+    transit_ns: u64,
 }
 
 impl Pipeline {
@@ -175,7 +177,7 @@ impl Pipeline {
     pub fn from_stages(stages: Vec<Stage>, rng: SimRng) -> Self {
         let slots =
             stages.into_iter().map(|stage| Slot { stage, passed: Counter::default(), dropped: Counter::default() });
-        Pipeline { slots: slots.collect(), rng, totals: PipelineTotals::default() }
+        Pipeline { slots: slots.collect(), rng, totals: PipelineTotals::default(), transit_ns: 0 }
     }
 
     /// A packet of `bytes` enters the direction at `now`: the instant it leaves the last
@@ -204,13 +206,13 @@ impl Pipeline {
             }
         }
         self.totals.delivered.add(bytes);
-        self.totals.transit = self.totals.transit.saturating_add(t - now);
+        self.transit_ns = self.transit_ns.saturating_add(t.as_nanos().saturating_sub(now.as_nanos()));
         Ok(t)
     }
 
     /// Whole-pipeline counters.
-    pub fn totals(&self) -> &PipelineTotals {
-        &self.totals
+    pub fn totals(&self) -> PipelineTotals {
+        PipelineTotals { transit: coapcc_core::time::from_nanos(self.transit_ns), ..self.totals }
     }
 
     /// The totals and every stage's statistics (allocates; for reports).

@@ -124,10 +124,23 @@ pub struct Serializer {
     waiting: VecDeque<Waiting>,
     /// Sum of `waiting[..].bytes`.
     waiting_bytes: u64,
-    stats: SerializerStats,
+    /// The hot state in nanoseconds; [`Serializer::stats`] presents it with units.
+    hot: Hot,
     /// Serialisation times of packet sizes seen so far, in nanoseconds (0 = not computed):
     /// packets come in a few sizes, and the division is the costliest step of an offer.
     tx_ns: Vec<u64>,
+}
+
+/// The per-offer state, in integer nanoseconds (no `Duration` arithmetic on the hot path).
+#[derive(Clone, Copy, Debug, Default)]
+struct Hot {
+    busy_ns: u64,
+    busy_until_ns: u64,
+    last_arrival_ns: u64,
+    max_occupancy_bytes: u64,
+    max_occupancy_packets: u64,
+    queued_packets: u64,
+    queueing_delay_ns: u64,
 }
 
 /// Packet sizes up to this many bytes have their serialisation time cached.
@@ -143,15 +156,15 @@ impl Serializer {
             config,
             waiting: VecDeque::with_capacity(reserve),
             waiting_bytes: 0,
-            stats: SerializerStats::default(),
+            hot: Hot::default(),
             tx_ns: Vec::new(),
         })
     }
 
-    fn tx_time(&mut self, bytes: u32) -> Duration {
+    fn tx_ns(&mut self, bytes: u32) -> u64 {
         let i = bytes as usize;
         if i >= TX_CACHE_BYTES || bytes == 0 {
-            return serialization_time(bytes, self.config.rate_bps);
+            return nanos(serialization_time(bytes, self.config.rate_bps));
         }
         if self.tx_ns.len() <= i {
             self.tx_ns.resize(i + 1, 0);
@@ -159,7 +172,7 @@ impl Serializer {
         if self.tx_ns[i] == 0 {
             self.tx_ns[i] = nanos(serialization_time(bytes, self.config.rate_bps));
         }
-        from_nanos(self.tx_ns[i])
+        self.tx_ns[i]
     }
 
     /// The configuration.
@@ -168,8 +181,17 @@ impl Serializer {
     }
 
     /// Statistics so far.
-    pub fn stats(&self) -> &SerializerStats {
-        &self.stats
+    pub fn stats(&self) -> SerializerStats {
+        let h = &self.hot;
+        SerializerStats {
+            busy: from_nanos(h.busy_ns),
+            busy_until: Instant::from_nanos(h.busy_until_ns),
+            last_arrival: Instant::from_nanos(h.last_arrival_ns),
+            max_occupancy_bytes: h.max_occupancy_bytes,
+            max_occupancy_packets: h.max_occupancy_packets,
+            queued_packets: h.queued_packets,
+            queueing_delay: from_nanos(h.queueing_delay_ns),
+        }
     }
 
     /// Bytes waiting in the buffer as of the latest arrival.
@@ -186,9 +208,8 @@ impl Serializer {
     /// [`link`](super)). Returns when its serialisation ends, or [`DropReason::Buffer`].
     #[inline]
     pub fn offer(&mut self, now: Instant, bytes: u32) -> Result<Instant, DropReason> {
-        let now = now.max(self.stats.last_arrival);
-        self.stats.last_arrival = now;
-        let t = now.as_nanos();
+        let t = now.as_nanos().max(self.hot.last_arrival_ns);
+        self.hot.last_arrival_ns = t;
         while let Some(front) = self.waiting.front() {
             if front.start > t {
                 break;
@@ -196,23 +217,24 @@ impl Serializer {
             self.waiting_bytes -= front.bytes as u64;
             self.waiting.pop_front();
         }
-        let start = now.max(self.stats.busy_until);
-        if start > now {
+        let start = t.max(self.hot.busy_until_ns);
+        if start > t {
             let occupancy = self.waiting_bytes.saturating_add(bytes as u64);
             if occupancy > self.config.buffer_bytes {
                 return Err(DropReason::Buffer);
             }
-            self.waiting.push_back(Waiting { start: start.as_nanos(), bytes });
+            self.waiting.push_back(Waiting { start, bytes });
             self.waiting_bytes = occupancy;
-            self.stats.max_occupancy_bytes = self.stats.max_occupancy_bytes.max(occupancy);
-            self.stats.max_occupancy_packets = self.stats.max_occupancy_packets.max(self.waiting.len() as u64);
-            self.stats.queued_packets += 1;
-            self.stats.queueing_delay = self.stats.queueing_delay.saturating_add(start - now);
+            let h = &mut self.hot;
+            h.max_occupancy_bytes = h.max_occupancy_bytes.max(occupancy);
+            h.max_occupancy_packets = h.max_occupancy_packets.max(self.waiting.len() as u64);
+            h.queued_packets += 1;
+            h.queueing_delay_ns = h.queueing_delay_ns.saturating_add(start - t);
         }
-        let tx = self.tx_time(bytes);
-        self.stats.busy_until = start + tx;
-        self.stats.busy = self.stats.busy.saturating_add(tx);
-        Ok(self.stats.busy_until)
+        let tx = self.tx_ns(bytes);
+        self.hot.busy_until_ns = start.saturating_add(tx);
+        self.hot.busy_ns = self.hot.busy_ns.saturating_add(tx);
+        Ok(Instant::from_nanos(self.hot.busy_until_ns))
     }
 }
 
