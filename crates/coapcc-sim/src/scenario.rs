@@ -374,6 +374,30 @@ pub fn parse_value(raw: &str) -> toml::Value {
 
 const SECTIONS: [&str; 4] = ["network", "workload", "coap", "trace"];
 
+/// Keys with defaults that a file may leave out, and their table (for bare `--set` keys).
+const OPTIONAL_KEYS: &[(&str, &str)] = &[
+    ("workload", "exchanges_per_flow"),
+    ("workload", "start_window_ms"),
+    ("workload", "random_min"),
+    ("workload", "random_max"),
+    ("workload", "duration_ms"),
+    ("workload", "nstart"),
+    ("workload", "count"),
+    ("workload", "time_limit_ms"),
+    ("coap", "request_path"),
+    ("coap", "response_payload_bytes"),
+    ("coap", "token_bytes"),
+    ("coap", "ip_udp_header_bytes"),
+    ("coap", "mtu_bytes"),
+    ("coap", "echo"),
+    ("trace", "samples"),
+    ("trace", "period"),
+    ("trace", "spike_ms"),
+    ("trace", "spikes_per_block"),
+    ("trace", "spike_block"),
+    ("trace", "series_samples"),
+];
+
 fn apply_setting(table: &mut toml::Table, s: &Setting, file: &str) -> Result<(), ScenarioError> {
     let err =
         |key: &str, problem: String| ScenarioError { file: file.into(), line: None, key: Some(key.into()), problem };
@@ -396,17 +420,21 @@ fn apply_setting(table: &mut toml::Table, s: &Setting, file: &str) -> Result<(),
                 }
             }
         }
+        if hits.is_empty() {
+            // A key with a default, not written in the file: its table is known.
+            if let Some((sec, _)) = OPTIONAL_KEYS.iter().find(|(_, k)| *k == s.key) {
+                hits.push(vec![sec.to_string(), s.key.clone()]);
+            }
+        }
         match hits.len() {
             1 => hits.remove(0),
-            0 if SECTIONS.iter().any(|sec| table.contains_key(*sec)) => {
-                // A key with a default, not written in the file: put it where it belongs by
-                // trying each section in turn when checking (serde denies unknown keys).
+            0 => {
                 return Err(err(
                     &s.key,
-                    format!("not in this scenario; write it with its table, e.g. `workload.{}`", s.key),
+                    "not in this scenario (write a dotted key such as `network.nbiot.buffer_bytes` or `algorithm.cocoa.aging`)"
+                        .into(),
                 ));
             }
-            0 => return Err(err(&s.key, "not in this scenario".into())),
             _ => {
                 let names: Vec<String> = hits.iter().map(|h| h.join(".")).collect();
                 return Err(err(&s.key, format!("ambiguous; write one of: {}", names.join(", "))));
@@ -705,4 +733,49 @@ fn check_workload(w: &WorkloadConfig, file: &str) -> Result<(), ScenarioError> {
         _ => {}
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_optional_key_is_a_real_key_of_its_table() {
+        let coap = toml::Table::try_from(CoapConfig::default()).unwrap();
+        for (sec, key) in OPTIONAL_KEYS {
+            match *sec {
+                "coap" => assert!(coap.contains_key(*key), "coap.{key}"),
+                // Workload and trace keys are checked by parsing a scenario that sets them all.
+                _ => {}
+            }
+        }
+        let text = "name = \"t\"\ndescription = \"d\"\nsource = \"s\"\nseed = 1\nreplications = 1\n\
+                    algorithms = [\"default\"]\n[network.nbiot]\nbuffer_bytes = 2500\nerrors = \"none\"\n\
+                    [workload]\nflows = 1\nflow_type = \"continuous\"\n";
+        let sets: Vec<Setting> = OPTIONAL_KEYS
+            .iter()
+            .filter(|(sec, _)| *sec == "workload")
+            .map(|(_, k)| {
+                let v = match *k {
+                    "count" => "successes",
+                    "duration_ms" => "none",
+                    "random_min" => "1",
+                    _ => "5",
+                };
+                Setting { key: k.to_string(), value: v.to_string() }
+            })
+            .collect();
+        parse(text, "t.toml", &sets).unwrap();
+    }
+
+    #[test]
+    fn a_bare_key_with_a_default_lands_in_its_table() {
+        let text = "name = \"t\"\ndescription = \"d\"\nsource = \"s\"\nseed = 1\nreplications = 1\n\
+                    algorithms = [\"default\"]\n[network.nbiot]\nbuffer_bytes = 2500\nerrors = \"none\"\n\
+                    [workload]\nflows = 1\nflow_type = \"continuous\"\n";
+        let s = parse(text, "t.toml", &["response_payload_bytes=60".parse().unwrap()]).unwrap();
+        assert_eq!(s.file.coap.response_payload_bytes, 60);
+        let e = parse(text, "t.toml", &["nonsense=1".parse().unwrap()]).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("nonsense"));
+    }
 }

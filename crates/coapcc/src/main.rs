@@ -85,6 +85,11 @@ enum Command {
         /// No progress bar.
         #[arg(long, short)]
         quiet: bool,
+        /// Sweep a key over values (repeatable; every combination runs):
+        /// `--sweep flows=100,200,400`. Each point goes to DIR/<key=value,…>/ and every
+        /// point's summary rows to DIR/sweep.csv.
+        #[arg(long, value_name = "KEY=V1,V2,…")]
+        sweep: Vec<String>,
     },
     /// Reproduce the source papers' experiments: run them, compare with the published numbers,
     /// and write a report (index.html, report.md, figures/, data/, claims.csv).
@@ -185,8 +190,8 @@ fn run(cli: Cli) -> Result<(), CliError> {
             let table = keys_of(&config);
             out.write_all(toml::to_string(&table).map_err(|e| CliError::Failure(e.to_string()))?.as_bytes())?;
         }
-        Command::Sim { scenarios, algorithms, replications, seed, set, out: out_dir, jobs, quiet } => {
-            let args = SimArgs { scenarios, algorithms, replications, seed, set, out: out_dir, jobs, quiet };
+        Command::Sim { scenarios, algorithms, replications, seed, set, out: out_dir, jobs, quiet, sweep } => {
+            let args = SimArgs { scenarios, algorithms, replications, seed, set, out: out_dir, jobs, quiet, sweep };
             sim_cmd::run(&args, &mut out)?;
         }
         Command::Reproduce { experiment, list, quick, replications, out: out_dir, jobs, scenarios, quiet } => {

@@ -13,7 +13,10 @@ fn coapcc(args: &[&str]) -> (i32, String, String) {
 }
 
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("coapcc-sim-cli-{}-{name}", std::process::id()));
+    // Tests run in parallel threads of one process: every call gets its own folder.
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let d = std::env::temp_dir().join(format!("coapcc-sim-cli-{}-{name}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
@@ -119,4 +122,35 @@ fn a_run_writes_flows_runs_summary_and_the_resolved_scenario() {
         coapcc(&["sim", d.join("scenario.toml").to_str().unwrap(), "--out", d2.to_str().unwrap(), "-q"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(std::fs::read_to_string(d2.join("flows.csv")).unwrap(), flows);
+}
+
+#[test]
+fn a_sweep_runs_every_combination_and_collects_their_summaries() {
+    let d = tmp("sweep");
+    let (code, out, err) = coapcc(&[
+        "sim",
+        &scenario("fasor/10-flows-error-free-continuous.toml"),
+        "--replications",
+        "1",
+        "-a",
+        "fasor",
+        "--sweep",
+        "flows=2,3",
+        "--sweep",
+        "buffer_bytes=2500,28200",
+        "--out",
+        d.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.matches("== fasor/10-flows-error-free-continuous [").count(), 4, "{out}");
+    let sweep = std::fs::read_to_string(d.join("sweep.csv")).unwrap();
+    let lines: Vec<&str> = sweep.lines().collect();
+    assert!(lines[0].starts_with("flows,buffer_bytes,algorithm,runs,fct_p10_s"), "{}", lines[0]);
+    assert_eq!(lines.len(), 1 + 4);
+    assert!(lines[1].starts_with("\"2\",\"2500\",fasor,1,"), "{}", lines[1]);
+    assert!(d.join("flows=3,buffer_bytes=28200/flows.csv").exists());
+    let (code, _, err) = coapcc(&["sim", &scenario("fasor/10-flows-error-free-continuous.toml"), "--sweep", "flows"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("bad --sweep"), "{err}");
 }
