@@ -243,13 +243,23 @@ pub(crate) mod testing {
     use rand_core::SeedableRng;
     use rand_pcg::Pcg64Mcg;
 
+    /// `n` milliseconds.
+    pub(crate) fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    /// The instant `n` milliseconds after the epoch.
+    pub(crate) fn at(n: u64) -> Instant {
+        Instant::from_millis(n)
+    }
+
     pub(crate) struct Script<C> {
         pub h: StopAndWait<C>,
         pub rng: Pcg64Mcg,
         pub events: Vec<Event>,
     }
 
-    fn ms(d: Duration) -> u64 {
+    fn whole_ms(d: Duration) -> u64 {
         let n = d.as_nanos();
         assert_eq!(n % 1_000_000, 0, "{d:?} is not a whole number of milliseconds");
         (n / 1_000_000) as u64
@@ -296,20 +306,20 @@ pub(crate) mod testing {
                 .collect()
         }
         pub fn timers_ms(&self) -> Vec<u64> {
-            self.timers_ns().into_iter().map(|n| ms(Duration::from_nanos(n))).collect()
+            self.timers_ns().into_iter().map(|n| whole_ms(Duration::from_nanos(n))).collect()
         }
         pub fn transmit_times_ms(&self) -> Vec<u64> {
             self.events
                 .iter()
                 .filter_map(|e| match e {
-                    Event::Transmit { at, .. } => Some(ms(at.since_epoch())),
+                    Event::Transmit { at, .. } => Some(whole_ms(at.since_epoch())),
                     _ => None,
                 })
                 .collect()
         }
         pub fn give_up_ms(&self) -> Option<u64> {
             self.events.iter().rev().find_map(|e| match e {
-                Event::GiveUp { at, .. } => Some(ms(at.since_epoch())),
+                Event::GiveUp { at, .. } => Some(whole_ms(at.since_epoch())),
                 _ => None,
             })
         }
@@ -317,7 +327,7 @@ pub(crate) mod testing {
             self.h.controller().rto(self.h.now()).map(|d| d.as_nanos() as u64)
         }
         pub fn rto_ms(&self) -> Option<u64> {
-            self.h.controller().rto(self.h.now()).map(ms)
+            self.h.controller().rto(self.h.now()).map(whole_ms)
         }
     }
 }

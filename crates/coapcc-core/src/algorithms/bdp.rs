@@ -326,15 +326,10 @@ mod tests {
     use super::*;
     use crate::harness::Event;
     use crate::harness::testing::Script;
+    use crate::harness::testing::{at, ms};
     use rand_core::SeedableRng;
     use rand_pcg::Pcg64Mcg;
 
-    fn ms(n: u64) -> Duration {
-        Duration::from_millis(n)
-    }
-    fn at(n: u64) -> Instant {
-        Instant::from_millis(n)
-    }
     fn bdp(config: BdpConfig) -> Bdp {
         Bdp::new(config).unwrap()
     }

@@ -419,15 +419,10 @@ mod tests {
     use super::*;
     use crate::estimator::Rfc6298;
     use crate::harness::testing::Script;
+    use crate::harness::testing::{at, ms};
     use rand_core::SeedableRng;
     use rand_pcg::Pcg64Mcg;
 
-    fn ms(n: u64) -> Duration {
-        Duration::from_millis(n)
-    }
-    fn at(n: u64) -> Instant {
-        Instant::from_millis(n)
-    }
     fn undithered(config: CocoaConfig) -> Cocoa {
         Cocoa::new(CocoaConfig { dither: false, ..config }).unwrap()
     }

@@ -202,14 +202,9 @@ impl CocoaRto {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::harness::testing::{at, ms};
 
     const P: CocoaRtoParams = CocoaRtoParams::draft(Duration::ZERO);
-    fn ms(n: u64) -> Duration {
-        Duration::from_millis(n)
-    }
-    fn at(n: u64) -> Instant {
-        Instant::from_millis(n)
-    }
 
     #[test]
     fn a_first_strong_sample_of_400_ms_gives_an_overall_rto_of_1_6_s() {

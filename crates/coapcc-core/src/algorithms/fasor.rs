@@ -397,12 +397,9 @@ mod tests {
 
     use super::*;
     use crate::harness::testing::Script;
+    use crate::harness::testing::ms;
     use rand_core::SeedableRng;
     use rand_pcg::Pcg64Mcg;
-
-    fn ms(n: u64) -> Duration {
-        Duration::from_millis(n)
-    }
 
     fn fasor(config: FasorConfig) -> Fasor {
         Fasor::new(config).unwrap()

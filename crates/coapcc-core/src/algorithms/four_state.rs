@@ -316,13 +316,7 @@ mod tests {
     use super::*;
     use crate::controller::Echo;
     use crate::harness::testing::Script;
-
-    fn ms(n: u64) -> Duration {
-        Duration::from_millis(n)
-    }
-    fn at(n: u64) -> Instant {
-        Instant::from_millis(n)
-    }
+    use crate::harness::testing::{at, ms};
 
     fn undithered(config: FourStateConfig) -> FourState {
         FourState::new(FourStateConfig { dither: false, ..config }).unwrap()

@@ -271,13 +271,8 @@ mod tests {
     use super::*;
     use crate::harness::Event;
     use crate::harness::testing::Script;
+    use crate::harness::testing::{at, ms};
 
-    fn ms(n: u64) -> Duration {
-        Duration::from_millis(n)
-    }
-    fn at(n: u64) -> Instant {
-        Instant::from_millis(n)
-    }
     fn idc(config: IdcConfig) -> Idc {
         Idc::new(config).unwrap()
     }

@@ -243,13 +243,7 @@ impl MakaremRto {
 mod tests {
     use super::*;
     use crate::controller::{Controller, Echo};
-
-    fn ms(n: u64) -> Duration {
-        Duration::from_millis(n)
-    }
-    fn at(n: u64) -> Instant {
-        Instant::from_millis(n)
-    }
+    use crate::harness::testing::{at, ms};
 
     #[test]
     fn samples_of_0_5_then_0_6_s_give_an_rto_of_1_5_then_1_43125_s() {

@@ -347,15 +347,10 @@ mod tests {
 
     use super::*;
     use crate::harness::testing::Script;
+    use crate::harness::testing::{at, ms};
     use rand_core::SeedableRng;
     use rand_pcg::Pcg64Mcg;
 
-    fn ms(n: u64) -> Duration {
-        Duration::from_millis(n)
-    }
-    fn at(n: u64) -> Instant {
-        Instant::from_millis(n)
-    }
     fn mbc(config: MbcConfig) -> Mbc {
         Mbc::new(config).unwrap()
     }

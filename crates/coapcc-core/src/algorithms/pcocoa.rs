@@ -460,15 +460,10 @@ mod tests {
     use super::*;
     use crate::controller::Echo;
     use crate::harness::testing::Script;
+    use crate::harness::testing::{at, ms};
 
-    fn ms(n: u64) -> Duration {
-        Duration::from_millis(n)
-    }
     fn us(n: u64) -> Duration {
         Duration::from_micros(n)
-    }
-    fn at(n: u64) -> Instant {
-        Instant::from_millis(n)
     }
 
     fn undithered(config: PCocoaConfig) -> PCocoa {

@@ -95,7 +95,8 @@ fn need<'a>(x: &'a Option<String>, what: &str) -> Result<&'a str, String> {
     x.as_deref().ok_or_else(|| format!("the claim names no `{what}`"))
 }
 
-fn sweep_points<'a>(cases: &'a [CaseResult], sweep: &str) -> Vec<(f64, &'a CaseResult)> {
+/// The points of a sweep: (x, case) for every case run as part of `sweep`.
+pub fn sweep_points<'a>(cases: &'a [CaseResult], sweep: &str) -> Vec<(f64, &'a CaseResult)> {
     cases
         .iter()
         .filter_map(|c| match &c.case.sweep {

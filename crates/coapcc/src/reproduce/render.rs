@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use coapcc_sim::metrics::Quantiles;
 
-use super::evaluate::{CaseResult, CaseSeries, Outcome, Verdict};
+use super::evaluate::{CaseResult, CaseSeries, Outcome, Verdict, sweep_points};
 use super::published::{FigureSpec, Published};
 use crate::figures::{
     BarGroup, BoxPanel, BoxStats, LinePanel, Series, SeriesStyle, bar_figure, box_figure, line_figure,
@@ -38,16 +38,6 @@ fn algorithms_of<'a>(spec: &'a FigureSpec, c: &'a CaseResult) -> Vec<&'a str> {
     } else {
         spec.algorithms.iter().map(String::as_str).filter(|a| c.of(a).is_some()).collect()
     }
-}
-
-fn sweep_cases<'a>(cases: &'a [CaseResult], sweep: &str) -> Vec<(f64, &'a CaseResult)> {
-    cases
-        .iter()
-        .filter_map(|c| match &c.case.sweep {
-            Some((s, x)) if s == sweep => Some((*x, c)),
-            _ => None,
-        })
-        .collect()
 }
 
 /// Analytic lines of Makarem §6.2 for goodput sweeps over mean ResBW (packets/s).
@@ -226,7 +216,7 @@ pub fn figure(spec: &FigureSpec, cases: &[CaseResult]) -> String {
         "goodput-sweep" | "loss-sweep" | "overhead-sweep" => {
             let mut panels = Vec::new();
             for sweep in &spec.cases {
-                let pts = sweep_cases(cases, sweep);
+                let pts = sweep_points(cases, sweep);
                 if pts.is_empty() {
                     continue;
                 }
