@@ -25,10 +25,9 @@
 //! outstanding, the rest wait in a FIFO queue. Rate-based controllers may hold a copy until
 //! their `earliest_send` instant.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 use std::fmt::Debug;
 use std::hash::Hash;
-use std::ops::Bound;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -73,6 +72,9 @@ pub struct EndpointConfig {
     /// Server: answer every new request at once with this response (a fixed resource), instead
     /// of raising [`Event::Request`] for the application.
     pub auto_response: Option<AutoResponse>,
+    /// Raise [`Event::Transmitted`] for every copy sent (on by default). A driver that learns
+    /// the same from [`Transmit::origin`] turns it off and saves an event per copy.
+    pub transmitted_events: bool,
 }
 
 /// A fixed response the server sends to every request (see [`EndpointConfig::auto_response`]).
@@ -94,6 +96,7 @@ impl EndpointConfig {
             token_len: 2,
             exchange_lifetime: coapcc_core::params::TransmissionParams::default().exchange_lifetime(),
             auto_response: None,
+            transmitted_events: true,
         }
     }
 }
@@ -263,6 +266,59 @@ struct Peer {
     next_mid: u16,
 }
 
+/// The destinations, sorted by address: a client talks to one or a few, so a sorted vector
+/// beats a tree (one comparison for the usual single destination); peers are never removed.
+#[derive(Clone, Debug)]
+struct PeerMap<A> {
+    entries: Vec<(A, Peer)>,
+}
+
+impl<A> Default for PeerMap<A> {
+    fn default() -> Self {
+        PeerMap { entries: Vec::new() }
+    }
+}
+
+impl<A: Ord + Copy> PeerMap<A> {
+    fn find(&self, a: &A) -> Result<usize, usize> {
+        match self.entries.as_slice() {
+            [(only, _)] if only == a => Ok(0),
+            entries => entries.binary_search_by(|(k, _)| k.cmp(a)),
+        }
+    }
+
+    fn get(&self, a: &A) -> Option<&Peer> {
+        self.find(a).ok().map(|i| &self.entries[i].1)
+    }
+
+    fn get_mut(&mut self, a: &A) -> Option<&mut Peer> {
+        self.find(a).ok().map(|i| &mut self.entries[i].1)
+    }
+
+    fn contains_key(&self, a: &A) -> bool {
+        self.find(a).is_ok()
+    }
+
+    fn insert(&mut self, a: A, peer: Peer) {
+        match self.find(&a) {
+            Ok(i) => self.entries[i].1 = peer,
+            Err(i) => self.entries.insert(i, (a, peer)),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    fn key(&self, i: usize) -> A {
+        self.entries[i].0
+    }
+
+    fn values(&self) -> impl Iterator<Item = &Peer> {
+        self.entries.iter().map(|(_, p)| p)
+    }
+}
+
 #[derive(Clone, Debug)]
 enum Seen {
     Pending,
@@ -292,7 +348,7 @@ pub struct Endpoint<A, R> {
     /// A controller in its initial state, cloned for each new destination.
     fresh: AnyController,
     rng: R,
-    peers: BTreeMap<A, Peer>,
+    peers: PeerMap<A>,
     next_id: u64,
     next_token: u64,
     transmits: VecDeque<Transmit<A>>,
@@ -316,7 +372,7 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
             config,
             fresh,
             rng,
-            peers: BTreeMap::new(),
+            peers: PeerMap::default(),
             next_id: 1,
             next_token,
             transmits: VecDeque::new(),
@@ -395,19 +451,12 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
     /// Server: answers a request announced by [`Event::Request`] with a piggybacked response
     /// (CON) or a NON response; the answer is cached for duplicates.
     pub fn respond(&mut self, now: Instant, handle: RequestHandle<A>, code: Code, payload: impl Into<Payload>) {
-        let payload = payload.into();
         self.expire_seen(now);
         let Some((seen, request)) = self.server.seen.get_mut(&(handle.from, handle.mid)) else {
             self.stats.ignored += 1;
             return;
         };
-        let mtype = if request.mtype == MessageType::Con { MessageType::Ack } else { MessageType::Non };
-        let mut resp = Message { mtype, code, mid: handle.mid, token: request.token, options: Options::new(), payload };
-        if let Some(v) = &request.echo {
-            // FASOR-02 §4: a server implementing the option echoes it unmodified.
-            resp.add_option(option::TRANSMISSION_COUNT, v);
-        }
-        let resp = Arc::new(resp);
+        let resp = Arc::new(response_to(request, handle.mid, code, payload.into()));
         *seen = Seen::Answered(Arc::clone(&resp));
         self.transmits.push_back(Transmit {
             to: handle.from,
@@ -418,11 +467,10 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
 
     /// Fires every timer due at `now`: retransmissions, give-ups, held copies.
     pub fn handle_timeout(&mut self, now: Instant) {
-        // Walk the destinations in order without holding a borrow across the calls.
-        let mut next = self.peers.keys().next().copied();
-        while let Some(to) = next {
+        // Destinations in address order; timers never add one, so the indices stay valid.
+        for i in 0..self.peers.len() {
+            let to = self.peers.key(i);
             self.peer_timeout(now, to);
-            next = self.peers.range((Bound::Excluded(to), Bound::Unbounded)).next().map(|(k, _)| *k);
         }
     }
 
@@ -438,7 +486,13 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
 
     /// When [`Endpoint::handle_timeout`] must next be called.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        self.peers.values().flat_map(|p| p.outstanding.iter().map(Outstanding::wake_at).chain(p.release_at)).min()
+        let mut next: Option<Instant> = None;
+        let mut consider = |t: Instant| next = Some(next.map_or(t, |n| n.min(t)));
+        for p in self.peers.values() {
+            p.outstanding.iter().for_each(|o| consider(o.wake_at()));
+            p.release_at.into_iter().for_each(&mut consider);
+        }
+        next
     }
 
     fn peer_timeout(&mut self, now: Instant, to: A) {
@@ -504,7 +558,9 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
         }
         self.stats.transmissions += 1;
         self.stats.retransmissions += 1;
-        self.events.push_back(Event::Transmitted { id: o.id, to, copy, timer });
+        if self.config.transmitted_events {
+            self.events.push_back(Event::Transmitted { id: o.id, to, copy, timer });
+        }
         self.transmits.push_back(Transmit { to, msg: o.msg.clone(), origin: Origin::Request { id: o.id, copy } });
     }
 
@@ -528,7 +584,9 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
             let in_flight = peer.outstanding.len();
             let ex = peer.ctrl.start(now, in_flight, &mut self.rng);
             self.stats.transmissions += 1;
-            self.events.push_back(Event::Transmitted { id, to, copy: 0, timer: ex.timer() });
+            if self.config.transmitted_events {
+                self.events.push_back(Event::Transmitted { id, to, copy: 0, timer: ex.timer() });
+            }
             let msg = Arc::new(msg);
             self.transmits.push_back(Transmit { to, msg: Arc::clone(&msg), origin: Origin::Request { id, copy: 0 } });
             peer.outstanding.push(Outstanding { id, token, msg, ex, sent: smallvec::smallvec![now], held: None });
@@ -663,17 +721,37 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
             token: msg.token,
             echo: msg.option(option::TRANSMISSION_COUNT).map(OptionValue::from_slice),
         };
-        self.server.seen.insert((from, msg.mid), (Seen::Pending, asked));
         self.server.expiry.push_back((now, from, msg.mid));
-        let handle = RequestHandle { from, mid: msg.mid };
         match &self.config.auto_response {
             Some(r) => {
-                let (code, payload) = (r.code, r.payload.clone());
-                self.respond(now, handle, code, payload);
+                // Answered at once: the response is cached with the request in one insertion.
+                let resp = Arc::new(response_to(&asked, msg.mid, r.code, r.payload.clone()));
+                self.server.seen.insert((from, msg.mid), (Seen::Answered(Arc::clone(&resp)), asked));
+                self.transmits.push_back(Transmit {
+                    to: from,
+                    msg: resp,
+                    origin: Origin::Response { duplicate: false },
+                });
             }
-            None => self.events.push_back(Event::Request { handle, request: msg }),
+            None => {
+                self.server.seen.insert((from, msg.mid), (Seen::Pending, asked));
+                let handle = RequestHandle { from, mid: msg.mid };
+                self.events.push_back(Event::Request { handle, request: msg });
+            }
         }
     }
+}
+
+/// The response to `request` (Message ID `mid`): piggybacked on an ACK for a CON, a NON for a
+/// NON, with the request's token and, if it carried one, its transmission-count option.
+fn response_to(request: &Asked, mid: u16, code: Code, payload: Payload) -> Message {
+    let mtype = if request.mtype == MessageType::Con { MessageType::Ack } else { MessageType::Non };
+    let mut resp = Message { mtype, code, mid, token: request.token, options: Options::new(), payload };
+    if let Some(v) = &request.echo {
+        // FASOR-02 §4: a server implementing the option echoes it unmodified.
+        resp.add_option(option::TRANSMISSION_COUNT, v);
+    }
+    resp
 }
 
 /// Sets the transmission number of copy `copy` on a request (spec §7.7, OQ-17).

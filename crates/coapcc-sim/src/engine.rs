@@ -3,8 +3,8 @@
 //!
 //! Events are ordered by `(time, sequence number)`; time never goes backwards. A packet's
 //! whole journey through a pipeline is computed when it is offered (every stage sees arrivals
-//! in time order), so each packet costs one delivery event. Endpoint timers are one wake-up
-//! event per client, rescheduled lazily (a stale wake-up is recognised and skipped).
+//! in time order), so each packet costs one delivery event. Each client has one re-armable
+//! wake-up timer ([`TimerHeap`]): re-arming moves it, so no stale wake-ups are ever queued.
 //!
 //! Metrics come from ground truth the simulator knows: every packet carries the flow, the
 //! exchange and the copy it belongs to (never on the wire), so a retransmission can be called
@@ -25,6 +25,7 @@ use crate::link::{DropReason, Pipeline, Stage, StageDetail};
 use crate::metrics::{FlowResult, RunMetrics, RunResult, SeriesPoint, jain, median};
 use crate::rng::{SimRng, Stream, stream_rng, sub_stream, uniform_duration};
 use crate::scenario::{CoapConfig, Count, EchoChoice, FlowType, NetworkConfig, WorkloadConfig};
+use crate::timers::TimerHeap;
 
 /// A node address: the client slot (flow) and which short-lived client of that slot
 /// (random flows start a new client, as a new process with a new port would be).
@@ -64,7 +65,6 @@ struct Packet {
 enum Ev {
     /// A packet held in the slab arrives (pipelines that may reorder).
     Deliver(u32),
-    Wake(u32),
     Start(u32),
 }
 
@@ -137,6 +137,8 @@ pub struct Sim<'a> {
     now: Instant,
     seq: u64,
     queue: BinaryHeap<Reverse<Entry>>,
+    /// Client wake-ups, one re-armable timer per flow.
+    timers: TimerHeap,
     packets: Vec<Option<Packet>>,
     free: Vec<u32>,
     in_order: [InOrder; 2],
@@ -217,6 +219,8 @@ impl<'a> Sim<'a> {
             echo: echo_for(coap.echo, algorithm),
             nstart: workload.nstart,
             token_len: coap.token_bytes,
+            // Copies are counted from `Transmit::origin`.
+            transmitted_events: false,
             ..EndpointConfig::new(*algorithm)
         };
         let server_config = EndpointConfig {
@@ -260,6 +264,7 @@ impl<'a> Sim<'a> {
             now: Instant::ZERO,
             seq: 0,
             queue: BinaryHeap::new(),
+            timers: TimerHeap::new(workload.flows as usize),
             packets: Vec::new(),
             free: Vec::new(),
             in_order: [InOrder::default(), InOrder::default()],
@@ -317,8 +322,16 @@ impl<'a> Sim<'a> {
     /// Runs to the end and returns the results.
     pub fn run(mut self) -> RunResult {
         loop {
-            // The earliest of the heap's top and the heads of the two in-order link queues.
-            let mut best = self.queue.peek().map(|Reverse(e)| (e.key, 2usize));
+            // The earliest of the event heap's top, the earliest client timer and the heads of
+            // the two in-order link queues (keys are unique: they end in the sequence number).
+            const HEAP: usize = 2;
+            const TIMER: usize = 3;
+            let mut best = self.queue.peek().map(|Reverse(e)| (e.key, HEAP));
+            if let Some((k, _)) = self.timers.peek()
+                && best.is_none_or(|(b, _)| k < b)
+            {
+                best = Some((k, TIMER));
+            }
             for d in 0..2 {
                 if let Some(&(k, _)) = self.in_order[d].q.front()
                     && best.is_none_or(|(b, _)| k < b)
@@ -332,22 +345,27 @@ impl<'a> Sim<'a> {
                 break;
             }
             self.now = at;
-            if source < 2 {
-                self.events += 1;
-                if let Some((_, pkt)) = self.in_order[source].q.pop_front() {
-                    self.deliver(pkt);
+            self.events += 1;
+            match source {
+                HEAP => {
+                    let Some(Reverse(entry)) = self.queue.pop() else { break };
+                    match entry.ev {
+                        Ev::Start(f) => self.start_flow(f),
+                        Ev::Deliver(p) => {
+                            if let Some(pkt) = self.packets.get_mut(p as usize).and_then(Option::take) {
+                                self.free.push(p);
+                                self.deliver(pkt);
+                            }
+                        }
+                    }
                 }
-                continue;
-            }
-            let Some(Reverse(entry)) = self.queue.pop() else { break };
-            // Stale wake-ups (a timer that was re-armed) are skipped and not counted as events.
-            self.events += u64::from(!matches!(entry.ev, Ev::Wake(f) if self.flows[f as usize].wake_at != Some(at)));
-            match entry.ev {
-                Ev::Start(f) => self.start_flow(f),
-                Ev::Wake(f) => self.wake(f),
-                Ev::Deliver(p) => {
-                    if let Some(pkt) = self.packets.get_mut(p as usize).and_then(Option::take) {
-                        self.free.push(p);
+                TIMER => {
+                    if let Some((_, f)) = self.timers.pop() {
+                        self.wake(f);
+                    }
+                }
+                d => {
+                    if let Some((_, pkt)) = self.in_order[d].q.pop_front() {
                         self.deliver(pkt);
                     }
                 }
@@ -416,6 +434,7 @@ impl<'a> Sim<'a> {
                 fl.req_index.clear();
                 fl.client_left = len;
                 fl.wake_at = None;
+                self.timers.clear(f);
                 continue;
             }
             if fl.outstanding >= nstart {
@@ -472,13 +491,15 @@ impl<'a> Sim<'a> {
             }
         }
         let fl = &mut self.flows[f as usize];
-        let next = fl.ep.as_ref().and_then(|e| e.poll_timeout());
+        let next = fl.ep.as_ref().and_then(|e| e.poll_timeout()).map(|t| t.max(self.now));
         if next != fl.wake_at {
             fl.wake_at = next;
-            if let Some(t) = next {
-                let t = t.max(self.now);
-                self.flows[f as usize].wake_at = Some(t);
-                self.push(t, Ev::Wake(f));
+            match next {
+                Some(t) => {
+                    let key = self.key(t);
+                    self.timers.set(f, key);
+                }
+                None => self.timers.clear(f),
             }
         }
     }
@@ -534,9 +555,6 @@ impl<'a> Sim<'a> {
 
     fn wake(&mut self, f: u32) {
         let fl = &mut self.flows[f as usize];
-        if fl.wake_at != Some(self.now) {
-            return; // stale
-        }
         fl.wake_at = None;
         if let Some(ep) = fl.ep.as_mut() {
             ep.handle_timeout(self.now);

@@ -28,4 +28,5 @@ pub mod results;
 pub mod rng;
 pub mod runner;
 pub mod scenario;
+pub mod timers;
 pub mod trace;

@@ -36,8 +36,46 @@ fn load(root: &Path, rel: &str, sets: &[String]) -> Result<scenario::Scenario, C
     scenario::load(&root.join(rel), &sets).map_err(|e| CliError::usage(e.to_string()))
 }
 
-/// Runs the benchmark `case` with scenarios from `root`.
-pub fn run(case: Case, root: &Path, replications: u32, hours: u32, out: &mut dyn Write) -> Result<(), CliError> {
+/// Median, minimum and maximum of `xs` (not empty).
+fn spread(xs: &[f64]) -> (f64, f64, f64) {
+    let mut v = xs.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    let median = if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 };
+    (median, v[0], v[n - 1])
+}
+
+/// A one-thread pool whose thread is pinned to the last core, when the system allows it:
+/// "events per second on one core" is measured on one core, not on a thread the scheduler
+/// moves between cores (on a 2-core VM that alone changes the result by a third).
+fn one_core_pool() -> Result<(rayon::ThreadPool, bool), CliError> {
+    let core = core_affinity::get_core_ids().and_then(|ids| ids.last().copied());
+    let pinned = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = std::sync::Arc::clone(&pinned);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .start_handler(move |_| {
+            if let Some(c) = core {
+                flag.store(core_affinity::set_for_current(c), std::sync::atomic::Ordering::SeqCst);
+            }
+        })
+        .build()
+        .map_err(|e| CliError::Failure(e.to_string()))?;
+    // The start handler has run once the pool has done any work.
+    pool.install(|| {});
+    Ok((pool, pinned.load(std::sync::atomic::Ordering::SeqCst)))
+}
+
+/// Runs the benchmark `case` with scenarios from `root`; the reference case is run `repeat`
+/// times and reported as median (min–max).
+pub fn run(
+    case: Case,
+    root: &Path,
+    replications: u32,
+    hours: u32,
+    repeat: u32,
+    out: &mut dyn Write,
+) -> Result<(), CliError> {
     match case {
         Case::Reference => {
             let s = load(
@@ -45,34 +83,36 @@ pub fn run(case: Case, root: &Path, replications: u32, hours: u32, out: &mut dyn
                 "fasor/400-flows-infinite-buffer-continuous.toml",
                 &[format!("replications={replications}"), "algorithms=[\"default\"]".into()],
             )?;
-            let pool =
-                rayon::ThreadPoolBuilder::new().num_threads(1).build().map_err(|e| CliError::Failure(e.to_string()))?;
-            let t0 = Instant::now();
-            let runs = pool.install(|| run_scenario(&s, &|| {})).map_err(CliError::Failure)?;
-            let wall = t0.elapsed().as_secs_f64();
+            let (pool, pinned) = one_core_pool()?;
+            let (mut rates, mut walls, mut sim_rates) = (Vec::new(), Vec::new(), Vec::new());
             let (mut events, mut sim_s) = (0u64, 0.0f64);
-            for r in &runs[0].runs {
-                if let RunOutput::Network(n) = r {
-                    events += n.run.events;
-                    sim_s += n.run.sim_time_s;
+            for _ in 0..repeat {
+                let t0 = Instant::now();
+                let runs = pool.install(|| run_scenario(&s, &|| {})).map_err(CliError::Failure)?;
+                let wall = t0.elapsed().as_secs_f64();
+                (events, sim_s) = (0, 0.0);
+                for r in &runs[0].runs {
+                    if let RunOutput::Network(n) = r {
+                        events += n.run.events;
+                        sim_s += n.run.sim_time_s;
+                    }
                 }
+                rates.push(events as f64 / wall / 1e6);
+                walls.push(wall / f64::from(replications));
+                sim_rates.push(sim_s / wall);
             }
-            writeln!(out, "case: {} with default, {replications} replications on 1 core", s.file.name)?;
+            let core = if pinned { "1 core (thread pinned)" } else { "1 thread (could not pin it to a core)" };
             writeln!(
                 out,
-                "wall time:                 {wall:.3} s ({:.3} s per replication)",
-                wall / f64::from(replications)
+                "case: {} with default, {replications} replications on {core}, run {repeat} times; median (min–max)",
+                s.file.name
             )?;
-            writeln!(
-                out,
-                "events:                    {events} ({:.2} million per second)",
-                events as f64 / wall / 1e6
-            )?;
-            writeln!(
-                out,
-                "simulated time:            {sim_s:.0} s ({:.0} simulated seconds per wall second)",
-                sim_s / wall
-            )?;
+            let (m, lo, hi) = spread(&rates);
+            writeln!(out, "events per second:         {m:.2} million ({lo:.2}–{hi:.2}); {events} events per run")?;
+            let (m, lo, hi) = spread(&sim_rates);
+            writeln!(out, "simulated s per wall s:    {m:.0} ({lo:.0}–{hi:.0}); {sim_s:.0} simulated seconds per run")?;
+            let (m, lo, hi) = spread(&walls);
+            writeln!(out, "wall time per replication: {m:.4} s ({lo:.4}–{hi:.4})")?;
             if let Some(rss) = peak_rss_bytes() {
                 writeln!(out, "peak RSS:                  {:.1} MiB", rss as f64 / 1048576.0)?;
             }

@@ -131,6 +131,9 @@ enum Command {
         /// Simulated hours of the long case.
         #[arg(long, default_value_t = 5)]
         hours: u32,
+        /// How many times to run the reference case (reported as median, min and max).
+        #[arg(long, default_value_t = 5)]
+        repeat: u32,
         /// Folder of the scenario files.
         #[arg(long, default_value = "scenarios")]
         scenarios: PathBuf,
@@ -210,8 +213,8 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 coapcc::reproduce::run(&args, &mut out)?;
             }
         }
-        Command::Bench { case, replications, hours, scenarios } => {
-            coapcc::bench::run(case, &scenarios, replications.max(1), hours.max(1), &mut out)?;
+        Command::Bench { case, replications, hours, repeat, scenarios } => {
+            coapcc::bench::run(case, &scenarios, replications.max(1), hours.max(1), repeat.max(1), &mut out)?;
         }
         Command::Replay { algorithm, set, seed, no_dither, script } => {
             let mut set = parse_settings(&set)?;

@@ -269,6 +269,16 @@ impl Stage {
         }
     }
 
+    /// Whether the stage passes every packet at the instant it arrives, whatever the traffic
+    /// (an error-free Gilbert–Elliott stage, a zero propagation delay): the pipeline skips it.
+    pub fn is_transparent(&self) -> bool {
+        match self {
+            Stage::GilbertElliott(s) => s.config().is_error_free(),
+            Stage::Propagation(s) => s.delay().is_zero(),
+            _ => false,
+        }
+    }
+
     /// The stage's own statistics.
     pub fn detail(&self) -> StageDetail {
         match self {

@@ -134,11 +134,10 @@ pub struct PipelineStats {
     pub stages: Vec<StageStats>,
 }
 
-/// A stage with its counters.
+/// A stage with its drop counter (what passed is derived: what reached it minus what it dropped).
 #[derive(Clone, Debug)]
 struct Slot {
     stage: Stage,
-    passed: Counter,
     dropped: Counter,
 }
 
@@ -151,6 +150,9 @@ struct Slot {
 #[derive(Clone, Debug)]
 pub struct Pipeline {
     slots: Vec<Slot>,
+    /// The stages a packet has to visit, in order: all but the transparent ones
+    /// ([`Stage::is_transparent`]), which pass every packet unchanged.
+    active: Vec<usize>,
     rng: SimRng,
     totals: PipelineTotals,
     /// `totals.transit` in nanoseconds (kept as an integer on the hot path).
@@ -175,9 +177,9 @@ impl Pipeline {
     /// A pipeline of already-built stages with the per-packet generator `rng` (no ordering
     /// check: the caller keeps the ordering contract).
     pub fn from_stages(stages: Vec<Stage>, rng: SimRng) -> Self {
-        let slots =
-            stages.into_iter().map(|stage| Slot { stage, passed: Counter::default(), dropped: Counter::default() });
-        Pipeline { slots: slots.collect(), rng, totals: PipelineTotals::default(), transit_ns: 0 }
+        let active = stages.iter().enumerate().filter(|(_, s)| !s.is_transparent()).map(|(i, _)| i).collect();
+        let slots = stages.into_iter().map(|stage| Slot { stage, dropped: Counter::default() }).collect();
+        Pipeline { slots, active, rng, totals: PipelineTotals::default(), transit_ns: 0 }
     }
 
     /// A packet of `bytes` enters the direction at `now`: the instant it leaves the last
@@ -192,12 +194,10 @@ impl Pipeline {
         }
         self.totals.offered.add(bytes);
         let mut t = now;
-        for slot in &mut self.slots {
+        for &i in &self.active {
+            let slot = &mut self.slots[i];
             match slot.stage.offer(t, bytes, &mut self.rng) {
-                Ok(leave) => {
-                    slot.passed.add(bytes);
-                    t = leave;
-                }
+                Ok(leave) => t = leave,
                 Err(reason) => {
                     slot.dropped.add(bytes);
                     self.totals.dropped.get_mut(reason).add(bytes);
@@ -205,29 +205,35 @@ impl Pipeline {
                 }
             }
         }
-        self.totals.delivered.add(bytes);
         self.transit_ns = self.transit_ns.saturating_add(t.as_nanos().saturating_sub(now.as_nanos()));
         Ok(t)
     }
 
     /// Whole-pipeline counters.
     pub fn totals(&self) -> PipelineTotals {
-        PipelineTotals { transit: coapcc_core::time::from_nanos(self.transit_ns), ..self.totals }
+        let dropped = self.totals.dropped.total();
+        let delivered = Counter {
+            packets: self.totals.offered.packets - dropped.packets,
+            bytes: self.totals.offered.bytes - dropped.bytes,
+        };
+        PipelineTotals { transit: coapcc_core::time::from_nanos(self.transit_ns), delivered, ..self.totals }
     }
 
     /// The totals and every stage's statistics (allocates; for reports).
     pub fn stats(&self) -> PipelineStats {
+        // What reached stage i is what passed stage i − 1; the first stage sees every offer.
+        let mut reached = self.totals.offered;
         let stages = self
             .slots
             .iter()
-            .map(|s| StageStats {
-                kind: s.stage.kind(),
-                passed: s.passed,
-                dropped: s.dropped,
-                detail: s.stage.detail(),
+            .map(|s| {
+                let passed =
+                    Counter { packets: reached.packets - s.dropped.packets, bytes: reached.bytes - s.dropped.bytes };
+                reached = passed;
+                StageStats { kind: s.stage.kind(), passed, dropped: s.dropped, detail: s.stage.detail() }
             })
             .collect();
-        PipelineStats { totals: self.totals, stages }
+        PipelineStats { totals: self.totals(), stages }
     }
 
     /// The stages, in order.
