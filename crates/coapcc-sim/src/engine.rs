@@ -11,18 +11,18 @@
 //! unnecessary when an earlier copy of the same request completed the round trip.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 use std::sync::Arc;
 
 use coapcc_core::{AnyConfig, Duration, Instant};
 use coapcc_proto::echo::echo_mode_for;
 use coapcc_proto::message::{Payload, option};
 use coapcc_proto::{
-    AutoResponse, Code, EchoMode, Endpoint, EndpointConfig, Event, Message, MessageType, Origin, Token,
+    AutoResponse, Code, EchoMode, Endpoint, EndpointConfig, Event, Message, MessageType, Origin, RequestId, Token,
 };
 
 use crate::link::{DropReason, Pipeline, Stage, StageDetail};
-use crate::metrics::{FlowResult, RunMetrics, RunResult, SeriesPoint, jain, median};
+use crate::metrics::{Distribution, FlowResult, RunMetrics, RunResult, SeriesPoint, jain};
 use crate::rng::{SimRng, Stream, stream_rng, sub_stream, uniform_duration};
 use crate::scenario::{CoapConfig, Count, EchoChoice, FlowType, NetworkConfig, WorkloadConfig};
 use crate::timers::TimerHeap;
@@ -107,6 +107,56 @@ struct InOrder {
 struct Truth {
     copies: u8,
     first_answered: Option<u8>,
+    /// Packets of this exchange (request copies, responses) scheduled and not yet delivered.
+    in_flight: u32,
+    /// The client finished the exchange (acknowledged or abandoned): no more copies.
+    done: bool,
+}
+
+impl Truth {
+    /// Copies sent after the first copy that completed the round trip.
+    fn unnecessary(&self) -> u32 {
+        match self.first_answered {
+            Some(j) if self.copies > j + 1 => u32::from(self.copies - j - 1),
+            _ => 0,
+        }
+    }
+}
+
+/// The ground truth of a flow's exchanges that can still change: from the oldest exchange that
+/// is unfinished or has a packet in flight onwards. Older exchanges are final and folded into
+/// `unnecessary`, so a long-lived flow keeps a handful of entries, not one per exchange.
+#[derive(Debug, Default)]
+struct Ledger {
+    /// Flow-wide index of `open[0]`.
+    base: u32,
+    open: VecDeque<Truth>,
+    /// Unnecessary retransmissions of the folded exchanges.
+    unnecessary: u32,
+}
+
+impl Ledger {
+    fn push(&mut self) {
+        self.open.push_back(Truth::default());
+    }
+
+    fn get_mut(&mut self, exchange: u32) -> Option<&mut Truth> {
+        self.open.get_mut(exchange.checked_sub(self.base)? as usize)
+    }
+
+    /// Folds the final exchanges at the front.
+    fn retire(&mut self) {
+        while let Some(t) = self.open.front().filter(|t| t.done && t.in_flight == 0) {
+            self.unnecessary += t.unnecessary();
+            self.open.pop_front();
+            self.base += 1;
+        }
+    }
+
+    /// Unnecessary retransmissions of every exchange, at the end of the run.
+    fn total_unnecessary(&self) -> u32 {
+        self.unnecessary + self.open.iter().map(Truth::unnecessary).sum::<u32>()
+    }
 }
 
 #[derive(Debug)]
@@ -124,12 +174,28 @@ struct Flow {
     outstanding: u32,
     /// Random flows: exchanges the current short-lived client still has to issue.
     client_left: u32,
-    /// RequestId(n) of the current client → flow-wide exchange index.
-    req_index: Vec<u32>,
+    /// Flow-wide index of the current client's first exchange: its request `RequestId(n)` is
+    /// exchange `client_base + n − 1` (a client numbers its requests 1, 2, … in issue order).
+    client_base: u32,
     transmissions: u32,
     retransmissions: u32,
-    rtts_s: Vec<f64>,
-    truth: Vec<Truth>,
+    rtts: Distribution,
+    truth: Ledger,
+}
+
+impl Flow {
+    /// The flow-wide exchange index of the current client's request `id`.
+    fn exchange_of(&self, id: RequestId) -> u32 {
+        self.client_base.saturating_add(u32::try_from(id.0.saturating_sub(1)).unwrap_or(u32::MAX))
+    }
+
+    /// The current client finished request `id`: it sends no more copies of it.
+    fn finish_exchange(&mut self, id: RequestId) {
+        if let Some(t) = self.truth.get_mut(self.exchange_of(id)) {
+            t.done = true;
+        }
+        self.truth.retire();
+    }
 }
 
 /// The simulation of one algorithm, one replication.
@@ -156,7 +222,7 @@ pub struct Sim<'a> {
     end: Option<Instant>,
     long_lived: bool,
     events: u64,
-    expired_rto_s: Vec<f64>,
+    expired_rto: Distribution,
     request_copies_delivered: u64,
     request_copies_lost: u64,
     /// Long-lived runs: per window (sends, successes, ResBW).
@@ -232,10 +298,6 @@ impl<'a> Sim<'a> {
         };
         let server = Endpoint::new(server_config, stream_rng(seed, replication, Stream::Server(0).id()))
             .map_err(|e| e.to_string())?;
-        let expected = match workload.flow_type {
-            FlowType::LongLived => 0,
-            _ => workload.exchanges_per_flow as usize,
-        };
         let flows = (0..workload.flows)
             .map(|i| Flow {
                 ep: None,
@@ -249,11 +311,11 @@ impl<'a> Sim<'a> {
                 failed: 0,
                 outstanding: 0,
                 client_left: 0,
-                req_index: Vec::new(),
+                client_base: 0,
                 transmissions: 0,
                 retransmissions: 0,
-                rtts_s: Vec::with_capacity(expected),
-                truth: Vec::with_capacity(expected),
+                rtts: Distribution::new(),
+                truth: Ledger::default(),
             })
             .collect();
         let end = match workload.flow_type {
@@ -282,7 +344,7 @@ impl<'a> Sim<'a> {
             end,
             long_lived: workload.flow_type == FlowType::LongLived,
             events: 0,
-            expired_rto_s: Vec::new(),
+            expired_rto: Distribution::new(),
             request_copies_delivered: 0,
             request_copies_lost: 0,
             windows: Vec::new(),
@@ -431,7 +493,7 @@ impl<'a> Sim<'a> {
                 let fl = &mut self.flows[f as usize];
                 fl.addr.incarnation = incarnation;
                 fl.ep = Some(ep);
-                fl.req_index.clear();
+                fl.client_base = fl.issued;
                 fl.client_left = len;
                 fl.wake_at = None;
                 self.timers.clear(f);
@@ -441,14 +503,8 @@ impl<'a> Sim<'a> {
                 return;
             }
             let Some(ep) = fl.ep.as_mut() else { return };
-            let id = ep.request(self.now, SERVER, self.template.clone());
-            let index = fl.issued;
-            let slot = (id.0 - 1) as usize;
-            if fl.req_index.len() <= slot {
-                fl.req_index.resize(slot + 1, u32::MAX);
-            }
-            fl.req_index[slot] = index;
-            fl.truth.push(Truth::default());
+            ep.request(self.now, SERVER, self.template.clone());
+            fl.truth.push();
             fl.issued += 1;
             fl.outstanding += 1;
             fl.client_left -= 1;
@@ -464,8 +520,8 @@ impl<'a> Sim<'a> {
                 let meta = match t.origin {
                     Origin::Request { id, copy } => {
                         let fl = &mut self.flows[f as usize];
-                        let exchange = fl.req_index.get((id.0 - 1) as usize).copied().unwrap_or(u32::MAX);
-                        if let Some(tr) = fl.truth.get_mut(exchange as usize) {
+                        let exchange = fl.exchange_of(id);
+                        if let Some(tr) = fl.truth.get_mut(exchange) {
                             tr.copies = tr.copies.max(copy.saturating_add(1));
                         }
                         fl.transmissions += 1;
@@ -507,18 +563,20 @@ impl<'a> Sim<'a> {
     fn client_event(&mut self, f: u32, e: Event<Addr>) {
         let now = self.now;
         match e {
-            Event::TimerExpired { timer, .. } => self.expired_rto_s.push(timer.as_secs_f64()),
-            Event::Completed { rtt, .. } => {
+            Event::TimerExpired { timer, .. } => self.expired_rto.push(timer.as_secs_f64()),
+            Event::Completed { id, rtt, .. } => {
                 let fl = &mut self.flows[f as usize];
-                fl.rtts_s.push(rtt.as_secs_f64());
+                fl.rtts.push(rtt.as_secs_f64());
+                fl.finish_exchange(id);
                 fl.completed += 1;
                 if self.long_lived {
                     self.window_mut().1 += 1;
                 }
                 self.exchange_done(f, now);
             }
-            Event::Failed { .. } => {
+            Event::Failed { id, .. } => {
                 let fl = &mut self.flows[f as usize];
+                fl.finish_exchange(id);
                 fl.failed += 1;
                 if self.workload.count == Count::Successes {
                     // The (short-lived) client still owes this exchange.
@@ -564,6 +622,9 @@ impl<'a> Sim<'a> {
 
     /// Schedules the arrival of `p` at `at` on direction `d` (0 up, 1 down).
     fn schedule(&mut self, d: u8, at: Instant, p: Packet) {
+        if let Some(t) = self.truth_mut(p.meta) {
+            t.in_flight += 1;
+        }
         if at >= self.in_order[usize::from(d)].last {
             let key = self.key(at);
             let dir = &mut self.in_order[usize::from(d)];
@@ -627,32 +688,48 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// The ground truth of the exchange a packet belongs to, if it belongs to one still open.
+    fn truth_mut(&mut self, meta: Meta) -> Option<&mut Truth> {
+        self.flows.get_mut(meta.flow as usize)?.truth.get_mut(meta.exchange)
+    }
+
     fn deliver(&mut self, p: Packet) {
-        if p.to == SERVER {
+        if let Some(t) = self.truth_mut(p.meta) {
+            t.in_flight = t.in_flight.saturating_sub(1);
+            if p.to != SERVER {
+                // A response reached the client's node: the copy it answers completed the
+                // round trip, whether or not the (possibly replaced) client still wants it.
+                t.first_answered = Some(t.first_answered.map_or(p.meta.copy, |c| c.min(p.meta.copy)));
+            }
+        }
+        let Packet { from, to, msg, meta } = p;
+        if to == SERVER {
             // The server answers every new request at once (`auto_response`) and every
             // duplicate from its cache.
-            self.server.handle_message(self.now, p.from, p.msg);
+            self.server.handle_message(self.now, from, msg);
             while let Some(t) = self.server.poll_transmit() {
-                self.send_down(t.to, t.msg, p.meta);
+                self.send_down(t.to, t.msg, meta);
             }
+            self.retire(meta);
             return;
         }
-        // A response reached the client's node: the copy it answers completed the round trip,
-        // whether or not the (possibly already replaced) client still wants it.
-        let f = p.to.node;
-        if let Some(tr) =
-            self.flows.get_mut(p.meta.flow as usize).and_then(|fl| fl.truth.get_mut(p.meta.exchange as usize))
-        {
-            tr.first_answered = Some(tr.first_answered.map_or(p.meta.copy, |c| c.min(p.meta.copy)));
-        }
+        self.retire(meta);
+        let f = to.node;
         let Some(fl) = self.flows.get_mut(f as usize) else { return };
-        if fl.addr != p.to {
+        if fl.addr != to {
             return; // the short-lived client it was for is gone
         }
         if let Some(ep) = fl.ep.as_mut() {
-            ep.handle_message(self.now, p.from, p.msg);
+            ep.handle_message(self.now, from, msg);
         }
         self.after_client(f);
+    }
+
+    /// Folds the final exchanges of the flow a packet belonged to.
+    fn retire(&mut self, meta: Meta) {
+        if let Some(fl) = self.flows.get_mut(meta.flow as usize) {
+            fl.truth.retire();
+        }
     }
 
     fn finish(self) -> RunResult {
@@ -664,16 +741,7 @@ impl<'a> Sim<'a> {
         let mut flows = Vec::with_capacity(self.flows.len());
         let (mut completed, mut failed) = (0u64, 0u64);
         let mut fcts = Vec::new();
-        let mut all_rtts = Vec::new();
         for (i, f) in self.flows.iter().enumerate() {
-            let unnecessary: u32 = f
-                .truth
-                .iter()
-                .map(|t| match t.first_answered {
-                    Some(j) if t.copies > j + 1 => u32::from(t.copies - j - 1),
-                    _ => 0,
-                })
-                .sum();
             let fct_s = match (f.started, f.ended) {
                 (Some(s), Some(e)) => (e - s).as_secs_f64(),
                 _ => f64::NAN,
@@ -683,8 +751,6 @@ impl<'a> Sim<'a> {
             }
             completed += u64::from(f.completed);
             failed += u64::from(f.failed);
-            all_rtts.extend_from_slice(&f.rtts_s);
-            let mut rtts = f.rtts_s.clone();
             flows.push(FlowResult {
                 flow: i as u32,
                 fct_s,
@@ -692,8 +758,8 @@ impl<'a> Sim<'a> {
                 exchanges_failed: f.failed,
                 transmissions: f.transmissions,
                 retransmissions: f.retransmissions,
-                unnecessary_retransmissions: unnecessary,
-                median_rtt_s: median(&mut rtts),
+                unnecessary_retransmissions: f.truth.total_unnecessary(),
+                median_rtt_s: f.rtts.quantile(0.5),
             });
         }
         let secs = duration.as_secs_f64();
@@ -744,7 +810,8 @@ impl<'a> Sim<'a> {
                 success_rate_per_s: f64::from(ok) / w,
             })
             .collect();
-        RunResult { flows, run, rtts_s: all_rtts, expired_rto_s: self.expired_rto_s, series }
+        let rtts = Distribution::union(self.flows.iter().map(|f| &f.rtts));
+        RunResult { flows, run, rtts, expired_rto: self.expired_rto, series }
     }
 }
 

@@ -55,8 +55,8 @@ pub struct RunMetrics {
     pub drops_no_token: u64,
     /// Jain's fairness index over the flows' FCTs.
     pub jain_fct: f64,
-    /// Events processed: packet deliveries (each through all link stages), timer wake-ups that
-    /// found work, flow starts. Stale wake-ups of re-armed timers are not counted.
+    /// Events processed: packet deliveries (each through all link stages), client timer
+    /// wake-ups, flow starts.
     pub events: u64,
     /// Simulated time at the end, s.
     pub sim_time_s: f64,
@@ -82,10 +82,10 @@ pub struct RunResult {
     pub flows: Vec<FlowResult>,
     /// Per run.
     pub run: RunMetrics,
-    /// Every CoAP RTT sample, s.
-    pub rtts_s: Vec<f64>,
+    /// Every CoAP RTT sample, s (exact up to [`Distribution::EXACT_LIMIT`] samples).
+    pub rtts: Distribution,
     /// The value of every retransmission timer that expired, s.
-    pub expired_rto_s: Vec<f64>,
+    pub expired_rto: Distribution,
     /// Time series (long-lived runs).
     pub series: Vec<SeriesPoint>,
 }
@@ -150,6 +150,169 @@ impl Quantiles {
     }
 }
 
+/// Values (CoAP RTTs, expired RTOs) kept for their quantiles in bounded memory: every value
+/// exactly up to [`Distribution::EXACT_LIMIT`] values, then in logarithmic bins 2⁻¹⁰ wide
+/// (each value within 0.1 % of its bin's mean), so that a run of any length keeps at most a
+/// few thousand bins instead of one number per exchange. Non-finite values are ignored.
+///
+/// Quantiles interpolate between order statistics as [`quantile`] does; once binned, an order
+/// statistic is the mean of the bin it falls in.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Distribution {
+    /// The values, in arrival order, while the distribution is exact.
+    exact: Vec<f64>,
+    /// Bin key → (count, sum), once there were more than `EXACT_LIMIT` values.
+    bins: Option<std::collections::BTreeMap<u64, (u64, f64)>>,
+    count: u64,
+}
+
+impl Distribution {
+    /// Values kept exactly before binning (512 KiB).
+    pub const EXACT_LIMIT: usize = 65_536;
+
+    /// An empty distribution.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds `x` (ignored unless finite).
+    pub fn push(&mut self, x: f64) {
+        if !x.is_finite() {
+            return;
+        }
+        self.count += 1;
+        match &mut self.bins {
+            Some(bins) => bin_add(bins, x, 1, x),
+            None => {
+                self.exact.push(x);
+                if self.exact.len() > Self::EXACT_LIMIT {
+                    self.bin_all();
+                }
+            }
+        }
+    }
+
+    /// Adds every value of `other` (binning if the total exceeds the limit).
+    pub fn merge(&mut self, other: &Distribution) {
+        match &other.bins {
+            None => other.exact.iter().for_each(|&x| self.push(x)),
+            Some(theirs) => {
+                self.bin_all();
+                if let Some(bins) = &mut self.bins {
+                    for (&k, &(n, sum)) in theirs {
+                        let e = bins.entry(k).or_insert((0, 0.0));
+                        e.0 += n;
+                        e.1 += sum;
+                    }
+                }
+                self.count += other.count;
+            }
+        }
+    }
+
+    /// The union of `parts` without the limit: exact when every part is (summaries over
+    /// replications, built once at the end).
+    pub fn union<'a>(parts: impl IntoIterator<Item = &'a Distribution>) -> Distribution {
+        let parts: Vec<&Distribution> = parts.into_iter().collect();
+        if parts.iter().all(|p| p.is_exact()) {
+            let exact: Vec<f64> = parts.iter().flat_map(|p| p.exact.iter().copied()).collect();
+            return Distribution { count: exact.len() as u64, exact, bins: None };
+        }
+        let mut d = Distribution::new();
+        d.bin_all();
+        parts.into_iter().for_each(|p| d.merge(p));
+        d
+    }
+
+    /// Values added (finite ones).
+    pub fn len(&self) -> u64 {
+        self.count
+    }
+
+    /// Whether no value was added.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// Whether every value is still kept exactly.
+    pub fn is_exact(&self) -> bool {
+        self.bins.is_none()
+    }
+
+    /// The values, while the distribution is exact.
+    pub fn values(&self) -> Option<&[f64]> {
+        self.is_exact().then_some(self.exact.as_slice())
+    }
+
+    /// The `q`-quantile (see [`quantile`]); NaN when empty.
+    pub fn quantile(&self, q: f64) -> f64 {
+        match &self.bins {
+            None => quantile(&mut self.exact.clone(), q),
+            Some(bins) => {
+                if self.count == 0 {
+                    return f64::NAN;
+                }
+                let pos = q.clamp(0.0, 1.0) * (self.count - 1) as f64;
+                let (lo, hi) = (pos.floor() as u64, pos.ceil() as u64);
+                let (a, b) = (bin_value(bins, lo), bin_value(bins, hi));
+                a + (b - a) * (pos - lo as f64)
+            }
+        }
+    }
+
+    /// The five quantiles of the tables and box plots.
+    pub fn quantiles(&self) -> Quantiles {
+        match &self.bins {
+            None => Quantiles::of(&mut self.exact.clone()),
+            Some(_) => Quantiles {
+                p10: self.quantile(0.1),
+                p25: self.quantile(0.25),
+                p50: self.quantile(0.5),
+                p75: self.quantile(0.75),
+                p90: self.quantile(0.9),
+            },
+        }
+    }
+
+    fn bin_all(&mut self) {
+        if self.bins.is_some() {
+            return;
+        }
+        let mut bins = std::collections::BTreeMap::new();
+        for x in std::mem::take(&mut self.exact) {
+            bin_add(&mut bins, x, 1, x);
+        }
+        self.exact.shrink_to_fit();
+        self.bins = Some(bins);
+    }
+}
+
+/// The bin of a finite value: its bits mapped to an order-preserving integer, keeping sign,
+/// exponent and the top 10 mantissa bits (bins 2⁻¹⁰ ≈ 0.1 % wide).
+fn bin_key(x: f64) -> u64 {
+    let b = x.to_bits();
+    let ordered = if b >> 63 == 1 { !b } else { b | (1 << 63) };
+    ordered >> 42
+}
+
+fn bin_add(bins: &mut std::collections::BTreeMap<u64, (u64, f64)>, x: f64, n: u64, sum: f64) {
+    let e = bins.entry(bin_key(x)).or_insert((0, 0.0));
+    e.0 += n;
+    e.1 += sum;
+}
+
+/// The mean of the bin holding the order statistic of rank `k` (0-based).
+fn bin_value(bins: &std::collections::BTreeMap<u64, (u64, f64)>, k: u64) -> f64 {
+    let mut seen = 0u64;
+    for &(n, sum) in bins.values() {
+        seen += n;
+        if k < seen {
+            return sum / n as f64;
+        }
+    }
+    f64::NAN
+}
+
 /// The arithmetic mean of the finite values; NaN when there are none.
 pub fn mean(xs: &[f64]) -> f64 {
     let v: Vec<f64> = xs.iter().copied().filter(|x| x.is_finite()).collect();
@@ -168,6 +331,54 @@ mod tests {
         assert_eq!(quantile(&mut xs, 1.0), 4.0);
         assert!(quantile(&mut [], 0.5).is_nan());
         assert_eq!(median(&mut [f64::NAN, 1.0, 3.0]), 2.0);
+    }
+
+    #[test]
+    fn a_distribution_is_exact_up_to_its_limit() {
+        let mut d = Distribution::new();
+        for x in [4.0, f64::NAN, 1.0, 3.0, 2.0, f64::INFINITY] {
+            d.push(x);
+        }
+        assert_eq!(d.len(), 4);
+        assert!(d.is_exact());
+        assert_eq!(d.quantile(0.5), 2.5);
+        assert_eq!(d.quantiles().p25, 1.75);
+        assert!(Distribution::new().quantile(0.5).is_nan());
+    }
+
+    #[test]
+    fn past_its_limit_a_distribution_keeps_bins_and_stays_within_a_thousandth() {
+        // Values spread over four decades, in a scrambled order.
+        let n = Distribution::EXACT_LIMIT as u64 * 3;
+        let value = |i: u64| 0.01 * 10f64.powf(4.0 * ((i * 7919) % n) as f64 / n as f64);
+        let mut d = Distribution::new();
+        let mut all = Vec::new();
+        for i in 0..n {
+            d.push(value(i));
+            all.push(value(i));
+        }
+        assert!(!d.is_exact());
+        assert_eq!(d.len(), n);
+        // 4 decades ≈ 13.3 octaves × 1024 bins: bounded, whatever the number of values.
+        assert!(d.bins.as_ref().is_some_and(|b| b.len() < 14 * 1024));
+        for q in [0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0] {
+            let exact = quantile(&mut all, q);
+            let approx = d.quantile(q);
+            assert!((approx - exact).abs() <= 1e-3 * exact, "q={q}: {approx} vs {exact}");
+        }
+    }
+
+    #[test]
+    fn merging_binned_and_exact_parts_counts_every_value() {
+        let mut big = Distribution::new();
+        (0..=Distribution::EXACT_LIMIT).for_each(|i| big.push(1.0 + i as f64));
+        let mut small = Distribution::new();
+        small.push(0.5);
+        let u = Distribution::union([&small, &big]);
+        assert_eq!(u.len(), big.len() + 1);
+        assert!((u.quantile(0.0) - 0.5).abs() < 1e-3);
+        let exact = Distribution::union([&small, &small]);
+        assert_eq!(exact.values(), Some(&[0.5, 0.5][..]));
     }
 
     #[test]

@@ -7,7 +7,7 @@
 
 use std::fmt::Write;
 
-use crate::metrics::{Quantiles, mean};
+use crate::metrics::{Distribution, Quantiles, mean};
 use crate::runner::{AlgorithmRuns, RunOutput};
 
 fn num(x: f64) -> String {
@@ -155,8 +155,8 @@ pub fn summarise(all: &[AlgorithmRuns]) -> Vec<Summary> {
                             rexmit.push(f64::from(f.retransmissions));
                             unnec.push(f64::from(f.unnecessary_retransmissions));
                         }
-                        rtts.extend_from_slice(&run.rtts_s);
-                        rtos.extend_from_slice(&run.expired_rto_s);
+                        rtts.push(&run.rtts);
+                        rtos.push(&run.expired_rto);
                         goodput.push(run.run.goodput_per_s);
                         loss.push(run.run.loss_ratio);
                         overhead.push(run.run.overhead);
@@ -176,8 +176,8 @@ pub fn summarise(all: &[AlgorithmRuns]) -> Vec<Summary> {
                 goodput_per_s: mean(&goodput),
                 loss_ratio: mean(&loss),
                 overhead: mean(&overhead),
-                rtt: Quantiles::of(&mut rtts),
-                expired_rto: Quantiles::of(&mut rtos),
+                rtt: Distribution::union(rtts).quantiles(),
+                expired_rto: Distribution::union(rtos).quantiles(),
                 unnecessary_total,
                 completed_total,
                 drops_buffer_total,

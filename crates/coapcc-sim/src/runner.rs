@@ -12,7 +12,7 @@ use crate::trace::{TraceResult, run_trace};
 #[derive(Clone, Debug, PartialEq)]
 pub enum RunOutput {
     /// A network run.
-    Network(RunResult),
+    Network(Box<RunResult>),
     /// An RTT-trace run.
     Trace(TraceResult),
 }
@@ -45,7 +45,8 @@ pub fn run_scenario(s: &Scenario, progress: &(dyn Fn() + Sync)) -> Result<Vec<Al
             let (name, config) = &s.algorithms[a];
             let out = match &s.model {
                 Model::Network { network, workload } => {
-                    run_network(network, *workload, &s.file.coap, config, s.file.seed, r).map(RunOutput::Network)
+                    run_network(network, *workload, &s.file.coap, config, s.file.seed, r)
+                        .map(|n| RunOutput::Network(Box::new(n)))
                 }
                 Model::Trace(t) => {
                     let trace = t.generate(s.file.seed, r);

@@ -156,12 +156,15 @@ pub fn run(
             let t0 = Instant::now();
             let runs = run_scenario(&s, &|| {}).map_err(CliError::Failure)?;
             let wall = t0.elapsed().as_secs_f64();
-            let events = match &runs[0].runs[0] {
-                RunOutput::Network(n) => n.run.events,
-                RunOutput::Trace(_) => 0,
+            let (events, points, rtts) = match &runs[0].runs[0] {
+                RunOutput::Network(n) => (n.run.events, n.series.len(), n.rtts.len()),
+                RunOutput::Trace(_) => (0, 0, 0),
             };
             writeln!(out, "case: one IDC sender on residual bandwidth for {hours} simulated hours")?;
-            writeln!(out, "wall time:                 {wall:.3} s, {events} events")?;
+            writeln!(out, "wall time:                 {wall:.3} s, {events} events, {rtts} RTT samples")?;
+            // The requested output grows with simulated time: one point per 5-s window for
+            // series.csv (built, then converted: ~56 B per point at the peak).
+            writeln!(out, "time series (output):      {points} points, {:.1} MiB", (points * 56) as f64 / 1048576.0)?;
             if let Some(rss) = peak_rss_bytes() {
                 writeln!(out, "peak RSS:                  {:.1} MiB", rss as f64 / 1048576.0)?;
             }
