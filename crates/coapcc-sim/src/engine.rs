@@ -193,8 +193,10 @@ impl Flow {
     fn finish_exchange(&mut self, id: RequestId) {
         if let Some(t) = self.truth.get_mut(self.exchange_of(id)) {
             t.done = true;
+            if t.in_flight == 0 {
+                self.truth.retire();
+            }
         }
-        self.truth.retire();
     }
 }
 
@@ -246,6 +248,16 @@ fn request_template(coap: &CoapConfig) -> Message {
     m
 }
 
+/// A payload of `len` zero bytes. Up to 2 KiB (any payload that fits a usual MTU) it borrows a
+/// static buffer, so the server's copies of it share nothing that needs counting.
+fn zero_payload(len: usize) -> Payload {
+    static ZEROS: [u8; 2048] = [0; 2048];
+    match ZEROS.get(..len) {
+        Some(z) => Payload::from_static(z),
+        None => Payload::from(vec![0u8; len]),
+    }
+}
+
 /// The echo mode for an algorithm under the scenario's choice.
 pub fn echo_for(choice: EchoChoice, algorithm: &AnyConfig) -> EchoMode {
     match choice {
@@ -292,7 +304,7 @@ impl<'a> Sim<'a> {
         let server_config = EndpointConfig {
             auto_response: Some(AutoResponse {
                 code: Code::CONTENT,
-                payload: Payload::from(vec![0u8; coap.response_payload_bytes as usize]),
+                payload: zero_payload(coap.response_payload_bytes as usize),
             }),
             ..endpoint_config.clone()
         };
@@ -383,6 +395,12 @@ impl<'a> Sim<'a> {
 
     /// Runs to the end and returns the results.
     pub fn run(mut self) -> RunResult {
+        self.run_events();
+        self.finish()
+    }
+
+    /// Processes events until none is left or the end is reached.
+    fn run_events(&mut self) {
         loop {
             // The earliest of the event heap's top, the earliest client timer and the heads of
             // the two in-order link queues (keys are unique: they end in the sequence number).
@@ -433,7 +451,6 @@ impl<'a> Sim<'a> {
                 }
             }
         }
-        self.finish()
     }
 
     fn start_flow(&mut self, f: u32) {
@@ -694,8 +711,10 @@ impl<'a> Sim<'a> {
     }
 
     fn deliver(&mut self, p: Packet) {
+        let mut last_of_done = false;
         if let Some(t) = self.truth_mut(p.meta) {
             t.in_flight = t.in_flight.saturating_sub(1);
+            last_of_done = t.done && t.in_flight == 0;
             if p.to != SERVER {
                 // A response reached the client's node: the copy it answers completed the
                 // round trip, whether or not the (possibly replaced) client still wants it.
@@ -710,10 +729,14 @@ impl<'a> Sim<'a> {
             while let Some(t) = self.server.poll_transmit() {
                 self.send_down(t.to, t.msg, meta);
             }
-            self.retire(meta);
+            if last_of_done {
+                self.retire(meta);
+            }
             return;
         }
-        self.retire(meta);
+        if last_of_done {
+            self.retire(meta);
+        }
         let f = to.node;
         let Some(fl) = self.flows.get_mut(f as usize) else { return };
         if fl.addr != to {
@@ -825,4 +848,45 @@ pub fn run_network(
     replication: u32,
 ) -> Result<RunResult, String> {
     Ok(Sim::new(network, workload, coap, algorithm, seed, replication)?.run())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::CoapConfig;
+    use coapcc_core::Ratio;
+
+    #[test]
+    fn a_long_lived_flow_keeps_only_its_open_exchanges_and_a_bounded_rtt_record() {
+        // Residual bandwidth, 16 simulated hours: over 65 536 exchanges, retransmissions
+        // whose responses arrive after the exchange ended, losses.
+        let net = NetworkConfig::Residual { min_rate_pps: Ratio::new(1, 1), max_rate_pps: Ratio::new(4, 1) };
+        let workload = WorkloadConfig {
+            flows: 1,
+            flow_type: FlowType::LongLived,
+            exchanges_per_flow: 0,
+            start_window: Duration::ZERO,
+            random_min: 1,
+            random_max: 1,
+            duration: Some(Duration::from_secs(16 * 3600)),
+            nstart: 1,
+            count: Count::Successes,
+            time_limit: Duration::from_secs(86_400),
+        };
+        let coap = CoapConfig::default();
+        let alg = AnyConfig::from_name("default").unwrap_or_else(|| unreachable!());
+        let mut sim = Sim::new(&net, workload, &coap, &alg, 3, 0).unwrap_or_else(|e| panic!("{e}"));
+        sim.run_events();
+        let fl = &sim.flows[0];
+        assert!(
+            fl.finished > 70_000 && fl.retransmissions > 1_000,
+            "{} exchanges, {} retransmissions",
+            fl.finished,
+            fl.retransmissions
+        );
+        assert!(fl.truth.open.len() <= 2, "{} exchanges still held", fl.truth.open.len());
+        assert_eq!(fl.truth.base as usize + fl.truth.open.len(), fl.issued as usize);
+        assert_eq!(fl.rtts.len(), u64::from(fl.completed));
+        assert!(!fl.rtts.is_exact(), "more RTTs than the exact limit are binned");
+    }
 }
