@@ -97,15 +97,8 @@ impl TimerHeap {
         if i == 0 {
             // The last node is usually among the latest: walk the hole down to a leaf along the
             // earlier children (one comparison per level), then sift the last node up from there.
-            let n = self.heap.len();
             let mut hole = 0;
-            loop {
-                let l = 2 * hole + 1;
-                if l >= n {
-                    break;
-                }
-                let r = l + 1;
-                let c = l + usize::from(r < n && self.before(self.heap[r], self.heap[l]));
+            while let Some(c) = self.earlier_child(hole) {
                 self.place(hole, self.heap[c]);
                 hole = c;
             }
@@ -134,16 +127,7 @@ impl TimerHeap {
     }
 
     fn sift_down(&mut self, mut i: usize, node: Node) {
-        let n = self.heap.len();
-        loop {
-            let l = 2 * i + 1;
-            if l >= n {
-                break;
-            }
-            let r = l + 1;
-            // Branch-free choice of the earlier child (a mispredicted branch per level would be
-            // most of a sift's cost).
-            let c = l + usize::from(r < n && self.before(self.heap[r], self.heap[l]));
+        while let Some(c) = self.earlier_child(i) {
             let child = self.heap[c];
             if !self.before(child, node) {
                 break;
@@ -152,6 +136,19 @@ impl TimerHeap {
             i = c;
         }
         self.place(i, node);
+    }
+
+    /// The earlier of the children of `i`, if it has any. Chosen without a branch: a
+    /// mispredicted branch per level would be most of a sift's cost.
+    #[inline]
+    fn earlier_child(&self, i: usize) -> Option<usize> {
+        let n = self.heap.len();
+        let l = 2 * i + 1;
+        if l >= n {
+            return None;
+        }
+        let r = l + 1;
+        Some(l + usize::from(r < n && self.before(self.heap[r], self.heap[l])))
     }
 
     fn place(&mut self, i: usize, node: Node) {
