@@ -189,7 +189,7 @@ mod tests {
         /// Against a brute-force model: after any sequence of sets and clears, timers pop in key
         /// order, each armed slot exactly once with its latest key.
         #[test]
-        fn pops_match_a_brute_force_model(ops in proptest::collection::vec((0u32..12, proptest::option::of(0u64..1000)), 0..200)) {
+        fn pops_match_a_brute_force_model(ops in proptest::collection::vec((0u32..64, proptest::option::of(0u64..1000)), 0..400)) {
             let mut heap = TimerHeap::new(4);
             let mut model: std::collections::BTreeMap<u32, u128> = Default::default();
             for (seq, (slot, at)) in ops.into_iter().enumerate() {
