@@ -73,6 +73,16 @@ for n in (400, 200):
             write(name + ".toml", header(name, desc, src, 1, 20, FASOR_ALGS) + nbiot(b, "none") + flows(n, ft)
                   + fasor_algorithm_tables(FASOR_ALGS))
 
+# testbeds.md §1 lists a fourth buffer size, 14 100 B, that no published figure of the seeds uses:
+# the same 400-flow cases with it, for comparison with fasor/400-flows-*-buffer-*.
+for ft in ("continuous", "random"):
+    name = f"nbiot/400-flows-14100-byte-buffer-{ft}"
+    desc = (f"400 {ft} flows over the NB-IoT-like link with the 14 100-byte buffer of testbeds.md §1 (between "
+            "the 2 500-byte and 28 200-byte cases of the FASOR paper), no link errors. No published results.")
+    src = "testbeds.md §1 (buffer sizes); set-up as Järvinen et al., FASOR, GLOBECOM 2018 (seed 000)"
+    write(name + ".toml", header(name, desc, src, 1, 20, FASOR_ALGS) + nbiot(14100, "none") + flows(400, ft)
+          + fasor_algorithm_tables(FASOR_ALGS))
+
 # FASOR paper: 10 flows with link errors (and error-free), 2 500-byte buffer.
 for errors, label, reps in (("none", "error-free", 20), ("medium", "medium-errors", 40), ("high", "high-errors", 40)):
     for ft in ("continuous", "random"):
