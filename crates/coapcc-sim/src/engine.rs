@@ -180,6 +180,7 @@ struct Flow {
     transmissions: u32,
     retransmissions: u32,
     rtts: Distribution,
+    expired_rto: Distribution,
     truth: Ledger,
 }
 
@@ -224,7 +225,6 @@ pub struct Sim<'a> {
     end: Option<Instant>,
     long_lived: bool,
     events: u64,
-    expired_rto: Distribution,
     request_copies_delivered: u64,
     request_copies_lost: u64,
     /// Long-lived runs: per window (sends, successes, ResBW).
@@ -327,6 +327,7 @@ impl<'a> Sim<'a> {
                 transmissions: 0,
                 retransmissions: 0,
                 rtts: Distribution::new(),
+                expired_rto: Distribution::new(),
                 truth: Ledger::default(),
             })
             .collect();
@@ -356,7 +357,6 @@ impl<'a> Sim<'a> {
             end,
             long_lived: workload.flow_type == FlowType::LongLived,
             events: 0,
-            expired_rto: Distribution::new(),
             request_copies_delivered: 0,
             request_copies_lost: 0,
             windows: Vec::new(),
@@ -580,7 +580,7 @@ impl<'a> Sim<'a> {
     fn client_event(&mut self, f: u32, e: Event<Addr>) {
         let now = self.now;
         match e {
-            Event::TimerExpired { timer, .. } => self.expired_rto.push(timer.as_secs_f64()),
+            Event::TimerExpired { timer, .. } => self.flows[f as usize].expired_rto.push(timer.as_secs_f64()),
             Event::Completed { id, rtt, .. } => {
                 let fl = &mut self.flows[f as usize];
                 fl.rtts.push(rtt.as_secs_f64());
@@ -764,7 +764,9 @@ impl<'a> Sim<'a> {
         let mut flows = Vec::with_capacity(self.flows.len());
         let (mut completed, mut failed) = (0u64, 0u64);
         let mut fcts = Vec::new();
-        for (i, f) in self.flows.iter().enumerate() {
+        for (i, mut f) in self.flows.into_iter().enumerate() {
+            f.rtts.shrink_to_fit();
+            f.expired_rto.shrink_to_fit();
             let fct_s = match (f.started, f.ended) {
                 (Some(s), Some(e)) => (e - s).as_secs_f64(),
                 _ => f64::NAN,
@@ -783,6 +785,8 @@ impl<'a> Sim<'a> {
                 retransmissions: f.retransmissions,
                 unnecessary_retransmissions: f.truth.total_unnecessary(),
                 median_rtt_s: f.rtts.quantile(0.5),
+                rtts: f.rtts,
+                expired_rto: f.expired_rto,
             });
         }
         let secs = duration.as_secs_f64();
@@ -833,8 +837,7 @@ impl<'a> Sim<'a> {
                 success_rate_per_s: f64::from(ok) / w,
             })
             .collect();
-        let rtts = Distribution::union(self.flows.iter().map(|f| &f.rtts));
-        RunResult { flows, run, rtts, expired_rto: self.expired_rto, series }
+        RunResult { flows, run, series }
     }
 }
 

@@ -22,6 +22,11 @@ pub struct FlowResult {
     pub unnecessary_retransmissions: u32,
     /// Median CoAP RTT (original request → first ACK) of the flow's completed exchanges, s.
     pub median_rtt_s: f64,
+    /// Every CoAP RTT sample of the flow, s, in the order they were taken (exact up to
+    /// [`Distribution::EXACT_LIMIT`] samples).
+    pub rtts: Distribution,
+    /// The value of every retransmission timer of the flow that expired, s, in order.
+    pub expired_rto: Distribution,
 }
 
 /// Per-run metrics (one row of `runs.csv`).
@@ -82,12 +87,20 @@ pub struct RunResult {
     pub flows: Vec<FlowResult>,
     /// Per run.
     pub run: RunMetrics,
-    /// Every CoAP RTT sample, s (exact up to [`Distribution::EXACT_LIMIT`] samples).
-    pub rtts: Distribution,
-    /// The value of every retransmission timer that expired, s.
-    pub expired_rto: Distribution,
     /// Time series (long-lived runs).
     pub series: Vec<SeriesPoint>,
+}
+
+impl RunResult {
+    /// Every CoAP RTT sample of the run, s.
+    pub fn rtts(&self) -> Distribution {
+        Distribution::union(self.flows.iter().map(|f| &f.rtts))
+    }
+
+    /// The value of every retransmission timer of the run that expired, s.
+    pub fn expired_rto(&self) -> Distribution {
+        Distribution::union(self.flows.iter().map(|f| &f.expired_rto))
+    }
 }
 
 /// The `q`-quantile (0 ≤ q ≤ 1) by linear interpolation between order statistics (pandas'
@@ -224,6 +237,11 @@ impl Distribution {
         d
     }
 
+    /// Releases spare capacity (results kept for many runs hold only their values).
+    pub fn shrink_to_fit(&mut self) {
+        self.exact.shrink_to_fit();
+    }
+
     /// Values added (finite ones).
     pub fn len(&self) -> u64 {
         self.count
@@ -242,6 +260,15 @@ impl Distribution {
     /// The values, while the distribution is exact.
     pub fn values(&self) -> Option<&[f64]> {
         self.is_exact().then_some(self.exact.as_slice())
+    }
+
+    /// Every value with a count of 1, in arrival order, while exact; once binned, each bin's
+    /// mean with the number of values in it, in ascending order.
+    pub fn weighted(&self) -> Vec<(f64, u64)> {
+        match &self.bins {
+            None => self.exact.iter().map(|&x| (x, 1)).collect(),
+            Some(bins) => bins.values().map(|&(n, sum)| (sum / n as f64, n)).collect(),
+        }
     }
 
     /// The `q`-quantile (see [`quantile`]); NaN when empty.

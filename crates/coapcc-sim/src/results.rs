@@ -1,5 +1,5 @@
 //! Results as files a researcher loads into pandas (`flows.csv`, `runs.csv`, `summary.csv`,
-//! `series.csv`) and as the summary table the CLI prints. Everything here is a pure function
+//! `series.csv`, `samples.csv`) and as the summary table the CLI prints. Everything here is a pure function
 //! of the runs, so the bytes depend only on the scenario and its seed.
 //!
 //! Numbers are written with fixed precision (6 decimals for seconds and ratios); a missing
@@ -36,6 +36,29 @@ pub fn flows_csv(all: &[AlgorithmRuns]) -> String {
                         f.unnecessary_retransmissions,
                         num(f.median_rtt_s)
                     );
+                }
+            }
+        }
+    }
+    s
+}
+
+/// `samples.csv` (`coapcc sim --samples`): every CoAP RTT sample and every expired
+/// retransmission timer, one row each, per algorithm × replication × flow in the order they
+/// occurred: `kind` is `rtt` or `expired_rto`, `count` is 1. A flow with more than
+/// [`Distribution::EXACT_LIMIT`] values of a kind has them binned: one row per bin, its mean
+/// and `count` values (see `docs/deviations.md`).
+pub fn samples_csv(all: &[AlgorithmRuns]) -> String {
+    let mut s = String::from("algorithm,replication,flow,kind,value_s,count\n");
+    for a in all {
+        for (r, out) in a.runs.iter().enumerate() {
+            if let RunOutput::Network(run) = out {
+                for f in &run.flows {
+                    for (kind, d) in [("rtt", &f.rtts), ("expired_rto", &f.expired_rto)] {
+                        for (x, n) in d.weighted() {
+                            let _ = writeln!(s, "{},{r},{},{kind},{},{n}", a.algorithm, f.flow, num(x));
+                        }
+                    }
                 }
             }
         }
@@ -155,8 +178,8 @@ pub fn summarise(all: &[AlgorithmRuns]) -> Vec<Summary> {
                             rexmit.push(f64::from(f.retransmissions));
                             unnec.push(f64::from(f.unnecessary_retransmissions));
                         }
-                        rtts.push(&run.rtts);
-                        rtos.push(&run.expired_rto);
+                        rtts.extend(run.flows.iter().map(|f| &f.rtts));
+                        rtos.extend(run.flows.iter().map(|f| &f.expired_rto));
                         goodput.push(run.run.goodput_per_s);
                         loss.push(run.run.loss_ratio);
                         overhead.push(run.run.overhead);

@@ -83,8 +83,9 @@ fn unnecessary_retransmissions_are_those_after_the_first_copy_that_completed_the
     let f = &r.flows[0];
     assert_eq!(f.retransmissions, 50);
     assert_eq!(f.unnecessary_retransmissions, 50);
-    assert_eq!(r.expired_rto.len(), 50);
-    let expired = r.expired_rto.values().unwrap_or_default();
+    let expired = r.expired_rto();
+    assert_eq!(expired.len(), 50);
+    let expired = expired.values().unwrap_or_default();
     assert!(expired.len() == 50 && expired.iter().all(|t| (*t - 1.0).abs() < 1e-12));
 }
 

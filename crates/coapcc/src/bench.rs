@@ -157,7 +157,7 @@ pub fn run(
             let runs = run_scenario(&s, &|| {}).map_err(CliError::Failure)?;
             let wall = t0.elapsed().as_secs_f64();
             let (events, points, rtts) = match &runs[0].runs[0] {
-                RunOutput::Network(n) => (n.run.events, n.series.len(), n.rtts.len()),
+                RunOutput::Network(n) => (n.run.events, n.series.len(), n.rtts().len()),
                 RunOutput::Trace(_) => (0, 0, 0),
             };
             writeln!(out, "case: one IDC sender on residual bandwidth for {hours} simulated hours")?;

@@ -90,6 +90,10 @@ enum Command {
         /// point's summary rows to DIR/sweep.csv.
         #[arg(long, value_name = "KEY=V1,V2,…")]
         sweep: Vec<String>,
+        /// Also write samples.csv: every CoAP RTT sample and every expired retransmission
+        /// timer, per flow, in the order they occurred (network models).
+        #[arg(long)]
+        samples: bool,
     },
     /// Reproduce the source papers' experiments: run them, compare with the published numbers,
     /// and write a report (index.html, report.md, figures/, data/, claims.csv).
@@ -193,8 +197,9 @@ fn run(cli: Cli) -> Result<(), CliError> {
             let table = keys_of(&config);
             out.write_all(toml::to_string(&table).map_err(|e| CliError::Failure(e.to_string()))?.as_bytes())?;
         }
-        Command::Sim { scenarios, algorithms, replications, seed, set, out: out_dir, jobs, quiet, sweep } => {
-            let args = SimArgs { scenarios, algorithms, replications, seed, set, out: out_dir, jobs, quiet, sweep };
+        Command::Sim { scenarios, algorithms, replications, seed, set, out: out_dir, jobs, quiet, sweep, samples } => {
+            let args =
+                SimArgs { scenarios, algorithms, replications, seed, set, out: out_dir, jobs, quiet, sweep, samples };
             sim_cmd::run(&args, &mut out)?;
         }
         Command::Reproduce { experiment, list, quick, replications, out: out_dir, jobs, scenarios, quiet } => {

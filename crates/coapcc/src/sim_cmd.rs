@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use coapcc_sim::results::{flows_csv, runs_csv, series_csv, summarise, summary_csv, summary_table};
+use coapcc_sim::results::{flows_csv, runs_csv, samples_csv, series_csv, summarise, summary_csv, summary_table};
 use coapcc_sim::runner::{job_count, run_scenario};
 use coapcc_sim::scenario::{self, Model, Setting};
 
@@ -34,6 +34,8 @@ pub struct SimArgs {
     pub quiet: bool,
     /// Sweeps `KEY=V1,V2,…`: the scenario runs once per combination of values.
     pub sweep: Vec<String>,
+    /// Also write `samples.csv`: every RTT sample and expired timer.
+    pub samples: bool,
 }
 
 /// One sweep dimension.
@@ -147,6 +149,9 @@ pub fn run(args: &SimArgs, out: &mut dyn Write) -> Result<(), CliError> {
         let trace = matches!(s.model, Model::Trace(_));
         if !trace {
             write_atomic(&dir.join("flows.csv"), flows_csv(&results).as_bytes())?;
+            if args.samples {
+                write_atomic(&dir.join("samples.csv"), samples_csv(&results).as_bytes())?;
+            }
         }
         write_atomic(&dir.join("runs.csv"), runs_csv(&results).as_bytes())?;
         write_atomic(&dir.join("summary.csv"), summary_csv(&summaries).as_bytes())?;

@@ -154,3 +154,55 @@ fn a_sweep_runs_every_combination_and_collects_their_summaries() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("bad --sweep"), "{err}");
 }
+
+#[test]
+fn samples_csv_holds_every_rtt_of_each_flow_and_its_median_is_the_flows() {
+    let d = tmp("samples");
+    let out = d.join("out");
+    let (code, _, err) = coapcc(&[
+        "sim",
+        &scenario("fasor/10-flows-medium-errors-continuous.toml"),
+        "--algorithm",
+        "cocoa",
+        "--replications",
+        "1",
+        "--samples",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let samples = std::fs::read_to_string(out.join("samples.csv")).unwrap();
+    let flows = std::fs::read_to_string(out.join("flows.csv")).unwrap();
+    let mut lines = samples.lines();
+    assert_eq!(lines.next(), Some("algorithm,replication,flow,kind,value_s,count"));
+    let mut rtts: std::collections::BTreeMap<String, Vec<f64>> = Default::default();
+    let mut expired = 0;
+    for l in lines {
+        let c: Vec<&str> = l.split(',').collect();
+        assert_eq!(c[5], "1", "exact values: {l}");
+        match c[3] {
+            "rtt" => rtts.entry(c[2].to_string()).or_default().push(c[4].parse().unwrap()),
+            "expired_rto" => expired += 1,
+            k => panic!("unknown kind {k}"),
+        }
+    }
+    assert!(expired > 0, "medium errors make timers expire");
+    for l in flows.lines().skip(1) {
+        let c: Vec<&str> = l.split(',').collect();
+        let mut v = rtts.remove(c[2]).unwrap_or_default();
+        assert_eq!(v.len(), c[4].parse::<usize>().unwrap(), "one RTT per completed exchange: {l}");
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        let median = if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 };
+        assert!((median - c[9].parse::<f64>().unwrap()).abs() < 2e-6, "median of flow {}", c[2]);
+    }
+    assert!(rtts.is_empty());
+    // Without the flag, no samples file.
+    let out2 = d.join("out2");
+    let scen = scenario("fasor/10-flows-medium-errors-continuous.toml");
+    let (code, _, _) =
+        coapcc(&["sim", &scen, "-a", "cocoa", "--replications", "1", "-q", "--out", out2.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(!out2.join("samples.csv").exists());
+}
