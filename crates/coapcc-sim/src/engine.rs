@@ -801,6 +801,28 @@ impl<'a> Sim<'a> {
                 })
                 .unwrap_or(f64::NAN)
         };
+        // Mean wait in the drop-tail buffer over the packets the serializer admitted (those that
+        // found the link idle waited zero), and the largest backlog, per direction.
+        let queue = |p: &Pipeline| {
+            let stats = p.stats();
+            stats
+                .stages
+                .iter()
+                .find_map(|s| match s.detail {
+                    StageDetail::Serializer(st) => Some((
+                        if s.passed.packets > 0 {
+                            st.queueing_delay.as_secs_f64() / s.passed.packets as f64
+                        } else {
+                            f64::NAN
+                        },
+                        st.max_occupancy_bytes,
+                    )),
+                    _ => None,
+                })
+                .unwrap_or((f64::NAN, 0))
+        };
+        let ((queue_delay_up_s, max_queue_up_bytes), (queue_delay_down_s, max_queue_down_bytes)) =
+            (queue(&self.up), queue(&self.down));
         let (ut, dt) = (self.up.totals(), self.down.totals());
         let drops = |r: DropReason| ut.dropped.get(r).packets + dt.dropped.get(r).packets;
         let run = RunMetrics {
@@ -816,6 +838,10 @@ impl<'a> Sim<'a> {
             },
             utilisation_up: util(&self.up),
             utilisation_down: util(&self.down),
+            queue_delay_up_s,
+            queue_delay_down_s,
+            max_queue_up_bytes,
+            max_queue_down_bytes,
             packets_up: ut.offered.packets,
             packets_down: dt.offered.packets,
             drops_buffer: drops(DropReason::Buffer),

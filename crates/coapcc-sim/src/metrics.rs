@@ -48,6 +48,15 @@ pub struct RunMetrics {
     pub utilisation_up: f64,
     /// Busy fraction of the downlink's serializer (NaN without one).
     pub utilisation_down: f64,
+    /// Mean time a packet admitted to the uplink's serializer waited in its buffer, s (NaN
+    /// without a serializer or packets).
+    pub queue_delay_up_s: f64,
+    /// The same for the downlink, s.
+    pub queue_delay_down_s: f64,
+    /// Largest backlog of the uplink's buffer, bytes.
+    pub max_queue_up_bytes: u64,
+    /// Largest backlog of the downlink's buffer, bytes.
+    pub max_queue_down_bytes: u64,
     /// Packets offered to the uplink.
     pub packets_up: u64,
     /// Packets offered to the downlink.

@@ -73,7 +73,7 @@ pub fn runs_csv(all: &[AlgorithmRuns]) -> String {
     if trace {
         s.push_str("algorithm,replication,samples,rmse_ms,spurious,mean_rtt_ms,mean_rto_ms\n");
     } else {
-        s.push_str("algorithm,replication,duration_s,exchanges_completed,exchanges_failed,goodput_per_s,loss_ratio,overhead,utilisation_up,utilisation_down,packets_up,packets_down,drops_buffer,drops_error,drops_no_token,jain_fct,events,sim_time_s\n");
+        s.push_str("algorithm,replication,duration_s,exchanges_completed,exchanges_failed,goodput_per_s,loss_ratio,overhead,utilisation_up,utilisation_down,packets_up,packets_down,drops_buffer,drops_error,drops_no_token,jain_fct,events,sim_time_s,queue_delay_up_s,queue_delay_down_s,max_queue_up_bytes,max_queue_down_bytes\n");
     }
     for a in all {
         for (r, out) in a.runs.iter().enumerate() {
@@ -82,7 +82,7 @@ pub fn runs_csv(all: &[AlgorithmRuns]) -> String {
                     let m = &run.run;
                     let _ = writeln!(
                         s,
-                        "{},{r},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                        "{},{r},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
                         a.algorithm,
                         num(m.duration_s),
                         m.exchanges_completed,
@@ -99,7 +99,11 @@ pub fn runs_csv(all: &[AlgorithmRuns]) -> String {
                         m.drops_no_token,
                         num(m.jain_fct),
                         m.events,
-                        num(m.sim_time_s)
+                        num(m.sim_time_s),
+                        num(m.queue_delay_up_s),
+                        num(m.queue_delay_down_s),
+                        m.max_queue_up_bytes,
+                        m.max_queue_down_bytes
                     );
                 }
                 RunOutput::Trace(t) => {

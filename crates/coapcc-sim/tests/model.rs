@@ -145,3 +145,19 @@ fn flows_that_cannot_finish_are_cut_off_at_the_time_limit() {
     assert!(r.flows.iter().all(|f| f.fct_s.is_nan() && f.exchanges_completed == 0));
     assert!(r.run.sim_time_s <= 100.0);
 }
+
+#[test]
+fn queue_delay_and_backlog_stay_within_what_the_buffer_allows() {
+    // testbeds §1 with the 2 500-byte buffer and 100 flows: the downlink (30 kbit/s) is the
+    // bottleneck; no packet can wait longer than a full buffer takes to drain.
+    let net = NetworkConfig::Nbiot { buffer_bytes: 2_500, errors: Default::default() };
+    let alg = AnyConfig::from_name("cocoa").unwrap();
+    let r = run_network(&net, workload(100, FlowType::Continuous), &CoapConfig::default(), &alg, 5, 0).unwrap();
+    let m = &r.run;
+    assert!(m.drops_buffer > 0, "the small buffer overflows");
+    assert!(m.max_queue_up_bytes <= 2_500 && m.max_queue_down_bytes <= 2_500, "{m:?}");
+    assert!(m.max_queue_down_bytes > 2_000, "the downlink buffer fills: {}", m.max_queue_down_bytes);
+    let drain_down_s = 2_500.0 * 8.0 / 30_000.0;
+    assert!(m.queue_delay_down_s > 0.0 && m.queue_delay_down_s <= drain_down_s, "{}", m.queue_delay_down_s);
+    assert!(m.queue_delay_up_s >= 0.0 && m.queue_delay_up_s <= 2_500.0 * 8.0 / 60_000.0, "{}", m.queue_delay_up_s);
+}
