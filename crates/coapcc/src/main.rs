@@ -129,8 +129,8 @@ enum Command {
         /// What to measure.
         #[arg(long, value_enum, default_value = "reference")]
         case: coapcc::bench::Case,
-        /// Replications of the reference case.
-        #[arg(long, default_value_t = 5)]
+        /// Replications of the reference case (per repetition).
+        #[arg(long, default_value_t = 10)]
         replications: u32,
         /// Simulated hours of the long case.
         #[arg(long, default_value_t = 5)]
