@@ -10,23 +10,21 @@
 //!
 //! | module | what is there |
 //! |---|---|
-//! | [`scenario`] | **start here**: scenario files (TOML) checked once into a [`scenario::Scenario`]; `--set` overrides |
+//! | [`scenario`] | **start here**: scenario files (TOML) checked once into a [`scenario::Scenario`]; `--set` overrides (from `coapcc-driver`) |
 //! | [`engine`] | the event loop of the network models: clients, server, one pipeline per direction, ground-truth metrics |
 //! | [`trace`] | the RTT-trace model (RMSE and spurious counts of RTO estimators) |
 //! | [`runner`] | every (algorithm, replication) in parallel, results in a fixed order |
 //! | [`results`] | `flows.csv`, `runs.csv`, `summary.csv`, `series.csv` and the printed summary table |
-//! | [`metrics`] | per-flow and per-run metrics, quantiles, Jain's index |
-//! | [`link`] | sans-IO link stages (serialisation with a byte-limited drop-tail buffer, propagation, FIFO jitter, Gilbert–Elliott errors, token bucket, normal delay), composed per direction by a [`link::Pipeline`]; testbed presets in [`link::presets`] |
-//! | [`rng`] | the generator type [`rng::SimRng`], [`rng::stream_rng`] (one independent stream per consumer) and the draws the models use |
+//! | [`metrics`], [`link`], [`rng`] | re-exported from `coapcc-driver`, which both drivers share: metrics, the sans-IO link stages, the seeded random streams |
 
 #![forbid(unsafe_code)]
 
 pub mod engine;
-pub mod link;
-pub mod metrics;
 pub mod results;
-pub mod rng;
 pub mod runner;
-pub mod scenario;
 pub mod timers;
 pub mod trace;
+
+// What every driver shares lives in `coapcc-driver`; re-exported so `coapcc_sim::scenario`
+// and friends keep working.
+pub use coapcc_driver::{link, metrics, rng, scenario};

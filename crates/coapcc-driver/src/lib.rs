@@ -1,0 +1,25 @@
+//! # coapcc-driver
+//!
+//! What the simulator (`coapcc-sim`) and the real-network driver (`coapcc-udp`) share, so that
+//! both run the same scenario with the same endpoint code: scenario files checked once into
+//! typed values, the sans-IO link stages (the simulator runs them from its event queue, the
+//! emulator against a real clock), the seeded per-consumer random streams, and per-flow
+//! metrics. Nothing here owns an event loop, a socket or a clock.
+//!
+//! ## Map
+//!
+//! | module | what is there |
+//! |---|---|
+//! | [`scenario`] | **start here**: scenario files (TOML) checked once into a [`scenario::Scenario`]; `--set` overrides |
+//! | [`link`] | sans-IO link stages (serialisation with a byte-limited drop-tail buffer, propagation, FIFO jitter, Gilbert–Elliott errors, token bucket, normal delay), composed per direction by a [`link::Pipeline`]; testbed presets in [`link::presets`] |
+//! | [`metrics`] | per-flow and per-run metrics, quantiles, Jain's index |
+//! | [`trace`] | the RTT traces of the RTT-trace model (Makarem Table 1) |
+//! | [`rng`] | the generator type [`rng::SimRng`], [`rng::stream_rng`] (one independent stream per consumer) and the draws the models use |
+
+#![forbid(unsafe_code)]
+
+pub mod link;
+pub mod metrics;
+pub mod rng;
+pub mod scenario;
+pub mod trace;
