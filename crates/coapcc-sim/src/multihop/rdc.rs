@@ -1,0 +1,1 @@
+//! Radio duty cycling (multihop.md §1.5): NullRDC and ContikiMAC timing (being written).
