@@ -346,6 +346,11 @@ impl Medium {
         self.radios.get(node.index()).is_some_and(|r| matches!(r.receiving, Some((_, false))))
     }
 
+    /// The frame `node` is receiving (possibly already corrupted).
+    pub fn receiving_frame(&self, node: NodeId) -> Option<FrameId> {
+        self.radios.get(node.index()).and_then(|r| r.receiving.map(|(id, _)| id))
+    }
+
     /// Whether `node` is transmitting.
     pub fn is_transmitting(&self, node: NodeId) -> bool {
         self.radios.get(node.index()).is_some_and(|r| r.transmitting.is_some())
