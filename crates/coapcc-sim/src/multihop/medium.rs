@@ -294,6 +294,10 @@ struct Radio {
 }
 
 /// The shared medium: frames on air and every radio's state (§1.3 rules 1–4).
+///
+/// Frames occupy the half-open interval `[start, start + airtime)`. At equal instants the
+/// caller reports frame ends ([`Medium::end_tx`]) before it starts new frames, so that a
+/// radio whose reception ends at `t` can receive a frame starting at `t`.
 #[derive(Clone, Debug)]
 pub struct Medium {
     geometry: Geometry,
@@ -415,11 +419,15 @@ impl Medium {
                         LinkClass::Connected { p_rx } => bernoulli_f64(rng, p_rx),
                         _ => false,
                     };
+                // A reception whose frame has already ended (its end not yet reported at this
+                // same instant) is not overlapped by the new frame.
+                let still_on_air = |g: FrameId| self.on_air.iter().any(|f| f.id == g && now < f.end);
+                let overlapped = self.radios[r].receiving.is_some_and(|(g, _)| still_on_air(g));
                 let radio = &mut self.radios[r];
                 if received {
                     radio.receiving = Some((id, false));
                     receivers.push(node);
-                } else if let Some((_, corrupted)) = radio.receiving.as_mut() {
+                } else if overlapped && let Some((_, corrupted)) = radio.receiving.as_mut() {
                     *corrupted = true;
                 }
             }
@@ -601,6 +609,18 @@ mod tests {
         // Once both have ended, the next frame is received.
         let c = m.start_tx(Instant::from_millis(10), NodeId(0), T80, &mut rng).unwrap();
         assert_eq!(c.receivers, vec![NodeId(1)]);
+    }
+
+    #[test]
+    fn a_frame_starting_when_another_ends_does_not_corrupt_it() {
+        let cfg = UdgmConfig::default();
+        let mut m = medium(&line(&[0.0, 40.0, 80.0]), &cfg);
+        let mut rng = stream_rng(10, 0, 0);
+        let a = m.start_tx(Instant::ZERO, NodeId(0), T80, &mut rng).unwrap();
+        // Node 2 starts exactly when node 0's frame ends, before that end is reported.
+        let b = m.start_tx(Instant::ZERO + T80, NodeId(2), T80, &mut rng).unwrap();
+        assert_eq!(m.end_tx(Instant::ZERO + T80, a.id).unwrap(), vec![RxEnd { node: NodeId(1), ok: true }]);
+        assert!(b.receivers.is_empty(), "node 1 was still busy with the unreported end");
     }
 
     #[test]

@@ -812,6 +812,38 @@ mod tests {
         assert!((ms_of(t - t0) - 4.0 * (0.192 + 2.752 + 1.0)).abs() < 0.01);
     }
 
+    #[test]
+    fn without_ack_wait_an_exchange_over_h_hops_each_way_succeeds_with_sr_tx_to_the_2h() {
+        // §6 check 6: NullRDC on Sky/Z1 has no retries, per-hop loss 1 − SR_tx; h = 2 hops
+        // each way with SR_tx 0.9 → 0.9⁴ = 0.656 (4000 exchanges, binomial sd 0.0075).
+        let pos: Vec<Position> = (0..3).map(|i| Position::xy(40.0 * f64::from(i), 0.0)).collect();
+        let cfg = UdgmConfig { success_ratio_tx: 0.9, ..UdgmConfig::default() };
+        let mut m = Medium::new(Geometry::new(&pos, &cfg).unwrap(), &cfg).unwrap();
+        for i in 0..3 {
+            m.set_radio(Instant::ZERO, NodeId(i), true).unwrap();
+        }
+        let mut rng = stream_rng(6, 0, 0);
+        let rdc = NullRdcConfig::default();
+        let (n, mut ok) = (4000, 0);
+        for k in 0..n {
+            let mut t = at_ms(10.0 * f64::from(k));
+            let path = [0u16, 1, 2, 1, 0];
+            let mut alive = true;
+            for hop in path.windows(2) {
+                let (got, done, status) = nullrdc_hop(&mut m, &rdc, NodeId(hop[0]), NodeId(hop[1]), 80, t, &mut rng);
+                assert_eq!(status, TxStatus::Ok, "no ACK wait: always OK");
+                t = done;
+                if got.is_none() {
+                    alive = false;
+                    break;
+                }
+            }
+            ok += u32::from(alive);
+        }
+        let rate = f64::from(ok) / f64::from(n);
+        assert!((rate - 0.9f64.powi(4)).abs() < 0.04, "{rate}");
+    }
+
     // ---- ContikiMAC: constants and pieces ---------------------------------------------------
 
     #[test]
@@ -872,6 +904,25 @@ mod tests {
         let RdcStep::SendFrame { check_at, .. } = step else { panic!("a burst follower sends at once: {step:?}") };
         step = train.on_ack_check(check_at, AckActivity::Other);
         assert!(matches!(step, RdcStep::Done { status: TxStatus::Collision, .. }));
+    }
+
+    #[test]
+    fn a_burst_follower_sends_without_ccas_and_gives_up_after_16_66_ms() {
+        // R5: no CCAs, no phase wait, MAX_PHASE_STROBE_TIME.
+        let (cfg, phy) = (ContikiMacConfig::default(), PhyConfig::default());
+        let t0 = at_ms(50.0);
+        let (mut train, mut step) = StrobeTrain::start(&cfg, &phy, TrainKind::BurstFollower, 80, t0, true);
+        let done = loop {
+            step = match step {
+                RdcStep::Cca { .. } => panic!("a burst follower does no CCA"),
+                RdcStep::SendFrame { check_at, .. } => train.on_ack_check(check_at, AckActivity::None),
+                RdcStep::Readout { .. } => panic!(),
+                RdcStep::Done { at, status } => break (at, status),
+            };
+        };
+        // Copies start at k · 3.341 ms < 16.663 ms: k = 0…4; NOACK one copy period after the last.
+        assert_eq!((done.1, train.copies()), (TxStatus::NoAck, 5));
+        assert!((ms_of(done.0 - t0) - 5.0 * 3.341).abs() < 0.01, "{:?}", done.0 - t0);
     }
 
     #[test]
@@ -1310,6 +1361,26 @@ mod tests {
         }
         let mean = sum / f64::from(n as u32 / 2);
         assert!((mean - 81.0).abs() < 3.0, "mean {mean}");
+    }
+
+    #[test]
+    fn the_same_seeds_give_the_same_trains_and_deliveries() {
+        // §6 check 14 for these pieces: all randomness comes from the caller's streams.
+        let run = |seed: u64| {
+            let pos = [Position::xy(0.0, 0.0), Position::xy(40.0, 0.0), Position::xy(80.0, 0.0)];
+            let cfg = UdgmConfig { success_ratio_tx: 0.8, ..UdgmConfig::default() };
+            let mut w = World::new(&pos, stream_rng(seed, 0, 0));
+            w.medium = Medium::new(Geometry::new(&pos, &cfg).unwrap(), &cfg).unwrap();
+            w.add_receiver(NodeId(1), ms(33.0), true);
+            let (a, b) = (w.add_sender(NodeId(0), NodeId(1)), w.add_sender(NodeId(2), NodeId(1)));
+            w.start_train(a, TrainKind::Unicast, 80, at_ms(1000.0));
+            w.start_train(b, TrainKind::Unicast, 80, at_ms(1060.0));
+            let results = (w.run_until_result(a), w.run_until_result(b));
+            (results, w.copies.clone(), w.receivers[0].deliveries.clone())
+        };
+        assert_eq!(run(5), run(5));
+        let differs = (6..20).any(|seed| run(seed).1 != run(5).1);
+        assert!(differs, "the seed matters when SR_tx < 1");
     }
 
     #[test]
