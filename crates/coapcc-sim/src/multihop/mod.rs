@@ -12,7 +12,7 @@
 //!
 //! | module | spec | what is there |
 //! |---|---|---|
-//! | [`phy`] | §1.2 | 2.4 GHz O-QPSK timing and airtimes; frame-length rules 1–4 (MAC header, FCS, uncompressed 6LoWPAN below the threshold, IPHC, RPL hop-by-hop option, UDP/TCP); the default frame-size table |
+//! | [`phy`] | §1.2 | 2.4 GHz O-QPSK timing and airtimes; frame-length rules 1–4 (MAC header, FCS, uncompressed 6LoWPAN below the threshold, IPHC, RPL hop-by-hop option, UDP/TCP); the default frame-size table and `frame_len_mode = table | rules` |
 //! | [`medium`] | §1.3 | Cooja UDGM: ranges, success ratios, carrier-sense range from the RSSI model, frames on air, receptions and corruption (hidden terminals from geometry) |
 //! | [`csma`] | §1.4 | Contiki CSMA: per-neighbour queues, shared buffer pool, tail drop, bursts, retry limits, 2.7/3.0 backoff in 1/128 s ticks, duplicate detection |
 //! | [`rdc`] | §1.5 | NullRDC attempt timing (with and without ACK wait); ContikiMAC constants, strobe-train timing, channel-check timing and phase lock (R1, R3, R4) |
@@ -39,7 +39,10 @@
 //! | 10 | hop counts: Lim 4 × 4 (3.2, 6), 5 × 5 (2.5, 4), Betzler (2.79, 5), Makarem chain (i hops) | `rpl` |
 //! | 14 | determinism, for these pieces: the same seeds give the same trains and deliveries | `rdc` |
 //!
-//! Found on the way (faithful to R3, not a modelling error): a phase-unknown train of 84-B
+//! Found on the way: Makarem's stated 80-B CON (OQ-M9) is not what rules 1–4 give beyond
+//! the first hop (80 / 89 / 81 B for a 29-B CoAP message), so `frame_len_mode = rules` and
+//! `table` differ for that flow only; every other table row is reproduced by the rules.
+//! Also faithful to R3, not a modelling error: a phase-unknown train of 84-B
 //! copies misses a receiver whose first check ends 0.42–0.51 ms before the first frame (its
 //! second check sees the last copy only after that copy started), ≈ 0.08 % of receiver
 //! phases; 80-B trains cannot miss. CSMA retries such a packet. Check 3's sample bounds hold

@@ -411,6 +411,54 @@ impl TableFlow {
             TableFlow::LimAck => 64,
         }
     }
+
+    /// What rules 1–4 need to compute this flow's lengths (`frame_len_mode = rules`): the
+    /// Contiki version, the transport and the two ends (§1.2 table, OQ-M22 sizes).
+    ///
+    /// Makarem's CON is stated as an 80-B frame (OQ-M9), not derived; under the rules it is
+    /// read as the 29-B CoAP message that gives 80 B on the first hop, which then grows to 89 B
+    /// on middle hops (inline hop limit and source) and 81 B on the last hop.
+    pub const fn rule_inputs(self) -> (ContikiVersion, Transport, Endpoint, Endpoint) {
+        match self {
+            TableFlow::MakaremCon => {
+                (ContikiVersion::V3_0, Transport::Udp { payload_bytes: 29 }, Endpoint::Mote, Endpoint::Mote)
+            }
+            TableFlow::MakaremAck => {
+                (ContikiVersion::V3_0, Transport::Udp { payload_bytes: 4 }, Endpoint::Mote, Endpoint::Mote)
+            }
+            TableFlow::BetzlerRequest => (
+                ContikiVersion::V2_7,
+                Transport::Udp { payload_bytes: 11 },
+                Endpoint::HostOutsideContext,
+                Endpoint::Mote,
+            ),
+            TableFlow::BetzlerResponse => (
+                ContikiVersion::V2_7,
+                Transport::Udp { payload_bytes: 20 },
+                Endpoint::Mote,
+                Endpoint::HostOutsideContext,
+            ),
+            TableFlow::LimData => {
+                (ContikiVersion::V3_0, Transport::Tcp { payload_bytes: 48 }, Endpoint::Mote, Endpoint::HostInContext)
+            }
+            TableFlow::LimAck => {
+                (ContikiVersion::V3_0, Transport::Tcp { payload_bytes: 0 }, Endpoint::HostInContext, Endpoint::Mote)
+            }
+        }
+    }
+
+    /// The PSDU length on hop `hop` of `hops` under `mode`: the table, or rules 1–4 with
+    /// [`TableFlow::rule_inputs`] and the version's [`FrameRules`] (no fragmentation check).
+    pub fn psdu_len(self, mode: FrameLenMode, hop: u32, hops: u32) -> u32 {
+        match mode {
+            FrameLenMode::Table => self.len_at(hop, hops),
+            FrameLenMode::Rules => {
+                let (version, transport, src, dst) = self.rule_inputs();
+                let rules = FrameRules::for_version(version);
+                rules.psdu_len(&rules.hop_packet(transport, src, dst, hop, hops))
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -504,6 +552,38 @@ mod tests {
                 assert_eq!(computed, table, "{flow:?} over {hops} hops");
             }
         }
+    }
+
+    #[test]
+    fn both_frame_length_modes_agree_on_every_derived_row_of_the_table() {
+        let flows = [
+            TableFlow::MakaremAck,
+            TableFlow::BetzlerRequest,
+            TableFlow::BetzlerResponse,
+            TableFlow::LimData,
+            TableFlow::LimAck,
+        ];
+        for flow in flows {
+            for hops in 1..=6 {
+                for hop in 0..hops {
+                    let (table, rules) =
+                        (flow.psdu_len(FrameLenMode::Table, hop, hops), flow.psdu_len(FrameLenMode::Rules, hop, hops));
+                    assert_eq!(table, rules, "{flow:?} hop {hop} of {hops}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn makarems_stated_80_byte_con_is_not_reproduced_by_the_rules_beyond_the_first_hop() {
+        // OQ-M9: the table keeps S001's 80 B on every hop; the rules with one CoAP size cannot.
+        let lens: Vec<u32> = (0..3).map(|h| TableFlow::MakaremCon.psdu_len(FrameLenMode::Rules, h, 3)).collect();
+        assert_eq!(lens, vec![80, 89, 81]);
+        assert!((0..3).all(|h| TableFlow::MakaremCon.psdu_len(FrameLenMode::Table, h, 3) == 80));
+        assert_eq!(
+            toml::from_str::<std::collections::BTreeMap<String, FrameLenMode>>("m = \"rules\"").unwrap()["m"],
+            FrameLenMode::Rules
+        );
     }
 
     #[test]
