@@ -358,6 +358,8 @@ impl StrobeTrain {
         self.acked_copy
     }
 
+    /// Starts a copy whose CCA was idle at `now` (or a burst follower's copy), unless the
+    /// train has reached its limit.
     fn send_copy(&mut self, now: Instant) -> RdcStep {
         let first = *self.first_copy.get_or_insert(now);
         if self.copies > 0 && now.saturating_duration_since(first) >= self.limit {
@@ -372,7 +374,9 @@ impl StrobeTrain {
         RdcStep::SendFrame { at, airtime: self.airtime, check_at }
     }
 
-    /// The CCA requested by the last step happened at `now` and was `busy`.
+    /// The CCA requested by the last step happened at `now` and was `busy`: busy ends the
+    /// train with `COLLISION` (R3). Called when no CCA was requested, it also ends the train
+    /// with `COLLISION` (a caller error, never a panic).
     pub fn on_cca(&mut self, now: Instant, busy: bool) -> RdcStep {
         match self.state {
             TrainState::PreCca { done } => {
@@ -400,7 +404,10 @@ impl StrobeTrain {
         }
     }
 
-    /// The ACK window after the last copy, at `now`. Broadcast trains ignore it.
+    /// The ACK window after the last copy, at `now` (R3): the addressee's ACK → read-out
+    /// 0.641 ms later; other activity within carrier-sense range → `COLLISION` after the same
+    /// read-out wait (`contikimac.c` reads the frame before it gives up); silence → the next
+    /// copy, or `NOACK` at the train's limit. Broadcast trains ignore it (R6).
     pub fn on_ack_check(&mut self, now: Instant, activity: AckActivity) -> RdcStep {
         let TrainState::AckWindow { copy_start } = self.state else {
             return RdcStep::Done { at: now, status: TxStatus::Collision };
@@ -436,7 +443,8 @@ impl StrobeTrain {
         RdcStep::Cca { at: now }
     }
 
-    /// The read-out at `now`: `OK` if the addressee's ACK was decoded, else `COLLISION`.
+    /// The read-out at `now`: `OK` if the addressee's ACK was decoded (θ is then the
+    /// acknowledged copy's start), else `COLLISION`.
     pub fn on_readout(&mut self, now: Instant, ack_ok: bool) -> RdcStep {
         let TrainState::Readout { copy_start } = self.state else {
             return RdcStep::Done { at: now, status: TxStatus::Collision };
