@@ -12,6 +12,7 @@
 //! |---|---|
 //! | [`scenario`] | **start here**: scenario files (TOML) checked once into a [`scenario::Scenario`]; `--set` overrides (from `coapcc-driver`) |
 //! | [`engine`] | the event loop of the network models: clients, server, one pipeline per direction, ground-truth metrics |
+//! | [`multihop`] | the multihop 802.15.4 link-layer world of `multihop.md` §1 (issue 12, not yet wired into the engine): PHY, UDGM medium, CSMA, RDC, static RPL, topologies |
 //! | [`trace`] | the RTT-trace model (RMSE and spurious counts of RTO estimators) |
 //! | [`runner`] | every (algorithm, replication) in parallel, results in a fixed order |
 //! | [`results`] | `flows.csv`, `runs.csv`, `summary.csv`, `series.csv` and the printed summary table |
@@ -20,6 +21,7 @@
 #![forbid(unsafe_code)]
 
 pub mod engine;
+pub mod multihop;
 pub mod results;
 pub mod runner;
 pub mod timers;
