@@ -11,6 +11,7 @@
 //! | module | what is there |
 //! |---|---|
 //! | [`scenario`] | **start here**: scenario files (TOML) checked once into a [`scenario::Scenario`]; `--set` overrides |
+//! | [`overrides`] | typed overrides of scenario keys ([`overrides::Setting`]: a key and a typed value), the API behind `--set`, `--algorithm`, `--sweep` |
 //! | [`link`] | sans-IO link stages (serialisation with a byte-limited drop-tail buffer, propagation, FIFO jitter, Gilbert–Elliott errors, token bucket, normal delay), composed per direction by a [`link::Pipeline`]; testbed presets in [`link::presets`] |
 //! | [`metrics`] | per-flow and per-run metrics, quantiles, Jain's index |
 //! | [`trace`] | the RTT traces of the RTT-trace model (Makarem Table 1) |
@@ -20,6 +21,7 @@
 
 pub mod link;
 pub mod metrics;
+pub mod overrides;
 pub mod rng;
 pub mod scenario;
 pub mod trace;

@@ -341,36 +341,41 @@ impl Scenario {
     pub fn to_toml(&self) -> String {
         toml::to_string(&self.file).unwrap_or_else(|e| format!("# could not serialise the scenario: {e}\n"))
     }
-}
 
-/// One `KEY=VALUE` override.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Setting {
-    /// The key: bare (`flows`) or dotted (`algorithm.cocoa.aging`).
-    pub key: String,
-    /// The raw value text, read as TOML when it is one, else as a string.
-    pub value: String,
-}
+    /// Sets `key` (bare or dotted, as for `--set`) to `value` and checks the scenario again;
+    /// on an error (which names the key; the file is the scenario's name) the scenario is
+    /// unchanged. `s.set("flows", 50_u32)`, `s.set("algorithm.cocoa-plus.vbf", "makarem")`.
+    pub fn set(&mut self, key: &str, value: impl Into<Value>) -> Result<(), ScenarioError> {
+        let setting = Setting::new(key, value).map_err(|e| ScenarioError {
+            file: self.file.name.clone(),
+            line: None,
+            key: Some(key.trim().to_string()),
+            problem: e.problem,
+        })?;
+        *self = self.with(&[setting])?;
+        Ok(())
+    }
 
-impl std::str::FromStr for Setting {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s.split_once('=') {
-            Some((k, v)) if !k.trim().is_empty() => {
-                Ok(Setting { key: k.trim().to_string(), value: v.trim().to_string() })
+    /// This scenario with `settings` applied (in order) to its resolved file, checked again.
+    pub fn with(&self, settings: &[Setting]) -> Result<Scenario, ScenarioError> {
+        let file = self.file.name.as_str();
+        let bad = |problem: String| ScenarioError { file: file.into(), line: None, key: None, problem };
+        let original = toml::Table::try_from(&self.file).map_err(|e| bad(e.to_string()))?;
+        let mut table = original.clone();
+        for s in settings {
+            apply_setting(&mut table, s, file)?;
+        }
+        match toml::Value::Table(table).try_into::<ScenarioFile>() {
+            Ok(sf) => check(sf, file),
+            Err(e) => {
+                let problem = e.message().replace('\n', " ");
+                Err(ScenarioError { key: blame(original, settings, file, &problem), ..bad(problem) })
             }
-            _ => Err(format!("expected KEY=VALUE, got `{s}`")),
         }
     }
 }
 
-/// Reads a value as TOML when it is one (`20`, `1.5`, `false`, `[1, 2]`, `{a = 1}`), else as a string.
-pub fn parse_value(raw: &str) -> toml::Value {
-    match toml::from_str::<toml::Table>(&format!("v = {raw}")) {
-        Ok(mut t) => t.remove("v").unwrap_or_else(|| toml::Value::String(raw.to_string())),
-        Err(_) => toml::Value::String(raw.to_string()),
-    }
-}
+pub use crate::overrides::{Key, Setting, SettingError, Value};
 
 const SECTIONS: [&str; 4] = ["network", "workload", "coap", "trace"];
 
@@ -398,57 +403,59 @@ const OPTIONAL_KEYS: &[(&str, &str)] = &[
     ("trace", "series_samples"),
 ];
 
-fn apply_setting(table: &mut toml::Table, s: &Setting, file: &str) -> Result<(), ScenarioError> {
+/// Applies one setting to the document; returns the key's resolved path (`workload.flows`).
+fn apply_setting(table: &mut toml::Table, s: &Setting, file: &str) -> Result<String, ScenarioError> {
     let err =
         |key: &str, problem: String| ScenarioError { file: file.into(), line: None, key: Some(key.into()), problem };
-    let path: Vec<String> = if s.key.contains('.') {
-        s.key.split('.').map(str::to_string).collect()
-    } else {
+    let path: Vec<String> = if let Some(key) = s.key.bare() {
         let mut hits: Vec<Vec<String>> = Vec::new();
-        if table.contains_key(&s.key) {
-            hits.push(vec![s.key.clone()]);
+        if table.contains_key(key) {
+            hits.push(vec![key.to_string()]);
         }
         for sec in SECTIONS {
             let Some(t) = table.get(sec).and_then(|v| v.as_table()) else { continue };
-            if t.contains_key(&s.key) {
-                hits.push(vec![sec.to_string(), s.key.clone()]);
+            if t.contains_key(key) {
+                hits.push(vec![sec.to_string(), key.to_string()]);
             }
             // `[network.nbiot]`: one level further down.
             for (kind, sub) in t {
-                if sub.as_table().is_some_and(|st| st.contains_key(&s.key)) {
-                    hits.push(vec![sec.to_string(), kind.clone(), s.key.clone()]);
+                if sub.as_table().is_some_and(|st| st.contains_key(key)) {
+                    hits.push(vec![sec.to_string(), kind.clone(), key.to_string()]);
                 }
             }
         }
         if hits.is_empty() {
             // A key with a default, not written in the file: its table is known.
-            if let Some((sec, _)) = OPTIONAL_KEYS.iter().find(|(_, k)| *k == s.key) {
-                hits.push(vec![sec.to_string(), s.key.clone()]);
+            if let Some((sec, _)) = OPTIONAL_KEYS.iter().find(|(_, k)| *k == key) {
+                hits.push(vec![sec.to_string(), key.to_string()]);
             }
         }
         match hits.len() {
             1 => hits.remove(0),
             0 => {
                 return Err(err(
-                    &s.key,
+                    key,
                     "not in this scenario (write a dotted key such as `network.nbiot.buffer_bytes` or `algorithm.cocoa.aging`)"
                         .into(),
                 ));
             }
             _ => {
                 let names: Vec<String> = hits.iter().map(|h| h.join(".")).collect();
-                return Err(err(&s.key, format!("ambiguous; write one of: {}", names.join(", "))));
+                return Err(err(key, format!("ambiguous; write one of: {}", names.join(", "))));
             }
         }
+    } else {
+        s.key.parts().to_vec()
     };
-    let (last, parents) = path.split_last().ok_or_else(|| err(&s.key, "empty key".into()))?;
+    let name = s.key.to_string();
+    let (last, parents) = path.split_last().ok_or_else(|| err(&name, "empty key".into()))?;
     let mut cur = table;
     for p in parents {
         let entry = cur.entry(p.clone()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
-        cur = entry.as_table_mut().ok_or_else(|| err(&s.key, format!("`{p}` is not a table")))?;
+        cur = entry.as_table_mut().ok_or_else(|| err(&name, format!("`{p}` is not a table")))?;
     }
-    cur.insert(last.clone(), parse_value(&s.value));
-    Ok(())
+    cur.insert(last.clone(), s.value.to_toml());
+    Ok(path.join("."))
 }
 
 fn line_of(text: &str, offset: usize) -> usize {
@@ -488,23 +495,53 @@ pub fn parse(text: &str, file: &str, settings: &[Setting]) -> Result<Scenario, S
             problem: e.message().to_string(),
         }
     })?;
+    // Deserialise from the text when nothing was overridden, so errors carry line numbers.
+    let from_text = |e: toml::de::Error| {
+        let off = e.span().map(|s| s.start);
+        ScenarioError {
+            file: file.into(),
+            line: off.map(|o| line_of(text, o)),
+            key: off.and_then(|o| key_at(text, o, e.message())),
+            problem: e.message().replace('\n', " "),
+        }
+    };
+    if settings.is_empty() {
+        return check(toml::from_str(text).map_err(from_text)?, file);
+    }
+    let original = table.clone();
     for s in settings {
         apply_setting(&mut table, s, file)?;
     }
-    // Deserialise from the text when nothing was overridden, so errors carry line numbers.
-    let parsed: Result<ScenarioFile, toml::de::Error> =
-        if settings.is_empty() { toml::from_str(text) } else { toml::Value::Table(table).try_into() };
-    let sf = parsed.map_err(|e| {
-        let off = e.span().map(|s| s.start);
-        let key = off.filter(|_| settings.is_empty()).and_then(|o| key_at(text, o, e.message()));
-        ScenarioError {
-            file: file.into(),
-            line: off.filter(|_| settings.is_empty()).map(|o| line_of(text, o)),
-            key,
-            problem: e.message().replace('\n', " "),
+    match toml::Value::Table(table).try_into::<ScenarioFile>() {
+        Ok(sf) => check(sf, file),
+        Err(e) => {
+            let problem = e.message().replace('\n', " ");
+            // The file's own error (with its line), unless a setting caused it.
+            match toml::from_str::<ScenarioFile>(text) {
+                Err(own) if own.message().replace('\n', " ") == problem => return Err(from_text(own)),
+                _ => {}
+            }
+            Err(ScenarioError {
+                file: file.into(),
+                line: None,
+                key: blame(original, settings, file, &problem),
+                problem,
+            })
         }
-    })?;
-    check(sf, file)
+    }
+}
+
+/// The key (resolved path) of the first setting after which the scenario fails to deserialise
+/// with `problem`: an error in a typed value names its key.
+fn blame(mut table: toml::Table, settings: &[Setting], file: &str, problem: &str) -> Option<String> {
+    for s in settings {
+        let path = apply_setting(&mut table, s, file).ok()?;
+        match toml::Value::Table(table.clone()).try_into::<ScenarioFile>() {
+            Err(e) if e.message().replace('\n', " ") == problem => return Some(path),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Reads, overrides and checks a scenario file.
@@ -759,7 +796,7 @@ mod tests {
                     "random_min" => "1",
                     _ => "5",
                 };
-                Setting { key: k.to_string(), value: v.to_string() }
+                Setting::new(k, Value::parse(v)).unwrap()
             })
             .collect();
         parse(text, "t.toml", &sets).unwrap();
@@ -774,5 +811,108 @@ mod tests {
         assert_eq!(s.file.coap.response_payload_bytes, 60);
         let e = parse(text, "t.toml", &["nonsense=1".parse().unwrap()]).unwrap_err();
         assert_eq!(e.key.as_deref(), Some("nonsense"));
+    }
+
+    const NBIOT: &str = "name = \"t\"\ndescription = \"d\"\nsource = \"s\"\nseed = 1\nreplications = 1\n\
+                         algorithms = [\"default\"]\n[network.nbiot]\nbuffer_bytes = 2500\nerrors = \"none\"\n\
+                         [workload]\nflows = 1\nflow_type = \"continuous\"\n";
+
+    fn with(sets: &[&str]) -> Result<Scenario, ScenarioError> {
+        let sets: Vec<Setting> = sets.iter().map(|s| s.parse().unwrap()).collect();
+        parse(NBIOT, "t.toml", &sets)
+    }
+
+    #[test]
+    fn a_typed_integer_override_sets_the_key() {
+        assert_eq!(with(&["flows=7"]).unwrap().file.workload.unwrap().flows, 7);
+        let typed = parse(NBIOT, "t.toml", &[Setting::new("flows", 7_u32).unwrap()]).unwrap();
+        assert_eq!(typed, with(&["flows=7"]).unwrap());
+        assert_eq!(with(&["replications=3", "seed=9"]).unwrap().file.replications, 3);
+        let s = parse(NBIOT, "t.toml", &[Setting::replications(4), Setting::seed(11)]).unwrap();
+        assert_eq!((s.file.replications, s.file.seed), (4, 11));
+    }
+
+    #[test]
+    fn a_typed_float_override_sets_a_float_key() {
+        let s = with(&["algorithms=[\"idc\"]", "algorithm.idc.iw=1.5"]).unwrap();
+        assert_eq!(algorithm_keys(&s.algorithms[0].1)["iw"].as_float(), Some(1.5));
+    }
+
+    #[test]
+    fn a_ratio_override_reaches_the_algorithm_exactly() {
+        let s = with(&["algorithms=[\"pcocoa\"]", "algorithm.pcocoa.alpha=1/4"]).unwrap();
+        assert_eq!(algorithm_keys(&s.algorithms[0].1)["alpha"].as_float(), Some(0.25));
+        assert_eq!(s.file.algorithm["pcocoa"]["alpha"].as_str(), Some("1/4"), "written back as in a file");
+    }
+
+    #[test]
+    fn a_string_override_selects_a_preset() {
+        let s = with(&["errors=high"]).unwrap();
+        assert!(matches!(
+            s.model,
+            Model::Network { network: NetworkConfig::Nbiot { errors: LinkErrors::High, .. }, .. }
+        ));
+        let s = parse(
+            NBIOT,
+            "t.toml",
+            &[Setting::algorithms(["cocoa-plus"]), Setting::new("algorithm.cocoa-plus.vbf", "makarem").unwrap()],
+        )
+        .unwrap();
+        assert_eq!(algorithm_keys(&s.algorithms[0].1)["vbf"].as_str(), Some("makarem"));
+    }
+
+    #[test]
+    fn a_boolean_override_sets_a_boolean_key() {
+        let s = parse(NBIOT, "t.toml", &[Setting::new("algorithm.default.dither", false).unwrap()]).unwrap();
+        assert_eq!(algorithm_keys(&s.algorithms[0].1)["dither"].as_bool(), Some(false));
+    }
+
+    #[test]
+    fn a_list_override_replaces_the_algorithms() {
+        let s = parse(NBIOT, "t.toml", &[Setting::algorithms(["cocoa", "fasor"])]).unwrap();
+        let names: Vec<&str> = s.algorithms.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["cocoa", "fasor"]);
+        let e = parse(NBIOT, "t.toml", &[Setting::algorithms(["reno"])]).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("algorithms"));
+        assert!(e.problem.contains("unknown algorithm `reno`") && e.problem.contains("cocoa"), "{e}");
+    }
+
+    #[test]
+    fn a_dotted_override_names_its_table() {
+        let s = with(&["network.nbiot.buffer_bytes=28200", "workload.nstart=2"]).unwrap();
+        assert!(matches!(s.model, Model::Network { network: NetworkConfig::Nbiot { buffer_bytes: 28200, .. }, .. }));
+        assert_eq!(s.file.workload.unwrap().nstart, 2);
+        let e = with(&["name.x=1"]).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("name.x"), "{e}");
+    }
+
+    #[test]
+    fn an_override_of_the_wrong_type_names_its_resolved_key() {
+        let e = with(&["seed=2", "flows=abc"]).unwrap_err();
+        assert_eq!((e.file.as_str(), e.key.as_deref()), ("t.toml", Some("workload.flows")), "{e}");
+        assert!(e.problem.contains("abc"), "{e}");
+        let e = parse(&NBIOT.replace("seed = 1\n", ""), "t.toml", &[Setting::replications(2)]).unwrap_err();
+        assert_eq!((e.line, e.problem.contains("seed")), (Some(1), true), "the file's own error keeps its line: {e}");
+    }
+
+    #[test]
+    fn an_override_of_the_wrong_type_names_the_file_and_the_algorithm_key() {
+        let e = with(&["algorithm.default.max_retransmit=lots"]).unwrap_err();
+        assert_eq!((e.file.as_str(), e.key.as_deref()), ("t.toml", Some("algorithm.default.max_retransmit")), "{e}");
+    }
+
+    #[test]
+    fn a_checked_scenario_takes_a_setting_and_stays_unchanged_on_an_error() {
+        let mut s = parse(NBIOT, "t.toml", &[]).unwrap();
+        s.set("flows", 9_u32).unwrap();
+        assert_eq!(s.file.workload.unwrap().flows, 9);
+        s.set("algorithm.default.cap_ms", 60_000_i64).unwrap();
+        assert_eq!(algorithm_keys(&s.algorithms[0].1)["cap_ms"].as_integer(), Some(60_000));
+        let before = s.clone();
+        let e = s.set("nonsense", 1_i64).unwrap_err();
+        assert_eq!((e.file.as_str(), e.key.as_deref()), ("t", Some("nonsense")));
+        let e = s.set("algorithm.default.bogus", 1_i64).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("algorithm.default.bogus"));
+        assert_eq!(s, before);
     }
 }

@@ -32,7 +32,10 @@ pub fn peak_rss_bytes() -> Option<u64> {
 }
 
 fn load(root: &Path, rel: &str, sets: &[String]) -> Result<scenario::Scenario, CliError> {
-    let sets: Vec<Setting> = sets.iter().map(|s| s.parse().map_err(CliError::usage)).collect::<Result<_, _>>()?;
+    let sets: Vec<Setting> = sets
+        .iter()
+        .map(|s| s.parse::<Setting>().map_err(|e| CliError::usage(e.to_string())))
+        .collect::<Result<_, _>>()?;
     scenario::load(&root.join(rel), &sets).map_err(|e| CliError::usage(e.to_string()))
 }
 
@@ -66,17 +69,32 @@ fn one_core_pool() -> Result<(rayon::ThreadPool, bool), CliError> {
     Ok((pool, pinned.load(std::sync::atomic::Ordering::SeqCst)))
 }
 
-/// Runs the benchmark `case` with scenarios from `root`; the reference case is run `repeat`
-/// times and reported as median (min–max).
-pub fn run(
-    case: Case,
-    root: &Path,
-    replications: u32,
-    hours: u32,
-    repeat: u32,
-    out: &mut dyn Write,
-) -> Result<(), CliError> {
-    match case {
+/// Arguments of `coapcc bench`.
+#[derive(Clone, Debug, clap::Args)]
+pub struct BenchArgs {
+    /// What to measure.
+    #[arg(long, value_enum, default_value = "reference")]
+    pub case: Case,
+    /// Replications of the reference case (per repetition).
+    #[arg(long, default_value_t = 10)]
+    pub replications: u32,
+    /// Simulated hours of the long case.
+    #[arg(long, default_value_t = 5)]
+    pub hours: u32,
+    /// How many times to run the reference case (reported as median, min and max).
+    #[arg(long, default_value_t = 5)]
+    pub repeat: u32,
+    /// Folder of the scenario files.
+    #[arg(long, default_value = "scenarios")]
+    pub scenarios: PathBuf,
+}
+
+/// Runs the benchmark `args.case` with scenarios from `args.scenarios`; the reference case is
+/// run `args.repeat` times and reported as median (min–max). Counts of 0 count as 1.
+pub fn run(args: &BenchArgs, out: &mut dyn Write) -> Result<(), CliError> {
+    let (root, replications, hours, repeat) =
+        (args.scenarios.as_path(), args.replications.max(1), args.hours.max(1), args.repeat.max(1));
+    match args.case {
         Case::Reference => {
             let s = load(
                 root,

@@ -4,9 +4,12 @@ use std::io::{self, BufWriter, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::error::ErrorKind;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use coapcc::bench::BenchArgs;
 use coapcc::error::CliError;
 use coapcc::overrides::{Setting, configure, keys_of};
+use coapcc::reproduce::ReproduceArgs;
 use coapcc::sim_cmd::{self, SimArgs};
 use coapcc::{replay, table};
 
@@ -50,116 +53,48 @@ enum Format {
 enum Command {
     /// List every algorithm (family, source, exact or reconstructed, per-destination state
     /// size), or show one algorithm's configuration keys and defaults.
-    Algorithms {
-        /// Show this algorithm's configuration keys with their preset values (TOML).
-        name: Option<String>,
-        /// Output format of the list.
-        #[arg(long, value_enum, default_value = "table")]
-        format: Format,
-    },
+    Algorithms(AlgorithmsArgs),
     /// Simulate scenarios (testbeds of the source papers): print a summary table and write
     /// flows.csv, runs.csv, summary.csv and the resolved scenario.toml.
-    Sim {
-        /// Scenario files (see scenarios/).
-        #[arg(required = true)]
-        scenarios: Vec<PathBuf>,
-        /// Run this algorithm instead of the scenario's list (repeatable).
-        #[arg(long = "algorithm", short = 'a')]
-        algorithms: Vec<String>,
-        /// Replications per algorithm instead of the scenario's.
-        #[arg(long)]
-        replications: Option<u32>,
-        /// Seed instead of the scenario's.
-        #[arg(long)]
-        seed: Option<u64>,
-        /// Override a scenario key (repeatable): `--set flows=50 --set buffer_bytes=28200`,
-        /// `--set algorithm.cocoa.aging=off`.
-        #[arg(long = "set", value_name = "KEY=VALUE")]
-        set: Vec<String>,
-        /// Output folder (default results/<scenario name>/).
-        #[arg(long)]
-        out: Option<PathBuf>,
-        /// Worker threads (default: all cores). Results do not depend on it.
-        #[arg(long)]
-        jobs: Option<usize>,
-        /// No progress bar.
-        #[arg(long, short)]
-        quiet: bool,
-        /// Sweep a key over values (repeatable; every combination runs):
-        /// `--sweep flows=100,200,400`. Each point goes to DIR/<key=value,…>/ and every
-        /// point's summary rows to DIR/sweep.csv.
-        #[arg(long, value_name = "KEY=V1,V2,…")]
-        sweep: Vec<String>,
-        /// Also write samples.csv: every CoAP RTT sample and every expired retransmission
-        /// timer, per flow, in the order they occurred (network models).
-        #[arg(long)]
-        samples: bool,
-    },
+    Sim(SimArgs),
     /// Reproduce the source papers' experiments: run them, compare with the published numbers,
     /// and write a report (index.html, report.md, figures/, data/, claims.csv).
-    Reproduce {
-        /// Experiment (see --list), or `all`.
-        #[arg(required_unless_present = "list")]
-        experiment: Option<String>,
-        /// List the experiments.
-        #[arg(long)]
-        list: bool,
-        /// A reduced version (fewer replications, shorter runs) that still draws every figure.
-        #[arg(long)]
-        quick: bool,
-        /// Replications per case instead of the scenarios' own.
-        #[arg(long)]
-        replications: Option<u32>,
-        /// Output folder (default reports/<experiment>/).
-        #[arg(long)]
-        out: Option<PathBuf>,
-        /// Worker threads (default: all cores). Results do not depend on it.
-        #[arg(long)]
-        jobs: Option<usize>,
-        /// Folder of the scenario files.
-        #[arg(long, default_value = "scenarios")]
-        scenarios: PathBuf,
-        /// No progress bar.
-        #[arg(long, short)]
-        quiet: bool,
-    },
+    Reproduce(ReproduceArgs),
     /// Measure the simulator: events per second, simulated seconds per wall second, wall time
     /// per replication, peak memory.
-    Bench {
-        /// What to measure.
-        #[arg(long, value_enum, default_value = "reference")]
-        case: coapcc::bench::Case,
-        /// Replications of the reference case (per repetition).
-        #[arg(long, default_value_t = 10)]
-        replications: u32,
-        /// Simulated hours of the long case.
-        #[arg(long, default_value_t = 5)]
-        hours: u32,
-        /// How many times to run the reference case (reported as median, min and max).
-        #[arg(long, default_value_t = 5)]
-        repeat: u32,
-        /// Folder of the scenario files.
-        #[arg(long, default_value = "scenarios")]
-        scenarios: PathBuf,
-    },
+    Bench(BenchArgs),
     /// Run one controller through a scripted exchange sequence and print what it does.
     #[command(after_long_help = REPLAY_HELP)]
-    Replay {
-        /// Algorithm name (see `coapcc algorithms`).
-        #[arg(long, short)]
-        algorithm: String,
-        /// Override a configuration key (repeatable), e.g. `--set max_retransmit=20`.
-        #[arg(long = "set", value_name = "KEY=VALUE")]
-        set: Vec<String>,
-        /// Seed of the generator used for dithering.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Arm every timer at its undithered value (same as `--set dither=false`).
-        #[arg(long)]
-        no_dither: bool,
-        /// Script file; standard input when absent or `-`.
-        script: Option<PathBuf>,
-    },
+    Replay(ReplayArgs),
+}
+
+/// Arguments of `coapcc algorithms`.
+#[derive(Args)]
+struct AlgorithmsArgs {
+    /// Show this algorithm's configuration keys with their preset values (TOML).
+    name: Option<String>,
+    /// Output format of the list.
+    #[arg(long, value_enum, default_value = "table")]
+    format: Format,
+}
+
+/// Arguments of `coapcc replay`.
+#[derive(Args)]
+struct ReplayArgs {
+    /// Algorithm name (see `coapcc algorithms`).
+    #[arg(long, short)]
+    algorithm: String,
+    /// Override a configuration key (repeatable), e.g. `--set max_retransmit=20`.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<Setting>,
+    /// Seed of the generator used for dithering.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Arm every timer at its undithered value (same as `--set dither=false`).
+    #[arg(long)]
+    no_dither: bool,
+    /// Script file; standard input when absent or `-`.
+    script: Option<PathBuf>,
 }
 
 fn read_script(path: Option<&PathBuf>) -> Result<String, CliError> {
@@ -176,61 +111,45 @@ fn read_script(path: Option<&PathBuf>) -> Result<String, CliError> {
     }
 }
 
-fn parse_settings(raw: &[String]) -> Result<Vec<Setting>, CliError> {
-    raw.iter().map(|s| s.parse::<Setting>().map_err(|e| CliError::usage(format!("bad --set: {e}")))).collect()
+fn algorithms(args: AlgorithmsArgs, out: &mut dyn Write) -> Result<(), CliError> {
+    match args.name {
+        None => {
+            let text = match args.format {
+                Format::Table => table::algorithms_table(),
+                Format::Csv => table::algorithms_csv(),
+            };
+            out.write_all(text.as_bytes())?;
+        }
+        Some(name) => {
+            let config = configure(&name, &[])?;
+            writeln!(out, "# {name}: configuration keys and preset values (change with --set KEY=VALUE)")?;
+            let table = keys_of(&config);
+            out.write_all(toml::to_string(&table).map_err(|e| CliError::Failure(e.to_string()))?.as_bytes())?;
+        }
+    }
+    Ok(())
+}
+
+fn replay(args: ReplayArgs, out: &mut dyn Write) -> Result<(), CliError> {
+    let mut set = args.set;
+    if args.no_dither {
+        set.push(Setting::new("dither", false).map_err(|e| CliError::Failure(e.to_string()))?);
+    }
+    let config = configure(&args.algorithm, &set)?;
+    let controller = config.build().map_err(|e| CliError::usage(e.to_string()))?;
+    let lines = replay::parse(&read_script(args.script.as_ref())?)?;
+    replay::run(controller, &lines, args.seed, out)
 }
 
 fn run(cli: Cli) -> Result<(), CliError> {
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     match cli.command {
-        Command::Algorithms { name: None, format } => {
-            let text = match format {
-                Format::Table => table::algorithms_table(),
-                Format::Csv => table::algorithms_csv(),
-            };
-            out.write_all(text.as_bytes())?;
-        }
-        Command::Algorithms { name: Some(name), .. } => {
-            let config = configure(&name, &[])?;
-            writeln!(out, "# {name}: configuration keys and preset values (change with --set KEY=VALUE)")?;
-            let table = keys_of(&config);
-            out.write_all(toml::to_string(&table).map_err(|e| CliError::Failure(e.to_string()))?.as_bytes())?;
-        }
-        Command::Sim { scenarios, algorithms, replications, seed, set, out: out_dir, jobs, quiet, sweep, samples } => {
-            let args =
-                SimArgs { scenarios, algorithms, replications, seed, set, out: out_dir, jobs, quiet, sweep, samples };
-            sim_cmd::run(&args, &mut out)?;
-        }
-        Command::Reproduce { experiment, list, quick, replications, out: out_dir, jobs, scenarios, quiet } => {
-            if list {
-                out.write_all(coapcc::reproduce::list().as_bytes())?;
-            } else {
-                let args = coapcc::reproduce::ReproduceArgs {
-                    experiment: experiment.unwrap_or_default(),
-                    quick,
-                    replications,
-                    out: out_dir,
-                    jobs,
-                    scenarios,
-                    quiet,
-                };
-                coapcc::reproduce::run(&args, &mut out)?;
-            }
-        }
-        Command::Bench { case, replications, hours, repeat, scenarios } => {
-            coapcc::bench::run(case, &scenarios, replications.max(1), hours.max(1), repeat.max(1), &mut out)?;
-        }
-        Command::Replay { algorithm, set, seed, no_dither, script } => {
-            let mut set = parse_settings(&set)?;
-            if no_dither {
-                set.push(Setting { key: "dither".into(), value: "false".into() });
-            }
-            let config = configure(&algorithm, &set)?;
-            let controller = config.build().map_err(|e| CliError::usage(e.to_string()))?;
-            let lines = replay::parse(&read_script(script.as_ref())?)?;
-            replay::run(controller, &lines, seed, &mut out)?;
-        }
+        Command::Algorithms(args) => algorithms(args, &mut out)?,
+        Command::Sim(args) => sim_cmd::run(&args, &mut out)?,
+        Command::Reproduce(args) => coapcc::reproduce::run(&args, &mut out)?,
+        Command::Bench(args) => coapcc::bench::run(&args, &mut out)?,
+        Command::Replay(args) => replay(args, &mut out)?,
     }
     match out.flush() {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(e.into()),
@@ -238,8 +157,25 @@ fn run(cli: Cli) -> Result<(), CliError> {
     }
 }
 
+/// Parses the command line. A value that does not parse (`--set` without `=`, a malformed
+/// `--sweep`) is one line on standard error and exit code 2, like every other usage error;
+/// help, version and other argument errors are clap's own.
+fn parse_cli() -> Result<Cli, ExitCode> {
+    Cli::try_parse().map_err(|e| match e.kind() {
+        ErrorKind::ValueValidation => {
+            let text = e.to_string();
+            eprintln!("{}", text.lines().next().unwrap_or("error: invalid value"));
+            ExitCode::from(2)
+        }
+        _ => e.exit(),
+    })
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match parse_cli() {
+        Ok(cli) => cli,
+        Err(code) => return code,
+    };
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(CliError::Failure(m)) if m.contains("Broken pipe") => ExitCode::SUCCESS,

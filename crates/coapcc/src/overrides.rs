@@ -4,16 +4,17 @@
 
 use coapcc_core::AnyConfig;
 pub use coapcc_sim::scenario::Setting;
-use coapcc_sim::scenario::{algorithm_keys, configure_algorithm, parse_value};
+use coapcc_sim::scenario::{algorithm_keys, configure_algorithm};
 
 use crate::error::CliError;
 
-/// The preset configuration of `algorithm` with `settings` applied. Errors name the
-/// algorithm (listing the valid names) or the key (listing the valid keys).
+/// The preset configuration of `algorithm` with `settings` (typed values; keys are the
+/// algorithm's own, so a dotted key is unknown) applied. Errors name the algorithm (listing
+/// the valid names) or the key (listing the valid keys).
 pub fn configure(algorithm: &str, settings: &[Setting]) -> Result<AnyConfig, CliError> {
     let mut own = toml::Table::new();
     for s in settings {
-        own.insert(s.key.clone(), parse_value(&s.value));
+        own.insert(s.key.to_string(), s.value.to_toml());
     }
     configure_algorithm(algorithm, &toml::Table::new(), &own)
         .map_err(|e| CliError::usage(format!("algorithm `{algorithm}`: {e}")))
@@ -70,6 +71,32 @@ mod tests {
     fn an_unknown_algorithm_lists_the_valid_names() {
         let e = configure("reno", &[]).unwrap_err().to_string();
         assert!(e.contains("unknown algorithm `reno`") && e.contains("default"), "{e}");
+    }
+
+    #[test]
+    fn typed_values_of_every_kind_reach_the_configuration() {
+        use coapcc_sim::scenario::Value;
+        let c = configure(
+            "idc",
+            &[
+                Setting::new("iw", 1.5).unwrap(),
+                Setting::new("max_retransmit", 9_u32).unwrap(),
+                Setting::new("dither", false).unwrap(),
+            ],
+        )
+        .unwrap();
+        let keys = keys_of(&c);
+        assert_eq!(keys["iw"].as_float(), Some(1.5));
+        assert_eq!(keys["max_retransmit"].as_integer(), Some(9));
+        assert_eq!(keys["dither"].as_bool(), Some(false));
+        let ratio = Setting::new("alpha", Value::Ratio { numerator: 1, denominator: 4 }).unwrap();
+        assert_eq!(keys_of(&configure("pcocoa", &[ratio]).unwrap())["alpha"].as_float(), Some(0.25));
+    }
+
+    #[test]
+    fn a_dotted_key_is_not_an_algorithm_key() {
+        let e = configure("default", &[set("algorithm.default.cap_ms=1")]).unwrap_err().to_string();
+        assert!(e.contains("unknown key `algorithm.default.cap_ms`"), "{e}");
     }
 
     #[test]

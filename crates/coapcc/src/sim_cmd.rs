@@ -6,68 +6,117 @@ use std::path::{Path, PathBuf};
 
 use coapcc_sim::results::{flows_csv, runs_csv, samples_csv, series_csv, summarise, summary_csv, summary_table};
 use coapcc_sim::runner::{job_count, run_scenario};
-use coapcc_sim::scenario::{self, Model, Setting};
+use coapcc_sim::scenario::{self, Key, Model, Setting, SettingError, Value};
 
 use crate::error::CliError;
 use crate::files::write_atomic;
 use crate::progress;
 
 /// Arguments of `coapcc sim`.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, clap::Args)]
 pub struct SimArgs {
-    /// Scenario files.
+    /// Scenario files (see scenarios/).
+    #[arg(required = true)]
     pub scenarios: Vec<PathBuf>,
-    /// Algorithms to run instead of the scenario's list.
+    /// Run this algorithm instead of the scenario's list (repeatable; an algorithm name, see
+    /// `coapcc algorithms`, or a `[variant.NAME]` of the scenario).
+    #[arg(long = "algorithm", short = 'a')]
     pub algorithms: Vec<String>,
-    /// Replications instead of the scenario's.
+    /// Replications per algorithm instead of the scenario's.
+    #[arg(long)]
     pub replications: Option<u32>,
     /// Seed instead of the scenario's.
+    #[arg(long)]
     pub seed: Option<u64>,
-    /// `KEY=VALUE` overrides.
-    pub set: Vec<String>,
+    /// Override a scenario key (repeatable): `--set flows=50 --set buffer_bytes=28200`,
+    /// `--set algorithm.cocoa.aging=off`. VALUE is a TOML value (`20`, `1.5`, `false`,
+    /// `[1, 2]`), a ratio (`1/4`) or a word (`makarem`).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<Setting>,
     /// Output folder (default `results/<scenario name>/`; with several scenarios, one
     /// sub-folder per scenario name below it).
+    #[arg(
+        long,
+        help = "Output folder (default results/<scenario name>/; with several scenarios, one sub-folder per scenario name below it)"
+    )]
     pub out: Option<PathBuf>,
-    /// Worker threads (default: all cores).
+    /// Worker threads (default: all cores). Results do not depend on it.
+    #[arg(long)]
     pub jobs: Option<usize>,
     /// No progress bar.
+    #[arg(long, short)]
     pub quiet: bool,
-    /// Sweeps `KEY=V1,V2,…`: the scenario runs once per combination of values.
-    pub sweep: Vec<String>,
-    /// Also write `samples.csv`: every RTT sample and expired timer.
+    /// Sweep a key over values (repeatable; every combination runs):
+    /// `--sweep flows=100,200,400`. Each point goes to DIR/<key=value,…>/ and every
+    /// point's summary rows to DIR/sweep.csv.
+    #[arg(long, value_name = "KEY=V1,V2,…")]
+    pub sweep: Vec<Sweep>,
+    /// Also write samples.csv: every CoAP RTT sample and every expired retransmission
+    /// timer, per flow, in the order they occurred (network models).
+    #[arg(long)]
     pub samples: bool,
 }
 
-/// One sweep dimension.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// One sweep dimension: a key and its values, each read once and kept with its text (which
+/// names the point's folder and its rows in `sweep.csv`).
+#[derive(Clone, Debug, PartialEq)]
 pub struct Sweep {
     /// The key (as for `--set`).
-    pub key: String,
-    /// Its values.
-    pub values: Vec<String>,
+    pub key: Key,
+    /// Its values, each with its text as written.
+    pub values: Vec<(String, Value)>,
 }
 
-/// Parses `KEY=V1,V2,…`.
-pub fn parse_sweep(s: &str) -> Result<Sweep, CliError> {
-    let bad = || CliError::usage(format!("bad --sweep `{s}`: expected KEY=V1,V2,…"));
-    let (k, v) = s.split_once('=').ok_or_else(bad)?;
-    let values: Vec<String> = v.split(',').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect();
-    if k.trim().is_empty() || values.is_empty() {
-        return Err(bad());
+impl std::str::FromStr for Sweep {
+    type Err = SettingError;
+    /// Reads `KEY=V1,V2,…`.
+    fn from_str(s: &str) -> Result<Sweep, SettingError> {
+        let bad = || SettingError { key: None, problem: format!("bad --sweep `{s}`: expected KEY=V1,V2,…") };
+        let (k, v) = s.split_once('=').ok_or_else(bad)?;
+        let values: Vec<(String, Value)> =
+            v.split(',').map(str::trim).filter(|x| !x.is_empty()).map(|x| (x.to_string(), Value::parse(x))).collect();
+        if k.trim().is_empty() || values.is_empty() {
+            return Err(bad());
+        }
+        Ok(Sweep { key: k.parse()?, values })
     }
-    Ok(Sweep { key: k.trim().to_string(), values })
+}
+
+/// One point of a sweep: a setting per swept key, with the value's text.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Point {
+    /// `(text as written, setting)`, one per sweep, in sweep order.
+    pub settings: Vec<(String, Setting)>,
+}
+
+impl Point {
+    /// A folder name for the point: `flows=200,buffer_bytes=28200`.
+    fn label(&self) -> String {
+        self.settings
+            .iter()
+            .map(|(text, s)| format!("{}={text}", s.key))
+            .collect::<Vec<_>>()
+            .join(",")
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || "=,._-".contains(c) { c } else { '_' })
+            .collect()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.settings.is_empty()
+    }
 }
 
 /// Every combination of the sweeps' values, in order (the last sweep varies fastest).
-pub fn combinations(sweeps: &[Sweep]) -> Vec<Vec<Setting>> {
-    let mut out: Vec<Vec<Setting>> = vec![Vec::new()];
+pub fn combinations(sweeps: &[Sweep]) -> Vec<Point> {
+    let mut out: Vec<Point> = vec![Point::default()];
     for s in sweeps {
         out = out
             .into_iter()
             .flat_map(|prefix| {
-                s.values.iter().map(move |v| {
+                s.values.iter().map(move |(text, v)| {
                     let mut p = prefix.clone();
-                    p.push(Setting { key: s.key.clone(), value: v.clone() });
+                    p.settings.push((text.clone(), Setting { key: s.key.clone(), value: v.clone() }));
                     p
                 })
             })
@@ -76,35 +125,16 @@ pub fn combinations(sweeps: &[Sweep]) -> Vec<Vec<Setting>> {
     out
 }
 
-/// A folder name for a sweep point: `flows=200,buffer_bytes=28200`.
-fn point_label(point: &[Setting]) -> String {
-    point
-        .iter()
-        .map(|s| format!("{}={}", s.key, s.value))
-        .collect::<Vec<_>>()
-        .join(",")
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || "=,._-".contains(c) { c } else { '_' })
-        .collect()
-}
-
-fn settings(args: &SimArgs) -> Result<Vec<Setting>, CliError> {
-    let mut out: Vec<Setting> = args
-        .set
-        .iter()
-        .map(|s| s.parse::<Setting>().map_err(|e| CliError::usage(format!("bad --set: {e}"))))
-        .collect::<Result<_, _>>()?;
-    if let Some(r) = args.replications {
-        out.push(Setting { key: "replications".into(), value: r.to_string() });
-    }
-    if let Some(s) = args.seed {
-        out.push(Setting { key: "seed".into(), value: s.to_string() });
-    }
+/// The overrides of `args`, in the order they apply: `--set`, `--replications`, `--seed`,
+/// `--algorithm` (then a sweep point's).
+fn settings(args: &SimArgs) -> Vec<Setting> {
+    let mut out = args.set.clone();
+    out.extend(args.replications.map(Setting::replications));
+    out.extend(args.seed.map(Setting::seed));
     if !args.algorithms.is_empty() {
-        let list: Vec<String> = args.algorithms.iter().map(|a| format!("{a:?}")).collect();
-        out.push(Setting { key: "algorithms".into(), value: format!("[{}]", list.join(", ")) });
+        out.push(Setting::algorithms(args.algorithms.iter().cloned()));
     }
-    Ok(out)
+    out
 }
 
 /// The folder results of `name` go to.
@@ -121,15 +151,14 @@ pub fn run(args: &SimArgs, out: &mut dyn Write) -> Result<(), CliError> {
     if args.scenarios.is_empty() {
         return Err(CliError::usage("no scenario file given (see scenarios/)"));
     }
-    let set = settings(args)?;
-    let sweeps: Vec<Sweep> = args.sweep.iter().map(|s| parse_sweep(s)).collect::<Result<_, _>>()?;
-    let points = combinations(&sweeps);
+    let set = settings(args);
+    let points = combinations(&args.sweep);
     // Check every scenario (and sweep point) before running any, so a typo in the last one
     // costs nothing.
-    let mut loaded: Vec<(Vec<Setting>, scenario::Scenario)> = Vec::new();
+    let mut loaded: Vec<(Point, scenario::Scenario)> = Vec::new();
     for p in &args.scenarios {
         for point in &points {
-            let all: Vec<Setting> = set.iter().chain(point).cloned().collect();
+            let all: Vec<Setting> = set.iter().chain(point.settings.iter().map(|(_, s)| s)).cloned().collect();
             let s = scenario::load(p, &all).map_err(|e| CliError::usage(e.to_string()))?;
             loaded.push((point.clone(), s));
         }
@@ -145,7 +174,7 @@ pub fn run(args: &SimArgs, out: &mut dyn Write) -> Result<(), CliError> {
         bar.finish_and_clear();
         let summaries = summarise(&results);
         let base = out_dir(args, &s.file.name);
-        let dir = if point.is_empty() { base.clone() } else { base.join(point_label(point)) };
+        let dir = if point.is_empty() { base.clone() } else { base.join(point.label()) };
         let trace = matches!(s.model, Model::Trace(_));
         if !trace {
             write_atomic(&dir.join("flows.csv"), flows_csv(&results).as_bytes())?;
@@ -159,7 +188,7 @@ pub fn run(args: &SimArgs, out: &mut dyn Write) -> Result<(), CliError> {
             write_atomic(&dir.join("series.csv"), series.as_bytes())?;
         }
         write_atomic(&dir.join("scenario.toml"), s.to_toml().as_bytes())?;
-        let label = if point.is_empty() { String::new() } else { format!(" [{}]", point_label(point)) };
+        let label = if point.is_empty() { String::new() } else { format!(" [{}]", point.label()) };
         writeln!(out, "== {}{label} (seed {}, {} replications)", s.file.name, s.file.seed, s.file.replications)?;
         out.write_all(summary_table(&summaries, trace).as_bytes())?;
         writeln!(out, "results: {}", dir.display())?;
@@ -168,10 +197,11 @@ pub fn run(args: &SimArgs, out: &mut dyn Write) -> Result<(), CliError> {
             let mut lines = csv.lines();
             let header = lines.next().unwrap_or_default();
             let text = sweep_csv.entry(base.clone()).or_insert_with(|| {
-                let keys: Vec<&str> = point.iter().map(|p| p.key.as_str()).collect();
+                let keys: Vec<String> = point.settings.iter().map(|(_, s)| s.key.to_string()).collect();
                 format!("{},{header}\n", keys.join(","))
             });
-            let values: Vec<String> = point.iter().map(|p| format!("\"{}\"", p.value.replace('"', "\"\""))).collect();
+            let values: Vec<String> =
+                point.settings.iter().map(|(text, _)| format!("\"{}\"", text.replace('"', "\"\""))).collect();
             for l in lines {
                 text.push_str(&format!("{},{l}\n", values.join(",")));
             }

@@ -90,6 +90,75 @@ fn a_bad_set_is_named() {
 }
 
 #[test]
+fn a_set_of_the_wrong_type_names_the_file_and_the_resolved_key_in_one_line() {
+    let (code, _, err) =
+        coapcc(&["sim", &scenario("fasor/10-flows-error-free-continuous.toml"), "--set", "flows=abc", "-q"]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    assert!(err.contains("10-flows-error-free-continuous.toml") && err.contains("key `workload.flows`"), "{err}");
+}
+
+#[test]
+fn an_unknown_algorithm_option_lists_the_valid_names_in_one_line() {
+    let (code, _, err) =
+        coapcc(&["sim", &scenario("fasor/10-flows-error-free-continuous.toml"), "--algorithm", "reno", "-q"]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    assert!(err.contains("unknown algorithm `reno`") && err.contains("fasor-token"), "{err}");
+}
+
+#[test]
+fn a_malformed_set_or_sweep_is_a_one_line_usage_error() {
+    for (opt, val, needle) in [("--set", "flows", "expected KEY=VALUE"), ("--sweep", "=1,2", "bad --sweep")] {
+        let (code, _, err) = coapcc(&["sim", &scenario("fasor/10-flows-error-free-continuous.toml"), opt, val]);
+        assert_eq!(code, 2, "{err}");
+        assert_eq!(err.lines().count(), 1, "one line: {err}");
+        assert!(err.contains(needle), "{err}");
+    }
+}
+
+#[test]
+fn typed_overrides_reach_the_resolved_scenario_as_written() {
+    let d = tmp("typed");
+    let (code, _, err) = coapcc(&[
+        "sim",
+        &scenario("fasor/10-flows-error-free-continuous.toml"),
+        "--algorithm",
+        "pcocoa",
+        "--set",
+        "algorithm.pcocoa.alpha=1/4",
+        "--set",
+        "network.nbiot.errors=high",
+        "--set",
+        "start_window_ms=1.5",
+        "--set",
+        "algorithm.pcocoa.dither=false",
+        "--set",
+        "flows=2",
+        "--replications",
+        "1",
+        "--seed",
+        "7",
+        "--out",
+        d.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let resolved = std::fs::read_to_string(d.join("scenario.toml")).unwrap();
+    for needle in [
+        "alpha = \"1/4\"",
+        "errors = \"high\"",
+        "start_window_ms = 1.5",
+        "dither = false",
+        "flows = 2",
+        "seed = 7",
+        "algorithms = [\"pcocoa\"]",
+    ] {
+        assert!(resolved.contains(needle), "`{needle}` not in: {resolved}");
+    }
+}
+
+#[test]
 fn a_run_writes_flows_runs_summary_and_the_resolved_scenario() {
     let d = tmp("good");
     let (code, out, err) = coapcc(&[

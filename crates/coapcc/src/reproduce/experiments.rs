@@ -3,6 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+use coapcc_sim::scenario::{Setting, Value};
+
 /// One simulation to run: a scenario file with overrides, under a case name.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Case {
@@ -11,8 +13,8 @@ pub struct Case {
     pub name: String,
     /// The scenario file, relative to the scenarios folder.
     pub file: PathBuf,
-    /// `KEY=VALUE` overrides.
-    pub sets: Vec<String>,
+    /// Overrides of scenario keys.
+    pub sets: Vec<Setting>,
     /// For sweep points: the sweep name and the x coordinate.
     pub sweep: Option<(String, f64)>,
 }
@@ -61,7 +63,7 @@ fn case_name(file: &Path) -> String {
     file.with_extension("").to_string_lossy().replace('\\', "/")
 }
 
-fn plain(files: Vec<PathBuf>, sets: &[String]) -> Vec<Case> {
+fn plain(files: Vec<PathBuf>, sets: &[Setting]) -> Vec<Case> {
     files.into_iter().map(|f| Case { name: case_name(&f), file: f, sets: sets.to_vec(), sweep: None }).collect()
 }
 
@@ -79,13 +81,23 @@ fn fmt_point(x: f64) -> String {
     format!("{x:.1}")
 }
 
+/// A sweep coordinate as set: the number written with one decimal, read back (so the rate is
+/// the decimal the case name shows, not the sum it was computed by).
+fn point_value(x: f64) -> Value {
+    Value::Float(fmt_point(x).parse().unwrap_or(x))
+}
+
+fn set(key: &str, value: impl Into<Value>) -> Result<Setting, String> {
+    Setting::new(key, value).map_err(|e| e.to_string())
+}
+
 /// The cases of an experiment. `replications` overrides the scenarios' own; `quick` runs a
 /// reduced version that still produces every figure.
 pub fn cases(id: &str, root: &Path, quick: bool, replications: Option<u32>) -> Result<Vec<Case>, String> {
-    let reps = |quick_reps: u32| -> Vec<String> {
+    let reps = |quick_reps: u32| -> Vec<Setting> {
         match (replications, quick) {
-            (Some(r), _) => vec![format!("replications={r}")],
-            (None, true) => vec![format!("replications={quick_reps}")],
+            (Some(r), _) => vec![Setting::replications(r)],
+            (None, true) => vec![Setting::replications(quick_reps)],
             (None, false) => vec![],
         }
     };
@@ -95,14 +107,14 @@ pub fn cases(id: &str, root: &Path, quick: bool, replications: Option<u32>) -> R
         "makarem-rto" => {
             let mut sets = reps(2);
             if quick {
-                sets.push("samples=20000".into());
+                sets.push(set("samples", 20_000_i64)?);
             }
             plain(files_in(root, "makarem/rtt-trace")?, &sets)
         }
         "makarem-rate" => {
             let mut sets = reps(1);
             if quick {
-                sets.push("duration_ms=1800000".into());
+                sets.push(set("duration_ms", 1_800_000_i64)?);
             }
             let mut out = vec![Case {
                 name: "makarem/residual-instantaneous".into(),
@@ -112,9 +124,9 @@ pub fn cases(id: &str, root: &Path, quick: bool, replications: Option<u32>) -> R
             }];
             for m in low_variability_points() {
                 let mut s = sets.clone();
-                s.push(format!("min_rate_pps={}", fmt_point((m - 0.1).max(0.0))));
-                s.push(format!("max_rate_pps={}", fmt_point(m + 0.1)));
-                s.push(format!("name=\"makarem/low-variability@m={}\"", fmt_point(m)));
+                s.push(set("min_rate_pps", point_value((m - 0.1).max(0.0)))?);
+                s.push(set("max_rate_pps", point_value(m + 0.1))?);
+                s.push(set("name", format!("makarem/low-variability@m={}", fmt_point(m)))?);
                 out.push(Case {
                     name: format!("makarem/low-variability@m={}", fmt_point(m)),
                     file: "makarem/residual-low-variability.toml".into(),
@@ -124,9 +136,9 @@ pub fn cases(id: &str, root: &Path, quick: bool, replications: Option<u32>) -> R
             }
             for w in high_variability_points() {
                 let mut s = sets.clone();
-                s.push(format!("min_rate_pps={}", fmt_point((1.0 - w).max(0.0))));
-                s.push(format!("max_rate_pps={}", fmt_point(1.0 + w)));
-                s.push(format!("name=\"makarem/high-variability@w={}\"", fmt_point(w)));
+                s.push(set("min_rate_pps", point_value((1.0 - w).max(0.0)))?);
+                s.push(set("max_rate_pps", point_value(1.0 + w))?);
+                s.push(set("name", format!("makarem/high-variability@w={}", fmt_point(w)))?);
                 out.push(Case {
                     name: format!("makarem/high-variability@w={}", fmt_point(w)),
                     file: "makarem/residual-high-variability.toml".into(),

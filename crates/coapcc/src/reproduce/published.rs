@@ -4,8 +4,7 @@
 use serde::Deserialize;
 
 /// One experiment's data file.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug)]
 pub struct Published {
     /// Experiment id (`fasor`, …).
     pub experiment: String,
@@ -16,11 +15,23 @@ pub struct Published {
     /// The seed file the numbers come from.
     pub seed: String,
     /// Their figures we reproduce.
-    #[serde(default, rename = "figure")]
     pub figures: Vec<FigureSpec>,
-    /// Their claims.
-    #[serde(default, rename = "claim")]
+    /// Their claims, each checked into a [`Metric`] and a [`Check`].
     pub claims: Vec<Claim>,
+}
+
+/// The file as written, claims not yet checked (so that an error can name the claim).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPublished {
+    experiment: String,
+    title: String,
+    paper: String,
+    seed: String,
+    #[serde(default, rename = "figure")]
+    figures: Vec<FigureSpec>,
+    #[serde(default, rename = "claim")]
+    claims: Vec<toml::Table>,
 }
 
 /// One of their figures.
@@ -48,9 +59,8 @@ pub struct FigureSpec {
     pub note: Option<String>,
 }
 
-/// One published claim and how to check it.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// One published claim and how to check it (`data/published/README.md`, `[[claim]]`).
+#[derive(Clone, Debug)]
 pub struct Claim {
     /// Unique id.
     pub id: String,
@@ -58,66 +68,570 @@ pub struct Claim {
     pub text: String,
     /// Where it is published (section, figure or table, page).
     pub source: String,
-    /// The metric that gives our number.
-    pub metric: String,
-    /// The case it is about.
-    #[serde(default)]
-    pub case: Option<String>,
-    /// Several cases (`unnecessary_reduction_max`).
-    #[serde(default)]
-    pub cases: Vec<String>,
-    /// A sweep (`goodput_slope`, …).
-    #[serde(default)]
-    pub sweep: Option<String>,
-    /// First algorithm.
-    #[serde(default)]
-    pub a: Option<String>,
-    /// Second algorithm.
-    #[serde(default)]
-    pub b: Option<String>,
-    /// Several algorithms (`fct_median_spread`).
-    #[serde(default)]
-    pub algorithms: Vec<String>,
-    /// Algorithms to compare against (`*_min` metrics).
-    #[serde(default)]
-    pub against: Vec<String>,
-    /// Algorithm pairs (`unnecessary_reduction_max_pairs`).
-    #[serde(default)]
-    pub pairs: Vec<[String; 2]>,
-    /// Sweep metrics: keep only sweep points whose mean ResBW lies in this range.
-    #[serde(default)]
-    pub resbw_range: Option<[f64; 2]>,
+    /// The metric that gives our number, with where and of which algorithms it is measured.
+    pub metric: Metric,
     /// The published value (fractions, not percentages).
     pub published: f64,
     /// The text states a direction or equality but no number: `published` is a marker.
-    #[serde(default)]
     pub qualitative: bool,
     /// The words stating it, verbatim.
-    #[serde(default)]
     pub quote: Option<String>,
     /// How a published number was computed from an expression the text gives.
-    #[serde(default)]
     pub derivation: Option<String>,
     /// The seed file, when it differs from the file's.
-    #[serde(default)]
     pub seed: Option<String>,
-    /// `ratio`, `sign`, `at_most`, `at_least`, `within`.
-    pub check: String,
-    /// For `ratio`: the accepted range of ours/published (default [0.5, 2]).
-    #[serde(default)]
-    pub range: Option<[f64; 2]>,
-    /// For `at_most` / `at_least`.
-    #[serde(default)]
-    pub value: Option<f64>,
-    /// For `within`.
-    #[serde(default)]
-    pub tolerance: Option<f64>,
+    /// How our number is judged against the published one.
+    pub check: Check,
     /// Definition of a metric not in the standard list.
-    #[serde(default)]
     pub definition: Option<String>,
     /// A note shown with the claim.
-    #[serde(default)]
     pub note: Option<String>,
+}
+
+/// The keys of a claim that are neither its metric's nor its check's.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ClaimText {
+    id: String,
+    text: String,
+    source: String,
+    published: f64,
+    #[serde(default)]
+    qualitative: bool,
+    #[serde(default)]
+    quote: Option<String>,
+    #[serde(default)]
+    derivation: Option<String>,
+    #[serde(default)]
+    seed: Option<String>,
+    #[serde(default)]
+    definition: Option<String>,
+    #[serde(default)]
+    note: Option<String>,
+}
+
+const TEXT_KEYS: &[&str] =
+    &["id", "text", "source", "published", "qualitative", "quote", "derivation", "seed", "definition", "note"];
+const CHECK_KEYS: &[&str] = &["check", "range", "value", "tolerance"];
+
+/// How a claim's verdict is reached (`data/published/README.md`, Checks), tagged by `check`.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[serde(tag = "check", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Check {
+    /// Holds if ours/published lies in `range`.
+    Ratio {
+        /// The accepted range of ours/published (default [0.5, 2]).
+        #[serde(default)]
+        range: Option<[f64; 2]>,
+    },
+    /// Holds if ours has the sign of `published` (0 has none). (A struct variant, so that a
+    /// key it does not take is rejected.)
+    Sign {},
+    /// Holds if ours ≤ `value`.
+    AtMost {
+        /// The bound.
+        value: f64,
+    },
+    /// Holds if ours ≥ `value`.
+    AtLeast {
+        /// The bound.
+        value: f64,
+    },
+    /// Holds if |ours − published| ≤ `tolerance`.
+    Within {
+        /// The tolerance.
+        tolerance: f64,
+    },
+}
+
+/// A base quantity of one algorithm: per case (`fct_median` …) or over a sweep (`goodput_slope` …).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quantity {
+    /// Median FCT, s.
+    FctMedian,
+    /// 90th minus 10th percentile of FCT, s.
+    FctP10P90,
+    /// Median unnecessary retransmissions per flow.
+    UnnecessaryMedian,
+    /// Median retransmissions per flow.
+    RetransmissionsMedian,
+    /// Median expired RTOs per flow.
+    ExpiredRtoMedian,
+    /// Median CoAP RTT, s.
+    RttMedian,
+    /// Mean goodput, messages/s.
+    Goodput,
+    /// Loss ratio.
+    LossRatio,
+    /// Lost / delivered packets.
+    Overhead,
+    /// RMSE of the RTO against the RTT, ms (trace rows).
+    RmseMs,
+    /// Spurious timeouts (trace rows).
+    Spurious,
+    /// Least-squares slope of goodput against mean ResBW (sweep).
+    GoodputSlope,
+    /// R² of that line (sweep).
+    GoodputLinearityR2,
+    /// Mean goodput over the points with mean ResBW ≥ 0.5, or in `resbw_range` (sweep).
+    PlateauGoodput,
+    /// Mean goodput over the sweep.
+    MeanGoodput,
+    /// Largest overhead over the sweep.
+    MaxOverhead,
+    /// Mean overhead over the sweep.
+    MeanOverhead,
+}
+
+impl Quantity {
+    /// Its name in metric names.
+    pub fn name(self) -> &'static str {
+        match self {
+            Quantity::FctMedian => "fct_median",
+            Quantity::FctP10P90 => "fct_p10_p90",
+            Quantity::UnnecessaryMedian => "unnecessary_median",
+            Quantity::RetransmissionsMedian => "retransmissions_median",
+            Quantity::ExpiredRtoMedian => "expired_rto_median",
+            Quantity::RttMedian => "rtt_median",
+            Quantity::Goodput => "goodput",
+            Quantity::LossRatio => "loss_ratio",
+            Quantity::Overhead => "overhead",
+            Quantity::RmseMs => "rmse_ms",
+            Quantity::Spurious => "spurious",
+            Quantity::GoodputSlope => "goodput_slope",
+            Quantity::GoodputLinearityR2 => "goodput_linearity_r2",
+            Quantity::PlateauGoodput => "plateau_goodput",
+            Quantity::MeanGoodput => "mean_goodput",
+            Quantity::MaxOverhead => "max_overhead",
+            Quantity::MeanOverhead => "mean_overhead",
+        }
+    }
+}
+
+/// How two values of a quantity compare.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Comparison {
+    /// 1 − X(a)/X(b): > 0 iff a is lower.
+    Reduction,
+    /// X(a)/X(b) − 1: > 0 iff a is higher.
+    Gain,
+}
+
+/// Where a quantity is measured: one case, or the points of a sweep.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum At<'a> {
+    /// A case (scenario name).
+    Case(&'a str),
+    /// A sweep, optionally only the points whose mean ResBW lies in a range.
+    Sweep(&'a str, Option<[f64; 2]>),
+}
+
+fn at<'a>(case: &'a Option<String>, sweep: &'a Option<String>, resbw_range: Option<[f64; 2]>) -> At<'a> {
+    match (case, sweep) {
+        (_, Some(s)) => At::Sweep(s, resbw_range),
+        (Some(c), None) => At::Case(c),
+        // Excluded when the file loads (`Metric::validate`).
+        (None, None) => At::Case(""),
+    }
+}
+
+fn one_place(case: &Option<String>, sweep: &Option<String>, resbw_range: Option<[f64; 2]>) -> Result<(), String> {
+    match (case, sweep, resbw_range) {
+        (Some(_), Some(_), _) => Err("give `case` or `sweep`, not both".into()),
+        (None, None, _) => Err("missing field `case` (or `sweep`)".into()),
+        (Some(_), None, Some(_)) => Err("`resbw_range` needs a `sweep`".into()),
+        _ => Ok(()),
+    }
+}
+
+/// A quantity of algorithm `a` at a case or sweep.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OfOne {
+    /// The case.
+    #[serde(default)]
+    pub case: Option<String>,
+    /// Or the sweep.
+    #[serde(default)]
+    pub sweep: Option<String>,
+    /// Sweep points kept: mean ResBW in [lo, hi].
+    #[serde(default)]
+    pub resbw_range: Option<[f64; 2]>,
+    /// The algorithm.
+    pub a: String,
+}
+
+/// Algorithm `a` against algorithm `b` at a case or sweep.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Versus {
+    /// The case.
+    #[serde(default)]
+    pub case: Option<String>,
+    /// Or the sweep.
+    #[serde(default)]
+    pub sweep: Option<String>,
+    /// Sweep points kept: mean ResBW in [lo, hi].
+    #[serde(default)]
+    pub resbw_range: Option<[f64; 2]>,
+    /// The algorithm.
+    pub a: String,
+    /// The one it is compared with.
+    pub b: String,
+}
+
+/// Algorithm `a` against each of `against` (the least favourable comparison counts).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgainstAll {
+    /// The case.
+    #[serde(default)]
+    pub case: Option<String>,
+    /// Or the sweep.
+    #[serde(default)]
+    pub sweep: Option<String>,
+    /// Sweep points kept: mean ResBW in [lo, hi].
+    #[serde(default)]
+    pub resbw_range: Option<[f64; 2]>,
+    /// The algorithm.
+    pub a: String,
+    /// The ones it is compared with (at least one).
+    pub against: Vec<String>,
+}
+
+/// Algorithm `a` in the first case against itself in the second.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Between {
+    /// `[x, y]`: X(a in x) / X(a in y) − 1.
+    pub cases: [String; 2],
+    /// The algorithm.
+    pub a: String,
+}
+
+/// Several algorithms in one case.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Among {
+    /// The case.
+    pub case: String,
+    /// The algorithms.
+    pub algorithms: Vec<String>,
+}
+
+/// A sum over cases and algorithms.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Totals {
+    /// One case …
+    #[serde(default)]
+    pub case: Option<String>,
+    /// … or several.
+    #[serde(default)]
+    pub cases: Vec<String>,
+    /// The algorithms summed over.
+    pub algorithms: Vec<String>,
+}
+
+/// One pair of algorithms over several cases.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PairOver {
+    /// The cases.
+    pub cases: Vec<String>,
+    /// The algorithm.
+    pub a: String,
+    /// The one it is compared with.
+    pub b: String,
+}
+
+/// Several pairs of algorithms over several cases.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PairsOver {
+    /// The cases.
+    pub cases: Vec<String>,
+    /// `[a, b]` pairs.
+    pub pairs: Vec<[String; 2]>,
+}
+
+/// One algorithm in one case.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InCase {
+    /// The case.
+    pub case: String,
+    /// The algorithm.
+    pub a: String,
+}
+
+/// Several algorithms over a sweep.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OverSweep {
+    /// The sweep.
+    pub sweep: String,
+    /// Sweep points kept: mean ResBW in [lo, hi].
+    #[serde(default)]
+    pub resbw_range: Option<[f64; 2]>,
+    /// The algorithms.
+    pub algorithms: Vec<String>,
+}
+
+/// Two algorithms over every RTT-trace row.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rows {
+    /// The algorithm.
+    pub a: String,
+    /// The one it is compared with.
+    pub b: String,
+}
+
+/// What a metric computes, with its fields (see `evaluate::metric`).
+#[derive(Clone, Copy, Debug)]
+pub enum Kind<'a> {
+    /// A base quantity of `a`.
+    Base(Quantity, &'a OfOne),
+    /// `X_reduction` / `X_gain`: a against b.
+    Compare(Quantity, Comparison, &'a Versus),
+    /// `X_reduction_min` / `X_gain_min`: a against each of `against`, the minimum.
+    CompareMin(Quantity, Comparison, &'a AgainstAll),
+    /// `X_increase`: X(a in `cases[0]`) / X(a in `cases[1]`) − 1.
+    Increase(Quantity, &'a Between),
+    /// Max/min − 1 of the median FCTs of `algorithms`.
+    FctMedianSpread(&'a Among),
+    /// Largest loss ratio of `algorithms`.
+    LossRatioMax(&'a Among),
+    /// Largest `unnecessary_median_reduction` of a against b over the cases.
+    UnnecessaryReductionMax(&'a PairOver),
+    /// Largest `unnecessary_median_reduction` over the cases and pairs.
+    UnnecessaryReductionMaxPairs(&'a PairsOver),
+    /// Σ unnecessary retransmissions.
+    UnnecessaryTotal(&'a Totals),
+    /// Σ packets dropped by buffer overflow.
+    BufferDropsTotal(&'a Totals),
+    /// Σ unnecessary / (Σ unnecessary + Σ completed exchanges).
+    WastedCapacityFraction(&'a InCase),
+    /// Largest `max_overhead` of `algorithms`.
+    MaxOverheadOver(&'a OverSweep),
+    /// Fraction of trace rows where a's RMSE is lower.
+    RmseWins(&'a Rows),
+    /// Fraction of trace rows where a has fewer spurious timeouts.
+    SpuriousWins(&'a Rows),
+    /// Fraction of trace rows where both are lower.
+    RmseAndSpuriousWins(&'a Rows),
+}
+
+macro_rules! metrics {
+    ($( $variant:ident($shape:ty) = $name:literal => |$s:ident| $kind:expr; )*) => {
+        /// A claim's metric, tagged by `metric` (`data/published/README.md`, Metrics); each
+        /// carries the fields its metric needs, checked when the file loads.
+        #[derive(Clone, Debug, PartialEq, Deserialize)]
+        #[serde(tag = "metric")]
+        pub enum Metric {
+            $(
+                #[doc = concat!("`", $name, "`")]
+                #[serde(rename = $name)]
+                $variant($shape),
+            )*
+        }
+
+        impl Metric {
+            /// The metric's name, as in the data file.
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $( Metric::$variant(_) => $name, )*
+                }
+            }
+
+            /// What it computes.
+            pub fn kind(&self) -> Kind<'_> {
+                match self {
+                    $( Metric::$variant($s) => $kind, )*
+                }
+            }
+        }
+    };
+}
+
+use Comparison::{Gain, Reduction};
+use Quantity as Q;
+
+metrics! {
+    FctMedian(OfOne) = "fct_median" => |s| Kind::Base(Q::FctMedian, s);
+    FctP10P90(OfOne) = "fct_p10_p90" => |s| Kind::Base(Q::FctP10P90, s);
+    UnnecessaryMedian(OfOne) = "unnecessary_median" => |s| Kind::Base(Q::UnnecessaryMedian, s);
+    RetransmissionsMedian(OfOne) = "retransmissions_median" => |s| Kind::Base(Q::RetransmissionsMedian, s);
+    ExpiredRtoMedian(OfOne) = "expired_rto_median" => |s| Kind::Base(Q::ExpiredRtoMedian, s);
+    RttMedian(OfOne) = "rtt_median" => |s| Kind::Base(Q::RttMedian, s);
+    Goodput(OfOne) = "goodput" => |s| Kind::Base(Q::Goodput, s);
+    LossRatio(OfOne) = "loss_ratio" => |s| Kind::Base(Q::LossRatio, s);
+    Overhead(OfOne) = "overhead" => |s| Kind::Base(Q::Overhead, s);
+    RmseMs(OfOne) = "rmse_ms" => |s| Kind::Base(Q::RmseMs, s);
+    Spurious(OfOne) = "spurious" => |s| Kind::Base(Q::Spurious, s);
+    GoodputSlope(OfOne) = "goodput_slope" => |s| Kind::Base(Q::GoodputSlope, s);
+    GoodputLinearityR2(OfOne) = "goodput_linearity_r2" => |s| Kind::Base(Q::GoodputLinearityR2, s);
+    PlateauGoodput(OfOne) = "plateau_goodput" => |s| Kind::Base(Q::PlateauGoodput, s);
+    MeanGoodput(OfOne) = "mean_goodput" => |s| Kind::Base(Q::MeanGoodput, s);
+    MaxOverhead(OfOne) = "max_overhead" => |s| Kind::Base(Q::MaxOverhead, s);
+    MeanOverhead(OfOne) = "mean_overhead" => |s| Kind::Base(Q::MeanOverhead, s);
+    FctMedianReduction(Versus) = "fct_median_reduction" => |s| Kind::Compare(Q::FctMedian, Reduction, s);
+    UnnecessaryMedianReduction(Versus) = "unnecessary_median_reduction" => |s| Kind::Compare(Q::UnnecessaryMedian, Reduction, s);
+    RetransmissionsMedianReduction(Versus) = "retransmissions_median_reduction" => |s| Kind::Compare(Q::RetransmissionsMedian, Reduction, s);
+    ExpiredRtoMedianReduction(Versus) = "expired_rto_median_reduction" => |s| Kind::Compare(Q::ExpiredRtoMedian, Reduction, s);
+    RttMedianReduction(Versus) = "rtt_median_reduction" => |s| Kind::Compare(Q::RttMedian, Reduction, s);
+    FctP10P90Reduction(Versus) = "fct_p10_p90_reduction" => |s| Kind::Compare(Q::FctP10P90, Reduction, s);
+    OverheadReduction(Versus) = "overhead_reduction" => |s| Kind::Compare(Q::Overhead, Reduction, s);
+    MeanOverheadReduction(Versus) = "mean_overhead_reduction" => |s| Kind::Compare(Q::MeanOverhead, Reduction, s);
+    RmseMsReduction(Versus) = "rmse_ms_reduction" => |s| Kind::Compare(Q::RmseMs, Reduction, s);
+    SpuriousReduction(Versus) = "spurious_reduction" => |s| Kind::Compare(Q::Spurious, Reduction, s);
+    GoodputGain(Versus) = "goodput_gain" => |s| Kind::Compare(Q::Goodput, Gain, s);
+    MeanGoodputGain(Versus) = "mean_goodput_gain" => |s| Kind::Compare(Q::MeanGoodput, Gain, s);
+    FctMedianReductionMin(AgainstAll) = "fct_median_reduction_min" => |s| Kind::CompareMin(Q::FctMedian, Reduction, s);
+    UnnecessaryMedianReductionMin(AgainstAll) = "unnecessary_median_reduction_min" => |s| Kind::CompareMin(Q::UnnecessaryMedian, Reduction, s);
+    RttMedianReductionMin(AgainstAll) = "rtt_median_reduction_min" => |s| Kind::CompareMin(Q::RttMedian, Reduction, s);
+    OverheadReductionMin(AgainstAll) = "overhead_reduction_min" => |s| Kind::CompareMin(Q::Overhead, Reduction, s);
+    LossRatioReductionMin(AgainstAll) = "loss_ratio_reduction_min" => |s| Kind::CompareMin(Q::LossRatio, Reduction, s);
+    MeanOverheadReductionMin(AgainstAll) = "mean_overhead_reduction_min" => |s| Kind::CompareMin(Q::MeanOverhead, Reduction, s);
+    MaxOverheadReductionMin(AgainstAll) = "max_overhead_reduction_min" => |s| Kind::CompareMin(Q::MaxOverhead, Reduction, s);
+    GoodputGainMin(AgainstAll) = "goodput_gain_min" => |s| Kind::CompareMin(Q::Goodput, Gain, s);
+    GoodputSlopeGainMin(AgainstAll) = "goodput_slope_gain_min" => |s| Kind::CompareMin(Q::GoodputSlope, Gain, s);
+    FctMedianIncrease(Between) = "fct_median_increase" => |s| Kind::Increase(Q::FctMedian, s);
+    RttMedianIncrease(Between) = "rtt_median_increase" => |s| Kind::Increase(Q::RttMedian, s);
+    UnnecessaryMedianIncrease(Between) = "unnecessary_median_increase" => |s| Kind::Increase(Q::UnnecessaryMedian, s);
+    GoodputIncrease(Between) = "goodput_increase" => |s| Kind::Increase(Q::Goodput, s);
+    FctMedianSpread(Among) = "fct_median_spread" => |s| Kind::FctMedianSpread(s);
+    LossRatioMax(Among) = "loss_ratio_max" => |s| Kind::LossRatioMax(s);
+    UnnecessaryReductionMax(PairOver) = "unnecessary_reduction_max" => |s| Kind::UnnecessaryReductionMax(s);
+    UnnecessaryReductionMaxPairs(PairsOver) = "unnecessary_reduction_max_pairs" => |s| Kind::UnnecessaryReductionMaxPairs(s);
+    UnnecessaryTotal(Totals) = "unnecessary_total" => |s| Kind::UnnecessaryTotal(s);
+    BufferDropsTotal(Totals) = "buffer_drops_total" => |s| Kind::BufferDropsTotal(s);
+    WastedCapacityFraction(InCase) = "wasted_capacity_fraction" => |s| Kind::WastedCapacityFraction(s);
+    MaxOverheadOver(OverSweep) = "max_overhead_over" => |s| Kind::MaxOverheadOver(s);
+    RmseWins(Rows) = "rmse_wins" => |s| Kind::RmseWins(s);
+    SpuriousWins(Rows) = "spurious_wins" => |s| Kind::SpuriousWins(s);
+    RmseAndSpuriousWins(Rows) = "rmse_and_spurious_wins" => |s| Kind::RmseAndSpuriousWins(s);
+}
+
+impl OfOne {
+    /// Where it is measured.
+    pub fn at(&self) -> At<'_> {
+        at(&self.case, &self.sweep, self.resbw_range)
+    }
+}
+
+impl Versus {
+    /// Where it is measured.
+    pub fn at(&self) -> At<'_> {
+        at(&self.case, &self.sweep, self.resbw_range)
+    }
+}
+
+impl AgainstAll {
+    /// Where it is measured.
+    pub fn at(&self) -> At<'_> {
+        at(&self.case, &self.sweep, self.resbw_range)
+    }
+}
+
+impl Metric {
+    /// The case or sweep it is measured at, when it names one (for `claims.csv`).
+    pub fn case_or_sweep(&self) -> Option<&str> {
+        match self.kind() {
+            Kind::Base(_, s) => s.case.as_deref().or(s.sweep.as_deref()),
+            Kind::Compare(_, _, s) => s.case.as_deref().or(s.sweep.as_deref()),
+            Kind::CompareMin(_, _, s) => s.case.as_deref().or(s.sweep.as_deref()),
+            Kind::FctMedianSpread(s) | Kind::LossRatioMax(s) => Some(&s.case),
+            Kind::UnnecessaryTotal(t) | Kind::BufferDropsTotal(t) => t.case.as_deref(),
+            Kind::WastedCapacityFraction(s) => Some(&s.case),
+            Kind::MaxOverheadOver(s) => Some(&s.sweep),
+            Kind::Increase(..)
+            | Kind::UnnecessaryReductionMax(_)
+            | Kind::UnnecessaryReductionMaxPairs(_)
+            | Kind::RmseWins(_)
+            | Kind::SpuriousWins(_)
+            | Kind::RmseAndSpuriousWins(_) => None,
+        }
+    }
+
+    /// The rules serde cannot state: exactly one of `case` and `sweep`, `resbw_range` only
+    /// with a sweep, a non-empty `against`, `case` or `cases` for totals.
+    fn validate(&self) -> Result<(), String> {
+        match self.kind() {
+            Kind::Base(_, s) => one_place(&s.case, &s.sweep, s.resbw_range),
+            Kind::Compare(_, _, s) => one_place(&s.case, &s.sweep, s.resbw_range),
+            Kind::CompareMin(_, _, s) => {
+                one_place(&s.case, &s.sweep, s.resbw_range)?;
+                if s.against.is_empty() {
+                    return Err(format!("`{}` needs `against`", self.name()));
+                }
+                Ok(())
+            }
+            Kind::UnnecessaryTotal(t) | Kind::BufferDropsTotal(t) => match (&t.case, t.cases.is_empty()) {
+                (None, true) => Err("missing field `case` (or `cases`)".into()),
+                (Some(_), false) => Err("give `case` or `cases`, not both".into()),
+                _ => Ok(()),
+            },
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Checks one `[[claim]]` table into a [`Claim`]; errors name the claim's id.
+fn claim(mut table: toml::Table, index: usize) -> Result<Claim, String> {
+    let id = match table.get("id") {
+        Some(toml::Value::String(id)) => id.clone(),
+        _ => return Err(format!("claim #{}: missing field `id`", index + 1)),
+    };
+    let named = |e: String| format!("claim `{id}`: {}", e.trim_end().replace('\n', " "));
+    let mut split = |keys: &[&str]| -> toml::Table {
+        keys.iter().filter_map(|k| table.remove(*k).map(|v| (k.to_string(), v))).collect()
+    };
+    let text: ClaimText = toml::Value::Table(split(TEXT_KEYS)).try_into().map_err(|e| named(format!("{e}")))?;
+    let check: Check = toml::Value::Table(split(CHECK_KEYS)).try_into().map_err(|e| named(format!("{e}")))?;
+    // Every other key belongs to the metric; a key it does not take is an error.
+    let name = match table.get("metric") {
+        Some(toml::Value::String(m)) => format!("metric `{m}`: "),
+        _ => String::new(),
+    };
+    let metric: Metric = toml::Value::Table(table).try_into().map_err(|e| named(format!("{name}{e}")))?;
+    metric.validate().map_err(|e| named(format!("metric `{}`: {e}", metric.name())))?;
+    Ok(Claim {
+        id: text.id,
+        text: text.text,
+        source: text.source,
+        metric,
+        published: text.published,
+        qualitative: text.qualitative,
+        quote: text.quote,
+        derivation: text.derivation,
+        seed: text.seed,
+        check,
+        definition: text.definition,
+        note: text.note,
+    })
+}
+
+/// Parses a data file (`file` names it in errors): every claim is checked into its metric and
+/// check, and an error names the file and the claim's id.
+pub fn parse(text: &str, file: &str) -> Result<Published, String> {
+    let raw: RawPublished = toml::from_str(text).map_err(|e| format!("{file}: {}", e.message()))?;
+    let claims = raw
+        .claims
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| claim(t, i))
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("{file}: {e}"))?;
+    Ok(Published {
+        experiment: raw.experiment,
+        title: raw.title,
+        paper: raw.paper,
+        seed: raw.seed,
+        figures: raw.figures,
+        claims,
+    })
 }
 
 /// The data file of `experiment`, compiled in.
@@ -134,5 +648,72 @@ pub fn text_of(experiment: &str) -> Option<&'static str> {
 /// Parses the data file of `experiment`.
 pub fn load(experiment: &str) -> Result<Published, String> {
     let text = text_of(experiment).ok_or_else(|| format!("no published data for `{experiment}`"))?;
-    toml::from_str(text).map_err(|e| format!("data/published/{experiment}.toml: {}", e.message()))
+    parse(text, &format!("data/published/{experiment}.toml"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEAD: &str = "experiment = \"x\"\ntitle = \"t\"\npaper = \"p\"\nseed = \"000\"\n";
+    const GOOD: &str = "[[claim]]\nid = \"good-one\"\ntext = \"t\"\nsource = \"s\"\nmetric = \"fct_median_reduction\"\n\
+                        case = \"fasor/c\"\na = \"fasor\"\nb = \"cocoa\"\npublished = 0.05\ncheck = \"ratio\"\n";
+
+    fn claim_file(claim: &str) -> String {
+        format!("{HEAD}{GOOD}[[claim]]\nid = \"the-claim\"\ntext = \"t\"\nsource = \"s\"\npublished = 1.0\n{claim}")
+    }
+
+    fn error_of(claim: &str) -> String {
+        parse(&claim_file(claim), "data/published/x.toml").unwrap_err()
+    }
+
+    #[test]
+    fn every_data_file_loads_with_typed_metrics_and_checks() {
+        for e in ["fasor", "full-backoff", "makarem-rto", "makarem-rate"] {
+            let p = load(e).unwrap_or_else(|err| panic!("{err}"));
+            assert!(!p.claims.is_empty(), "{e}");
+        }
+        let p = parse(&format!("{HEAD}{GOOD}"), "x.toml").unwrap();
+        let c = &p.claims[0];
+        assert_eq!((c.metric.name(), c.metric.case_or_sweep()), ("fct_median_reduction", Some("fasor/c")));
+        assert!(
+            matches!(c.metric.kind(), Kind::Compare(Quantity::FctMedian, Comparison::Reduction, v) if v.b == "cocoa")
+        );
+        assert_eq!(c.check, Check::Ratio { range: None });
+    }
+
+    #[test]
+    fn a_wrong_metric_name_is_rejected_naming_the_file_and_the_claim() {
+        let e = error_of("metric = \"fct_medain_reduction\"\ncase = \"c\"\na = \"x\"\nb = \"y\"\ncheck = \"sign\"\n");
+        assert!(e.starts_with("data/published/x.toml: claim `the-claim`:"), "{e}");
+        assert!(e.contains("fct_medain_reduction") && e.contains("fct_median_reduction"), "lists the valid names: {e}");
+    }
+
+    #[test]
+    fn a_missing_field_is_rejected_naming_the_claim_and_the_field() {
+        let e = error_of("metric = \"fct_median_reduction\"\ncase = \"c\"\na = \"x\"\ncheck = \"sign\"\n");
+        assert!(e.contains("claim `the-claim`") && e.contains("missing field `b`"), "{e}");
+        let e =
+            error_of("metric = \"fct_median_reduction\"\ncase = \"c\"\na = \"x\"\nb = \"y\"\ncheck = \"at_most\"\n");
+        assert!(e.contains("claim `the-claim`") && e.contains("missing field `value`"), "{e}");
+        let e = error_of("metric = \"goodput_slope\"\na = \"x\"\ncheck = \"sign\"\n");
+        assert!(e.contains("claim `the-claim`") && e.contains("`case` (or `sweep`)"), "{e}");
+    }
+
+    #[test]
+    fn a_key_the_metric_does_not_take_is_rejected_naming_the_claim() {
+        let e = error_of("metric = \"unnecessary_median\"\ncase = \"c\"\na = \"x\"\nb = \"y\"\ncheck = \"sign\"\n");
+        assert!(e.contains("claim `the-claim`") && e.contains("unknown field `b`"), "{e}");
+        let e = error_of("metric = \"rmse_wins\"\na = \"x\"\nb = \"y\"\ncheck = \"sign\"\ntolerance = 0.1\n");
+        assert!(e.contains("claim `the-claim`") && e.contains("tolerance"), "{e}");
+        let e = error_of("metric = \"rmse_wins\"\na = \"x\"\nb = \"y\"\ncheck = \"roughly\"\n");
+        assert!(e.contains("claim `the-claim`") && e.contains("roughly"), "{e}");
+    }
+
+    #[test]
+    fn a_claim_without_an_id_is_named_by_its_position() {
+        let text = format!("{HEAD}{GOOD}[[claim]]\ntext = \"t\"\n");
+        let e = parse(&text, "x.toml").unwrap_err();
+        assert!(e.contains("claim #2") && e.contains("`id`"), "{e}");
+    }
 }
