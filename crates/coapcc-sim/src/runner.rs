@@ -3,7 +3,7 @@
 
 use rayon::prelude::*;
 
-use crate::engine::{check_sizes, run_network};
+use crate::engine::run_network;
 use crate::metrics::RunResult;
 use crate::scenario::{Model, Scenario};
 use crate::trace::{TraceResult, run_trace};
@@ -34,9 +34,6 @@ pub fn job_count(s: &Scenario) -> usize {
 /// Runs the scenario on the current rayon pool. `progress` is called once per finished job
 /// (from worker threads).
 pub fn run_scenario(s: &Scenario, progress: &(dyn Fn() + Sync)) -> Result<Vec<AlgorithmRuns>, String> {
-    if let Model::Network { .. } = s.model {
-        check_sizes(&s.file.coap).map_err(|e| format!("{}: key `coap.mtu_bytes`: {e}", s.file.name))?;
-    }
     let reps = s.file.replications;
     let jobs: Vec<(usize, u32)> = (0..s.algorithms.len()).flat_map(|a| (0..reps).map(move |r| (a, r))).collect();
     let outputs: Vec<Result<RunOutput, String>> = jobs

@@ -32,8 +32,8 @@ fn every_scenario_file_loads_and_names_its_path_its_source_and_its_set_up() {
         assert_eq!(s.file.name, rel.to_string_lossy(), "{}: name is not the file's path", path.display());
         assert!(!s.file.description.is_empty() && !s.file.source.is_empty(), "{}", path.display());
         assert!(!s.file.algorithms.is_empty() && s.file.replications > 0, "{}", path.display());
-        if let Some(scenario::NetworkConfig::Nbiot { buffer_bytes, .. }) = &s.file.network {
-            buffers.insert(*buffer_bytes);
+        if let Some(scenario::NetworkConfig::Nbiot(c)) = &s.file.network {
+            buffers.insert(c.buffer_bytes);
         }
     }
     // testbeds.md §1: all four buffer sizes of the NB-IoT-like link have scenarios.
