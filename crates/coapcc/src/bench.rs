@@ -33,7 +33,9 @@ pub fn peak_rss_bytes() -> Option<u64> {
 
 fn load(root: &Path, rel: &str, sets: &[String]) -> Result<scenario::Scenario, CliError> {
     let sets: Vec<Setting> = sets.iter().map(|s| s.parse().map_err(CliError::usage)).collect::<Result<_, _>>()?;
-    scenario::load(&root.join(rel), &sets).map_err(|e| CliError::usage(e.to_string()))
+    let s = scenario::load(&root.join(rel), &sets).map_err(|e| CliError::usage(e.to_string()))?;
+    coapcc_sim::budget::admit(&s, 1, coapcc_sim::budget::available_bytes()).map_err(CliError::usage)?;
+    Ok(s)
 }
 
 /// Median, minimum and maximum of `xs` (not empty).
