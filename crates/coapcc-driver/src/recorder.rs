@@ -9,7 +9,7 @@
 
 use coapcc_core::{Duration, Instant};
 
-use crate::link::{DropReason, Pipeline};
+use crate::link::{DropReason, LinkSummary, Pipeline};
 use crate::metrics::{Distribution, FlowResult, RunMetrics, RunResult, SeriesPoint, jain};
 use crate::workload::Workload;
 
@@ -138,13 +138,13 @@ impl Recorder {
 
     /// The run's results: flows in order, run metrics, time series. `unnecessary(f)` is flow
     /// `f`'s count of unnecessary retransmissions (ground truth, when the driver has it);
-    /// `up` and `down` are the link pipelines.
+    /// `links` are the (uplink, downlink) pipelines when the driver runs them (a driver on a
+    /// real network without emulated links passes `None`: link figures are then NaN or 0).
     pub fn finish(
         self,
         workload: &Workload,
         unnecessary: impl Fn(u32) -> u32,
-        up: &Pipeline,
-        down: &Pipeline,
+        links: Option<(&Pipeline, &Pipeline)>,
         end: RunEnd,
     ) -> RunResult {
         let long_lived = workload.long_lived();
@@ -184,8 +184,9 @@ impl Recorder {
         }
         let secs = duration.as_secs_f64();
         let end_instant = if long_lived { end.end.unwrap_or(end.now) } else { end.now };
-        let (lu, ld) = (up.link_summary(end_instant), down.link_summary(end_instant));
-        let (ut, dt) = (up.totals(), down.totals());
+        let none = LinkSummary { utilisation: f64::NAN, mean_queueing_delay_s: f64::NAN, max_queue_bytes: 0 };
+        let (lu, ld) = links.map_or((none, none), |(u, d)| (u.link_summary(end_instant), d.link_summary(end_instant)));
+        let (ut, dt) = links.map_or_else(Default::default, |(u, d)| (u.totals(), d.totals()));
         let drops = |r: DropReason| ut.dropped.get(r).packets + dt.dropped.get(r).packets;
         let run = RunMetrics {
             duration_s: secs,
@@ -285,9 +286,8 @@ mod tests {
         for accepted in [true, true, true, false] {
             r.offered(accepted);
         }
-        let (up, down) = (empty_link(), empty_link());
         let end = RunEnd { now: at(9000), end: w.end(), events: 42 };
-        let res = r.finish(&w, |f| f, &up, &down, end);
+        let res = r.finish(&w, |f| f, None, end);
         let f0 = &res.flows[0];
         assert_eq!((f0.transmissions, f0.retransmissions, f0.unnecessary_retransmissions), (3, 1, 0));
         assert_eq!((f0.exchanges_completed, f0.exchanges_failed), (2, 0));
@@ -305,6 +305,7 @@ mod tests {
         assert_eq!(res.run.events, 42);
         assert_eq!(res.run.sim_time_s, 9.0);
         assert!(res.series.is_empty());
+        assert!(res.run.utilisation_up.is_nan() && res.run.packets_up == 0);
     }
 
     #[test]
@@ -320,11 +321,13 @@ mod tests {
             w.completed(0, at(done));
         }
         let (up, down) = (empty_link(), empty_link());
-        let res = r.finish(&w, |_| 0, &up, &down, RunEnd { now: at(7_000), end: w.end(), events: 6 });
+        let res = r.finish(&w, |_| 0, Some((&up, &down)), RunEnd { now: at(7_000), end: w.end(), events: 6 });
         assert_eq!(res.run.duration_s, 10.0);
         assert_eq!(res.series.len(), 2);
         let s: Vec<(f64, f64, f64, f64)> =
             res.series.iter().map(|p| (p.t_s, p.resbw_per_s, p.send_rate_per_s, p.success_rate_per_s)).collect();
         assert_eq!(s, [(0.0, 3.0, 0.4, 0.2), (5.0, 3.0, 0.2, 0.4)]);
+        // A pipeline without a serializer has no utilisation; nothing was offered to it.
+        assert!(res.run.utilisation_up.is_nan() && res.run.packets_up == 0 && res.run.max_queue_down_bytes == 0);
     }
 }

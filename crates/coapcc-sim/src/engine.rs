@@ -557,7 +557,7 @@ impl<'a> Sim<'a> {
         let flows = &self.flows;
         let unnecessary = |f: u32| flows.get(f as usize).map_or(0, |fl| fl.truth.total_unnecessary());
         let end = RunEnd { now: self.now, end: self.end, events: self.events };
-        self.recorder.finish(&self.workload, unnecessary, &self.up, &self.down, end)
+        self.recorder.finish(&self.workload, unnecessary, Some((&self.up, &self.down)), end)
     }
 }
 
