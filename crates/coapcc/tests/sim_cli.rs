@@ -283,3 +283,19 @@ fn a_very_long_run_announces_its_event_count_and_wall_time_before_starting() {
     assert!(err.contains("needs an estimated"), "{err}");
     assert!(!d.join("out").exists(), "nothing run or written");
 }
+
+#[test]
+fn an_algorithm_the_rtt_trace_model_cannot_feed_is_refused_at_load() {
+    let d = tmp("trace-alg");
+    let (code, out, err) = coapcc(&[
+        "sim",
+        &scenario("makarem/rtt-trace/row-01.toml"),
+        "--algorithm",
+        "uip",
+        "--out",
+        d.join("out").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("key `algorithms`: `uip`: the RTT-trace model has no RTO estimator"), "{err}");
+    assert!(out.is_empty() && !d.join("out").exists(), "nothing run or written");
+}
