@@ -15,6 +15,9 @@
 //! | events per exchange | reference case: 214 901 events for 20 000 exchanges | [`EVENTS_PER_EXCHANGE`] |
 //! | events per second and thread | `coapcc bench` reference case (README), on a loaded host | [`EVENTS_PER_SECOND`] |
 //!
+//! An RTT-trace run holds its trace ([`TRACE_BYTES_PER_SAMPLE`] per sample) and keeps its
+//! leading (RTT, RTO) pairs; one sample is one event.
+//!
 //! A long-lived run keeps a flat footprint (the exchanges it holds are bounded by the
 //! exchange lifetime); its exchange count, for the event estimate, is bounded by the link: the
 //! residual bandwidth's upper end, the faster NB-IoT rate over the smallest datagram, or for
@@ -36,6 +39,9 @@ pub const HELD_EXCHANGES_PER_FLOW: u64 = 400;
 pub const RESULT_BYTES_PER_FLOW: u64 = 350;
 /// Memory per RTT sample kept in a result, bytes.
 pub const RESULT_BYTES_PER_SAMPLE: u64 = 8;
+/// Memory per RTT-trace sample held by a running job (one `Duration`), or per (RTT, RTO) pair
+/// kept for the time series, bytes.
+pub const TRACE_BYTES_PER_SAMPLE: u64 = 16;
 /// The process before any run (code, thread stacks, scenario), bytes.
 pub const BASE_BYTES: u64 = 16 << 20;
 /// Events per exchange (reference case: 10.7).
@@ -88,9 +94,19 @@ fn saturating(x: f64) -> u64 {
 /// The estimate for scenario `s` run on `threads` threads (from the scenario alone).
 pub fn estimate(s: &Scenario, threads: usize) -> Estimate {
     let jobs = s.algorithms.len() as u64 * u64::from(s.file.replications);
-    let Model::Network { network, workload } = &s.model else {
-        // RTT-trace runs hold one trace per job: small.
-        return Estimate { bytes: BASE_BYTES, events: 0, wall_s: 0.0 };
+    let concurrent = jobs.min(threads.max(1) as u64);
+    let (network, workload) = match &s.model {
+        Model::Network { network, workload } => (network, workload),
+        Model::Trace(t) => {
+            // Each running job holds its trace; each result keeps its leading (RTT, RTO) pairs.
+            let samples = u64::from(t.samples);
+            let series = samples.min(u64::from(t.series_samples));
+            let bytes = BASE_BYTES
+                .saturating_add(concurrent.saturating_mul(samples).saturating_mul(TRACE_BYTES_PER_SAMPLE))
+                .saturating_add(jobs.saturating_mul(series).saturating_mul(TRACE_BYTES_PER_SAMPLE));
+            let events = jobs.saturating_mul(samples);
+            return Estimate { bytes, events, wall_s: events as f64 / EVENTS_PER_SECOND as f64 / concurrent as f64 };
+        }
     };
     let flows = u64::from(workload.flows);
     let exchanges = exchanges_per_run(network, flows, workload, s);
@@ -102,7 +118,6 @@ pub fn estimate(s: &Scenario, threads: usize) -> Estimate {
     let samples = exchanges.min(flows.saturating_mul(Distribution::EXACT_LIMIT as u64));
     let result =
         flows.saturating_mul(RESULT_BYTES_PER_FLOW).saturating_add(samples.saturating_mul(RESULT_BYTES_PER_SAMPLE));
-    let concurrent = jobs.min(threads.max(1) as u64);
     let bytes = BASE_BYTES.saturating_add(concurrent.saturating_mul(run)).saturating_add(jobs.saturating_mul(result));
     let events = jobs.saturating_mul(exchanges).saturating_mul(EVENTS_PER_EXCHANGE);
     let wall_s = events as f64 / EVENTS_PER_SECOND as f64 / concurrent.max(1) as f64;
@@ -139,9 +154,13 @@ fn human_bytes(b: u64) -> String {
 pub fn admit(s: &Scenario, threads: usize, available: u64) -> Result<Option<String>, String> {
     let e = estimate(s, threads);
     if e.bytes > available {
+        let keys = match s.model {
+            Model::Trace(_) => "`samples`",
+            Model::Network { .. } => "`flows`, `exchanges_per_flow`",
+        };
         return Err(format!(
-            "{}: needs an estimated {} of memory ({} bytes) but {} is available; reduce `flows`, \
-             `exchanges_per_flow`, `replications` or the algorithms (or `--jobs`)",
+            "{}: needs an estimated {} of memory ({} bytes) but {} is available; reduce {keys}, \
+             `replications` or the algorithms (or `--jobs`)",
             s.file.name,
             human_bytes(e.bytes),
             e.bytes,
@@ -194,6 +213,21 @@ mod tests {
     fn a_flow_of_a_million_exchanges_holds_only_four_hundred_at_once() {
         let e = estimate(&scenario(&["flows=1", "exchanges_per_flow=1000000", "replications=1"]), 1);
         assert_eq!(e.bytes, (16 << 20) + 6_600 + 400 * 550 + 350 + 65_536 * 8);
+    }
+
+    #[test]
+    fn an_rtt_trace_of_four_billion_samples_is_refused() {
+        let text = TEXT.replace("[network.nbiot]\nbuffer_bytes = 2500\nerrors = \"none\"\n", "").replace(
+            "[workload]\nflows = 400\nflow_type = \"continuous\"\n",
+            "[trace]\nrow = 1\nfirst = { dist = \"pareto\", shape = 4.0, scale_ms = 1000 }\nspikes = false\n",
+        );
+        let small = parse(&text, "t.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
+        assert!(admit(&small, 2, 1 << 30).is_ok());
+        let huge = parse(&text, "t.toml", &["samples=4294967295".parse().unwrap_or_else(|e: String| panic!("{e}"))])
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(estimate(&huge, 2).bytes > 2 * 4_294_967_295 * 16, "{:?}", estimate(&huge, 2));
+        let err = admit(&huge, 2, 1 << 30).unwrap_err();
+        assert!(err.contains("reduce `samples`"), "{err}");
     }
 
     #[test]
