@@ -279,7 +279,7 @@ fn a_very_long_run_announces_its_event_count_and_wall_time_before_starting() {
         d.join("out").to_str().unwrap(),
     ]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("t/good: an estimated 440000000 events, about 147 s on 1 thread(s)"), "{err}");
+    assert!(err.contains("t/good: an estimated 440000000 events, about 220 s on 1 thread(s)"), "{err}");
     assert!(err.contains("needs an estimated"), "{err}");
     assert!(!d.join("out").exists(), "nothing run or written");
 }
