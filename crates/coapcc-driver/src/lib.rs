@@ -13,15 +13,21 @@
 //! | [`scenario`] | **start here**: scenario files (TOML) checked once into a [`scenario::Scenario`]; `--set` overrides |
 //! | [`overrides`] | typed overrides of scenario keys ([`overrides::Setting`]: a key and a typed value), the API behind `--set`, `--algorithm`, `--sweep` |
 //! | [`link`] | sans-IO link stages (serialisation with a byte-limited drop-tail buffer, propagation, FIFO jitter, Gilbert–Elliott errors, token bucket, normal delay), composed per direction by a [`link::Pipeline`]; testbed presets in [`link::presets`] |
+//! | [`workload`] | what each flow's application does, as a sans-IO state machine fed by endpoint events |
+//! | [`recorder`] | per-flow and per-run numbers from endpoint events and transmit records, into a [`metrics::RunResult`] |
+//! | [`endpoints`] | scenario → endpoint configuration: request template, server response, echo mode, MTU check |
 //! | [`metrics`] | per-flow and per-run metrics, quantiles, Jain's index |
 //! | [`trace`] | the RTT traces of the RTT-trace model (Makarem Table 1) |
 //! | [`rng`] | the generator type [`rng::SimRng`], [`rng::stream_rng`] (one independent stream per consumer) and the draws the models use |
 
 #![forbid(unsafe_code)]
 
+pub mod endpoints;
 pub mod link;
 pub mod metrics;
 pub mod overrides;
+pub mod recorder;
 pub mod rng;
 pub mod scenario;
 pub mod trace;
+pub mod workload;

@@ -39,9 +39,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::link::PipelineConfig;
-use crate::link::presets::{
-    LinkErrors, nbiot_downlink_path, nbiot_uplink_path, residual_bandwidth_forward, residual_bandwidth_return,
-};
+use crate::link::presets::{NbiotConfig, residual_bandwidth_forward, residual_bandwidth_return};
 use crate::trace::TraceConfig;
 
 /// An error in a scenario: the file, the key (dotted path) and what is wrong.
@@ -81,13 +79,8 @@ impl std::error::Error for ScenarioError {}
 pub enum NetworkConfig {
     /// Testbeds §1: the NB-IoT-like asymmetric link (60/30 kbit/s, 200/400 ms, rest of path
     /// U[10, 20] ms FIFO, drop-tail buffers of `buffer_bytes` in both wireless directions,
-    /// Gilbert–Elliott errors).
-    Nbiot {
-        /// Drop-tail buffer of each wireless direction, bytes (2 500, 14 100, 28 200, 1 410 000).
-        buffer_bytes: u64,
-        /// Link errors: `none`, `medium` (≈ 10 %), `high` (≈ 18 %).
-        errors: LinkErrors,
-    },
+    /// Gilbert–Elliott errors); every number is a key ([`NbiotConfig`]).
+    Nbiot(NbiotConfig),
     /// Testbeds §2: residual bandwidth ResBW(t) ~ U(a, b) packets/s redrawn every 5 s (token
     /// bucket of one packet; a transmission finding no token is lost), RTT N(500, 10) ms,
     /// ACKs never lost.
@@ -110,9 +103,7 @@ impl NetworkConfig {
     /// The pipelines (uplink, downlink).
     pub fn pipelines(&self) -> (PipelineConfig, PipelineConfig) {
         match self {
-            NetworkConfig::Nbiot { buffer_bytes, errors } => {
-                (nbiot_uplink_path(*buffer_bytes, *errors), nbiot_downlink_path(*buffer_bytes, *errors))
-            }
+            NetworkConfig::Nbiot(c) => (c.uplink_path(), c.downlink_path()),
             NetworkConfig::Residual { min_rate_pps, max_rate_pps } => {
                 (residual_bandwidth_forward(*min_rate_pps, *max_rate_pps), residual_bandwidth_return())
             }
@@ -726,10 +717,22 @@ fn check(sf: ScenarioFile, file: &str) -> Result<Scenario, ScenarioError> {
     if sf.coap.mtu_bytes < sf.coap.ip_udp_header_bytes + 4 {
         return Err(err("coap.mtu_bytes", "must leave room for a CoAP header after the IP and UDP headers".into()));
     }
+    if matches!(model, Model::Network { .. }) {
+        // Every datagram must fit the MTU; found here, not when a run sends it.
+        crate::endpoints::check_sizes(&sf.coap).map_err(|e| err("coap.mtu_bytes", e))?;
+    }
     Ok(Scenario { file: sf, model, algorithms })
 }
 
 fn check_network(n: &NetworkConfig, file: &str) -> Result<(), ScenarioError> {
+    if let NetworkConfig::Nbiot(c) = n {
+        c.validate().map_err(|e| ScenarioError {
+            file: file.into(),
+            line: None,
+            key: Some(format!("network.nbiot.{}", e.key)),
+            problem: e.problem.to_string(),
+        })?;
+    }
     let (up, down) = n.pipelines();
     for (name, p) in [("network.uplink", up), ("network.downlink", down)] {
         p.validate().map_err(|e| ScenarioError {
@@ -850,7 +853,13 @@ mod tests {
         let s = with(&["errors=high"]).unwrap();
         assert!(matches!(
             s.model,
-            Model::Network { network: NetworkConfig::Nbiot { errors: LinkErrors::High, .. }, .. }
+            Model::Network {
+                network: NetworkConfig::Nbiot(crate::link::presets::NbiotConfig {
+                    errors: crate::link::presets::LinkErrors::High,
+                    ..
+                }),
+                ..
+            }
         ));
         let s = parse(
             NBIOT,
@@ -880,7 +889,13 @@ mod tests {
     #[test]
     fn a_dotted_override_names_its_table() {
         let s = with(&["network.nbiot.buffer_bytes=28200", "workload.nstart=2"]).unwrap();
-        assert!(matches!(s.model, Model::Network { network: NetworkConfig::Nbiot { buffer_bytes: 28200, .. }, .. }));
+        assert!(matches!(
+            s.model,
+            Model::Network {
+                network: NetworkConfig::Nbiot(crate::link::presets::NbiotConfig { buffer_bytes: 28200, .. }),
+                ..
+            }
+        ));
         assert_eq!(s.file.workload.unwrap().nstart, 2);
         let e = with(&["name.x=1"]).unwrap_err();
         assert_eq!(e.key.as_deref(), Some("name.x"), "{e}");

@@ -6,26 +6,29 @@
 //! in time order), so each packet costs one delivery event. Each client has one re-armable
 //! wake-up timer ([`TimerHeap`]): re-arming moves it, so no stale wake-ups are ever queued.
 //!
-//! Metrics come from ground truth the simulator knows: every packet carries the flow, the
-//! exchange and the copy it belongs to (never on the wire), so a retransmission can be called
-//! unnecessary when an earlier copy of the same request completed the round trip.
+//! The workload (what each flow's application does), the per-flow records and the endpoint
+//! set-up come from `coapcc-driver` ([`Workload`], [`Recorder`], [`Endpoints`]), shared with the
+//! socket driver. What only a simulator can know stays here: every packet carries the flow,
+//! the exchange and the copy it belongs to (never on the wire), so a retransmission can be
+//! called unnecessary when an earlier copy of the same request completed the round trip.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use std::sync::Arc;
 
-use coapcc_core::{AnyConfig, Duration, Instant};
-use coapcc_proto::echo::echo_mode_for;
-use coapcc_proto::message::{Payload, option};
-use coapcc_proto::{
-    AutoResponse, Code, EchoMode, Endpoint, EndpointConfig, Event, Message, MessageType, Origin, RequestId, Token,
-};
+use coapcc_core::{AnyConfig, Instant};
+use coapcc_driver::endpoints::Endpoints;
+use coapcc_driver::recorder::{Recorder, RunEnd};
+use coapcc_driver::workload::{Next, Workload};
+use coapcc_proto::{Endpoint, EndpointConfig, Event, Message, Origin};
 
-use crate::link::{DropReason, Pipeline, Stage, StageDetail};
-use crate::metrics::{Distribution, FlowResult, RunMetrics, RunResult, SeriesPoint, jain};
-use crate::rng::{SimRng, Stream, stream_rng, sub_stream, uniform_duration};
-use crate::scenario::{CoapConfig, Count, EchoChoice, FlowType, NetworkConfig, WorkloadConfig};
+use crate::link::Pipeline;
+use crate::metrics::RunResult;
+use crate::rng::{SimRng, Stream, stream_rng, sub_stream};
+use crate::scenario::{CoapConfig, NetworkConfig, WorkloadConfig};
 use crate::timers::TimerHeap;
+
+pub use coapcc_driver::endpoints::echo_for;
 
 /// A node address: the client slot (flow) and which short-lived client of that slot
 /// (random flows start a new client, as a new process with a new port would be).
@@ -159,46 +162,15 @@ impl Ledger {
     }
 }
 
+/// The simulator's side of a flow: its current client endpoint and address, its wake-up,
+/// and the ground truth of its exchanges. Progress and records live in the [`Workload`] and
+/// the [`Recorder`].
 #[derive(Debug)]
 struct Flow {
     ep: Option<Ep>,
     addr: Addr,
-    started: Option<Instant>,
-    ended: Option<Instant>,
     wake_at: Option<Instant>,
-    issued: u32,
-    finished: u32,
-    completed: u32,
-    failed: u32,
-    /// Requests handed to the current client and not finished.
-    outstanding: u32,
-    /// Random flows: exchanges the current short-lived client still has to issue.
-    client_left: u32,
-    /// Flow-wide index of the current client's first exchange: its request `RequestId(n)` is
-    /// exchange `client_base + n − 1` (a client numbers its requests 1, 2, … in issue order).
-    client_base: u32,
-    transmissions: u32,
-    retransmissions: u32,
-    rtts: Distribution,
-    expired_rto: Distribution,
     truth: Ledger,
-}
-
-impl Flow {
-    /// The flow-wide exchange index of the current client's request `id`.
-    fn exchange_of(&self, id: RequestId) -> u32 {
-        self.client_base.saturating_add(u32::try_from(id.0.saturating_sub(1)).unwrap_or(u32::MAX))
-    }
-
-    /// The current client finished request `id`: it sends no more copies of it.
-    fn finish_exchange(&mut self, id: RequestId) {
-        if let Some(t) = self.truth.get_mut(self.exchange_of(id)) {
-            t.done = true;
-            if t.in_flight == 0 {
-                self.truth.retire();
-            }
-        }
-    }
 }
 
 /// The simulation of one algorithm, one replication.
@@ -215,69 +187,16 @@ pub struct Sim<'a> {
     flows: Vec<Flow>,
     up: Pipeline,
     down: Pipeline,
-    workload: WorkloadConfig,
+    workload: Workload,
+    recorder: Recorder,
     coap: &'a CoapConfig,
     endpoint_config: EndpointConfig,
     template: Message,
     seed: u64,
     replication: u32,
-    wl_rng: SimRng,
     end: Option<Instant>,
     long_lived: bool,
     events: u64,
-    request_copies_delivered: u64,
-    request_copies_lost: u64,
-    /// Long-lived runs: per window (sends, successes, ResBW).
-    windows: Vec<(u32, u32, f64)>,
-    series_window: Duration,
-}
-
-/// The request every client sends: a CON GET with one Uri-Path option.
-fn request_template(coap: &CoapConfig) -> Message {
-    let mut m = Message {
-        mtype: MessageType::Con,
-        code: Code::GET,
-        mid: 0,
-        token: Token::EMPTY,
-        options: Default::default(),
-        payload: Default::default(),
-    };
-    for seg in coap.request_path.split('/').filter(|s| !s.is_empty()) {
-        m.add_option(option::URI_PATH, seg.as_bytes());
-    }
-    m
-}
-
-/// A payload of `len` zero bytes. Up to 2 KiB (any payload that fits a usual MTU) it borrows a
-/// static buffer, so the server's copies of it share nothing that needs counting.
-fn zero_payload(len: usize) -> Payload {
-    static ZEROS: [u8; 2048] = [0; 2048];
-    match ZEROS.get(..len) {
-        Some(z) => Payload::from_static(z),
-        None => Payload::from(vec![0u8; len]),
-    }
-}
-
-/// The echo mode for an algorithm under the scenario's choice.
-pub fn echo_for(choice: EchoChoice, algorithm: &AnyConfig) -> EchoMode {
-    match choice {
-        EchoChoice::Auto => echo_mode_for(algorithm),
-        EchoChoice::None => EchoMode::None,
-        EchoChoice::Token => EchoMode::Token,
-        EchoChoice::Option => EchoMode::Option,
-    }
-}
-
-/// The largest datagram (with IP/UDP headers) this configuration sends; `Err` when it does not
-/// fit the MTU.
-pub fn check_sizes(coap: &CoapConfig) -> Result<(), String> {
-    let req = request_template(coap).wire_len() + usize::from(coap.token_bytes) + 1 + 4;
-    let resp = 4 + usize::from(coap.token_bytes) + 1 + 4 + 1 + coap.response_payload_bytes as usize;
-    let worst = req.max(resp) + coap.ip_udp_header_bytes as usize;
-    if worst > coap.mtu_bytes as usize {
-        return Err(format!("a {worst}-byte datagram does not fit the {}-byte MTU", coap.mtu_bytes));
-    }
-    Ok(())
 }
 
 impl<'a> Sim<'a> {
@@ -293,53 +212,20 @@ impl<'a> Sim<'a> {
         let (upc, downc) = network.pipelines();
         let up = Pipeline::new(&upc, seed, replication, Stream::LinkUp(0).id()).map_err(|e| e.to_string())?;
         let down = Pipeline::new(&downc, seed, replication, Stream::LinkDown(0).id()).map_err(|e| e.to_string())?;
-        let endpoint_config = EndpointConfig {
-            echo: echo_for(coap.echo, algorithm),
-            nstart: workload.nstart,
-            token_len: coap.token_bytes,
-            // Copies are counted from `Transmit::origin`.
-            transmitted_events: false,
-            ..EndpointConfig::new(*algorithm)
-        };
-        let server_config = EndpointConfig {
-            auto_response: Some(AutoResponse {
-                code: Code::CONTENT,
-                payload: zero_payload(coap.response_payload_bytes as usize),
-            }),
-            ..endpoint_config.clone()
-        };
+        let Endpoints { client: endpoint_config, server: server_config, request: template } =
+            Endpoints::new(coap, &workload, algorithm);
         let server = Endpoint::new(server_config, stream_rng(seed, replication, Stream::Server(0).id()))
             .map_err(|e| e.to_string())?;
         let flows = (0..workload.flows)
-            .map(|i| Flow {
-                ep: None,
-                addr: Addr { node: i, incarnation: 0 },
-                started: None,
-                ended: None,
-                wake_at: None,
-                issued: 0,
-                finished: 0,
-                completed: 0,
-                failed: 0,
-                outstanding: 0,
-                client_left: 0,
-                client_base: 0,
-                transmissions: 0,
-                retransmissions: 0,
-                rtts: Distribution::new(),
-                expired_rto: Distribution::new(),
-                truth: Ledger::default(),
-            })
+            .map(|i| Flow { ep: None, addr: Addr { node: i, incarnation: 0 }, wake_at: None, truth: Ledger::default() })
             .collect();
-        let end = match workload.flow_type {
-            FlowType::LongLived => workload.duration.map(|d| Instant::ZERO + d),
-            _ => Some(Instant::ZERO + workload.time_limit),
-        };
+        let workload = Workload::new(workload, stream_rng(seed, replication, Stream::Workload(0).id()));
+        let long_lived = workload.long_lived();
         let mut sim = Sim {
             now: Instant::ZERO,
             seq: 0,
             queue: BinaryHeap::new(),
-            timers: TimerHeap::new(workload.flows as usize),
+            timers: TimerHeap::new(workload.config().flows as usize),
             packets: Vec::new(),
             free: Vec::new(),
             in_order: [InOrder::default(), InOrder::default()],
@@ -347,29 +233,21 @@ impl<'a> Sim<'a> {
             flows,
             up,
             down,
+            end: workload.end(),
+            recorder: Recorder::new(workload.config().flows, long_lived),
             workload,
             coap,
             endpoint_config,
-            template: request_template(coap),
+            template,
             seed,
             replication,
-            wl_rng: stream_rng(seed, replication, Stream::Workload(0).id()),
-            end,
-            long_lived: workload.flow_type == FlowType::LongLived,
+            long_lived,
             events: 0,
-            request_copies_delivered: 0,
-            request_copies_lost: 0,
-            windows: Vec::new(),
-            series_window: Duration::from_secs(5),
         };
-        for i in 0..sim.workload.flows {
-            // testbeds §1: flows start at uniform random offsets within the start window.
-            let offset = if sim.workload.start_window.is_zero() {
-                Duration::ZERO
-            } else {
-                uniform_duration(&mut sim.wl_rng, Duration::ZERO, sim.workload.start_window - Duration::from_nanos(1))
-            };
-            sim.push(Instant::ZERO + offset, Ev::Start(i));
+        let mut starts = Vec::with_capacity(sim.flows.len());
+        sim.workload.each_start(|f, at| starts.push((f, at)));
+        for (f, at) in starts {
+            sim.push(at, Ev::Start(f));
         }
         Ok(sim)
     }
@@ -454,77 +332,35 @@ impl<'a> Sim<'a> {
     }
 
     fn start_flow(&mut self, f: u32) {
-        let fl = &mut self.flows[f as usize];
-        fl.started = Some(self.now);
         let ep = self.new_client(f, 0);
-        let client_left = self.first_client_len();
-        let fl = &mut self.flows[f as usize];
-        fl.ep = Some(ep);
-        fl.client_left = client_left;
+        self.flows[f as usize].ep = Some(ep);
+        self.workload.start(f, self.now);
         self.pump(f);
         self.after_client(f);
     }
 
-    fn first_client_len(&mut self) -> u32 {
-        match self.workload.flow_type {
-            FlowType::Random => self.random_client_len(),
-            _ => u32::MAX,
-        }
-    }
-
-    fn random_client_len(&mut self) -> u32 {
-        // testbeds §1: each short-lived client does U{random_min..random_max} exchanges.
-        let (lo, hi) = (self.workload.random_min, self.workload.random_max);
-        lo + crate::rng::below(&mut self.wl_rng, u64::from(hi - lo + 1)) as u32
-    }
-
-    fn total(&self) -> u32 {
-        match self.workload.flow_type {
-            FlowType::LongLived => u32::MAX,
-            _ => self.workload.exchanges_per_flow,
-        }
-    }
-
-    /// Issues requests while the workload and NSTART allow.
+    /// Does what the workload asks while it asks for something: issue requests (while the
+    /// workload and NSTART allow), replace a finished short-lived client.
     fn pump(&mut self, f: u32) {
-        let total = self.total();
-        let nstart = u32::from(self.workload.nstart);
-        let count_successes = self.workload.count == Count::Successes;
         loop {
-            let fl = &mut self.flows[f as usize];
-            // testbeds §1: a flow goes on until `exchanges_per_flow` exchanges succeeded (the
-            // FASOR paper's "until 50 pairs have been successfully exchanged"); with
-            // `count = "attempts"` a failed exchange counts too.
-            let done = if count_successes { fl.completed } else { fl.completed + fl.failed };
-            if done + fl.outstanding >= total {
-                return;
-            }
-            if fl.client_left == 0 {
-                if fl.outstanding > 0 {
-                    return;
+            match self.workload.next(f) {
+                Next::Request { .. } => {
+                    let fl = &mut self.flows[f as usize];
+                    let Some(ep) = fl.ep.as_mut() else { return };
+                    ep.request(self.now, SERVER, self.template.clone());
+                    fl.truth.push();
                 }
-                // Random flows: the next short-lived client starts at once, with fresh state.
-                let incarnation = fl.addr.incarnation + 1;
-                let len = self.random_client_len();
-                let ep = self.new_client(f, incarnation);
-                let fl = &mut self.flows[f as usize];
-                fl.addr.incarnation = incarnation;
-                fl.ep = Some(ep);
-                fl.client_base = fl.issued;
-                fl.client_left = len;
-                fl.wake_at = None;
-                self.timers.clear(f);
-                continue;
+                Next::Replace { incarnation } => {
+                    // Random flows: the next short-lived client starts at once, with fresh state.
+                    let ep = self.new_client(f, incarnation);
+                    let fl = &mut self.flows[f as usize];
+                    fl.addr.incarnation = incarnation;
+                    fl.ep = Some(ep);
+                    fl.wake_at = None;
+                    self.timers.clear(f);
+                }
+                Next::Wait | Next::Done => return,
             }
-            if fl.outstanding >= nstart {
-                return;
-            }
-            let Some(ep) = fl.ep.as_mut() else { return };
-            ep.request(self.now, SERVER, self.template.clone());
-            fl.truth.push();
-            fl.issued += 1;
-            fl.outstanding += 1;
-            fl.client_left -= 1;
         }
     }
 
@@ -536,18 +372,11 @@ impl<'a> Sim<'a> {
                 progressed = true;
                 let meta = match t.origin {
                     Origin::Request { id, copy } => {
-                        let fl = &mut self.flows[f as usize];
-                        let exchange = fl.exchange_of(id);
-                        if let Some(tr) = fl.truth.get_mut(exchange) {
+                        let exchange = self.workload.exchange_of(f, id);
+                        if let Some(tr) = self.flows[f as usize].truth.get_mut(exchange) {
                             tr.copies = tr.copies.max(copy.saturating_add(1));
                         }
-                        fl.transmissions += 1;
-                        if copy > 0 {
-                            fl.retransmissions += 1;
-                        }
-                        if self.long_lived {
-                            self.window_mut().0 += 1;
-                        }
+                        self.recorder.transmitted(f, copy, self.now);
                         Meta { flow: f, exchange, copy }
                     }
                     _ => UNTRACKED,
@@ -580,52 +409,32 @@ impl<'a> Sim<'a> {
     fn client_event(&mut self, f: u32, e: Event<Addr>) {
         let now = self.now;
         match e {
-            Event::TimerExpired { timer, .. } => self.flows[f as usize].expired_rto.push(timer.as_secs_f64()),
+            Event::TimerExpired { timer, .. } => self.recorder.timer_expired(f, timer),
             Event::Completed { id, rtt, .. } => {
-                let fl = &mut self.flows[f as usize];
-                fl.rtts.push(rtt.as_secs_f64());
-                fl.finish_exchange(id);
-                fl.completed += 1;
-                if self.long_lived {
-                    self.window_mut().1 += 1;
-                }
-                self.exchange_done(f, now);
+                self.finish_exchange(f, id);
+                self.recorder.completed(f, rtt, now);
+                self.workload.completed(f, now);
+                self.pump(f);
             }
             Event::Failed { id, .. } => {
-                let fl = &mut self.flows[f as usize];
-                fl.finish_exchange(id);
-                fl.failed += 1;
-                if self.workload.count == Count::Successes {
-                    // The (short-lived) client still owes this exchange.
-                    fl.client_left = fl.client_left.saturating_add(1);
-                }
-                self.exchange_done(f, now);
+                self.finish_exchange(f, id);
+                self.workload.failed(f, now);
+                self.pump(f);
             }
             _ => {}
         }
     }
 
-    fn window_mut(&mut self) -> &mut (u32, u32, f64) {
-        let w = (self.now.as_nanos() / self.series_window.as_nanos().max(1) as u64) as usize;
-        if self.windows.len() <= w {
-            self.windows.resize(w + 1, (0, 0, f64::NAN));
+    /// The current client of flow `f` finished request `id`: it sends no more copies of it.
+    fn finish_exchange(&mut self, f: u32, id: coapcc_proto::RequestId) {
+        let exchange = self.workload.exchange_of(f, id);
+        let truth = &mut self.flows[f as usize].truth;
+        if let Some(t) = truth.get_mut(exchange) {
+            t.done = true;
+            if t.in_flight == 0 {
+                truth.retire();
+            }
         }
-        &mut self.windows[w]
-    }
-
-    fn exchange_done(&mut self, f: u32, now: Instant) {
-        let total = self.total();
-        let fl = &mut self.flows[f as usize];
-        fl.finished += 1;
-        fl.outstanding = fl.outstanding.saturating_sub(1);
-        let done = match self.workload.count {
-            Count::Successes => fl.completed,
-            Count::Attempts => fl.completed + fl.failed,
-        };
-        if done >= total && fl.ended.is_none() {
-            fl.ended = Some(now);
-        }
-        self.pump(f);
     }
 
     fn wake(&mut self, f: u32) {
@@ -674,27 +483,16 @@ impl<'a> Sim<'a> {
         let bytes = self.wire(&msg);
         let is_request = meta.exchange != u32::MAX;
         let offered = self.up.offer(self.now, bytes);
-        if self.long_lived {
-            let rate = self.up.stages().find_map(|s| match s {
-                Stage::TokenBucket(tb) => Some(tb.rate_pps()),
-                _ => None,
-            });
-            if let Some(rate) = rate {
-                self.window_mut().2 = rate;
-            }
+        if self.long_lived
+            && let Some(rate) = self.up.token_rate_pps()
+        {
+            self.recorder.link_rate(self.now, rate);
         }
-        match offered {
-            Ok(at) => {
-                if is_request {
-                    self.request_copies_delivered += 1;
-                }
-                self.schedule(0, at, Packet { from, to, msg, meta });
-            }
-            Err(_) => {
-                if is_request {
-                    self.request_copies_lost += 1;
-                }
-            }
+        if is_request {
+            self.recorder.offered(offered.is_ok());
+        }
+        if let Ok(at) = offered {
+            self.schedule(0, at, Packet { from, to, msg, meta });
         }
     }
 
@@ -756,114 +554,10 @@ impl<'a> Sim<'a> {
     }
 
     fn finish(self) -> RunResult {
-        let first_start = self.flows.iter().filter_map(|f| f.started).min().unwrap_or(Instant::ZERO);
-        let duration = match (self.long_lived, self.end) {
-            (true, Some(end)) => end - Instant::ZERO,
-            _ => self.flows.iter().filter_map(|f| f.ended).max().unwrap_or(self.now) - first_start,
-        };
-        let mut flows = Vec::with_capacity(self.flows.len());
-        let (mut completed, mut failed) = (0u64, 0u64);
-        let mut fcts = Vec::new();
-        for (i, mut f) in self.flows.into_iter().enumerate() {
-            f.rtts.shrink_to_fit();
-            f.expired_rto.shrink_to_fit();
-            let fct_s = match (f.started, f.ended) {
-                (Some(s), Some(e)) => (e - s).as_secs_f64(),
-                _ => f64::NAN,
-            };
-            if fct_s.is_finite() {
-                fcts.push(fct_s);
-            }
-            completed += u64::from(f.completed);
-            failed += u64::from(f.failed);
-            flows.push(FlowResult {
-                flow: i as u32,
-                fct_s,
-                exchanges_completed: f.completed,
-                exchanges_failed: f.failed,
-                transmissions: f.transmissions,
-                retransmissions: f.retransmissions,
-                unnecessary_retransmissions: f.truth.total_unnecessary(),
-                median_rtt_s: f.rtts.quantile(0.5),
-                rtts: f.rtts,
-                expired_rto: f.expired_rto,
-            });
-        }
-        let secs = duration.as_secs_f64();
-        let end_instant = if self.long_lived { self.end.unwrap_or(self.now) } else { self.now };
-        let util = |p: &Pipeline| {
-            p.stats()
-                .stages
-                .iter()
-                .find_map(|s| match s.detail {
-                    StageDetail::Serializer(st) => Some(st.utilisation(end_instant)),
-                    _ => None,
-                })
-                .unwrap_or(f64::NAN)
-        };
-        // Mean wait in the drop-tail buffer over the packets the serializer admitted (those that
-        // found the link idle waited zero), and the largest backlog, per direction.
-        let queue = |p: &Pipeline| {
-            let stats = p.stats();
-            stats
-                .stages
-                .iter()
-                .find_map(|s| match s.detail {
-                    StageDetail::Serializer(st) => Some((
-                        if s.passed.packets > 0 {
-                            st.queueing_delay.as_secs_f64() / s.passed.packets as f64
-                        } else {
-                            f64::NAN
-                        },
-                        st.max_occupancy_bytes,
-                    )),
-                    _ => None,
-                })
-                .unwrap_or((f64::NAN, 0))
-        };
-        let ((queue_delay_up_s, max_queue_up_bytes), (queue_delay_down_s, max_queue_down_bytes)) =
-            (queue(&self.up), queue(&self.down));
-        let (ut, dt) = (self.up.totals(), self.down.totals());
-        let drops = |r: DropReason| ut.dropped.get(r).packets + dt.dropped.get(r).packets;
-        let run = RunMetrics {
-            duration_s: secs,
-            exchanges_completed: completed,
-            exchanges_failed: failed,
-            goodput_per_s: if secs > 0.0 { completed as f64 / secs } else { f64::NAN },
-            loss_ratio: if completed + failed > 0 { failed as f64 / (completed + failed) as f64 } else { f64::NAN },
-            overhead: if self.request_copies_delivered > 0 {
-                self.request_copies_lost as f64 / self.request_copies_delivered as f64
-            } else {
-                f64::NAN
-            },
-            utilisation_up: util(&self.up),
-            utilisation_down: util(&self.down),
-            queue_delay_up_s,
-            queue_delay_down_s,
-            max_queue_up_bytes,
-            max_queue_down_bytes,
-            packets_up: ut.offered.packets,
-            packets_down: dt.offered.packets,
-            drops_buffer: drops(DropReason::Buffer),
-            drops_error: drops(DropReason::Error),
-            drops_no_token: drops(DropReason::NoToken),
-            jain_fct: jain(&fcts),
-            events: self.events,
-            sim_time_s: self.now.since_epoch().as_secs_f64(),
-        };
-        let w = self.series_window.as_secs_f64();
-        let series = self
-            .windows
-            .iter()
-            .enumerate()
-            .map(|(i, &(sends, ok, rate))| SeriesPoint {
-                t_s: i as f64 * w,
-                resbw_per_s: rate,
-                send_rate_per_s: f64::from(sends) / w,
-                success_rate_per_s: f64::from(ok) / w,
-            })
-            .collect();
-        RunResult { flows, run, series }
+        let flows = &self.flows;
+        let unnecessary = |f: u32| flows.get(f as usize).map_or(0, |fl| fl.truth.total_unnecessary());
+        let end = RunEnd { now: self.now, end: self.end, events: self.events };
+        self.recorder.finish(&self.workload, unnecessary, Some((&self.up, &self.down)), end)
     }
 }
 
@@ -882,8 +576,8 @@ pub fn run_network(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::CoapConfig;
-    use coapcc_core::Ratio;
+    use crate::scenario::{CoapConfig, Count, FlowType};
+    use coapcc_core::{Duration, Ratio};
 
     #[test]
     fn a_long_lived_flow_keeps_only_its_open_exchanges_and_a_bounded_rtt_record() {
@@ -907,15 +601,17 @@ mod tests {
         let mut sim = Sim::new(&net, workload, &coap, &alg, 3, 0).unwrap_or_else(|e| panic!("{e}"));
         sim.run_events();
         let fl = &sim.flows[0];
+        let progress = sim.workload.flow(0).copied().unwrap_or_default();
+        let record = sim.recorder.flow(0).cloned().unwrap_or_default();
+        let finished = progress.completed + progress.failed;
         assert!(
-            fl.finished > 70_000 && fl.retransmissions > 1_000,
-            "{} exchanges, {} retransmissions",
-            fl.finished,
-            fl.retransmissions
+            finished > 70_000 && record.retransmissions > 1_000,
+            "{finished} exchanges, {} retransmissions",
+            record.retransmissions
         );
         assert!(fl.truth.open.len() <= 2, "{} exchanges still held", fl.truth.open.len());
-        assert_eq!(fl.truth.base as usize + fl.truth.open.len(), fl.issued as usize);
-        assert_eq!(fl.rtts.len(), u64::from(fl.completed));
-        assert!(!fl.rtts.is_exact(), "more RTTs than the exact limit are binned");
+        assert_eq!(fl.truth.base as usize + fl.truth.open.len(), progress.issued as usize);
+        assert_eq!(record.rtts.len(), u64::from(progress.completed));
+        assert!(!record.rtts.is_exact(), "more RTTs than the exact limit are binned");
     }
 }

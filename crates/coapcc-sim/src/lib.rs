@@ -14,12 +14,14 @@
 //! | [`engine`] | the event loop of the network models: clients, server, one pipeline per direction, ground-truth metrics |
 //! | [`multihop`] | the multihop 802.15.4 link-layer world of `multihop.md` §1 (issue 12, not yet wired into the engine): PHY, UDGM medium, CSMA, RDC, static RPL, topologies |
 //! | [`trace`] | the RTT-trace model (RMSE and spurious counts of RTO estimators) |
+//! | [`budget`] | what a scenario will cost (memory, events, wall time), estimated before it runs |
 //! | [`runner`] | every (algorithm, replication) in parallel, results in a fixed order |
 //! | [`results`] | `flows.csv`, `runs.csv`, `summary.csv`, `series.csv` and the printed summary table |
-//! | [`metrics`], [`link`], [`rng`] | re-exported from `coapcc-driver`, which both drivers share: metrics, the sans-IO link stages, the seeded random streams |
+//! | [`metrics`], [`link`], [`rng`], [`workload`], [`recorder`], [`endpoints`] | re-exported from `coapcc-driver`, which both drivers share: metrics, the sans-IO link stages, the seeded random streams, the workload state machine, the flow recorder, the endpoint set-up |
 
 #![forbid(unsafe_code)]
 
+pub mod budget;
 pub mod engine;
 pub mod multihop;
 pub mod results;
@@ -29,4 +31,4 @@ pub mod trace;
 
 // What every driver shares lives in `coapcc-driver`; re-exported so `coapcc_sim::scenario`
 // and friends keep working.
-pub use coapcc_driver::{link, metrics, rng, scenario};
+pub use coapcc_driver::{endpoints, link, metrics, recorder, rng, scenario, workload};

@@ -3,7 +3,7 @@
 
 use rayon::prelude::*;
 
-use crate::engine::{check_sizes, run_network};
+use crate::engine::run_network;
 use crate::metrics::RunResult;
 use crate::scenario::{Model, Scenario};
 use crate::trace::{TraceResult, run_trace};
@@ -31,12 +31,22 @@ pub fn job_count(s: &Scenario) -> usize {
     s.algorithms.len() * s.file.replications as usize
 }
 
+/// Checks what only the simulator knows about a loaded scenario, before anything runs: every
+/// algorithm of an RTT-trace scenario must have an RTO estimator the trace model can feed.
+/// The error names the file's scenario and the key.
+pub fn check(s: &Scenario) -> Result<(), String> {
+    if let Model::Trace(t) = &s.model {
+        for (name, config) in &s.algorithms {
+            // An empty trace builds the estimator and feeds it nothing.
+            run_trace(t, config, &[]).map_err(|e| format!("{}: key `algorithms`: `{name}`: {e}", s.file.name))?;
+        }
+    }
+    Ok(())
+}
+
 /// Runs the scenario on the current rayon pool. `progress` is called once per finished job
 /// (from worker threads).
 pub fn run_scenario(s: &Scenario, progress: &(dyn Fn() + Sync)) -> Result<Vec<AlgorithmRuns>, String> {
-    if let Model::Network { .. } = s.model {
-        check_sizes(&s.file.coap).map_err(|e| format!("{}: key `coap.mtu_bytes`: {e}", s.file.name))?;
-    }
     let reps = s.file.replications;
     let jobs: Vec<(usize, u32)> = (0..s.algorithms.len()).flat_map(|a| (0..reps).map(move |r| (a, r))).collect();
     let outputs: Vec<Result<RunOutput, String>> = jobs

@@ -150,7 +150,7 @@ fn flows_that_cannot_finish_are_cut_off_at_the_time_limit() {
 fn queue_delay_and_backlog_stay_within_what_the_buffer_allows() {
     // testbeds §1 with the 2 500-byte buffer and 100 flows: the downlink (30 kbit/s) is the
     // bottleneck; no packet can wait longer than a full buffer takes to drain.
-    let net = NetworkConfig::Nbiot { buffer_bytes: 2_500, errors: Default::default() };
+    let net = NetworkConfig::Nbiot(coapcc_sim::link::presets::NbiotConfig::testbed(2_500, Default::default()));
     let alg = AnyConfig::from_name("cocoa").unwrap();
     let r = run_network(&net, workload(100, FlowType::Continuous), &CoapConfig::default(), &alg, 5, 0).unwrap();
     let m = &r.run;

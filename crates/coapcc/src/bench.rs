@@ -36,7 +36,9 @@ fn load(root: &Path, rel: &str, sets: &[String]) -> Result<scenario::Scenario, C
         .iter()
         .map(|s| s.parse::<Setting>().map_err(|e| CliError::usage(e.to_string())))
         .collect::<Result<_, _>>()?;
-    scenario::load(&root.join(rel), &sets).map_err(|e| CliError::usage(e.to_string()))
+    let s = scenario::load(&root.join(rel), &sets).map_err(|e| CliError::usage(e.to_string()))?;
+    coapcc_sim::budget::admit(&s, 1, coapcc_sim::budget::available_bytes()).map_err(CliError::usage)?;
+    Ok(s)
 }
 
 /// Median, minimum and maximum of `xs` (not empty).

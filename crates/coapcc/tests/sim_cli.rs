@@ -275,3 +275,96 @@ fn samples_csv_holds_every_rtt_of_each_flow_and_its_median_is_the_flows() {
     assert_eq!(code, 0);
     assert!(!out2.join("samples.csv").exists());
 }
+
+#[test]
+fn a_response_larger_than_the_mtu_is_a_configuration_error_found_at_load() {
+    assert_scenario_error(
+        &format!("{GOOD}[coap]\nresponse_payload_bytes = 400\n"),
+        &["coap.mtu_bytes", "a 440-byte datagram does not fit the 296-byte MTU"],
+    );
+}
+
+#[test]
+fn an_nbiot_rate_is_a_key_of_the_preset_and_lands_in_the_resolved_scenario() {
+    let d = tmp("nbiot-key");
+    let f = d.join("good.toml");
+    std::fs::write(&f, GOOD).unwrap();
+    let out = d.join("out");
+    let (code, _, err) = coapcc(&[
+        "sim",
+        f.to_str().unwrap(),
+        "--set",
+        "network.nbiot.downlink_kbps=20",
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let resolved = std::fs::read_to_string(out.join("scenario.toml")).unwrap();
+    assert!(resolved.contains("downlink_kbps = 20\n") && resolved.contains("uplink_kbps = 60\n"), "{resolved}");
+    let (code, _, err) = coapcc(&["sim", f.to_str().unwrap(), "--set", "network.nbiot.downlink_kbps=0.0001"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("key `network.nbiot.downlink_kbps`"), "{err}");
+}
+
+#[test]
+fn a_scenario_too_large_for_the_machine_is_refused_with_its_estimate_before_allocating() {
+    // Without the estimate this aborts in a 6-terabyte allocation (exit 134).
+    let d = tmp("huge");
+    let (code, out, err) = coapcc(&[
+        "sim",
+        &scenario("fasor/400-flows-infinite-buffer-continuous.toml"),
+        "--set",
+        "flows=4294967295",
+        "--out",
+        d.join("out").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    assert!(
+        err.contains("needs an estimated") && err.contains("TiB of memory") && err.contains("is available"),
+        "{err}"
+    );
+    assert!(out.is_empty() && !d.join("out").exists(), "nothing run or written");
+}
+
+#[test]
+fn a_very_long_run_announces_its_event_count_and_wall_time_before_starting() {
+    // The long scenario is announced while every scenario is checked; the second one is
+    // refused, so nothing runs.
+    let d = tmp("long");
+    let f = d.join("good.toml");
+    std::fs::write(&f, GOOD).unwrap();
+    let (code, _, err) = coapcc(&[
+        "sim",
+        f.to_str().unwrap(),
+        "--sweep",
+        "flows=400,4294967295",
+        "--set",
+        "exchanges_per_flow=100000",
+        "--jobs",
+        "1",
+        "--out",
+        d.join("out").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("t/good: an estimated 440000000 events, about 220 s on 1 thread(s)"), "{err}");
+    assert!(err.contains("needs an estimated"), "{err}");
+    assert!(!d.join("out").exists(), "nothing run or written");
+}
+
+#[test]
+fn an_algorithm_the_rtt_trace_model_cannot_feed_is_refused_at_load() {
+    let d = tmp("trace-alg");
+    let (code, out, err) = coapcc(&[
+        "sim",
+        &scenario("makarem/rtt-trace/row-01.toml"),
+        "--algorithm",
+        "uip",
+        "--out",
+        d.join("out").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("key `algorithms`: `uip`: the RTT-trace model has no RTO estimator"), "{err}");
+    assert!(out.is_empty() && !d.join("out").exists(), "nothing run or written");
+}

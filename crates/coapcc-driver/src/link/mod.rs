@@ -59,7 +59,7 @@ use crate::rng::SimRng;
 pub use fifo_jitter::{FifoJitter, FifoJitterConfig, FifoJitterStats};
 pub use gilbert_elliott::{GeState, GilbertElliott, GilbertElliottConfig, GilbertElliottStats};
 pub use normal_delay::{NormalDelay, NormalDelayConfig};
-pub use pipeline::{DropCounts, Pipeline, PipelineConfig, PipelineStats, PipelineTotals};
+pub use pipeline::{DropCounts, LinkSummary, Pipeline, PipelineConfig, PipelineStats, PipelineTotals};
 pub use propagation::{Propagation, PropagationConfig};
 pub use serializer::{Serializer, SerializerConfig, SerializerStats, serialization_time};
 pub use token_bucket::{TokenBucket, TokenBucketConfig, TokenBucketStats};

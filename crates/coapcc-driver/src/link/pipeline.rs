@@ -3,7 +3,7 @@
 use coapcc_core::config::ConfigError;
 use coapcc_core::{Duration, Instant};
 
-use super::{Counter, DropReason, Stage, StageConfig, StageStats};
+use super::{Counter, DropReason, Stage, StageConfig, StageDetail, StageStats};
 use crate::rng::{SimRng, stream_rng, sub_stream};
 
 /// The stages of one direction, in the order a packet meets them.
@@ -134,6 +134,19 @@ pub struct PipelineStats {
     pub stages: Vec<StageStats>,
 }
 
+/// A direction's bottleneck figures for run reports, from its first serializer stage (NaN and
+/// zero when it has none).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LinkSummary {
+    /// Fraction of the time until the run's end the serializer was busy, in [0, 1].
+    pub utilisation: f64,
+    /// Mean wait in the drop-tail buffer over the packets the serializer admitted (those that
+    /// found the link idle waited zero), seconds.
+    pub mean_queueing_delay_s: f64,
+    /// The largest backlog, bytes.
+    pub max_queue_bytes: u64,
+}
+
 /// A stage with its drop counter (what passed is derived: what reached it minus what it dropped).
 #[derive(Clone, Debug)]
 struct Slot {
@@ -234,6 +247,37 @@ impl Pipeline {
             })
             .collect();
         PipelineStats { totals: self.totals(), stages }
+    }
+
+    /// The serializer figures of a run that ended at `end` (see [`LinkSummary`]).
+    pub fn link_summary(&self, end: Instant) -> LinkSummary {
+        let stats = self.stats();
+        stats
+            .stages
+            .iter()
+            .find_map(|s| match s.detail {
+                StageDetail::Serializer(st) => Some(LinkSummary {
+                    utilisation: st.utilisation(end),
+                    mean_queueing_delay_s: if s.passed.packets > 0 {
+                        st.queueing_delay.as_secs_f64() / s.passed.packets as f64
+                    } else {
+                        f64::NAN
+                    },
+                    max_queue_bytes: st.max_occupancy_bytes,
+                }),
+                _ => None,
+            })
+            .unwrap_or(LinkSummary { utilisation: f64::NAN, mean_queueing_delay_s: f64::NAN, max_queue_bytes: 0 })
+    }
+
+    /// The current rate of the first token-bucket stage, packets per second (the residual
+    /// bandwidth of testbeds §2), if there is one.
+    #[inline]
+    pub fn token_rate_pps(&self) -> Option<f64> {
+        self.slots.iter().find_map(|s| match &s.stage {
+            Stage::TokenBucket(tb) => Some(tb.rate_pps()),
+            _ => None,
+        })
     }
 
     /// The stages, in order.

@@ -22,6 +22,7 @@
 //! of the N(500 ms, 10 ms) RTT; return: the other half, never lost
 //! ([`residual_bandwidth_forward`], [`residual_bandwidth_return`]).
 
+use coapcc_core::config::ConfigError;
 use coapcc_core::{Duration, Ratio};
 
 use super::{
@@ -119,6 +120,166 @@ pub fn nbiot_downlink_path(buffer_bytes: u64, errors: LinkErrors) -> PipelineCon
     rest_of_path().then(nbiot_wireless_downlink(buffer_bytes, errors))
 }
 
+/// Testbeds §1 with every number a key (`[network.nbiot]`): rates, propagation delays, the
+/// rest-of-path delay range, the buffer and the Gilbert–Elliott error model. Every key but
+/// `buffer_bytes` and `errors` defaults to the testbed's value, so a scenario that leaves them
+/// out runs the testbed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NbiotConfig {
+    /// Drop-tail buffer of each wireless direction, bytes (2 500, 14 100, 28 200, 1 410 000).
+    pub buffer_bytes: u64,
+    /// Link errors: `none`, `medium` (≈ 10 %), `high` (≈ 18 %); the `errors_*` keys refine it.
+    pub errors: LinkErrors,
+    /// Wireless uplink rate, kbit/s (60); must be a whole number of bit/s.
+    #[serde(default = "default_uplink_kbps")]
+    pub uplink_kbps: Ratio,
+    /// Wireless downlink rate, kbit/s (30); must be a whole number of bit/s.
+    #[serde(default = "default_downlink_kbps")]
+    pub downlink_kbps: Ratio,
+    /// Wireless uplink one-way propagation delay (200 ms).
+    #[serde(rename = "uplink_delay_ms", with = "coapcc_core::config::serde_ms", default = "default_uplink_delay")]
+    pub uplink_delay: Duration,
+    /// Wireless downlink one-way propagation delay (400 ms).
+    #[serde(rename = "downlink_delay_ms", with = "coapcc_core::config::serde_ms", default = "default_downlink_delay")]
+    pub downlink_delay: Duration,
+    /// Rest of the path, either direction: shortest one-way delay (10 ms; uniform, FIFO).
+    #[serde(rename = "rest_of_path_min_ms", with = "coapcc_core::config::serde_ms", default = "default_rest_min")]
+    pub rest_of_path_min: Duration,
+    /// Rest of the path, either direction: longest one-way delay (20 ms).
+    #[serde(rename = "rest_of_path_max_ms", with = "coapcc_core::config::serde_ms", default = "default_rest_max")]
+    pub rest_of_path_max: Duration,
+    /// Gilbert–Elliott mean sojourn in the good state (4 000 ms), both directions.
+    #[serde(rename = "errors_mean_good_ms", with = "coapcc_core::config::serde_ms", default = "default_mean_good")]
+    pub errors_mean_good: Duration,
+    /// Gilbert–Elliott mean sojourn in the bad (burst) state (1 000 ms), both directions.
+    #[serde(rename = "errors_mean_bad_ms", with = "coapcc_core::config::serde_ms", default = "default_mean_bad")]
+    pub errors_mean_bad: Duration,
+    /// Loss probability in the good state, in [0, 1]; when absent, the `errors` level's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errors_loss_good: Option<Ratio>,
+    /// Loss probability in the bad state, in [0, 1]; when absent, the `errors` level's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errors_loss_bad: Option<Ratio>,
+}
+
+fn default_uplink_kbps() -> Ratio {
+    Ratio::integer((NBIOT_UPLINK_RATE_BPS / 1000) as u32)
+}
+fn default_downlink_kbps() -> Ratio {
+    Ratio::integer((NBIOT_DOWNLINK_RATE_BPS / 1000) as u32)
+}
+fn default_uplink_delay() -> Duration {
+    NBIOT_UPLINK_DELAY
+}
+fn default_downlink_delay() -> Duration {
+    NBIOT_DOWNLINK_DELAY
+}
+fn default_rest_min() -> Duration {
+    REST_OF_PATH_DELAY.0
+}
+fn default_rest_max() -> Duration {
+    REST_OF_PATH_DELAY.1
+}
+fn default_mean_good() -> Duration {
+    GilbertElliottConfig::error_free().mean_good
+}
+fn default_mean_bad() -> Duration {
+    GilbertElliottConfig::error_free().mean_bad
+}
+
+/// A rate in kbit/s as whole bits per second (`None` when it is not one, or zero).
+fn kbps_to_bps(kbps: Ratio) -> Option<u64> {
+    let bits = u64::from(kbps.numer()) * 1000;
+    let den = u64::from(kbps.denom());
+    (den > 0 && bits % den == 0 && bits > 0).then(|| bits / den)
+}
+
+impl NbiotConfig {
+    /// The testbed with buffer `buffer_bytes` and error level `errors`.
+    pub fn testbed(buffer_bytes: u64, errors: LinkErrors) -> Self {
+        NbiotConfig {
+            buffer_bytes,
+            errors,
+            uplink_kbps: default_uplink_kbps(),
+            downlink_kbps: default_downlink_kbps(),
+            uplink_delay: NBIOT_UPLINK_DELAY,
+            downlink_delay: NBIOT_DOWNLINK_DELAY,
+            rest_of_path_min: REST_OF_PATH_DELAY.0,
+            rest_of_path_max: REST_OF_PATH_DELAY.1,
+            errors_mean_good: default_mean_good(),
+            errors_mean_bad: default_mean_bad(),
+            errors_loss_good: None,
+            errors_loss_bad: None,
+        }
+    }
+
+    /// The Gilbert–Elliott configuration of both wireless directions.
+    pub fn gilbert_elliott(&self) -> GilbertElliottConfig {
+        let level = self.errors.config();
+        GilbertElliottConfig {
+            mean_good: self.errors_mean_good,
+            mean_bad: self.errors_mean_bad,
+            loss_good: self.errors_loss_good.unwrap_or(level.loss_good),
+            loss_bad: self.errors_loss_bad.unwrap_or(level.loss_bad),
+        }
+    }
+
+    /// Checks every key (the error names it as written under `[network.nbiot]`).
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        const WHOLE: &str = "must be a positive whole number of bits per second";
+        if kbps_to_bps(self.uplink_kbps).is_none() {
+            return Err(ConfigError::new("uplink_kbps", WHOLE));
+        }
+        if kbps_to_bps(self.downlink_kbps).is_none() {
+            return Err(ConfigError::new("downlink_kbps", WHOLE));
+        }
+        if self.rest_of_path_min > self.rest_of_path_max {
+            return Err(ConfigError::new("rest_of_path_min_ms", "must not exceed rest_of_path_max_ms"));
+        }
+        self.gilbert_elliott().validate().map_err(|e| {
+            let key = match e.key {
+                "mean_good_ms" => "errors_mean_good_ms",
+                "mean_bad_ms" => "errors_mean_bad_ms",
+                "loss_good" => "errors_loss_good",
+                "loss_bad" => "errors_loss_bad",
+                other => other,
+            };
+            ConfigError::new(key, e.problem)
+        })?;
+        self.uplink_path().validate()?;
+        self.downlink_path().validate()
+    }
+
+    fn wireless(&self, kbps: Ratio, delay: Duration) -> PipelineConfig {
+        // A rate that is not whole bit/s is refused by `validate`; 0 here makes the
+        // serializer stage's own check refuse it too.
+        let rate_bps = kbps_to_bps(kbps).unwrap_or(0);
+        PipelineConfig::new([
+            StageConfig::Serializer(SerializerConfig { rate_bps, buffer_bytes: self.buffer_bytes }),
+            StageConfig::GilbertElliott(self.gilbert_elliott()),
+            StageConfig::Propagation(PropagationConfig::new(delay)),
+        ])
+    }
+
+    fn rest_of_path(&self) -> PipelineConfig {
+        PipelineConfig::new([StageConfig::FifoJitter(FifoJitterConfig::new(
+            self.rest_of_path_min,
+            self.rest_of_path_max,
+        ))])
+    }
+
+    /// Client → server: the wireless uplink, then the rest of the path.
+    pub fn uplink_path(&self) -> PipelineConfig {
+        self.wireless(self.uplink_kbps, self.uplink_delay).then(self.rest_of_path())
+    }
+
+    /// Server → client: the rest of the path, then the wireless downlink.
+    pub fn downlink_path(&self) -> PipelineConfig {
+        self.rest_of_path().then(self.wireless(self.downlink_kbps, self.downlink_delay))
+    }
+}
+
 /// Sender → receiver in testbeds §2: ResBW drawn every 5 s from U(`min_pps`, `max_pps`)
 /// packets/s with a bucket of one packet, then one half of the N(500 ms, 10 ms) RTT.
 pub fn residual_bandwidth_forward(min_pps: Ratio, max_pps: Ratio) -> PipelineConfig {
@@ -147,6 +308,41 @@ mod tests {
         }
         residual_bandwidth_forward(Ratio::new(6, 10), Ratio::ONE).validate().unwrap();
         residual_bandwidth_return().validate().unwrap();
+    }
+
+    #[test]
+    fn the_nbiot_keys_default_to_the_testbed_paths() {
+        for buffer in NBIOT_BUFFER_SIZES {
+            for errors in LinkErrors::ALL {
+                let c = NbiotConfig::testbed(buffer, errors);
+                assert_eq!(c.uplink_path(), nbiot_uplink_path(buffer, errors));
+                assert_eq!(c.downlink_path(), nbiot_downlink_path(buffer, errors));
+                c.validate().unwrap();
+            }
+        }
+    }
+
+    #[test]
+    fn an_nbiot_rate_of_12_5_kbps_is_12500_bps_and_a_fraction_of_a_bit_is_refused() {
+        let c = NbiotConfig { downlink_kbps: Ratio::new(25, 2), ..NbiotConfig::testbed(2_500, LinkErrors::None) };
+        assert_eq!(
+            c.downlink_path().stages[1],
+            StageConfig::Serializer(SerializerConfig { rate_bps: 12_500, buffer_bytes: 2_500 })
+        );
+        let bad = NbiotConfig { uplink_kbps: Ratio::new(1, 3), ..c };
+        assert_eq!(bad.validate().map_err(|e| e.key), Err("uplink_kbps"));
+        let zero = NbiotConfig { uplink_kbps: Ratio::ZERO, ..c };
+        assert_eq!(zero.validate().map_err(|e| e.key), Err("uplink_kbps"));
+    }
+
+    #[test]
+    fn an_nbiot_loss_override_replaces_only_that_probability_of_the_level() {
+        let c =
+            NbiotConfig { errors_loss_good: Some(Ratio::new(1, 10)), ..NbiotConfig::testbed(2_500, LinkErrors::High) };
+        let ge = c.gilbert_elliott();
+        assert_eq!((ge.loss_good, ge.loss_bad), (Ratio::new(1, 10), Ratio::new(4, 5)));
+        let bad = NbiotConfig { errors_loss_bad: Some(Ratio::new(3, 2)), ..c };
+        assert_eq!(bad.validate().map_err(|e| e.key), Err("errors_loss_bad"));
     }
 
     #[test]
