@@ -10,8 +10,9 @@
 use core::fmt;
 use core::time::Duration;
 
-use crate::controller::{Ack, Controller, Echo, Exchange, Retry};
+use crate::controller::{Ack, Controller, Echo};
 use crate::random::Rng;
+use crate::retransmission::{Fired, Outstanding};
 use crate::time::Instant;
 
 /// Something the harness did, in time order.
@@ -84,11 +85,10 @@ enum State {
         exchange: u32,
         at: Instant,
     },
-    /// A copy is in flight. `held`: a retransmission is due but held until that instant.
+    /// A copy is in flight, or a retransmission is held ([`Outstanding`]).
     InFlight {
         exchange: u32,
-        ex: Exchange,
-        held: Option<Instant>,
+        out: Outstanding,
     },
 }
 
@@ -156,16 +156,17 @@ impl<C: Controller> StopAndWait<C> {
         emit: &mut dyn FnMut(Event),
     ) -> Result<(), HarnessError> {
         self.advance_to(now, rng, emit);
-        let State::InFlight { exchange, ex, .. } = self.state else {
+        let State::InFlight { exchange, out } = self.state else {
             return Err(HarnessError::NothingToAck);
         };
+        let ex = out.exchange();
         let sent = u16::from(ex.retransmissions()) + 1;
         let echo = match copy {
             None => None,
             Some(k) if k < sent => Some(Echo { copy: k as u8, sent: self.sent[k as usize] }),
             Some(k) => return Err(HarnessError::CopyNotSent { copy: k, sent }),
         };
-        self.ctrl.on_ack(self.now, &ex, &Ack { echo });
+        self.ctrl.on_ack(self.now, ex, &Ack { echo });
         self.state = State::Idle;
         emit(Event::Ack { at: self.now, exchange, copy: echo.map(|e| e.copy), rto: self.ctrl.rto(self.now) });
         Ok(())
@@ -176,8 +177,7 @@ impl<C: Controller> StopAndWait<C> {
         match self.state {
             State::Idle => None,
             State::Held { at, .. } => Some(at),
-            State::InFlight { held: Some(at), .. } => Some(at),
-            State::InFlight { ex, .. } => Some(ex.deadline()),
+            State::InFlight { out, .. } => Some(out.wake_at()),
         }
     }
 
@@ -198,37 +198,26 @@ impl<C: Controller> StopAndWait<C> {
         match self.state {
             State::Idle => {}
             State::Held { exchange, .. } => self.transmit_original(exchange, rng, emit),
-            State::InFlight { exchange, mut ex, held: Some(_) } => self.transmit_copy(exchange, &mut ex, rng, emit),
-            State::InFlight { exchange, mut ex, held: None } => match self.ctrl.on_timeout(self.now, &mut ex) {
-                Retry::GiveUp => {
+            State::InFlight { exchange, mut out } => match out.fire(&mut self.ctrl, self.now, rng) {
+                Fired::GaveUp => {
                     self.state = State::Idle;
                     emit(Event::GiveUp { at: self.now, exchange });
                 }
-                Retry::Retransmit => {
-                    let at = self.ctrl.earliest_send(self.now);
-                    if at <= self.now {
-                        self.transmit_copy(exchange, &mut ex, rng, emit);
-                    } else {
-                        self.state = State::InFlight { exchange, ex, held: Some(at) };
-                    }
+                Fired::Held { .. } => self.state = State::InFlight { exchange, out },
+                Fired::Sent { copy, timer } => {
+                    self.sent[copy as usize] = self.now;
+                    self.state = State::InFlight { exchange, out };
+                    emit(Event::Transmit { at: self.now, exchange, copy, timer });
                 }
             },
         }
     }
 
     fn transmit_original(&mut self, exchange: u32, rng: &mut dyn Rng, emit: &mut dyn FnMut(Event)) {
-        let ex = self.ctrl.start(self.now, 0, rng);
+        let out = Outstanding::start(&mut self.ctrl, self.now, 0, rng);
         self.sent[0] = self.now;
-        self.state = State::InFlight { exchange, ex, held: None };
-        emit(Event::Transmit { at: self.now, exchange, copy: 0, timer: ex.timer() });
-    }
-
-    fn transmit_copy(&mut self, exchange: u32, ex: &mut Exchange, rng: &mut dyn Rng, emit: &mut dyn FnMut(Event)) {
-        let timer = self.ctrl.retransmit(self.now, ex, rng);
-        let copy = ex.retransmissions();
-        self.sent[copy as usize] = self.now;
-        self.state = State::InFlight { exchange, ex: *ex, held: None };
-        emit(Event::Transmit { at: self.now, exchange, copy, timer });
+        self.state = State::InFlight { exchange, out };
+        emit(Event::Transmit { at: self.now, exchange, copy: 0, timer: out.exchange().timer() });
     }
 }
 

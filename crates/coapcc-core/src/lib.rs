@@ -15,6 +15,7 @@
 //! | [`controller`] | **start here**: the [`Controller`] trait, the [`Exchange`] record, [`Ack`], [`Retry`] |
 //! | [`registry`] | algorithm names (`cocoa-plus`, …), [`AnyConfig`] and [`AnyController`] (static dispatch) |
 //! | [`algorithms`] | one file per algorithm, each with its config (`Default` = the source's values) |
+//! | [`retransmission`] | [`Outstanding`](retransmission::Outstanding): the one hold / retransmit / give-up state machine every driver uses |
 //! | [`harness`] | [`StopAndWait`](harness::StopAndWait): a tiny driver for one destination (replay, tests) |
 //! | [`estimator`] | the RFC 6298 estimator shared by CoCoA, FASOR and others |
 //! | [`time`], [`ratio`] | [`Instant`], saturating duration helpers, exact rational factors |
@@ -45,6 +46,7 @@ pub mod params;
 pub mod random;
 pub mod ratio;
 pub mod registry;
+pub mod retransmission;
 pub mod time;
 
 pub use config::ConfigError;

@@ -32,7 +32,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use coapcc_core::random::Rng;
-use coapcc_core::{Ack, AnyConfig, AnyController, Controller, Echo, Exchange, Instant, Retry};
+use coapcc_core::retransmission::{self, Fired};
+use coapcc_core::{Ack, AnyConfig, AnyController, Controller, Echo, Instant};
 use rustc_hash::FxHashMap;
 
 use crate::codec;
@@ -242,15 +243,14 @@ struct Outstanding {
     id: RequestId,
     token: Token,
     msg: Arc<Message>,
-    ex: Exchange,
+    /// The exchange and its hold / retransmit / give-up state (shared with the harness).
+    rt: retransmission::Outstanding,
     sent: smallvec::SmallVec<[Instant; 4]>,
-    /// A retransmission is due but held by a rate-based controller until this instant.
-    held: Option<Instant>,
 }
 
 impl Outstanding {
     fn wake_at(&self) -> Instant {
-        self.held.unwrap_or_else(|| self.ex.deadline())
+        self.rt.wake_at()
     }
 }
 
@@ -505,12 +505,8 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
                 .enumerate()
                 .filter(|(_, o)| o.wake_at() <= now)
                 .min_by_key(|(_, o)| o.wake_at());
-            if let Some((i, o)) = due {
-                if o.held.is_some() {
-                    self.send_copy(now, to, i);
-                } else {
-                    self.expire(now, to, i);
-                }
+            if let Some((i, _)) = due {
+                self.fire(now, to, i);
                 continue;
             }
             if peer.release_at.is_some_and(|t| t <= now) {
@@ -522,46 +518,39 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
         }
     }
 
-    fn expire(&mut self, now: Instant, to: A, i: usize) {
+    /// The wake-up of outstanding exchange `i`: a timer expired or a held copy may leave
+    /// ([`retransmission::Outstanding::fire`] decides).
+    fn fire(&mut self, now: Instant, to: A, i: usize) {
         let Some(peer) = self.peers.get_mut(&to) else { return };
         let o = &mut peer.outstanding[i];
-        let (id, copy, timer) = (o.id, o.ex.retransmissions(), o.ex.timer());
-        self.events.push_back(Event::TimerExpired { id, to, copy, timer });
-        match peer.ctrl.on_timeout(now, &mut o.ex) {
-            Retry::GiveUp => {
+        let id = o.id;
+        if !o.rt.is_held() {
+            let ex = o.rt.exchange();
+            self.events.push_back(Event::TimerExpired { id, to, copy: ex.retransmissions(), timer: ex.timer() });
+        }
+        match o.rt.fire(&mut peer.ctrl, now, &mut self.rng) {
+            Fired::GaveUp => {
                 let o = peer.outstanding.remove(i);
-                self.events.push_back(Event::Failed { id, to, retransmissions: o.ex.retransmissions(), reset: false });
+                let retransmissions = o.rt.exchange().retransmissions();
+                self.events.push_back(Event::Failed { id, to, retransmissions, reset: false });
                 self.start_queued(now, to);
             }
-            Retry::Retransmit => {
-                let at = peer.ctrl.earliest_send(now);
-                if at <= now {
-                    self.send_copy(now, to, i);
-                } else {
-                    peer.outstanding[i].held = Some(at);
+            Fired::Held { .. } => {}
+            Fired::Sent { copy, timer } => {
+                let echo = self.config.echo;
+                o.sent.push(now);
+                if echo != EchoMode::None {
+                    // Copies differ only in their transmission number; without an echo they are identical.
+                    mark_copy(Arc::make_mut(&mut o.msg), o.token, copy, echo);
                 }
+                self.stats.transmissions += 1;
+                self.stats.retransmissions += 1;
+                if self.config.transmitted_events {
+                    self.events.push_back(Event::Transmitted { id, to, copy, timer });
+                }
+                self.transmits.push_back(Transmit { to, msg: o.msg.clone(), origin: Origin::Request { id, copy } });
             }
         }
-    }
-
-    fn send_copy(&mut self, now: Instant, to: A, i: usize) {
-        let Some(peer) = self.peers.get_mut(&to) else { return };
-        let echo = self.config.echo;
-        let o = &mut peer.outstanding[i];
-        o.held = None;
-        let timer = peer.ctrl.retransmit(now, &mut o.ex, &mut self.rng);
-        let copy = o.ex.retransmissions();
-        o.sent.push(now);
-        if echo != EchoMode::None {
-            // Copies differ only in their transmission number; without an echo they are identical.
-            mark_copy(Arc::make_mut(&mut o.msg), o.token, copy, echo);
-        }
-        self.stats.transmissions += 1;
-        self.stats.retransmissions += 1;
-        if self.config.transmitted_events {
-            self.events.push_back(Event::Transmitted { id: o.id, to, copy, timer });
-        }
-        self.transmits.push_back(Transmit { to, msg: o.msg.clone(), origin: Origin::Request { id: o.id, copy } });
     }
 
     fn start_queued(&mut self, now: Instant, to: A) {
@@ -582,14 +571,14 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
             peer.next_mid = peer.next_mid.wrapping_add(1);
             mark_copy(&mut msg, token, 0, self.config.echo);
             let in_flight = peer.outstanding.len();
-            let ex = peer.ctrl.start(now, in_flight, &mut self.rng);
+            let rt = retransmission::Outstanding::start(&mut peer.ctrl, now, in_flight, &mut self.rng);
             self.stats.transmissions += 1;
             if self.config.transmitted_events {
-                self.events.push_back(Event::Transmitted { id, to, copy: 0, timer: ex.timer() });
+                self.events.push_back(Event::Transmitted { id, to, copy: 0, timer: rt.exchange().timer() });
             }
             let msg = Arc::new(msg);
             self.transmits.push_back(Transmit { to, msg: Arc::clone(&msg), origin: Origin::Request { id, copy: 0 } });
-            peer.outstanding.push(Outstanding { id, token, msg, ex, sent: smallvec::smallvec![now], held: None });
+            peer.outstanding.push(Outstanding { id, token, msg, rt, sent: smallvec::smallvec![now] });
         }
         peer.release_at = None;
     }
@@ -613,10 +602,11 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
         }
         let echoed = if piggybacked { read_copy(&msg, o.token, echo_mode) } else { None };
         let echo = echoed
-            .filter(|c| *c <= o.ex.retransmissions())
+            .filter(|c| *c <= o.rt.exchange().retransmissions())
             .and_then(|c| o.sent.get(usize::from(c)).map(|sent| Echo { copy: c, sent: *sent }));
         let o = peer.outstanding.remove(i);
-        peer.ctrl.on_ack(now, &o.ex, &Ack { echo });
+        let ex = o.rt.exchange();
+        peer.ctrl.on_ack(now, ex, &Ack { echo });
         let response = if piggybacked {
             Some(msg)
         } else {
@@ -626,9 +616,9 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
         self.events.push_back(Event::Completed {
             id: o.id,
             to: from,
-            first_sent: o.ex.first_sent(),
-            rtt: now - o.ex.first_sent(),
-            retransmissions: o.ex.retransmissions(),
+            first_sent: ex.first_sent(),
+            rtt: now - ex.first_sent(),
+            retransmissions: ex.retransmissions(),
             echoed_copy: echo.map(|e| e.copy),
             response,
         });
@@ -648,7 +638,7 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
         self.events.push_back(Event::Failed {
             id: o.id,
             to: from,
-            retransmissions: o.ex.retransmissions(),
+            retransmissions: o.rt.exchange().retransmissions(),
             reset: true,
         });
     }
