@@ -50,8 +50,10 @@ pub mod retransmission;
 pub mod time;
 
 pub use config::ConfigError;
-pub use controller::{Ack, Controller, Echo, Exchange, ExchangeCc, Retry, TimerBounds};
+pub use controller::{Ack, Controller, Echo, Exchange, Retry, TimerBounds};
 pub use core::time::Duration;
 pub use ratio::Ratio;
-pub use registry::{ALGORITHMS, AlgorithmInfo, AnyConfig, AnyController, Exactness, Family};
+pub use registry::{
+    ALGORITHMS, AlgorithmInfo, AnyConfig, AnyController, AnyExchangeState, AnyState, Exactness, Family,
+};
 pub use time::Instant;

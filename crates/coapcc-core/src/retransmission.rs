@@ -37,20 +37,27 @@ pub enum Fired {
 }
 
 /// One exchange in flight: its record and whether its next copy is held.
+/// `X` is the algorithm's per-exchange scratch ([`Controller::ExchangeState`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Outstanding {
-    ex: Exchange,
+pub struct Outstanding<X = crate::registry::AnyExchangeState> {
+    ex: Exchange<X>,
     held: Option<Instant>,
 }
 
-impl Outstanding {
+impl<X: Copy + Default + core::fmt::Debug> Outstanding<X> {
     /// Starts an exchange whose original copy leaves at `now` (see [`Controller::start`]).
-    pub fn start<C: Controller + ?Sized>(ctrl: &mut C, now: Instant, in_flight: usize, rng: &mut dyn Rng) -> Self {
-        Outstanding { ex: ctrl.start(now, in_flight, rng), held: None }
+    pub fn start<C: Controller<ExchangeState = X> + ?Sized>(
+        ctrl: &C,
+        st: &mut C::State,
+        now: Instant,
+        in_flight: usize,
+        rng: &mut dyn Rng,
+    ) -> Self {
+        Outstanding { ex: ctrl.start(st, now, in_flight, rng), held: None }
     }
 
     /// The exchange record.
-    pub fn exchange(&self) -> &Exchange {
+    pub fn exchange(&self) -> &Exchange<X> {
         &self.ex
     }
 
@@ -67,13 +74,19 @@ impl Outstanding {
 
     /// Handles the wake-up at `now` (at or after [`Outstanding::wake_at`]): a held copy leaves;
     /// an expired timer retransmits at once, holds the copy, or gives up.
-    pub fn fire<C: Controller + ?Sized>(&mut self, ctrl: &mut C, now: Instant, rng: &mut dyn Rng) -> Fired {
+    pub fn fire<C: Controller<ExchangeState = X> + ?Sized>(
+        &mut self,
+        ctrl: &C,
+        st: &mut C::State,
+        now: Instant,
+        rng: &mut dyn Rng,
+    ) -> Fired {
         if self.held.is_none() {
-            match ctrl.on_timeout(now, &mut self.ex) {
+            match ctrl.on_timeout(st, now, &mut self.ex) {
                 Retry::GiveUp => return Fired::GaveUp,
                 Retry::Retransmit => {
                     // Rate-based controllers may ask the copy to wait (spec §8).
-                    let at = ctrl.earliest_send(now);
+                    let at = ctrl.earliest_send(st, now);
                     if at > now {
                         self.held = Some(at);
                         return Fired::Held { until: at };
@@ -82,7 +95,7 @@ impl Outstanding {
             }
         }
         self.held = None;
-        let timer = ctrl.retransmit(now, &mut self.ex, rng);
+        let timer = ctrl.retransmit(st, now, &mut self.ex, rng);
         Fired::Sent { copy: self.ex.retransmissions(), timer }
     }
 }

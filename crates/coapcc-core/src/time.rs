@@ -8,6 +8,44 @@ use core::fmt;
 use core::ops::{Add, Sub};
 use core::time::Duration;
 
+/// A duration kept in 8 bytes: whole nanoseconds in a `u64` (about 584 years), for the
+/// per-destination state of the controllers ([`core::time::Duration`] takes 16 bytes).
+/// Conversions from a longer [`Duration`] saturate.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Nanos(u64);
+
+impl Nanos {
+    /// Zero.
+    pub const ZERO: Nanos = Nanos(0);
+
+    /// `d` in whole nanoseconds, saturating at `u64::MAX` ns.
+    pub fn new(d: Duration) -> Self {
+        Nanos(nanos(d))
+    }
+
+    /// The duration.
+    pub const fn get(self) -> Duration {
+        Duration::from_nanos(self.0)
+    }
+
+    /// Whole nanoseconds.
+    pub const fn as_u64(self) -> u64 {
+        self.0
+    }
+}
+
+impl From<Duration> for Nanos {
+    fn from(d: Duration) -> Self {
+        Nanos::new(d)
+    }
+}
+
+impl From<Nanos> for Duration {
+    fn from(n: Nanos) -> Self {
+        n.get()
+    }
+}
+
 /// A point in time, in nanoseconds since an epoch the driver chooses (the simulator uses the
 /// start of the run; the UDP driver the moment its endpoint was created).
 ///

@@ -20,10 +20,12 @@
 //! `now` must never go backwards between calls. Every call is total: malformed or unexpected
 //! input is counted in [`EndpointStats`] and dropped, never a panic.
 //!
-//! One congestion controller is kept per destination ([`coapcc_core::AnyController`], built
-//! from [`EndpointConfig::algorithm`]); at most NSTART exchanges per destination are
-//! outstanding, the rest wait in a FIFO queue. Rate-based controllers may hold a copy until
-//! their `earliest_send` instant.
+//! The congestion-control algorithm ([`EndpointConfig::algorithm`], a
+//! [`coapcc_core::AnyController`] built and checked once, shared behind an `Arc` by every
+//! endpoint of a run) keeps one small [`AnyState`] per destination; at most NSTART exchanges
+//! per destination are outstanding, the rest wait in a FIFO queue. Rate-based controllers may
+//! hold a copy until their `earliest_send` instant. Holds, retransmissions and give-ups are
+//! decided by [`coapcc_core::retransmission::Outstanding`], the machine the replay harness uses.
 
 use std::collections::VecDeque;
 use std::fmt::Debug;
@@ -33,7 +35,7 @@ use std::time::Duration;
 
 use coapcc_core::random::Rng;
 use coapcc_core::retransmission::{self, Fired};
-use coapcc_core::{Ack, AnyConfig, AnyController, Controller, Echo, Instant};
+use coapcc_core::{Ack, AnyController, AnyState, Controller, Echo, Instant};
 use rustc_hash::FxHashMap;
 
 use crate::codec;
@@ -60,8 +62,9 @@ pub enum EchoMode {
 /// Endpoint configuration.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EndpointConfig {
-    /// The congestion controller built for each destination.
-    pub algorithm: AnyConfig,
+    /// The congestion-control algorithm (built and checked once, shared); each destination
+    /// gets its own state from it.
+    pub algorithm: Arc<AnyController>,
     /// NSTART: outstanding exchanges per destination (≥ 1).
     pub nstart: u16,
     /// How copies are told apart in acknowledgements.
@@ -89,7 +92,7 @@ pub struct AutoResponse {
 
 impl EndpointConfig {
     /// RFC 7252 defaults around `algorithm`: NSTART 1, no echo, 2-byte tokens, 247 s.
-    pub fn new(algorithm: AnyConfig) -> Self {
+    pub fn new(algorithm: Arc<AnyController>) -> Self {
         EndpointConfig {
             algorithm,
             nstart: 1,
@@ -256,7 +259,8 @@ impl Outstanding {
 
 #[derive(Clone, Debug)]
 struct Peer {
-    ctrl: AnyController,
+    /// The algorithm's state for this destination.
+    state: AnyState,
     outstanding: Vec<Outstanding>,
     queue: VecDeque<(RequestId, Message)>,
     /// A rate-based controller holds the next original until this instant.
@@ -345,8 +349,6 @@ struct Server<A> {
 #[derive(Debug)]
 pub struct Endpoint<A, R> {
     config: EndpointConfig,
-    /// A controller in its initial state, cloned for each new destination.
-    fresh: AnyController,
     rng: R,
     peers: PeerMap<A>,
     next_id: u64,
@@ -358,19 +360,29 @@ pub struct Endpoint<A, R> {
 }
 
 impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
-    /// A new endpoint. The configuration's algorithm must build (checked here once).
-    pub fn new(config: EndpointConfig, mut rng: R) -> Result<Self, coapcc_core::ConfigError> {
-        let fresh = config.algorithm.build()?;
+    /// A new endpoint; `nstart` and `token_len` are checked (the algorithm was checked when
+    /// it was built).
+    pub fn new(config: EndpointConfig, rng: R) -> Result<Self, coapcc_core::ConfigError> {
         if config.nstart == 0 {
             return Err(coapcc_core::ConfigError::new("nstart", "must be at least 1"));
         }
         if config.token_len > 7 {
             return Err(coapcc_core::ConfigError::new("token_len", "must be at most 7 bytes"));
         }
+        Ok(Self::unchecked(config, rng))
+    }
+
+    /// A new endpoint with this endpoint's configuration (already checked, so this cannot
+    /// fail), drawing from `rng`: no destinations, no history, fresh counters. A driver that
+    /// starts endpoints during a run (a client restarting) keeps one as a prototype.
+    pub fn renewed(&self, rng: R) -> Self {
+        Self::unchecked(self.config.clone(), rng)
+    }
+
+    fn unchecked(config: EndpointConfig, mut rng: R) -> Self {
         let next_token = rng.next_u64();
-        Ok(Endpoint {
+        Endpoint {
             config,
-            fresh,
             rng,
             peers: PeerMap::default(),
             next_id: 1,
@@ -379,7 +391,7 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
             events: VecDeque::new(),
             server: Server { seen: FxHashMap::default(), expiry: VecDeque::new() },
             stats: EndpointStats::default(),
-        })
+        }
     }
 
     /// The configuration.
@@ -392,9 +404,20 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
         self.stats
     }
 
-    /// The controller for `to`, if this endpoint has talked to it.
-    pub fn controller(&self, to: &A) -> Option<&AnyController> {
-        self.peers.get(to).map(|p| &p.ctrl)
+    /// The congestion-control algorithm.
+    pub fn algorithm(&self) -> &AnyController {
+        &self.config.algorithm
+    }
+
+    /// The algorithm's state for `to`, if this endpoint has talked to it.
+    pub fn state(&self, to: &A) -> Option<&AnyState> {
+        self.peers.get(to).map(|p| &p.state)
+    }
+
+    /// The undithered timer the algorithm would arm for the next original transmission to
+    /// `to` at `now`, where that notion applies and this endpoint has talked to `to`.
+    pub fn rto(&self, to: &A, now: Instant) -> Option<Duration> {
+        self.peers.get(to).and_then(|p| self.config.algorithm.rto(&p.state, now))
     }
 
     /// Exchanges outstanding or queued towards `to`.
@@ -412,7 +435,7 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
             // RFC 7252 §4.4: start Message IDs at a random value.
             let next_mid = (self.rng.next_u32() & 0xffff) as u16;
             let peer = Peer {
-                ctrl: self.fresh.clone(),
+                state: self.config.algorithm.new_state(),
                 outstanding: Vec::new(),
                 queue: VecDeque::new(),
                 release_at: None,
@@ -528,7 +551,7 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
             let ex = o.rt.exchange();
             self.events.push_back(Event::TimerExpired { id, to, copy: ex.retransmissions(), timer: ex.timer() });
         }
-        match o.rt.fire(&mut peer.ctrl, now, &mut self.rng) {
+        match o.rt.fire(&*self.config.algorithm, &mut peer.state, now, &mut self.rng) {
             Fired::GaveUp => {
                 let o = peer.outstanding.remove(i);
                 let retransmissions = o.rt.exchange().retransmissions();
@@ -557,7 +580,7 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
         let nstart = usize::from(self.config.nstart);
         let Some(peer) = self.peers.get_mut(&to) else { return };
         while peer.outstanding.len() < nstart && !peer.queue.is_empty() {
-            let at = peer.ctrl.earliest_send(now);
+            let at = self.config.algorithm.earliest_send(&peer.state, now);
             if at > now {
                 peer.release_at = Some(at);
                 return;
@@ -571,7 +594,13 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
             peer.next_mid = peer.next_mid.wrapping_add(1);
             mark_copy(&mut msg, token, 0, self.config.echo);
             let in_flight = peer.outstanding.len();
-            let rt = retransmission::Outstanding::start(&mut peer.ctrl, now, in_flight, &mut self.rng);
+            let rt = retransmission::Outstanding::start(
+                &*self.config.algorithm,
+                &mut peer.state,
+                now,
+                in_flight,
+                &mut self.rng,
+            );
             self.stats.transmissions += 1;
             if self.config.transmitted_events {
                 self.events.push_back(Event::Transmitted { id, to, copy: 0, timer: rt.exchange().timer() });
@@ -606,7 +635,7 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
             .and_then(|c| o.sent.get(usize::from(c)).map(|sent| Echo { copy: c, sent: *sent }));
         let o = peer.outstanding.remove(i);
         let ex = o.rt.exchange();
-        peer.ctrl.on_ack(now, ex, &Ack { echo });
+        self.config.algorithm.on_ack(&mut peer.state, now, ex, &Ack { echo });
         let response = if piggybacked {
             Some(msg)
         } else {

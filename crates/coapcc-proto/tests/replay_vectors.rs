@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use coapcc_core::registry::ConfigMapper;
-use coapcc_core::{AnyConfig, Controller, Instant};
+use coapcc_core::{AnyConfig, Instant};
 use coapcc_proto::message::{encode_uint, option};
 use coapcc_proto::{Code, EchoMode, Endpoint, EndpointConfig, Event, Message, MessageType, Token};
 use rand_core::SeedableRng;
@@ -82,7 +82,8 @@ fn ms(ns: u64) -> Value {
 /// Runs `script` through a client endpoint and returns its events as the replay's JSON objects.
 fn run(script: &str) -> Vec<Value> {
     let args = script.lines().next().and_then(|l| l.strip_prefix("# args:")).expect("# args: line");
-    let cfg = EndpointConfig { echo: EchoMode::Option, ..EndpointConfig::new(config_of(args)) };
+    let algorithm = Arc::new(config_of(args).build().expect("config builds"));
+    let cfg = EndpointConfig { echo: EchoMode::Option, ..EndpointConfig::new(algorithm) };
     let mut ep: Endpoint<u32, Pcg64Mcg> = Endpoint::new(cfg, Pcg64Mcg::seed_from_u64(0)).expect("config builds");
     let mut now = Instant::ZERO;
     let mut out = Vec::new();
@@ -105,7 +106,7 @@ fn run(script: &str) -> Vec<Value> {
                     })),
                     Event::Failed { id, .. } => out.push(json!({"t_ms": t_ms, "event": "give_up", "exchange": id.0})),
                     Event::Completed { id, echoed_copy, .. } => {
-                        let rto = ep.controller(&SERVER).and_then(|c| c.rto(now)).map(|d| ms(d.as_nanos() as u64));
+                        let rto = ep.rto(&SERVER, now).map(|d| ms(d.as_nanos() as u64));
                         out.push(json!({
                             "t_ms": t_ms, "event": "ack", "exchange": id.0, "copy": echoed_copy,
                             "rto_ms": rto.unwrap_or(Value::Null),

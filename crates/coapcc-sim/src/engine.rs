@@ -217,7 +217,8 @@ pub struct Sim<'a> {
     down: Pipeline,
     workload: WorkloadConfig,
     coap: &'a CoapConfig,
-    endpoint_config: EndpointConfig,
+    /// A client endpoint never used, renewed for every client incarnation.
+    client_prototype: Ep,
     template: Message,
     seed: u64,
     replication: u32,
@@ -299,7 +300,8 @@ impl<'a> Sim<'a> {
             token_len: coap.token_bytes,
             // Copies are counted from `Transmit::origin`.
             transmitted_events: false,
-            ..EndpointConfig::new(*algorithm)
+            // Built and checked once per run, shared by the server and every client.
+            ..EndpointConfig::new(Arc::new(algorithm.build().map_err(|e| e.to_string())?))
         };
         let server_config = EndpointConfig {
             auto_response: Some(AutoResponse {
@@ -309,6 +311,8 @@ impl<'a> Sim<'a> {
             ..endpoint_config.clone()
         };
         let server = Endpoint::new(server_config, stream_rng(seed, replication, Stream::Server(0).id()))
+            .map_err(|e| e.to_string())?;
+        let client_prototype = Endpoint::new(endpoint_config, stream_rng(seed, replication, Stream::Client(0).id()))
             .map_err(|e| e.to_string())?;
         let flows = (0..workload.flows)
             .map(|i| Flow {
@@ -349,7 +353,7 @@ impl<'a> Sim<'a> {
             down,
             workload,
             coap,
-            endpoint_config,
+            client_prototype,
             template: request_template(coap),
             seed,
             replication,
@@ -387,10 +391,8 @@ impl<'a> Sim<'a> {
 
     fn new_client(&self, flow: u32, incarnation: u32) -> Ep {
         let stream = sub_stream(Stream::Client(flow).id(), u64::from(incarnation));
-        // The configuration was checked when the scenario was loaded and when the server
-        // endpoint was built from the same configuration.
-        Endpoint::new(self.endpoint_config.clone(), stream_rng(self.seed, self.replication, stream))
-            .unwrap_or_else(|e| unreachable!("endpoint configuration was checked: {e}"))
+        // The configuration was checked once, when the prototype was built.
+        self.client_prototype.renewed(stream_rng(self.seed, self.replication, stream))
     }
 
     /// Runs to the end and returns the results.

@@ -6,7 +6,7 @@
 
 use coapcc_core::algorithms::cocoa_rto::{CocoaRto, CocoaRtoParams};
 use coapcc_core::algorithms::makarem_rto::{MakaremRto, MakaremRtoParams};
-use coapcc_core::algorithms::pcocoa::PCocoa;
+use coapcc_core::algorithms::pcocoa::{PCocoa, PCocoaState};
 use coapcc_core::estimator::{Rfc6298, Rfc6298Params};
 use coapcc_core::{AnyConfig, Controller, Duration, Instant};
 
@@ -15,7 +15,7 @@ pub use coapcc_driver::trace::{RttDist, TraceConfig};
 /// An RTO estimator as the trace model sees it.
 enum Estimator {
     Makarem(MakaremRto, MakaremRtoParams),
-    PCocoa(Box<PCocoa>),
+    PCocoa(Box<(PCocoa, PCocoaState)>),
     Cocoa(CocoaRto, CocoaRtoParams),
     Rfc6298 { est: Rfc6298, params: Rfc6298Params, initial: Duration, cap: Option<Duration> },
     Fixed(Duration),
@@ -26,7 +26,11 @@ impl Estimator {
         Ok(match config {
             AnyConfig::Idc(c) => Estimator::Makarem(MakaremRto::new(&c.rto_params()), c.rto_params()),
             AnyConfig::Mbc(c) => Estimator::Makarem(MakaremRto::new(&c.rto_params()), c.rto_params()),
-            AnyConfig::PCocoa(c) => Estimator::PCocoa(Box::new(PCocoa::new(*c).map_err(|e| e.to_string())?)),
+            AnyConfig::PCocoa(c) => {
+                let p = PCocoa::new(*c).map_err(|e| e.to_string())?;
+                let st = p.new_state();
+                Estimator::PCocoa(Box::new((p, st)))
+            }
             AnyConfig::Cocoa(c) => Estimator::Cocoa(CocoaRto::new(c.initial_rto), c.rto_params()),
             AnyConfig::Fasor(c) => Estimator::Rfc6298 {
                 est: Rfc6298::new(),
@@ -52,7 +56,7 @@ impl Estimator {
     fn rto(&self) -> Duration {
         match self {
             Estimator::Makarem(e, _) => e.rto(),
-            Estimator::PCocoa(p) => p.rto(Instant::ZERO).unwrap_or_default(),
+            Estimator::PCocoa(p) => p.0.rto(&p.1, Instant::ZERO).unwrap_or_default(),
             Estimator::Cocoa(e, _) => e.overall,
             Estimator::Rfc6298 { est, params, initial, cap } => {
                 let r = est.rto(params).unwrap_or(*initial);
@@ -67,7 +71,10 @@ impl Estimator {
             Estimator::Makarem(e, p) => {
                 e.sample(r, spurious, p);
             }
-            Estimator::PCocoa(p) => p.on_sample(Instant::ZERO, r, spurious),
+            Estimator::PCocoa(p) => {
+                let (alg, st) = &mut **p;
+                alg.on_sample(st, Instant::ZERO, r, spurious)
+            }
             // CoCoA with exact samples: every sample is strong (no retransmission ambiguity).
             Estimator::Cocoa(e, p) => {
                 e.on_sample(Instant::ZERO, 0, r, p);

@@ -25,8 +25,9 @@
 //! The thresholds 4 s and 12 s, the limits' 3 / 6 / 12 s and the 48 s cap are durations,
 //! whatever `rtt_unit` and `tick` are.
 //!
-//! Per-exchange scratch ([`ExchangeCc`](crate::ExchangeCc)): `base` = the undithered timer of
-//! the latest copy.
+//! [`Lim`] is the algorithm (the checked configuration), shared by every destination;
+//! [`LimState`] (the Van Jacobson estimator) is what one destination keeps; per exchange
+//! ([`LimExchange`]): `base` = the undithered timer of the latest copy.
 
 use core::time::Duration;
 
@@ -147,34 +148,30 @@ impl Default for LimConfig {
     }
 }
 
-/// Lim's scheme for one connection (destination).
+/// Lim's scheme, the algorithm: the checked configuration, shared by every connection
+/// (destination); [`LimState`] is per connection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Lim {
     config: LimConfig,
-    state: VjState,
+}
+
+/// What Lim keeps per exchange.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LimExchange {
+    /// The undithered timer of the latest copy.
+    pub base: Duration,
 }
 
 impl Lim {
-    /// Checks the configuration and builds the controller in uIP's initial state.
+    /// Checks the configuration and builds the algorithm.
     pub fn new(config: LimConfig) -> Result<Self, ConfigError> {
         check_quanta(config.rtt_unit, config.tick)?;
-        Ok(Lim { config, state: VjState::initial(config.mdev_init.initial_sv(config.rtt_unit)) })
+        Ok(Lim { config })
     }
 
     /// The configuration.
     pub fn config(&self) -> &LimConfig {
         &self.config
-    }
-
-    /// The estimator state.
-    pub fn state(&self) -> LimState {
-        self.state
-    }
-
-    /// Replaces the estimator state (tests and what-if analyses; [`Controller::timer_bounds`]
-    /// covers the states reachable from the initial one).
-    pub fn set_state(&mut self, state: LimState) {
-        self.state = state;
     }
 
     /// The state of a fresh connection under this configuration.
@@ -195,8 +192,22 @@ impl Lim {
 }
 
 impl Controller for Lim {
-    fn on_transmit(&mut self, _now: Instant, ex: &mut Exchange, _in_flight: usize, rng: &mut dyn Rng) -> Duration {
-        let rto = self.units(self.state.rto);
+    type State = LimState;
+    type ExchangeState = LimExchange;
+
+    fn new_state(&self) -> LimState {
+        self.initial_state()
+    }
+
+    fn on_transmit(
+        &self,
+        st: &mut LimState,
+        _now: Instant,
+        ex: &mut Exchange<LimExchange>,
+        _in_flight: usize,
+        rng: &mut dyn Rng,
+    ) -> Duration {
+        let rto = self.units(st.rto);
         let dither = self.config.dither;
         let (base, timer) = match ex.retransmissions() {
             // Lim Table 2: retransmission_timer = RTO, then dithering.
@@ -211,25 +222,25 @@ impl Controller for Lim {
         timer
     }
 
-    fn on_timeout(&mut self, _now: Instant, ex: &mut Exchange) -> Retry {
+    fn on_timeout(&self, st: &mut LimState, _now: Instant, ex: &mut Exchange<LimExchange>) -> Retry {
         if ex.retransmissions() < self.config.max_retransmit {
             return Retry::Retransmit;
         }
         if self.config.reset_on_give_up {
-            self.state = self.initial_state();
+            *st = self.initial_state();
         }
         Retry::GiveUp
     }
 
-    fn on_ack(&mut self, now: Instant, ex: &Exchange, _ack: &Ack) {
+    fn on_ack(&self, st: &mut LimState, now: Instant, ex: &Exchange<LimExchange>, _ack: &Ack) {
         // Lim §5.1: "we always measure RTT between the latest (re)transmission and the ACK
         // regardless of how many retransmissions are performed".
         let r = now.saturating_duration_since(ex.last_sent());
-        self.state.sample(sample_units(r, self.config.rtt_unit));
+        st.sample(sample_units(r, self.config.rtt_unit));
     }
 
-    fn rto(&self, _now: Instant) -> Option<Duration> {
-        Some(self.units(self.state.rto))
+    fn rto(&self, st: &LimState, _now: Instant) -> Option<Duration> {
+        Some(self.units(st.rto))
     }
 
     fn timer_bounds(&self) -> TimerBounds {
@@ -258,15 +269,17 @@ mod tests {
 
     use super::*;
     use crate::controller::Echo;
+    #[allow(unused_imports)]
+    use crate::harness::testing::Bound;
     use crate::harness::testing::Script;
 
     const S: u64 = 1000;
 
-    fn lim(config: LimConfig) -> Lim {
-        Lim::new(config).unwrap()
+    fn lim(config: LimConfig) -> Bound<Lim> {
+        Bound::new(Lim::new(config).unwrap())
     }
 
-    fn undithered() -> Lim {
+    fn undithered() -> Bound<Lim> {
         lim(LimConfig { dither: false, ..Default::default() })
     }
 
@@ -277,7 +290,7 @@ mod tests {
     /// Timers of one unanswered exchange with the estimate set to `rto_s` seconds.
     fn unanswered(rto_s: u32) -> Script<Lim> {
         let mut s = Script::new(undithered());
-        s.ctrl().set_state(vj(0, rto_s, rto_s));
+        s.set_state(vj(0, rto_s, rto_s));
         s.send();
         s.wait_ms(2000 * S);
         s
@@ -365,7 +378,7 @@ mod tests {
         s.send();
         s.wait_ms(4500);
         s.ack();
-        assert_eq!(s.ctrl().state(), vj(1, 13, 13));
+        assert_eq!(s.state(), vj(1, 13, 13));
         assert_eq!(s.rto_ms(), Some(13 * S));
     }
 
@@ -392,7 +405,7 @@ mod tests {
             s.ack();
             assert_eq!(s.rto_ms(), Some(rto * S));
         }
-        assert_eq!(s.ctrl().state(), vj(23, 28, 30));
+        assert_eq!(s.state(), vj(23, 28, 30));
         s.send();
         s.wait_ms(2000 * S);
         assert_eq!(s.timers_ms()[3..6], secs(&[30, 30, 48]));
@@ -405,7 +418,7 @@ mod tests {
         s.send();
         s.wait_ms(500);
         s.ack();
-        assert_eq!(s.ctrl().state(), vj(0, 48, 48));
+        assert_eq!(s.state(), vj(0, 48, 48));
         assert_eq!(s.rto_ms(), Some(48 * S));
     }
 
@@ -413,7 +426,7 @@ mod tests {
         let mut s = Script::new(lim(LimConfig::default()));
         (0..n)
             .map(|_| {
-                s.ctrl().set_state(vj(0, rto_s, rto_s));
+                s.set_state(vj(0, rto_s, rto_s));
                 s.send();
                 let t = *s.timers_ms().last().unwrap();
                 s.ack();
@@ -522,16 +535,16 @@ mod tests {
     #[test]
     fn a_give_up_resets_the_estimate_like_a_new_uip_connection() {
         let mut s = Script::new(undithered());
-        s.ctrl().set_state(vj(40, 8, 13));
+        s.set_state(vj(40, 8, 13));
         s.send();
         s.wait_ms(2000 * S);
         assert!(s.give_up_ms().is_some());
-        assert_eq!(s.ctrl().state(), VjState::initial(16));
+        assert_eq!(s.state(), VjState::initial(16));
         let mut s = Script::new(lim(LimConfig { reset_on_give_up: false, dither: false, ..Default::default() }));
-        s.ctrl().set_state(vj(40, 8, 13));
+        s.set_state(vj(40, 8, 13));
         s.send();
         s.wait_ms(2000 * S);
-        assert_eq!(s.ctrl().state(), vj(40, 8, 13));
+        assert_eq!(s.state(), vj(40, 8, 13));
     }
 
     #[test]

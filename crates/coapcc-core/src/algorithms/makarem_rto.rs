@@ -79,7 +79,7 @@ pub enum SampleSource {
 }
 
 /// The RTT sample an acknowledgement at `now` of `ex` contributes under `source`, if any.
-pub fn rtt_sample(source: SampleSource, now: Instant, ex: &Exchange, ack: &Ack) -> Option<Duration> {
+pub fn rtt_sample<X>(source: SampleSource, now: Instant, ex: &Exchange<X>, ack: &Ack) -> Option<Duration> {
     match source {
         SampleSource::Exact => Some(match ack.echo {
             Some(echo) => now - echo.sent,
@@ -93,7 +93,7 @@ pub fn rtt_sample(source: SampleSource, now: Instant, ex: &Exchange, ack: &Ack) 
 /// Spec OQ-27: whether the exchange just acknowledged made a spurious retransmission, as far
 /// as the acknowledgement tells: an echo naming a copy older than the latest one means the
 /// later copies were not needed. Without an echo: `false` (see the module docs).
-pub fn is_spurious(ex: &Exchange, ack: &Ack) -> bool {
+pub fn is_spurious<X>(ex: &Exchange<X>, ack: &Ack) -> bool {
     ack.echo.is_some_and(|echo| echo.copy < ex.retransmissions())
 }
 
@@ -337,23 +337,27 @@ mod tests {
     }
 
     /// An exchange sent at 0 with retransmissions at 1 s and 2 s (through any controller).
-    fn exchange_with_two_retransmissions() -> (Exchange, [Instant; 3]) {
+    fn exchange_with_two_retransmissions() -> (Exchange<()>, [Instant; 3]) {
         struct Fixed;
         impl Controller for Fixed {
+            type State = ();
+            type ExchangeState = ();
+            fn new_state(&self) {}
             fn on_transmit(
-                &mut self,
+                &self,
+                _: &mut (),
                 _: Instant,
-                _: &mut Exchange,
+                _: &mut Exchange<()>,
                 _: usize,
                 _: &mut dyn crate::random::Rng,
             ) -> Duration {
                 ms(1000)
             }
-            fn on_timeout(&mut self, _: Instant, _: &mut Exchange) -> crate::controller::Retry {
+            fn on_timeout(&self, _: &mut (), _: Instant, _: &mut Exchange<()>) -> crate::controller::Retry {
                 crate::controller::Retry::Retransmit
             }
-            fn on_ack(&mut self, _: Instant, _: &Exchange, _: &Ack) {}
-            fn rto(&self, _: Instant) -> Option<Duration> {
+            fn on_ack(&self, _: &mut (), _: Instant, _: &Exchange<()>, _: &Ack) {}
+            fn rto(&self, _: &(), _: Instant) -> Option<Duration> {
                 None
             }
             fn timer_bounds(&self) -> crate::controller::TimerBounds {
@@ -362,10 +366,10 @@ mod tests {
         }
         use rand_core::SeedableRng;
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(1);
-        let mut c = Fixed;
-        let mut ex = c.start(at(0), 0, &mut rng);
-        c.retransmit(at(1000), &mut ex, &mut rng);
-        c.retransmit(at(2000), &mut ex, &mut rng);
+        let c = Fixed;
+        let mut ex = c.start(&mut (), at(0), 0, &mut rng);
+        c.retransmit(&mut (), at(1000), &mut ex, &mut rng);
+        c.retransmit(&mut (), at(2000), &mut ex, &mut rng);
         (ex, [at(0), at(1000), at(2000)])
     }
 
@@ -382,7 +386,7 @@ mod tests {
         let (ex, sent) = exchange_with_two_retransmissions();
         let echo = Ack { echo: Some(Echo { copy: 2, sent: sent[2] }) };
         assert_eq!(rtt_sample(SampleSource::Unambiguous, at(2300), &ex, &echo), None);
-        let clean = Exchange::new(at(0));
+        let clean = Exchange::<()>::new(at(0));
         assert_eq!(rtt_sample(SampleSource::Unambiguous, at(400), &clean, &Ack::AMBIGUOUS), Some(ms(400)));
     }
 

@@ -35,7 +35,9 @@
 //!
 //! No dithering: the `dither` key exists for uniformity and is ignored.
 //!
-//! Per-exchange scratch ([`ExchangeCc`](crate::ExchangeCc)): not used.
+//! [`Mbc`] is the algorithm (the checked configuration and the estimator constants), shared
+//! by every destination; [`MbcState`] is what one destination keeps; nothing is kept per
+//! exchange.
 
 use core::time::Duration;
 
@@ -230,11 +232,12 @@ pub struct MbcState {
     pub rto: MakaremRto,
 }
 
-/// MBC-CoAP for one destination.
+/// MBC-CoAP, the algorithm: the checked configuration and its estimator constants, shared by
+/// every destination ([`MbcState`] is per destination).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Mbc {
     config: MbcConfig,
-    state: MbcState,
+    params: MakaremRtoParams,
 }
 
 impl Mbc {
@@ -257,37 +260,39 @@ impl Mbc {
         }
         let params = config.rto_params();
         params.check()?;
-        let state = MbcState {
-            spacings: Window::default(),
-            last_ack_time: None,
-            last_send_time: None,
-            cycle_index: 0,
-            pg: Ratio::ONE,
-            spacing: Duration::ZERO,
-            rto: MakaremRto::new(&params),
-        };
-        Ok(Mbc { config, state })
+        Ok(Mbc { config, params })
     }
 
     /// The configuration.
     pub fn config(&self) -> &MbcConfig {
         &self.config
     }
-
-    /// The state.
-    pub fn state(&self) -> MbcState {
-        self.state
-    }
-
-    /// Replaces the state (tests and what-if analyses).
-    pub fn set_state(&mut self, state: MbcState) {
-        self.state = state;
-    }
 }
 
 impl Controller for Mbc {
-    fn on_transmit(&mut self, now: Instant, ex: &mut Exchange, _in_flight: usize, _rng: &mut dyn Rng) -> Duration {
-        let st = &mut self.state;
+    type State = MbcState;
+    type ExchangeState = ();
+
+    fn new_state(&self) -> MbcState {
+        MbcState {
+            spacings: Window::default(),
+            last_ack_time: None,
+            last_send_time: None,
+            cycle_index: 0,
+            pg: Ratio::ONE,
+            spacing: Duration::ZERO,
+            rto: MakaremRto::new(&self.params),
+        }
+    }
+
+    fn on_transmit(
+        &self,
+        st: &mut MbcState,
+        now: Instant,
+        ex: &mut Exchange<()>,
+        _in_flight: usize,
+        _rng: &mut dyn Rng,
+    ) -> Duration {
         // Spec OQ-31: last_ACK_time₀ = the first transmission, so the first sample is an RTT.
         st.last_ack_time.get_or_insert(now);
         st.last_send_time = Some(now);
@@ -306,36 +311,36 @@ impl Controller for Mbc {
         st.rto.rto()
     }
 
-    fn on_timeout(&mut self, _now: Instant, ex: &mut Exchange) -> Retry {
+    fn on_timeout(&self, _st: &mut MbcState, _now: Instant, ex: &mut Exchange<()>) -> Retry {
         // Spec §8.3: r = 4 retransmissions, then application loss.
         if ex.retransmissions() >= self.config.max_retransmit { Retry::GiveUp } else { Retry::Retransmit }
     }
 
-    fn on_ack(&mut self, now: Instant, ex: &Exchange, ack: &Ack) {
+    fn on_ack(&self, st: &mut MbcState, now: Instant, ex: &Exchange<()>, ack: &Ack) {
         // [S1] Algorithm 4 lines 3–6: every ACK gives an inter-ACK spacing sample.
-        let last = self.state.last_ack_time.unwrap_or(ex.first_sent());
-        self.state.spacings.push(now - last, self.config.window);
-        self.state.last_ack_time = Some(now);
+        let last = st.last_ack_time.unwrap_or(ex.first_sent());
+        st.spacings.push(now - last, self.config.window);
+        st.last_ack_time = Some(now);
         // Spec §8.1, OQ-27, OQ-28: the RTT sample and the spurious flag of this exchange.
         if let Some(r) = makarem_rto::rtt_sample(self.config.samples, now, ex, ack) {
-            self.state.rto.sample(r, makarem_rto::is_spurious(ex, ack), &self.config.rto_params());
+            st.rto.sample(r, makarem_rto::is_spurious(ex, ack), &self.params);
         }
     }
 
-    fn earliest_send(&self, now: Instant) -> Instant {
+    fn earliest_send(&self, st: &MbcState, now: Instant) -> Instant {
         // [S1] Algorithm 4 line 8: last_send_time + spacing (the driver takes max with now).
-        match self.state.last_send_time {
-            Some(last) => last + self.state.spacing,
+        match st.last_send_time {
+            Some(last) => last + st.spacing,
             None => now,
         }
     }
 
-    fn rto(&self, _now: Instant) -> Option<Duration> {
-        Some(self.state.rto.rto())
+    fn rto(&self, st: &MbcState, _now: Instant) -> Option<Duration> {
+        Some(st.rto.rto())
     }
 
     fn timer_bounds(&self) -> TimerBounds {
-        let p = self.config.rto_params();
+        let p = self.params;
         TimerBounds { min: p.lowest(), max: p.highest() }
     }
 }
@@ -346,18 +351,20 @@ mod tests {
     use std::vec::Vec;
 
     use super::*;
+    #[allow(unused_imports)]
+    use crate::harness::testing::Bound;
     use crate::harness::testing::Script;
     use crate::harness::testing::{at, ms};
     use rand_core::SeedableRng;
     use rand_pcg::Pcg64Mcg;
 
-    fn mbc(config: MbcConfig) -> Mbc {
-        Mbc::new(config).unwrap()
+    fn mbc(config: MbcConfig) -> Bound<Mbc> {
+        Bound::new(Mbc::new(config).unwrap())
     }
     fn rng() -> Pcg64Mcg {
         Pcg64Mcg::seed_from_u64(1)
     }
-    fn with_samples(c: &mut Mbc, samples: &[u64], cycle_index: u8) {
+    fn with_samples(c: &mut Bound<Mbc>, samples: &[u64], cycle_index: u8) {
         let mut st = c.state();
         st.spacings = Window::default();
         for &s in samples {
@@ -366,8 +373,8 @@ mod tests {
         st.cycle_index = cycle_index;
         c.set_state(st);
     }
-    fn ring(c: &Mbc) -> Vec<u64> {
-        let mut v: Vec<u64> = c.state().spacings.iter().map(|d| d.as_millis() as u64).collect();
+    fn ring(st: &MbcState) -> Vec<u64> {
+        let mut v: Vec<u64> = st.spacings.iter().map(|d| d.as_millis() as u64).collect();
         v.sort();
         v
     }
@@ -392,12 +399,12 @@ mod tests {
         // Spec OQ-31.
         let mut s = Script::new(mbc(MbcConfig::default()));
         s.send();
-        assert_eq!(s.ctrl().state().spacing, Duration::ZERO);
-        assert_eq!(s.ctrl().state().last_ack_time, Some(at(0)));
+        assert_eq!(s.state().spacing, Duration::ZERO);
+        assert_eq!(s.state().last_ack_time, Some(at(0)));
         s.wait_ms(400);
         s.ack();
-        assert_eq!(ring(s.ctrl()), [400]);
-        assert_eq!(s.ctrl().earliest_send(at(400)), at(0));
+        assert_eq!(ring(&s.state()), [400]);
+        assert_eq!(s.earliest_send(at(400)), at(0));
     }
 
     #[test]
@@ -408,7 +415,7 @@ mod tests {
             c.on_ack(at(t), &ex, &Ack::AMBIGUOUS);
         }
         // Samples 100, 200, 300, 400; m = 3 keeps the last three.
-        assert_eq!(ring(&c), [200, 300, 400]);
+        assert_eq!(ring(&c.st), [200, 300, 400]);
         assert_eq!(c.state().last_ack_time, Some(at(1000)));
     }
 
@@ -422,13 +429,13 @@ mod tests {
             s.wait_ms(rtt);
             s.ack();
         }
-        assert_eq!(ring(s.ctrl()), [102, 500, 600]);
+        assert_eq!(ring(&s.state()), [102, 500, 600]);
         assert_eq!(s.rto_ns(), Some(1_396_125_000));
         s.send();
         s.wait_ms(398);
         assert_eq!(s.transmit_times_ms(), [0, 500, 1100, 1600]);
-        assert_eq!(s.ctrl().state().spacing, ms(102));
-        assert_eq!(s.ctrl().state().cycle_index, 4);
+        assert_eq!(s.state().spacing, ms(102));
+        assert_eq!(s.state().cycle_index, 4);
     }
 
     #[test]
@@ -488,7 +495,7 @@ mod tests {
         s.send();
         s.wait_ms(2300); // copy 1 at 2 s
         s.ack();
-        assert_eq!(ring(s.ctrl()), [2300]);
+        assert_eq!(ring(&s.state()), [2300]);
         // Exact without echo: the RTT of the latest copy, 0.3 s → 0.3 + 4·0.15.
         assert_eq!(s.rto_ms(), Some(900));
     }
@@ -518,7 +525,7 @@ mod tests {
     fn a_window_of_10_keeps_ten_samples() {
         let mut c = mbc(MbcConfig::window_10());
         with_samples(&mut c, &[11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22], 0);
-        assert_eq!(ring(&c), [13, 14, 15, 16, 17, 18, 19, 20, 21, 22]);
+        assert_eq!(ring(&c.st), [13, 14, 15, 16, 17, 18, 19, 20, 21, 22]);
     }
 
     #[test]

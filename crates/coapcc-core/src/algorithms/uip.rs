@@ -58,8 +58,9 @@
 //! `sa = 0`, `sv = 16`. `reset_on_give_up` (default on) reproduces this; off keeps the
 //! estimate across a give-up.
 //!
-//! Per-exchange scratch ([`ExchangeCc`](crate::ExchangeCc)): `base` = the undithered timer of
-//! the latest copy.
+//! [`Uip`] is the algorithm (the checked configuration), shared by every destination;
+//! [`UipState`] (the Van Jacobson estimator) is what one destination keeps; per exchange
+//! ([`UipExchange`]): `base` = the undithered timer of the latest copy.
 
 use core::time::Duration;
 
@@ -231,34 +232,30 @@ impl UipConfig {
     }
 }
 
-/// uIP TCP's retransmission timer for one connection (destination).
+/// uIP TCP's retransmission timer, the algorithm: the checked configuration, shared by every
+/// connection (destination); [`UipState`] is per connection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Uip {
     config: UipConfig,
-    state: VjState,
+}
+
+/// What Uip keeps per exchange.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UipExchange {
+    /// The undithered timer of the latest copy.
+    pub base: Duration,
 }
 
 impl Uip {
-    /// Checks the configuration and builds the controller in uIP's initial state.
+    /// Checks the configuration and builds the algorithm.
     pub fn new(config: UipConfig) -> Result<Self, ConfigError> {
         check_quanta(config.rtt_unit, config.tick)?;
-        Ok(Uip { config, state: VjState::initial(config.mdev_init.initial_sv(config.rtt_unit)) })
+        Ok(Uip { config })
     }
 
     /// The configuration.
     pub fn config(&self) -> &UipConfig {
         &self.config
-    }
-
-    /// The estimator state.
-    pub fn state(&self) -> UipState {
-        self.state
-    }
-
-    /// Replaces the estimator state (tests and what-if analyses; [`Controller::timer_bounds`]
-    /// covers the states reachable from the initial one).
-    pub fn set_state(&mut self, state: UipState) {
-        self.state = state;
     }
 
     /// The state of a fresh connection under this configuration.
@@ -278,11 +275,25 @@ impl Uip {
 }
 
 impl Controller for Uip {
-    fn on_transmit(&mut self, _now: Instant, ex: &mut Exchange, _in_flight: usize, rng: &mut dyn Rng) -> Duration {
+    type State = UipState;
+    type ExchangeState = UipExchange;
+
+    fn new_state(&self) -> UipState {
+        self.initial_state()
+    }
+
+    fn on_transmit(
+        &self,
+        st: &mut UipState,
+        _now: Instant,
+        ex: &mut Exchange<UipExchange>,
+        _in_flight: usize,
+        rng: &mut dyn Rng,
+    ) -> Duration {
         let (base, timer) = match ex.retransmissions() {
             0 => {
                 // uip.c: timer = rto (the estimate arms the first transmission).
-                let base = self.units(self.state.rto);
+                let base = self.units(st.rto);
                 (base, if self.config.dither { lim::dither_first(rng, base, self.config.tick) } else { base })
             }
             k => {
@@ -295,28 +306,28 @@ impl Controller for Uip {
         timer
     }
 
-    fn on_timeout(&mut self, _now: Instant, ex: &mut Exchange) -> Retry {
+    fn on_timeout(&self, st: &mut UipState, _now: Instant, ex: &mut Exchange<UipExchange>) -> Retry {
         // uip.c: if(nrtx == UIP_MAXRTX) abort.
         if ex.retransmissions() < self.config.max_retransmit {
             return Retry::Retransmit;
         }
         // uip_connect: a new connection starts from the initial values.
         if self.config.reset_on_give_up {
-            self.state = self.initial_state();
+            *st = self.initial_state();
         }
         Retry::GiveUp
     }
 
-    fn on_ack(&mut self, now: Instant, ex: &Exchange, _ack: &Ack) {
+    fn on_ack(&self, st: &mut UipState, now: Instant, ex: &Exchange<UipExchange>, _ack: &Ack) {
         // uip.c, Karn: "Do RTT estimation, unless we have done retransmissions."
         if ex.retransmissions() == 0 {
             let r = now.saturating_duration_since(ex.first_sent());
-            self.state.sample(sample_units(r, self.config.rtt_unit));
+            st.sample(sample_units(r, self.config.rtt_unit));
         }
     }
 
-    fn rto(&self, _now: Instant) -> Option<Duration> {
-        Some(self.units(self.state.rto))
+    fn rto(&self, st: &UipState, _now: Instant) -> Option<Duration> {
+        Some(self.units(st.rto))
     }
 
     fn timer_bounds(&self) -> TimerBounds {
@@ -343,12 +354,14 @@ mod tests {
     use std::vec::Vec;
 
     use super::*;
+    #[allow(unused_imports)]
+    use crate::harness::testing::Bound;
     use crate::harness::testing::Script;
 
     const S: u64 = 1000;
 
-    fn uip(config: UipConfig) -> Uip {
-        Uip::new(config).unwrap()
+    fn uip(config: UipConfig) -> Bound<Uip> {
+        Bound::new(Uip::new(config).unwrap())
     }
 
     fn vj(sa: u32, sv: u32, rto: u32) -> VjState {
@@ -371,7 +384,7 @@ mod tests {
     fn retransmission_timers_ignore_the_estimated_rto() {
         // Spec §9.1: "fixed 3 s base, not the estimate" (Lim §4.2.1).
         let mut s = Script::new(uip(UipConfig::default()));
-        s.ctrl().set_state(vj(80, 40, 50));
+        s.set_state(vj(80, 40, 50));
         s.send();
         s.wait_ms(2000 * S);
         assert_eq!(s.timers_ms(), [50, 3, 6, 12, 24, 48, 48, 48, 48].map(|t| t * S));
@@ -381,7 +394,7 @@ mod tests {
     #[test]
     fn the_first_transmission_is_armed_with_the_estimated_rto() {
         let mut s = Script::new(uip(UipConfig::default()));
-        s.ctrl().set_state(vj(16, 5, 7));
+        s.set_state(vj(16, 5, 7));
         s.send();
         assert_eq!(s.timers_ms(), [7 * S]);
         assert_eq!(s.rto_ms(), Some(7 * S));
@@ -450,7 +463,7 @@ mod tests {
         s.send();
         s.wait_ms(1999);
         s.ack(); // sample 1: sa = 1; sv = 16 + (1 − 4) = 13; rto = 0 + 13
-        assert_eq!(s.ctrl().state(), vj(1, 13, 13));
+        assert_eq!(s.state(), vj(1, 13, 13));
         assert_eq!(s.rto_ms(), Some(13 * S));
     }
 
@@ -460,11 +473,11 @@ mod tests {
         s.send();
         s.wait_ms(3500); // retransmission at 3 s
         s.ack_copy(1);
-        assert_eq!(s.ctrl().state(), VjState::initial(16));
+        assert_eq!(s.state(), VjState::initial(16));
         s.send();
         s.wait_ms(500);
         s.ack(); // clean: sample 0
-        assert_eq!(s.ctrl().state(), vj(0, 12, 12));
+        assert_eq!(s.state(), vj(0, 12, 12));
     }
 
     #[test]
@@ -473,11 +486,11 @@ mod tests {
         // sv = 64 − 16 = 48 and rto = 48.
         let cfg = UipConfig { mdev_init: MdevInit::Literal, ..Default::default() };
         let mut s = Script::new(uip(cfg));
-        assert_eq!(s.ctrl().state(), vj(0, 64, 3));
+        assert_eq!(s.state(), vj(0, 64, 3));
         s.send();
         s.wait_ms(500);
         s.ack();
-        assert_eq!(s.ctrl().state(), vj(0, 48, 48));
+        assert_eq!(s.state(), vj(0, 48, 48));
         assert_eq!(MdevInit::Literal.initial_sv(Duration::from_millis(500)), 128);
         assert_eq!(MdevInit::Literal.initial_sv(Duration::from_secs(100)), 0);
         assert_eq!(MdevInit::Uip.initial_sv(Duration::from_millis(500)), 16);
@@ -514,11 +527,11 @@ mod tests {
     fn a_give_up_starts_a_new_connection_from_the_initial_state_unless_told_otherwise() {
         for (reset, after) in [(true, VjState::initial(16)), (false, vj(8, 10, 11))] {
             let mut s = Script::new(uip(UipConfig { reset_on_give_up: reset, ..Default::default() }));
-            s.ctrl().set_state(vj(8, 10, 11));
+            s.set_state(vj(8, 10, 11));
             s.send();
             s.wait_ms(1000 * S);
             assert!(s.give_up_ms().is_some());
-            assert_eq!(s.ctrl().state(), after);
+            assert_eq!(s.state(), after);
         }
     }
 
@@ -528,7 +541,7 @@ mod tests {
         // rto = 9 s (> 4 s): + U_int[0, 18 >> 1 = 9 ticks) → {9.0, …, 13.0} s.
         for (rto, lo, hi) in [(3, 3000, 5500), (9, 9000, 13000)] {
             let mut s = Script::new(uip(UipConfig::dithered()));
-            s.ctrl().set_state(vj(0, rto, rto));
+            s.set_state(vj(0, rto, rto));
             let mut seen = Vec::new();
             for _ in 0..400 {
                 s.send();
@@ -536,7 +549,7 @@ mod tests {
                 assert!((lo..=hi).contains(&t) && t % 500 == 0, "{t}");
                 seen.push(t);
                 s.ack();
-                s.ctrl().set_state(vj(0, rto, rto));
+                s.set_state(vj(0, rto, rto));
             }
             assert!(seen.contains(&lo) && seen.contains(&hi), "both ends drawn");
         }
