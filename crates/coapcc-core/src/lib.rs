@@ -17,7 +17,8 @@
 //! | [`algorithms`] | one file per algorithm, each with its config (`Default` = the source's values) |
 //! | [`retransmission`] | [`Outstanding`](retransmission::Outstanding): the one hold / retransmit / give-up state machine every driver uses |
 //! | [`harness`] | [`StopAndWait`](harness::StopAndWait): a tiny driver for one destination (replay, tests) |
-//! | [`estimator`] | the RFC 6298 estimator shared by CoCoA, FASOR and others |
+//! | [`estimators`] | RTO estimators shared by the controllers (RFC 6298, CoCoA, Makarem, Van Jacobson) |
+//! | [`backoff`] | backoff mechanisms shared by the controllers (VBF, Full Backoff, tick dithering) |
 //! | [`time`], [`ratio`] | [`Instant`], saturating duration helpers, exact rational factors |
 //! | [`params`] | RFC 7252 transmission parameters and their derived values |
 //! | [`random`] | uniform draws from a caller-owned [`rand_core::Rng`] |
@@ -38,9 +39,10 @@
 #![forbid(unsafe_code)]
 
 pub mod algorithms;
+pub mod backoff;
 pub mod config;
 pub mod controller;
-pub mod estimator;
+pub mod estimators;
 pub mod harness;
 pub mod params;
 pub mod random;

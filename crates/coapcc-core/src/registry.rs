@@ -14,13 +14,13 @@ use crate::algorithms::cocoa::{Cocoa, CocoaConfig};
 use crate::algorithms::default_coap::{DefaultCoap, DefaultCoapConfig};
 use crate::algorithms::fasor::{Fasor, FasorConfig};
 use crate::algorithms::four_state::{FourState, FourStateConfig};
-use crate::algorithms::full_backoff::FullBackoff;
 use crate::algorithms::idc::{Idc, IdcConfig};
 use crate::algorithms::lim::{Lim, LimConfig};
 use crate::algorithms::mbc::{Mbc, MbcConfig};
 use crate::algorithms::pcocoa::{PCocoa, PCocoaConfig};
 use crate::algorithms::uip::{Uip, UipConfig};
-use crate::algorithms::vbf::Vbf;
+use crate::backoff::full_backoff::FullBackoff;
+use crate::backoff::vbf::Vbf;
 use crate::config::ConfigError;
 use crate::controller::{Ack, Controller, Exchange, Retry, TimerBounds};
 use crate::random::Rng;
@@ -501,5 +501,26 @@ mod tests {
     #[test]
     fn unknown_names_are_not_found() {
         assert!(AnyConfig::from_name("reno").is_none());
+    }
+
+    #[test]
+    fn a_state_of_another_algorithm_is_replaced_by_a_fresh_one_without_a_panic() {
+        use crate::harness::testing::at;
+        use rand_core::SeedableRng;
+        let cocoa = AnyConfig::from_name("cocoa").unwrap().build().unwrap();
+        let mut fasor_config = AnyConfig::from_name("fasor").unwrap();
+        fasor_config.set_dither(false);
+        let fasor = fasor_config.build().unwrap();
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(1);
+        let mut st = cocoa.new_state();
+        // A foreign state reads as a fresh one: FASOR's initial 2 s timer and RTO.
+        assert_eq!(fasor.rto(&st, at(0)), Some(Duration::from_secs(2)));
+        let mut ex = fasor.start(&mut st, at(0), 0, &mut rng);
+        assert_eq!(ex.timer(), Duration::from_secs(2));
+        assert_eq!(st, fasor.new_state());
+        // Scratch written by another algorithm reads as that algorithm's default.
+        let other = cocoa.start(&mut cocoa.new_state(), at(0), 0, &mut rng);
+        ex.cc = other.cc;
+        assert_eq!(fasor.on_timeout(&mut st, at(2000), &mut ex), Retry::Retransmit);
     }
 }

@@ -57,10 +57,10 @@
 
 use core::time::Duration;
 
-use crate::algorithms::cocoa_rto::{self, Aging, CocoaRto, CocoaRtoParams};
 use crate::algorithms::mbc::{MAX_WINDOW, Window, div_gain};
 use crate::config::ConfigError;
 use crate::controller::{Ack, Controller, Exchange, Retry, TimerBounds};
+use crate::estimators::cocoa::{self, Aging, CocoaRto, CocoaRtoParams};
 use crate::params::MAX_RETRANSMIT;
 use crate::random::Rng;
 use crate::ratio::Ratio;
@@ -128,8 +128,8 @@ impl Default for BdpConfig {
             drain_gain: DRAIN_GAIN,
             weight_divisor: WEIGHT_DIVISOR,
             max_retransmit: MAX_RETRANSMIT,
-            initial_rto: cocoa_rto::INITIAL_RTO,
-            max_rto: cocoa_rto::MAX_RTO,
+            initial_rto: cocoa::INITIAL_RTO,
+            max_rto: cocoa::MAX_RTO,
             granularity: Duration::ZERO,
             aging: Aging::Draft,
             dither: false,
@@ -276,7 +276,7 @@ impl Controller for Bdp {
         }
         // [S1] §3.2: RTO_init as in CoCoA+, not multiplied on successive losses. (The ceiling
         // also bounds Contiki aging, which sets 1 s whatever max_rto is.)
-        st.rto.overall.min(self.config.max_rto)
+        st.rto.overall.get().min(self.config.max_rto)
     }
 
     fn on_timeout(&self, _st: &mut BdpState, _now: Instant, ex: &mut Exchange<()>) -> Retry {
@@ -537,7 +537,7 @@ mod tests {
         // CoCoA-03 aging (spec §13 vector 4): 4 s idle for 16.1 s → 3 s.
         let mut c = bdp(BdpConfig::default());
         let mut st = c.state();
-        st.rto = CocoaRto { overall: ms(4000), last_update: Some(at(0)), measured: true, ..CocoaRto::new(ms(2000)) };
+        st.rto = CocoaRto::new(ms(2000)).with_overall(ms(4000), Some(at(0)), true);
         c.set_state(st);
         assert_eq!(c.rto(at(16_100)), Some(ms(3000)));
         let mut r = rng();
@@ -549,7 +549,7 @@ mod tests {
         let mut c =
             bdp(BdpConfig { aging: Aging::Contiki, max_rto: ms(500), initial_rto: ms(500), ..Default::default() });
         let mut st = c.state();
-        st.rto = CocoaRto { overall: ms(300), last_update: Some(at(0)), measured: true, ..CocoaRto::new(ms(500)) };
+        st.rto = CocoaRto::new(ms(500)).with_overall(ms(300), Some(at(0)), true);
         c.set_state(st);
         assert_eq!(c.rto(at(10_000)), Some(ms(500)));
         assert_eq!(c.start(at(10_000), 0, &mut rng()).timer(), ms(500));
@@ -594,5 +594,12 @@ mod tests {
         assert_eq!(bad(BdpConfig { weight_divisor: 0, ..Default::default() }), "weight_divisor");
         assert_eq!(bad(BdpConfig { max_rto: Duration::ZERO, ..Default::default() }), "max_rto_ms");
         assert_eq!(bad(BdpConfig { initial_rto: ms(40_000), ..Default::default() }), "initial_rto_ms");
+    }
+
+    #[test]
+    fn bdps_state_a_window_of_up_to_16_attempts_pacing_cocoa_plus_estimator_fits_512_bytes() {
+        // The per-destination footprint (README algorithm table); the configuration is not in it.
+        let bytes = core::mem::size_of::<<Bdp as Controller>::State>();
+        assert!(bytes <= 512, "{bytes} bytes");
     }
 }

@@ -54,18 +54,18 @@
 
 use core::time::Duration;
 
-use crate::algorithms::cocoa_rto::{CocoaRto, CocoaRtoParams, K_STRONG, K_WEAK, MAX_RTO, W_STRONG, W_WEAK};
-use crate::algorithms::full_backoff::{Carry, FullBackoff};
-use crate::algorithms::vbf::Vbf;
+use crate::backoff::full_backoff::{Carry, FullBackoff};
+use crate::backoff::vbf::Vbf;
 use crate::config::ConfigError;
 use crate::controller::{Ack, Controller, Exchange, Retry, TimerBounds};
-use crate::estimator::Rfc6298Params;
+use crate::estimators::cocoa::{CocoaRto, CocoaRtoParams, K_STRONG, K_WEAK, MAX_RTO, W_STRONG, W_WEAK};
+use crate::estimators::rfc6298::Rfc6298Params;
 use crate::params::{ACK_RANDOM_FACTOR, MAX_RETRANSMIT};
 use crate::random::{Rng, dither_factor};
 use crate::ratio::Ratio;
 use crate::time::{Instant, mul, shl};
 
-pub use crate::algorithms::cocoa_rto::{Aging, INITIAL_RTO};
+pub use crate::estimators::cocoa::{Aging, INITIAL_RTO};
 
 /// Spec §2.8: clock granularity G of the simulator, 1 ms (effectively off; CoCoA-03 gives no
 /// value, Californium uses 100 ms, Contiki none).
@@ -324,7 +324,7 @@ impl Cocoa {
         } else {
             (overall, Origin::Overall)
         };
-        let (base, origin) = match (self.config.full_backoff, st.carry.carried) {
+        let (base, origin) = match (self.config.full_backoff, st.carry.carried.get()) {
             (FullBackoff::Off, _) | (_, None) => fresh,
             // Spec §4.4: the carried backed-off timer replaces the overall RTO.
             (FullBackoff::Fb1, Some(c)) => (c, Origin::Carried),
@@ -372,7 +372,7 @@ impl Controller for Cocoa {
         if ex.retransmissions() == 0 {
             // CoCoA-03 §4.3, spec §2.7: lazy, cumulative aging before the estimate is used.
             st.estimator.age(now, &self.params);
-            let (base, origin) = self.original_base(st, st.estimator.overall, in_flight);
+            let (base, origin) = self.original_base(st, st.estimator.overall.get(), in_flight);
             ex.cc.aux = base;
             // Spec OQ-3 / OQ-12: the VBF of the exchange, from the undithered value that arms
             // the original (the carried value under Full Backoff).
@@ -433,7 +433,7 @@ impl Controller for Cocoa {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::estimator::Rfc6298;
+    use crate::estimators::rfc6298::Rfc6298;
     #[allow(unused_imports)]
     use crate::harness::testing::Bound;
     use crate::harness::testing::Script;
@@ -488,8 +488,8 @@ mod tests {
         // SRTT_w = 2 s, RTTVAR_w = 1 s (E_w = 3 s) twice.
         let mut s = script(CocoaConfig::default());
         let mut st = s.state();
-        st.estimator.overall = ms(1500);
-        st.estimator.last_update = Some(at(0));
+        st.estimator.overall = ms(1500).into();
+        st.estimator.set_last_update(Some(at(0)));
         s.set_state(st);
         s.send();
         s.wait_ms(2000); // copies at 0 (1.5 s) and 1.5 s (3 s); R = 2 s
@@ -528,8 +528,8 @@ mod tests {
         let mut c = undithered(CocoaConfig { granularity: ms(100), ..Default::default() });
         let mut st = c.state();
         st.estimator.strong = Rfc6298::with(ms(400), Duration::ZERO);
-        st.estimator.overall = ms(1000);
-        st.estimator.last_update = Some(at(0));
+        st.estimator.overall = ms(1000).into();
+        st.estimator.set_last_update(Some(at(0)));
         c.set_state(st);
         let mut rng = Pcg64Mcg::seed_from_u64(1);
         let ex = c.start(at(0), 0, &mut rng);
@@ -661,7 +661,7 @@ mod tests {
         s.wait_ms(20_000 - 4810);
         s.send(); // idle since 4.8 s: 15.2 s > 9.6 s → 1.2, dated 14.4 s; stop (≥ 1 s)
         assert_eq!(s.timers_ms(), [300, 600, 1200]);
-        assert_eq!(s.state().estimator.last_update, Some(at(14_400)));
+        assert_eq!(s.state().estimator.last_update(), Some(at(14_400)));
     }
 
     #[test]
@@ -948,7 +948,7 @@ mod tests {
     fn a_carried_timer_is_not_redithered_and_its_vbf_comes_from_the_carried_value() {
         // Spec OQ-11, OQ-12.
         let mut c = Bound::new(Cocoa::new(CocoaConfig::full_backoff(FullBackoff::Fb1)).unwrap());
-        c.set_state(CocoaState { carry: Carry { carried: Some(ms(2500)) }, ..c.state() });
+        c.set_state(CocoaState { carry: Carry { carried: Some(ms(2500)).into() }, ..c.state() });
         let mut rng = Pcg64Mcg::seed_from_u64(2);
         for i in 0..20 {
             let t0 = i * 10_000;
@@ -957,7 +957,7 @@ mod tests {
             c.on_timeout(at(t0 + 2500), &mut ex);
             assert_eq!(c.retransmit(at(t0 + 2500), &mut ex, &mut rng), ms(5000));
             c.on_ack(at(t0 + 2600), &ex, &Ack::AMBIGUOUS);
-            c.set_state(CocoaState { carry: Carry { carried: Some(ms(2500)) }, ..c.state() });
+            c.set_state(CocoaState { carry: Carry { carried: Some(ms(2500)).into() }, ..c.state() });
         }
     }
 
@@ -1046,8 +1046,8 @@ mod tests {
             Cocoa::new(CocoaConfig { full_backoff: FullBackoff::Fb2, redither: true, ..Default::default() }).unwrap(),
         );
         let mut st = c.state();
-        st.estimator.overall = Duration::ZERO;
-        st.carry.carried = Some(Duration::MAX);
+        st.estimator.overall = Duration::ZERO.into();
+        st.carry.carried = Some(Duration::MAX).into();
         c.set_state(st);
         let b = c.timer_bounds();
         let mut rng = Pcg64Mcg::seed_from_u64(1);
@@ -1055,7 +1055,7 @@ mod tests {
         assert_eq!(ex.timer(), b.max);
         c.on_timeout(at(0), &mut ex);
         assert_eq!(c.retransmit(at(0), &mut ex, &mut rng), b.max);
-        st.carry.carried = None;
+        st.carry.carried = None.into();
         st.estimator.measured = true;
         c.set_state(st);
         let ex = c.start(at(0), 0, &mut rng);
@@ -1166,5 +1166,12 @@ mod tests {
         assert_eq!(bad(CocoaConfig { vbf: Vbf { lower: ms(4000), ..Vbf::DRAFT }, ..d }), "vbf");
         assert_eq!(bad(CocoaConfig { w_strong: Ratio::new(3, 2), ..d }), "w_strong");
         assert_eq!(bad(CocoaConfig { w_weak: Ratio::integer(2), ..d }), "w_weak");
+    }
+
+    #[test]
+    fn cocoas_state_two_rfc_6298_estimators_overall_rto_aging_time_carry_fits_64_bytes() {
+        // The per-destination footprint (README algorithm table); the configuration is not in it.
+        let bytes = core::mem::size_of::<<Cocoa as Controller>::State>();
+        assert!(bytes <= 64, "{bytes} bytes");
     }
 }

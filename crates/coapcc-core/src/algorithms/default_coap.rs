@@ -9,7 +9,7 @@
 
 use core::time::Duration;
 
-use crate::algorithms::full_backoff::{Carry, FullBackoff};
+use crate::backoff::full_backoff::{Carry, FullBackoff};
 use crate::config::ConfigError;
 use crate::controller::{Ack, Controller, Exchange, Retry, TimerBounds};
 use crate::params::{ACK_RANDOM_FACTOR, ACK_TIMEOUT, MAX_RETRANSMIT, TransmissionParams};
@@ -130,7 +130,7 @@ impl Controller for DefaultCoap {
         rng: &mut dyn Rng,
     ) -> Duration {
         let timer = if ex.retransmissions() == 0 {
-            match st.carried {
+            match st.carried.get() {
                 // Spec §4.2 and OQ-11: a carried timer is used as is, not re-dithered.
                 Some(carried) => carried,
                 // RFC 7252 §4.2, spec OQ-1: uniform in [ACK_TIMEOUT, ACK_TIMEOUT × ACK_RANDOM_FACTOR).
@@ -171,7 +171,7 @@ impl Controller for DefaultCoap {
     }
 
     fn rto(&self, st: &Carry, _now: Instant) -> Option<Duration> {
-        Some(self.cap(st.carried.unwrap_or(self.config.ack_timeout)))
+        Some(self.cap(st.carried.get().unwrap_or(self.config.ack_timeout)))
     }
 
     fn timer_bounds(&self) -> TimerBounds {
@@ -294,5 +294,12 @@ mod tests {
         let err = DefaultCoap::new(DefaultCoapConfig { ack_random_factor: Ratio::new(9, 10), ..Default::default() })
             .unwrap_err();
         assert_eq!(err.key, "ack_random_factor");
+    }
+
+    #[test]
+    fn default_coap_keeps_only_the_full_backoff_carry_8_bytes() {
+        // The per-destination footprint (README algorithm table); the configuration is not in it.
+        let bytes = core::mem::size_of::<<DefaultCoap as Controller>::State>();
+        assert!(bytes <= 8, "{bytes} bytes");
     }
 }

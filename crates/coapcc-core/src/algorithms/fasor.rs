@@ -50,11 +50,11 @@ use core::time::Duration;
 
 use crate::config::ConfigError;
 use crate::controller::{Ack, Controller, Echo, Exchange, Retry, TimerBounds};
-use crate::estimator::{self, Rfc6298, Rfc6298Params};
+use crate::estimators::rfc6298::{self, Rfc6298, Rfc6298Params};
 use crate::params::MAX_RETRANSMIT;
 use crate::random::{Rng, uniform};
 use crate::ratio::Ratio;
-use crate::time::{Instant, add, div, from_nanos, shl};
+use crate::time::{Instant, Nanos, OptNanos, add, div, from_nanos, shl};
 
 /// FASOR-02 §4.1: initial RTO, 2 s (SHOULD).
 pub const INITIAL_RTO: Duration = Duration::from_secs(2);
@@ -104,9 +104,9 @@ impl Default for FasorConfig {
     fn default() -> Self {
         FasorConfig {
             initial_rto: INITIAL_RTO,
-            k: estimator::K,
-            alpha: estimator::ALPHA,
-            beta: estimator::BETA,
+            k: rfc6298::K,
+            alpha: rfc6298::ALPHA,
+            beta: rfc6298::BETA,
             first_rttvar_divisor: FIRST_RTTVAR_DIVISOR,
             slow_rto_factor: SLOWRTO_FACTOR,
             cap: Some(MAX_RTO),
@@ -154,26 +154,26 @@ pub struct FasorState {
     /// FastRTO's RFC 6298 estimator (SRTT, RTTVAR), unset before the first unambiguous sample.
     pub fast: Rfc6298,
     /// FastRTO: the estimator's RTO (INITIAL_RTO before the first sample), capped; undithered.
-    pub fast_rto: Duration,
+    pub fast_rto: Nanos,
     /// SlowRTO: SLOWRTO_FACTOR × (ACK − original send) of the latest exchange that needed
     /// retransmissions, capped; `None` until one did.
-    pub slow_rto: Option<Duration>,
+    pub slow_rto: OptNanos,
     /// The backoff state the next exchange starts in.
     pub backoff: BackoffState,
     /// Token variant only: the RTT sample of the previous exchange, `None` if it gave none
     /// (ambiguous Empty ACK, failure) or without `echo`.
-    pub prev_sample: Option<Duration>,
+    pub prev_sample: OptNanos,
 }
 
 impl FasorState {
     /// The state of a fresh destination: FAST, FastRTO = `initial_rto`, nothing measured.
-    pub const fn new(initial_rto: Duration) -> Self {
+    pub fn new(initial_rto: Duration) -> Self {
         FasorState {
             fast: Rfc6298::new(),
-            fast_rto: initial_rto,
-            slow_rto: None,
+            fast_rto: Nanos::new(initial_rto),
+            slow_rto: OptNanos::NONE,
             backoff: BackoffState::Fast,
-            prev_sample: None,
+            prev_sample: OptNanos::NONE,
         }
     }
 }
@@ -251,8 +251,8 @@ impl Fasor {
     /// The undithered FastRTO base of a new series: FastRTO, or with echoes
     /// max(FastRTO, previous RTT sample) (FASOR-02 §4.4).
     fn fast_base(&self, st: &FasorState) -> Duration {
-        let f = st.fast_rto;
-        let f = match (self.config.echo, st.prev_sample) {
+        let f = st.fast_rto.get();
+        let f = match (self.config.echo, st.prev_sample.get()) {
             (true, Some(prev)) => f.max(prev),
             _ => f,
         };
@@ -265,7 +265,7 @@ impl Fasor {
             return base;
         }
         // FASOR-02 §4.1: before the first sample SRTT := INITIAL_RTO/3 (spec §7.5).
-        let srtt = st.fast.srtt.unwrap_or_else(|| div(self.config.initial_rto, 3));
+        let srtt = st.fast.srtt().unwrap_or_else(|| div(self.config.initial_rto, 3));
         self.cap(uniform(rng, add(base, div(srtt, 4)), add(base, srtt)))
     }
 
@@ -309,7 +309,7 @@ impl Controller for Fasor {
             let f = self.dithered(st, self.fast_base(st), rng);
             // Spec OQ-22: SlowRTO is not dithered. A SlowRTO that was never measured (only
             // reachable through `set_state`) falls back to the FastRTO base.
-            let s = st.slow_rto.map_or(f, |s| self.cap(s));
+            let s = st.slow_rto.get().map_or(f, |s| self.cap(s));
             ex.cc.series = state;
             ex.cc.base = f;
             ex.cc.aux = s;
@@ -343,10 +343,10 @@ impl Controller for Fasor {
         // downgrade the state; seed SlowRTO from the elapsed time only if it was never set.
         st.backoff = st.backoff.downgraded();
         if st.slow_rto.is_none() {
-            st.slow_rto = Some(self.slow_rto_from(now.saturating_duration_since(ex.first_sent())));
+            st.slow_rto = Some(self.slow_rto_from(now.saturating_duration_since(ex.first_sent()))).into();
         }
         // FASOR-02 §4.4: no RTT sample from this exchange.
-        st.prev_sample = None;
+        st.prev_sample = OptNanos::NONE;
         Retry::GiveUp
     }
 
@@ -359,16 +359,16 @@ impl Controller for Fasor {
         if let Some(r) = sample {
             let params = self.params();
             st.fast.sample(r, &params);
-            st.fast_rto = self.cap(st.fast.rto(&params).unwrap_or(r));
+            st.fast_rto = Nanos::new(self.cap(st.fast.rto(&params).unwrap_or(r)));
         }
         if self.config.echo {
             // FASOR-02 §4.4: the base of the next series uses this exchange's sample, if any.
-            st.prev_sample = sample;
+            st.prev_sample = sample.into();
         }
         if retransmitted {
             // FASOR-02 §4.2: SlowRTO from the original send, in any state; Figure 1 edge "a".
             // Spec OQ-26: also when an echo disambiguated the sample.
-            st.slow_rto = Some(self.slow_rto_from(since_original));
+            st.slow_rto = Some(self.slow_rto_from(since_original)).into();
             st.backoff = st.backoff.downgraded();
         } else {
             // FASOR-02 Figure 1 edge "b": an unambiguous ACK returns to FAST from any state.
@@ -381,7 +381,7 @@ impl Controller for Fasor {
     fn rto(&self, st: &FasorState, _now: Instant) -> Option<Duration> {
         let base = self.fast_base(st);
         Some(match st.backoff {
-            BackoffState::SlowFast => st.slow_rto.map_or(base, |s| self.cap(s)),
+            BackoffState::SlowFast => st.slow_rto.get().map_or(base, |s| self.cap(s)),
             BackoffState::Fast | BackoffState::FastSlowFast => base,
         })
     }
@@ -420,10 +420,10 @@ mod tests {
     fn after_half_second(backoff: BackoffState, slow_rto: Option<Duration>) -> FasorState {
         FasorState {
             fast: Rfc6298::with(ms(500), Duration::from_micros(62_500)),
-            fast_rto: ms(750),
-            slow_rto,
+            fast_rto: ms(750).into(),
+            slow_rto: slow_rto.into(),
             backoff,
-            prev_sample: None,
+            prev_sample: OptNanos::NONE,
         }
     }
 
@@ -622,7 +622,7 @@ mod tests {
         // b is acknowledged clean with R = 0.1 s: FastRTO changes, state stays FAST.
         c.on_ack(Instant::from_millis(110), &b, &Ack::AMBIGUOUS);
         assert_ne!(c.state().fast_rto, ms(750));
-        c.set_state(FasorState { backoff: BackoffState::SlowFast, slow_rto: Some(ms(9000)), ..c.state() });
+        c.set_state(FasorState { backoff: BackoffState::SlowFast, slow_rto: Some(ms(9000)).into(), ..c.state() });
         assert_eq!(c.on_timeout(Instant::from_millis(750), &mut a), Retry::Retransmit);
         assert_eq!(c.retransmit(Instant::from_millis(750), &mut a, &mut rng), ms(1500));
         assert_eq!(c.on_timeout(Instant::from_millis(2250), &mut a), Retry::Retransmit);
@@ -688,7 +688,7 @@ mod tests {
     #[test]
     fn every_backed_off_timer_is_capped_at_60_s() {
         let mut s = Script::new(fasor(FasorConfig { dither: false, max_retransmit: 6, ..Default::default() }));
-        s.set_state(FasorState { fast_rto: ms(20_000), ..FasorState::new(INITIAL_RTO) });
+        s.set_state(FasorState { fast_rto: ms(20_000).into(), ..FasorState::new(INITIAL_RTO) });
         s.send();
         s.wait_ms(1_000_000);
         assert_eq!(s.timers_ms(), [20_000, 40_000, 60_000, 60_000, 60_000, 60_000, 60_000]);
@@ -854,7 +854,7 @@ mod tests {
     fn with_echoes_the_fast_base_is_the_previous_sample_when_it_exceeds_fast_rto() {
         // FASOR-02 §4.4: base = max(RTO, Previous-RTT-Sample).
         let mut s = undithered_token();
-        s.set_state(FasorState { prev_sample: Some(ms(1000)), ..after_half_second(BackoffState::Fast, None) });
+        s.set_state(FasorState { prev_sample: Some(ms(1000)).into(), ..after_half_second(BackoffState::Fast, None) });
         assert_eq!(s.rto_ms(), Some(1000));
         s.send();
         s.wait_ms(100_000);
@@ -864,7 +864,7 @@ mod tests {
     #[test]
     fn with_echoes_a_smaller_previous_sample_leaves_fast_rto_as_the_base() {
         let mut s = undithered_token();
-        s.set_state(FasorState { prev_sample: Some(ms(400)), ..after_half_second(BackoffState::Fast, None) });
+        s.set_state(FasorState { prev_sample: Some(ms(400)).into(), ..after_half_second(BackoffState::Fast, None) });
         s.send();
         assert_eq!(s.timers_ms(), [750]);
     }
@@ -891,7 +891,7 @@ mod tests {
     #[test]
     fn an_ambiguous_ack_after_retransmissions_clears_the_previous_sample() {
         let mut s = undithered_token();
-        s.set_state(FasorState { prev_sample: Some(ms(1000)), ..after_half_second(BackoffState::Fast, None) });
+        s.set_state(FasorState { prev_sample: Some(ms(1000)).into(), ..after_half_second(BackoffState::Fast, None) });
         s.send();
         s.wait_ms(1500);
         s.ack(); // Empty ACK: no echo
@@ -909,21 +909,21 @@ mod tests {
         let bogus = Ack { echo: Some(Echo { copy: 3, sent: Instant::ZERO }) };
         c.on_ack(now, &ex, &bogus);
         // Falls back to the unambiguous sample of an exchange without retransmissions.
-        assert_eq!(c.state().fast.srtt, Some(ms(400)));
+        assert_eq!(c.state().fast.srtt(), Some(ms(400)));
         let mut c2 = fasor(FasorConfig { dither: false, ..FasorConfig::token() });
         let mut ex2 = c2.start(Instant::ZERO, 0, &mut rng);
         assert_eq!(c2.on_timeout(Instant::from_millis(2000), &mut ex2), Retry::Retransmit);
         c2.retransmit(Instant::from_millis(2000), &mut ex2, &mut rng);
         let future = Ack { echo: Some(Echo { copy: 1, sent: Instant::from_millis(9000) }) };
         c2.on_ack(Instant::from_millis(2500), &ex2, &future);
-        assert_eq!(c2.state().fast.srtt, None);
+        assert_eq!(c2.state().fast.srtt(), None);
         assert_eq!(c2.state().backoff, BackoffState::FastSlowFast);
     }
 
     #[test]
     fn with_echoes_the_dither_is_added_to_the_previous_sample_base() {
         let mut s = Script::new(fasor(FasorConfig::token()));
-        s.set_state(FasorState { prev_sample: Some(ms(1000)), ..after_half_second(BackoffState::Fast, None) });
+        s.set_state(FasorState { prev_sample: Some(ms(1000)).into(), ..after_half_second(BackoffState::Fast, None) });
         s.send();
         let t = s.timers_ns()[0];
         assert!((1_125_000_000..1_500_000_000).contains(&t), "{t}");
@@ -979,10 +979,17 @@ mod tests {
         let ex = c.start(Instant::MAX, 0, &mut rng);
         let b = c.timer_bounds();
         assert!(ex.timer() >= b.min && ex.timer() <= b.max);
-        c.set_state(FasorState { fast_rto: from_nanos(u64::MAX), ..c.state() });
+        c.set_state(FasorState { fast_rto: from_nanos(u64::MAX).into(), ..c.state() });
         let mut ex = c.start(Instant::MAX, 0, &mut rng);
         c.on_timeout(Instant::MAX, &mut ex);
         c.retransmit(Instant::MAX, &mut ex, &mut rng);
         assert!(c.rto(Instant::MAX).is_some());
+    }
+
+    #[test]
+    fn fasors_state_estimator_fastrto_slowrto_previous_sample_backoff_state_fits_48_bytes() {
+        // The per-destination footprint (README algorithm table); the configuration is not in it.
+        let bytes = core::mem::size_of::<<Fasor as Controller>::State>();
+        assert!(bytes <= 48, "{bytes} bytes");
     }
 }

@@ -46,7 +46,7 @@ use core::time::Duration;
 
 use crate::config::ConfigError;
 use crate::controller::{Ack, Controller, Exchange, Retry, TimerBounds};
-use crate::estimator::{Rfc6298, Rfc6298Params};
+use crate::estimators::rfc6298::{Rfc6298, Rfc6298Params};
 use crate::params::{ACK_RANDOM_FACTOR, MAX_RETRANSMIT};
 use crate::random::{Rng, dither_factor};
 use crate::ratio::Ratio;
@@ -224,7 +224,7 @@ impl FourState {
 
     fn params(&self) -> Rfc6298Params {
         // Spec §6: one RFC 6298 estimator with K = 4.
-        Rfc6298Params::new(crate::estimator::K, self.config.granularity)
+        Rfc6298Params::new(crate::estimators::rfc6298::K, self.config.granularity)
     }
 
     /// `VBF[s][range(rto_init)]` (spec §6, OQ-19 placeholder tables).
@@ -617,5 +617,12 @@ mod tests {
         let b = p.timer_bounds();
         let r = p.rto(Instant::MAX).unwrap();
         assert!(r >= b.min && r <= b.max);
+    }
+
+    #[test]
+    fn cocoa_4_states_state_estimator_rto_s_fits_40_bytes() {
+        // The per-destination footprint (README algorithm table); the configuration is not in it.
+        let bytes = core::mem::size_of::<<FourState as Controller>::State>();
+        assert!(bytes <= 40, "{bytes} bytes");
     }
 }

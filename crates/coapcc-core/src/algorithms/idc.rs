@@ -34,9 +34,9 @@
 
 use core::time::Duration;
 
-use crate::algorithms::makarem_rto::{self, MakaremRto, MakaremRtoParams, SampleSource};
 use crate::config::ConfigError;
 use crate::controller::{Ack, Controller, Exchange, Retry, TimerBounds};
+use crate::estimators::makarem::{self, MakaremRto, MakaremRtoParams, SampleSource};
 use crate::params::MAX_RETRANSMIT;
 use crate::random::Rng;
 use crate::ratio::Ratio;
@@ -248,8 +248,8 @@ impl Controller for Idc {
         st.spacing = s.saturating_sub(w.mul_duration(s));
         self.settle(st, now);
         // Spec §8.1, OQ-27, OQ-28: the RTT sample and the spurious flag of this exchange.
-        if let Some(r) = makarem_rto::rtt_sample(self.config.samples, now, ex, ack) {
-            st.rto.sample(r, makarem_rto::is_spurious(ex, ack), &self.params);
+        if let Some(r) = makarem::rtt_sample(self.config.samples, now, ex, ack) {
+            st.rto.sample(r, makarem::is_spurious(ex, ack), &self.params);
         }
     }
 
@@ -546,5 +546,12 @@ mod tests {
             "initial_spacing_ms"
         );
         assert_eq!(bad(IdcConfig { gamma: Ratio::ZERO, ..Default::default() }), "gamma");
+    }
+
+    #[test]
+    fn idcs_state_spacing_loss_spacing_last_send_makarem_estimator_fits_104_bytes() {
+        // The per-destination footprint (README algorithm table); the configuration is not in it.
+        let bytes = core::mem::size_of::<<Idc as Controller>::State>();
+        assert!(bytes <= 104, "{bytes} bytes");
     }
 }

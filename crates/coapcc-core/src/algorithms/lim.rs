@@ -31,11 +31,15 @@
 
 use core::time::Duration;
 
-use crate::algorithms::uip::{MdevInit, RTT_UNIT, SV_FLOOR, TICK, UIP_RTO, VjState, check_quanta, sample_units};
+pub use crate::backoff::tick_dither::{
+    DITHER_HALF_ABOVE, DITHER_QUARTER_ABOVE, dither_first, dither_retransmission, first_dither_bound,
+    retransmission_dither_bound,
+};
 use crate::config::ConfigError;
 use crate::controller::{Ack, Controller, Exchange, Retry, TimerBounds};
-use crate::random::{Rng, below};
-use crate::time::{Instant, add, mul, nanos, shl};
+use crate::estimators::vj::{MdevInit, RTT_UNIT, SV_FLOOR, TICK, UIP_RTO, VjState, check_quanta, sample_units};
+use crate::random::Rng;
+use crate::time::{Instant, mul, shl};
 
 /// Lim \[S4\] §4.2.3, §6: retransmissions before the connection is deemed broken.
 pub const LIM_MAX_RETRANSMIT: u8 = 15;
@@ -46,69 +50,9 @@ pub const BACKOFF_LIMITS: [(Duration, u32); 3] =
     [(Duration::from_secs(3), 4), (Duration::from_secs(6), 3), (Duration::from_secs(12), 2)];
 /// Lim \[S4\] Table 2: `limit(RTO)` for RTO > 12 s.
 pub const BACKOFF_LIMIT_ABOVE: u32 = 1;
-/// Lim \[S4\] Table 2: above this a timer is dithered by at most half of itself (else by at
-/// most all of itself).
-pub const DITHER_HALF_ABOVE: Duration = Duration::from_secs(4);
-/// Lim \[S4\] Table 2: above this a retransmission timer is dithered by at most a quarter.
-pub const DITHER_QUARTER_ABOVE: Duration = Duration::from_secs(12);
-
 /// Lim Table 2: the largest backoff exponent for an estimated RTO.
 pub fn backoff_limit(rto: Duration) -> u32 {
     BACKOFF_LIMITS.iter().find(|(bound, _)| rto <= *bound).map_or(BACKOFF_LIMIT_ABOVE, |(_, limit)| *limit)
-}
-
-/// Whole ticks in `t`.
-fn ticks(t: Duration, tick: Duration) -> u64 {
-    nanos(t).checked_div(nanos(tick)).unwrap_or(0)
-}
-
-/// `t + U_int[0, ticks(t) >> shift)` ticks (module docs: half-open, shift-floored).
-fn add_ticks(rng: &mut dyn Rng, t: Duration, tick: Duration, shift: u32) -> Duration {
-    add(t, mul(tick, below(rng, ticks(t, tick) >> shift)))
-}
-
-/// The largest value of [`add_ticks`] for this `t`.
-fn add_ticks_max(t: Duration, tick: Duration, shift: u32) -> Duration {
-    add(t, mul(tick, (ticks(t, tick) >> shift).saturating_sub(1)))
-}
-
-fn first_shift(t: Duration) -> u32 {
-    u32::from(t > DITHER_HALF_ABOVE)
-}
-
-fn retransmission_shift(t: Duration) -> u32 {
-    if t > DITHER_QUARTER_ABOVE { 2 } else { u32::from(t > DITHER_HALF_ABOVE) }
-}
-
-/// Lim Table 2, first transmission: `t > 4 s`: `t + U_int[0, t/2)`, else `t + U_int[0, t)`,
-/// in whole ticks.
-pub fn dither_first(rng: &mut dyn Rng, t: Duration, tick: Duration) -> Duration {
-    add_ticks(rng, t, tick, first_shift(t))
-}
-
-/// Lim Table 2, retransmission: `t > 12 s`: `+ U_int[0, t/4)`; `t > 4 s`: `+ U_int[0, t/2)`;
-/// else `+ U_int[0, t)` (spec OQ-36: half-open), in whole ticks.
-pub fn dither_retransmission(rng: &mut dyn Rng, t: Duration, tick: Duration) -> Duration {
-    add_ticks(rng, t, tick, retransmission_shift(t))
-}
-
-/// An upper bound on [`dither_first`] for every undithered `t ≤ t_max` (each branch is
-/// monotone in `t`, so its largest `t` gives its largest value).
-pub fn first_dither_bound(t_max: Duration, tick: Duration) -> Duration {
-    let low = add_ticks_max(t_max.min(DITHER_HALF_ABOVE), tick, 0);
-    if t_max > DITHER_HALF_ABOVE { low.max(add_ticks_max(t_max, tick, 1)) } else { low }
-}
-
-/// An upper bound on [`dither_retransmission`] for every undithered `t ≤ t_max`.
-pub fn retransmission_dither_bound(t_max: Duration, tick: Duration) -> Duration {
-    let mut m = add_ticks_max(t_max.min(DITHER_HALF_ABOVE), tick, 0);
-    if t_max > DITHER_HALF_ABOVE {
-        m = m.max(add_ticks_max(t_max.min(DITHER_QUARTER_ABOVE), tick, 1));
-    }
-    if t_max > DITHER_QUARTER_ABOVE {
-        m = m.max(add_ticks_max(t_max, tick, 2));
-    }
-    m
 }
 
 /// The state of [`Lim`]: uIP's scaled-integer estimator.
@@ -553,5 +497,12 @@ mod tests {
         assert_eq!(err.key, "tick_ms");
         let err = Lim::new(LimConfig { tick: Duration::from_millis(300), ..Default::default() }).unwrap_err();
         assert_eq!(err.key, "rtt_unit_ms");
+    }
+
+    #[test]
+    fn lims_state_the_scaled_sa_sv_rto_integers_fits_12_bytes() {
+        // The per-destination footprint (README algorithm table); the configuration is not in it.
+        let bytes = core::mem::size_of::<<Lim as Controller>::State>();
+        assert!(bytes <= 12, "{bytes} bytes");
     }
 }

@@ -41,9 +41,9 @@
 
 use core::time::Duration;
 
-use crate::algorithms::makarem_rto::{self, MakaremRto, MakaremRtoParams, SampleSource};
 use crate::config::ConfigError;
 use crate::controller::{Ack, Controller, Exchange, Retry, TimerBounds};
+use crate::estimators::makarem::{self, MakaremRto, MakaremRtoParams, SampleSource};
 use crate::params::MAX_RETRANSMIT;
 use crate::random::Rng;
 use crate::ratio::Ratio;
@@ -322,8 +322,8 @@ impl Controller for Mbc {
         st.spacings.push(now - last, self.config.window);
         st.last_ack_time = Some(now);
         // Spec §8.1, OQ-27, OQ-28: the RTT sample and the spurious flag of this exchange.
-        if let Some(r) = makarem_rto::rtt_sample(self.config.samples, now, ex, ack) {
-            st.rto.sample(r, makarem_rto::is_spurious(ex, ack), &self.params);
+        if let Some(r) = makarem::rtt_sample(self.config.samples, now, ex, ack) {
+            st.rto.sample(r, makarem::is_spurious(ex, ack), &self.params);
         }
     }
 
@@ -586,5 +586,12 @@ mod tests {
         );
         assert_eq!(bad(MbcConfig { alpha: Ratio::integer(2), ..Default::default() }), "alpha");
         assert!(Mbc::new(MbcConfig { window: 16, ..Default::default() }).is_ok());
+    }
+
+    #[test]
+    fn mbcs_state_a_window_of_up_to_16_inter_ack_spacings_pacing_estimator_fits_384_bytes() {
+        // The per-destination footprint (README algorithm table); the configuration is not in it.
+        let bytes = core::mem::size_of::<<Mbc as Controller>::State>();
+        assert!(bytes <= 384, "{bytes} bytes");
     }
 }

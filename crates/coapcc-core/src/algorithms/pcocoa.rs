@@ -52,10 +52,10 @@
 
 use core::time::Duration;
 
-use crate::algorithms::cocoa_rto::{Aging, CocoaRto, CocoaRtoParams};
-use crate::algorithms::vbf::Vbf;
+use crate::backoff::vbf::Vbf;
 use crate::config::ConfigError;
 use crate::controller::{Ack, Controller, Exchange, Retry, TimerBounds};
+use crate::estimators::cocoa::{Aging, CocoaRto, CocoaRtoParams};
 use crate::params::{ACK_RANDOM_FACTOR, MAX_RETRANSMIT};
 use crate::random::{Rng, dither_factor};
 use crate::ratio::Ratio;
@@ -322,9 +322,9 @@ impl PCocoa {
 
     /// RTO_init and its update time after the aging due at `now` (spec OQ-14, §2.7).
     fn aged(&self, st: &PCocoaState, now: Instant) -> (Duration, Option<Instant>) {
-        let mut est = CocoaRto { overall: st.rto_init, last_update: st.last_update, ..CocoaRto::new(INITIAL_RTO) };
+        let mut est = CocoaRto::new(INITIAL_RTO).with_overall(st.rto_init, st.last_update, false);
         est.age(now, &self.aging_params());
-        (est.overall.min(self.config.cap), est.last_update)
+        (est.overall.get().min(self.config.cap), est.last_update())
     }
 
     /// Folds in the RTT sample `r` taken at `now`; `spurious` says whether the ACK named an
@@ -965,5 +965,12 @@ mod tests {
         p.alg.on_sample(&mut p.st, Instant::MAX, Duration::ZERO, false);
         p.alg.on_sample(&mut p.st, Instant::MAX, Duration::ZERO, false);
         assert!(p.rto(Instant::MAX).is_some());
+    }
+
+    #[test]
+    fn pcocoas_state_with_its_history_of_up_to_8_rttvar_values_fits_216_bytes() {
+        // The per-destination footprint (README algorithm table); the configuration is not in it.
+        let bytes = core::mem::size_of::<<PCocoa as Controller>::State>();
+        assert!(bytes <= 216, "{bytes} bytes");
     }
 }

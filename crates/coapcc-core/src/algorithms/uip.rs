@@ -64,124 +64,23 @@
 
 use core::time::Duration;
 
-use crate::algorithms::lim;
+use crate::backoff::tick_dither;
 use crate::config::ConfigError;
 use crate::controller::{Ack, Controller, Exchange, Retry, TimerBounds};
+pub use crate::estimators::vj::{
+    LITERAL_MDEV, MAX_SAMPLE, MdevInit, RTT_UNIT, SV_FLOOR, TICK, UIP_INITIAL_SV, UIP_RTO, VjState, check_quanta,
+    sample_units,
+};
 use crate::random::Rng;
-use crate::time::{Instant, mul, nanos};
+use crate::time::{Instant, mul};
 
-/// uIP `UIP_RTO`: the initial RTO and the base of every retransmission timer, in RTT units.
-pub const UIP_RTO: u32 = 3;
 /// uIP `UIP_MAXRTX`: retransmissions before the connection is aborted.
 pub const UIP_MAXRTX: u8 = 8;
-/// uIP `uip_connect`: initial `sv` (= 4 × MDEV, so MDEV = 4 RTT units), spec OQ-34.
-pub const UIP_INITIAL_SV: u32 = 16;
 /// uIP: the backoff exponent is capped at 4 (`nrtx > 4 ? 4 : nrtx`), so timers stop at 48.
 pub const UIP_MAX_BACKOFF: u32 = 4;
-/// Lim \[S4\] §3.1: "the basic time unit for RTT and RTO is 1 s".
-pub const RTT_UNIT: Duration = Duration::from_secs(1);
-/// uIP's periodic timer (Contiki: `CLOCK_SECOND / 2`), which drives the countdown.
-pub const TICK: Duration = Duration::from_millis(500);
-/// Lim \[S4\] Table 2 read literally (spec OQ-34 option): "MDEV = 16 s".
-pub const LITERAL_MDEV: Duration = Duration::from_secs(16);
-/// Largest RTT sample, in RTT units, folded into the estimator (larger ones are clamped):
-/// with it `sa` (8 × SRTT) always fits a `u32`.
-pub const MAX_SAMPLE: u32 = u32::MAX >> 3;
-/// `sv` never falls below min(initial `sv`, 3): `sv − ⌊sv/4⌋ ≥ 3` for `sv ≥ 3` and
-/// `sv − ⌊sv/4⌋ = sv` below. Hence every estimated `rto` is at least that many units.
-pub const SV_FLOOR: u32 = 3;
-
-/// The initial mean deviation (spec OQ-34).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
-pub enum MdevInit {
-    /// uIP's `sv = 16`, which in uIP's scaling is 4 × MDEV (MDEV = 4 RTT units). Spec OQ-34.
-    #[default]
-    Uip,
-    /// Lim's Table 2 literally: MDEV = 16 s, i.e. `sv` = ⌊4 × 16 s / rtt_unit⌋ (64 with 1 s units).
-    Literal,
-}
-
-impl MdevInit {
-    /// The initial `sv` in units of `rtt_unit` (> 0).
-    pub fn initial_sv(self, rtt_unit: Duration) -> u32 {
-        match self {
-            MdevInit::Uip => UIP_INITIAL_SV,
-            MdevInit::Literal => {
-                let sv = nanos(mul(LITERAL_MDEV, 4)).checked_div(nanos(rtt_unit)).unwrap_or(0);
-                u32::try_from(sv).unwrap_or(u32::MAX)
-            }
-        }
-    }
-}
-
-/// Van Jacobson's scaled-integer RTT estimator as uIP keeps it per connection (`struct
-/// uip_conn`), widened from `u8` to `u32` (see the module docs). All values are in RTT units.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct VjState {
-    /// `sa`: 8 × SRTT, in RTT units (SRTT = `sa` / 8).
-    pub sa: u32,
-    /// `sv`: 4 × MDEV, in RTT units (MDEV = `sv` / 4).
-    pub sv: u32,
-    /// `rto`: the estimated retransmission timeout, in RTT units; arms first transmissions
-    /// (and, in Lim's scheme, is the base of the backoff).
-    pub rto: u32,
-}
 
 /// The state of [`Uip`].
 pub type UipState = VjState;
-
-impl VjState {
-    /// uIP's fresh connection: `rto = UIP_RTO`, `sa = 0`, `sv = sv`.
-    pub const fn initial(sv: u32) -> Self {
-        VjState { sa: 0, sv, rto: UIP_RTO }
-    }
-
-    /// Folds in an RTT sample of `m` RTT units, exactly as uIP does ("taken directly from
-    /// VJs original code in his paper"), with widened, clamped integers.
-    pub fn sample(&mut self, m: u32) {
-        let m = m.min(MAX_SAMPLE);
-        // uip.c: m = m - (sa >> 3); sa += m;   (Err = R − SRTT; SRTT += Err/8)
-        let mut m = i64::from(m) - i64::from(self.sa >> 3);
-        self.sa = clamp_u32(i64::from(self.sa) + m);
-        // uip.c: if(m < 0) m = -m;   (|m| ≤ 2^32: no overflow in i64)
-        m = m.abs();
-        // uip.c: m = m - (sv >> 2); sv += m;   (MDEV += (|Err| − MDEV)/4)
-        m -= i64::from(self.sv >> 2);
-        self.sv = clamp_u32(i64::from(self.sv) + m);
-        // uip.c: rto = (sa >> 3) + sv;   (RTO = SRTT + 4·MDEV)
-        self.rto = (self.sa >> 3).saturating_add(self.sv);
-    }
-}
-
-fn clamp_u32(x: i64) -> u32 {
-    u32::try_from(x.clamp(0, i64::from(u32::MAX))).unwrap_or(u32::MAX)
-}
-
-/// An RTT of `r` in whole RTT units: ⌊r / rtt_unit⌋ (module docs, spec OQ-37), clamped to
-/// [`MAX_SAMPLE`].
-pub fn sample_units(r: Duration, rtt_unit: Duration) -> u32 {
-    let q = nanos(r).checked_div(nanos(rtt_unit)).unwrap_or(0);
-    u32::try_from(q.min(u64::from(MAX_SAMPLE))).unwrap_or(MAX_SAMPLE)
-}
-
-/// Checks the two quanta shared by uIP and Lim (spec OQ-37).
-pub(crate) fn check_quanta(rtt_unit: Duration, tick: Duration) -> Result<(), ConfigError> {
-    if tick.is_zero() {
-        return Err(ConfigError::new("tick_ms", "must be greater than 0"));
-    }
-    if rtt_unit.is_zero() {
-        return Err(ConfigError::new("rtt_unit_ms", "must be greater than 0"));
-    }
-    if nanos(rtt_unit) % nanos(tick) != 0 {
-        return Err(ConfigError::new(
-            "rtt_unit_ms",
-            "must be a whole multiple of tick_ms (RTOs are counted down in ticks)",
-        ));
-    }
-    Ok(())
-}
 
 /// Configuration of uIP TCP. `Default` is uIP itself (Contiki, after Lim's timer-unit fix).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -223,12 +122,12 @@ impl UipConfig {
     /// uIP + dithering (spec §9.2): Lim's dithering rules, and 15 retransmissions as in all
     /// of Lim's evaluation runs (\[S4\] §6; spec §9 table).
     pub fn dithered() -> Self {
-        UipConfig { dither: true, max_retransmit: lim::LIM_MAX_RETRANSMIT, ..Default::default() }
+        UipConfig { dither: true, max_retransmit: crate::algorithms::lim::LIM_MAX_RETRANSMIT, ..Default::default() }
     }
 
     /// Original uIP as Lim evaluated it: no dithering, limit raised to 15 (\[S4\] §4.2.3, §6).
     pub fn study() -> Self {
-        UipConfig { max_retransmit: lim::LIM_MAX_RETRANSMIT, ..Default::default() }
+        UipConfig { max_retransmit: crate::algorithms::lim::LIM_MAX_RETRANSMIT, ..Default::default() }
     }
 }
 
@@ -294,12 +193,19 @@ impl Controller for Uip {
             0 => {
                 // uip.c: timer = rto (the estimate arms the first transmission).
                 let base = self.units(st.rto);
-                (base, if self.config.dither { lim::dither_first(rng, base, self.config.tick) } else { base })
+                (base, if self.config.dither { tick_dither::dither_first(rng, base, self.config.tick) } else { base })
             }
             k => {
                 // uip.c: timer = UIP_RTO << (nrtx > 4 ? 4 : nrtx); ++nrtx (spec OQ-35: before).
                 let base = self.backoff(k - 1);
-                (base, if self.config.dither { lim::dither_retransmission(rng, base, self.config.tick) } else { base })
+                (
+                    base,
+                    if self.config.dither {
+                        tick_dither::dither_retransmission(rng, base, self.config.tick)
+                    } else {
+                        base
+                    },
+                )
             }
         };
         ex.cc.base = base;
@@ -336,13 +242,13 @@ impl Controller for Uip {
         let sv_floor = self.initial_state().sv.min(SV_FLOOR);
         let rto_min = self.units(UIP_RTO.min(sv_floor));
         let rto_max = self.units(u32::MAX);
-        let mut max = if self.config.dither { lim::first_dither_bound(rto_max, tick) } else { rto_max };
+        let mut max = if self.config.dither { tick_dither::first_dither_bound(rto_max, tick) } else { rto_max };
         let mut min = rto_min;
         // Retransmissions: UIP_RTO << min(n, 4) for n < max_retransmit.
         if self.config.max_retransmit > 0 {
             let hi = self.backoff(self.config.max_retransmit - 1);
             min = min.min(self.backoff(0));
-            max = max.max(if self.config.dither { lim::retransmission_dither_bound(hi, tick) } else { hi });
+            max = max.max(if self.config.dither { tick_dither::retransmission_dither_bound(hi, tick) } else { hi });
         }
         TimerBounds { min, max }
     }
@@ -641,5 +547,12 @@ mod tests {
         let err = Uip::new(UipConfig { rtt_unit: Duration::from_millis(1200), ..Default::default() }).unwrap_err();
         assert_eq!(err.key, "rtt_unit_ms");
         assert!(Uip::new(UipConfig { rtt_unit: Duration::from_millis(1500), ..Default::default() }).is_ok());
+    }
+
+    #[test]
+    fn uips_state_the_scaled_sa_sv_rto_integers_fits_12_bytes() {
+        // The per-destination footprint (README algorithm table); the configuration is not in it.
+        let bytes = core::mem::size_of::<<Uip as Controller>::State>();
+        assert!(bytes <= 12, "{bytes} bytes");
     }
 }
