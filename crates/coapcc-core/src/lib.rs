@@ -20,6 +20,7 @@
 //! | [`estimators`] | RTO estimators shared by the controllers (RFC 6298, CoCoA, Makarem, Van Jacobson) |
 //! | [`backoff`] | backoff mechanisms shared by the controllers (VBF, Full Backoff, tick dithering) |
 //! | [`time`], [`ratio`] | [`Instant`], saturating duration helpers, exact rational factors |
+//! | [`tcp`] | the configuration shared by the uIP and Lim timers |
 //! | [`params`] | RFC 7252 transmission parameters and their derived values |
 //! | [`random`] | uniform draws from a caller-owned [`rand_core::Rng`] |
 //! | [`config`] | [`ConfigError`] and serde helpers for `*_ms` keys |
@@ -49,6 +50,7 @@ pub mod random;
 pub mod ratio;
 pub mod registry;
 pub mod retransmission;
+pub mod tcp;
 pub mod time;
 
 pub use config::ConfigError;

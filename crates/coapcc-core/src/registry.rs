@@ -23,6 +23,7 @@ use crate::backoff::full_backoff::FullBackoff;
 use crate::backoff::vbf::Vbf;
 use crate::config::ConfigError;
 use crate::controller::{Ack, Controller, Exchange, Retry, TimerBounds};
+use crate::estimators::RtoEstimator;
 use crate::random::Rng;
 use crate::time::Instant;
 
@@ -361,6 +362,21 @@ macro_rules! any_algorithm {
         }
 
         impl AnyController {
+            /// The algorithm's RTO estimator, fresh, for the RTT-trace model; `None` for the
+            /// algorithms whose timers are not an estimator's RTO (4-state, BDP, uIP, Lim).
+            pub fn rto_estimator(&self) -> Option<RtoEstimator> {
+                match self {
+                    AnyController::DefaultCoap(c) => Some(RtoEstimator::Fixed(c.config().ack_timeout)),
+                    AnyController::Cocoa(c) => Some(RtoEstimator::Cocoa(c.new_state().estimator, c.config().rto_params())),
+                    AnyController::Fasor(c) => Some(c.rto_estimator()),
+                    AnyController::PCocoa(c) => Some(RtoEstimator::PCocoa(*c, c.new_state())),
+                    AnyController::Idc(c) => Some(RtoEstimator::Makarem(c.new_state().rto, c.config().rto_params())),
+                    AnyController::Mbc(c) => Some(RtoEstimator::Makarem(c.new_state().rto, c.config().rto_params())),
+                    #[allow(unreachable_patterns)]
+                    _ => None,
+                }
+            }
+
             /// The configuration it was built from.
             pub fn config(&self) -> AnyConfig {
                 match self { $(AnyController::$variant(c) => AnyConfig::$variant(*c.config()),)* }

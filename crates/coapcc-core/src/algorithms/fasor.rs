@@ -50,6 +50,7 @@ use core::time::Duration;
 
 use crate::config::ConfigError;
 use crate::controller::{Ack, Controller, Echo, Exchange, Retry, TimerBounds};
+use crate::estimators::RtoEstimator;
 use crate::estimators::rfc6298::{self, Rfc6298, Rfc6298Params};
 use crate::params::MAX_RETRANSMIT;
 use crate::random::{Rng, uniform};
@@ -222,6 +223,17 @@ impl Fasor {
             return Err(ConfigError::new("cap_ms", "must be at least 60000 (FASOR-02 §4.1), or \"none\""));
         }
         Ok(Fasor { config })
+    }
+
+    /// FastRTO's estimator on its own (the RTT-trace model): RFC 6298 with FASOR's constants,
+    /// INITIAL_RTO before the first sample, capped.
+    pub fn rto_estimator(&self) -> RtoEstimator {
+        RtoEstimator::Rfc6298 {
+            est: Rfc6298::new(),
+            params: self.params(),
+            initial: self.config.initial_rto,
+            cap: self.config.cap,
+        }
     }
 
     /// FastRTO's RFC 6298 constants (FASOR-02 §4.1).

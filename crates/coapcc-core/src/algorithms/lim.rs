@@ -37,8 +37,10 @@ pub use crate::backoff::tick_dither::{
 };
 use crate::config::ConfigError;
 use crate::controller::{Ack, Controller, Exchange, Retry, TimerBounds};
-use crate::estimators::vj::{MdevInit, RTT_UNIT, SV_FLOOR, TICK, UIP_RTO, VjState, check_quanta, sample_units};
+pub use crate::estimators::vj::{MdevInit, RTT_UNIT, TICK};
+use crate::estimators::vj::{SV_FLOOR, UIP_RTO, VjState, check_quanta, sample_units};
 use crate::random::Rng;
+pub use crate::tcp::{TcpConfig, TcpDefaults};
 use crate::time::{Instant, mul, shl};
 
 /// Lim \[S4\] §4.2.3, §6: retransmissions before the connection is deemed broken.
@@ -58,38 +60,17 @@ pub fn backoff_limit(rto: Duration) -> u32 {
 /// The state of [`Lim`]: uIP's scaled-integer estimator.
 pub type LimState = VjState;
 
-/// Configuration of Lim's scheme. `Default` is Lim's evaluation setting.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(deny_unknown_fields, default))]
-pub struct LimConfig {
-    /// Unit of RTT samples, `sa`, `sv` and RTO (spec OQ-37: 1 s).
-    #[cfg_attr(feature = "serde", serde(rename = "rtt_unit_ms", with = "crate::config::serde_ms"))]
-    pub rtt_unit: Duration,
-    /// Countdown resolution and dither quantum (spec OQ-37: 0.5 s); divides `rtt_unit`.
-    #[cfg_attr(feature = "serde", serde(rename = "tick_ms", with = "crate::config::serde_ms"))]
-    pub tick: Duration,
-    /// Initial `sv` (spec OQ-34: uIP's 16; `literal` = Table 2's "MDEV = 16 s").
-    pub mdev_init: MdevInit,
-    /// Retransmissions before giving up (Lim: 15).
-    pub max_retransmit: u8,
-    /// Start afresh after a give-up, as uIP's new connection does.
-    pub reset_on_give_up: bool,
-    /// Lim's dithering of every timer. Off: every timer is its undithered value.
-    pub dither: bool,
-}
+/// Configuration of Lim's scheme. `Default` is Lim's evaluation setting: 15 retransmissions,
+/// dithering on. The keys are those of [`TcpConfig`], shared with uIP.
+pub type LimConfig = TcpConfig<LimDefaults>;
 
-impl Default for LimConfig {
-    fn default() -> Self {
-        LimConfig {
-            rtt_unit: RTT_UNIT,
-            tick: TICK,
-            mdev_init: MdevInit::Uip,
-            max_retransmit: LIM_MAX_RETRANSMIT,
-            reset_on_give_up: true,
-            dither: true,
-        }
-    }
+/// The defaults of [`LimConfig`]: 15 retransmissions (Lim §4.2.3), dithering on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LimDefaults;
+
+impl TcpDefaults for LimDefaults {
+    const MAX_RETRANSMIT: u8 = LIM_MAX_RETRANSMIT;
+    const DITHER: bool = true;
 }
 
 /// Lim's scheme, the algorithm: the checked configuration, shared by every connection

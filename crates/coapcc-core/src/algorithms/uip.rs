@@ -72,6 +72,7 @@ pub use crate::estimators::vj::{
     sample_units,
 };
 use crate::random::Rng;
+pub use crate::tcp::{TcpConfig, TcpDefaults};
 use crate::time::{Instant, mul};
 
 /// uIP `UIP_MAXRTX`: retransmissions before the connection is aborted.
@@ -82,40 +83,17 @@ pub const UIP_MAX_BACKOFF: u32 = 4;
 /// The state of [`Uip`].
 pub type UipState = VjState;
 
-/// Configuration of uIP TCP. `Default` is uIP itself (Contiki, after Lim's timer-unit fix).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(deny_unknown_fields, default))]
-pub struct UipConfig {
-    /// Unit of RTT samples, `sa`, `sv`, `rto` and `UIP_RTO` (spec OQ-37: 1 s). 500 ms gives
-    /// the unfixed uIP whose timers expire twice too early (Lim §4.1).
-    #[cfg_attr(feature = "serde", serde(rename = "rtt_unit_ms", with = "crate::config::serde_ms"))]
-    pub rtt_unit: Duration,
-    /// Countdown resolution and dither quantum (spec OQ-37: 0.5 s); divides `rtt_unit`.
-    #[cfg_attr(feature = "serde", serde(rename = "tick_ms", with = "crate::config::serde_ms"))]
-    pub tick: Duration,
-    /// Initial `sv` (spec OQ-34).
-    pub mdev_init: MdevInit,
-    /// `UIP_MAXRTX`: retransmissions before giving up.
-    pub max_retransmit: u8,
-    /// Start afresh (`rto = 3`, `sa = 0`, `sv` initial) after a give-up, as uIP's new
-    /// connection does.
-    pub reset_on_give_up: bool,
-    /// Add Lim's dithering (spec §9.2) to every timer. uIP itself does not dither.
-    pub dither: bool,
-}
+/// Configuration of uIP TCP. `Default` is uIP itself (Contiki, after Lim's timer-unit fix):
+/// 8 retransmissions, no dithering. The keys are those of [`TcpConfig`], shared with Lim.
+pub type UipConfig = TcpConfig<UipDefaults>;
 
-impl Default for UipConfig {
-    fn default() -> Self {
-        UipConfig {
-            rtt_unit: RTT_UNIT,
-            tick: TICK,
-            mdev_init: MdevInit::Uip,
-            max_retransmit: UIP_MAXRTX,
-            reset_on_give_up: true,
-            dither: false,
-        }
-    }
+/// The defaults of [`UipConfig`]: uIP's `UIP_MAXRTX`, no dithering.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UipDefaults;
+
+impl TcpDefaults for UipDefaults {
+    const MAX_RETRANSMIT: u8 = UIP_MAXRTX;
+    const DITHER: bool = false;
 }
 
 impl UipConfig {
