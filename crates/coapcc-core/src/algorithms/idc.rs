@@ -51,54 +51,35 @@ pub const DW: Ratio = Ratio::new(1, 100);
 /// \[S1\] §5.2.1: fast decremental weight fw = 0.5.
 pub const FW: Ratio = Ratio::new(1, 2);
 
-/// Configuration of IDC-CoAP. `Default` is \[S1\]'s values (iw = 1.5).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(deny_unknown_fields, default))]
-pub struct IdcConfig {
-    /// Incremental weight iw (≥ 1): the spacing is multiplied by it on each RTO expiry.
-    pub iw: Ratio,
-    /// Decremental weight dw (≤ 1): slow decrease on an ACK while spacing ≥ loss_spacing.
-    pub dw: Ratio,
-    /// Fast decremental weight fw (≤ 1): decrease on an ACK while spacing < loss_spacing.
-    pub fw: Ratio,
-    /// spacing₀ (spec OQ-29: 0).
-    #[cfg_attr(feature = "serde", serde(rename = "initial_spacing_ms", with = "crate::config::serde_ms"))]
-    pub initial_spacing: Duration,
-    /// loss_spacing₀ = +∞ instead of 0 (spec OQ-29 option "fast start": `fw` decreases until
-    /// the first loss).
-    pub fast_start: bool,
-    /// Upper bound on the spacing (not in \[S1\]; `None` = unbounded).
-    #[cfg_attr(feature = "serde", serde(rename = "max_spacing_ms", with = "crate::config::serde_opt_ms"))]
-    pub max_spacing: Option<Duration>,
-    /// Which RTT samples feed the RTO (spec OQ-28).
-    pub samples: SampleSource,
-    /// r: retransmissions before the message is given up (\[S1\]: 4).
-    pub max_retransmit: u8,
-    /// RTO estimator α (\[S1\]: 1/8).
-    pub alpha: Ratio,
-    /// RTO estimator γ (\[S1\]: 1/32).
-    pub gamma: Ratio,
-    /// RTO estimator K without a spurious transmission (\[S1\]: 4).
-    pub k: u8,
-    /// RTO estimator K after a spurious transmission (\[S1\]: 7).
-    pub k_spurious: u8,
-    /// RTO before the first sample (2 s).
-    #[cfg_attr(feature = "serde", serde(rename = "initial_rto_ms", with = "crate::config::serde_ms"))]
-    pub initial_rto: Duration,
-    /// Floor on the RTO (not in \[S1\]; 0 = none).
-    #[cfg_attr(feature = "serde", serde(rename = "min_rto_ms", with = "crate::config::serde_ms"))]
-    pub min_rto: Duration,
-    /// Ceiling on the RTO (not in \[S1\]; `None` = none).
-    #[cfg_attr(feature = "serde", serde(rename = "max_rto_ms", with = "crate::config::serde_opt_ms"))]
-    pub max_rto: Option<Duration>,
-    /// Accepted and ignored: IDC-CoAP never dithers (see the module docs).
-    pub dither: bool,
+crate::estimators::makarem::config_with_makarem_rto! {
+    /// Configuration of IDC-CoAP. `Default` is \[S1\]'s values (iw = 1.5).
+    pub struct IdcConfig {
+        /// Incremental weight iw (≥ 1): the spacing is multiplied by it on each RTO expiry.
+        pub iw: Ratio,
+        /// Decremental weight dw (≤ 1): slow decrease on an ACK while spacing ≥ loss_spacing.
+        pub dw: Ratio,
+        /// Fast decremental weight fw (≤ 1): decrease on an ACK while spacing < loss_spacing.
+        pub fw: Ratio,
+        /// spacing₀ (spec OQ-29: 0).
+        #[serde(rename = "initial_spacing_ms", with = "crate::config::serde_ms")]
+        pub initial_spacing: Duration,
+        /// loss_spacing₀ = +∞ instead of 0 (spec OQ-29 option "fast start": `fw` decreases until
+        /// the first loss).
+        pub fast_start: bool,
+        /// Upper bound on the spacing (not in \[S1\]; `None` = unbounded).
+        #[serde(rename = "max_spacing_ms", with = "crate::config::serde_opt_ms")]
+        pub max_spacing: Option<Duration>,
+        /// Which RTT samples feed the RTO (spec OQ-28).
+        pub samples: SampleSource,
+        /// r: retransmissions before the message is given up (\[S1\]: 4).
+        pub max_retransmit: u8,
+        /// Accepted and ignored: IDC-CoAP never dithers (see the module docs).
+        pub dither: bool,
+    }
 }
 
 impl Default for IdcConfig {
     fn default() -> Self {
-        let rto = MakaremRtoParams::default();
         IdcConfig {
             iw: IW,
             dw: DW,
@@ -108,13 +89,7 @@ impl Default for IdcConfig {
             max_spacing: None,
             samples: SampleSource::Exact,
             max_retransmit: MAX_RETRANSMIT,
-            alpha: rto.alpha,
-            gamma: rto.gamma,
-            k: rto.k,
-            k_spurious: rto.k_spurious,
-            initial_rto: rto.initial_rto,
-            min_rto: rto.min_rto,
-            max_rto: rto.max_rto,
+            rto: MakaremRtoParams::default(),
             dither: false,
         }
     }
@@ -128,15 +103,7 @@ impl IdcConfig {
 
     /// The RTO estimator's constants.
     pub fn rto_params(&self) -> MakaremRtoParams {
-        MakaremRtoParams {
-            alpha: self.alpha,
-            gamma: self.gamma,
-            k: self.k,
-            k_spurious: self.k_spurious,
-            initial_rto: self.initial_rto,
-            min_rto: self.min_rto,
-            max_rto: self.max_rto,
-        }
+        self.rto
     }
 }
 
@@ -517,7 +484,10 @@ mod tests {
         s.wait_ms(1);
         // A zero timer: every copy leaves at once, then the message is given up.
         assert_eq!(s.give_up_ms(), Some(0));
-        let c = idc(IdcConfig { min_rto: ms(10), max_rto: Some(ms(60_000)), ..Default::default() });
+        let c = idc(IdcConfig {
+            rto: MakaremRtoParams { min_rto: ms(10), max_rto: Some(ms(60_000)), ..Default::default() },
+            ..Default::default()
+        });
         assert_eq!(c.timer_bounds(), TimerBounds { min: ms(10), max: ms(60_000) });
     }
 
@@ -545,7 +515,10 @@ mod tests {
             bad(IdcConfig { max_spacing: Some(ms(10)), initial_spacing: ms(20), ..Default::default() }),
             "initial_spacing_ms"
         );
-        assert_eq!(bad(IdcConfig { gamma: Ratio::ZERO, ..Default::default() }), "gamma");
+        assert_eq!(
+            bad(IdcConfig { rto: MakaremRtoParams { gamma: Ratio::ZERO, ..Default::default() }, ..Default::default() }),
+            "gamma"
+        );
     }
 
     #[test]

@@ -129,49 +129,30 @@ pub(crate) fn div_gain(d: Duration, gain: Ratio) -> Duration {
     Ratio::new(gain.denom(), gain.numer()).mul_duration(d)
 }
 
-/// Configuration of MBC-CoAP. `Default` is \[S1\]'s values (m = 3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(deny_unknown_fields, default))]
-pub struct MbcConfig {
-    /// m: number of inter-ACK spacing samples kept (1..=16; \[S1\]: 3 or 10).
-    pub window: u8,
-    /// Phases of the gain cycle (2..=255; \[S1\]'s loop: 8).
-    pub cycle_length: u8,
-    /// Pacing gain of phase 0 (probing, \[S1\]: 1.25).
-    pub probe_gain: Ratio,
-    /// Pacing gain of phase 1 (preventive drain, \[S1\]: 0.75).
-    pub drain_gain: Ratio,
-    /// Pacing gain of phase 0 when the packet leaving is a retransmission (\[S1\]: 0.75).
-    pub probe_retransmission_gain: Ratio,
-    /// Which RTT samples feed the RTO (spec OQ-28).
-    pub samples: SampleSource,
-    /// r: retransmissions before the message is given up (\[S1\]: 4).
-    pub max_retransmit: u8,
-    /// RTO estimator α (\[S1\]: 1/8).
-    pub alpha: Ratio,
-    /// RTO estimator γ (\[S1\]: 1/32).
-    pub gamma: Ratio,
-    /// RTO estimator K without a spurious transmission (\[S1\]: 4).
-    pub k: u8,
-    /// RTO estimator K after a spurious transmission (\[S1\]: 7).
-    pub k_spurious: u8,
-    /// RTO before the first sample (2 s).
-    #[cfg_attr(feature = "serde", serde(rename = "initial_rto_ms", with = "crate::config::serde_ms"))]
-    pub initial_rto: Duration,
-    /// Floor on the RTO (not in \[S1\]; 0 = none).
-    #[cfg_attr(feature = "serde", serde(rename = "min_rto_ms", with = "crate::config::serde_ms"))]
-    pub min_rto: Duration,
-    /// Ceiling on the RTO (not in \[S1\]; `None` = none).
-    #[cfg_attr(feature = "serde", serde(rename = "max_rto_ms", with = "crate::config::serde_opt_ms"))]
-    pub max_rto: Option<Duration>,
-    /// Accepted and ignored: MBC-CoAP never dithers (see the module docs).
-    pub dither: bool,
+crate::estimators::makarem::config_with_makarem_rto! {
+    /// Configuration of MBC-CoAP. `Default` is \[S1\]'s values (m = 3).
+    pub struct MbcConfig {
+        /// m: number of inter-ACK spacing samples kept (1..=16; \[S1\]: 3 or 10).
+        pub window: u8,
+        /// Phases of the gain cycle (2..=255; \[S1\]'s loop: 8).
+        pub cycle_length: u8,
+        /// Pacing gain of phase 0 (probing, \[S1\]: 1.25).
+        pub probe_gain: Ratio,
+        /// Pacing gain of phase 1 (preventive drain, \[S1\]: 0.75).
+        pub drain_gain: Ratio,
+        /// Pacing gain of phase 0 when the packet leaving is a retransmission (\[S1\]: 0.75).
+        pub probe_retransmission_gain: Ratio,
+        /// Which RTT samples feed the RTO (spec OQ-28).
+        pub samples: SampleSource,
+        /// r: retransmissions before the message is given up (\[S1\]: 4).
+        pub max_retransmit: u8,
+        /// Accepted and ignored: MBC-CoAP never dithers (see the module docs).
+        pub dither: bool,
+    }
 }
 
 impl Default for MbcConfig {
     fn default() -> Self {
-        let rto = MakaremRtoParams::default();
         MbcConfig {
             window: WINDOW,
             cycle_length: CYCLE_LENGTH,
@@ -180,13 +161,7 @@ impl Default for MbcConfig {
             probe_retransmission_gain: DRAIN_GAIN,
             samples: SampleSource::Exact,
             max_retransmit: MAX_RETRANSMIT,
-            alpha: rto.alpha,
-            gamma: rto.gamma,
-            k: rto.k,
-            k_spurious: rto.k_spurious,
-            initial_rto: rto.initial_rto,
-            min_rto: rto.min_rto,
-            max_rto: rto.max_rto,
+            rto: MakaremRtoParams::default(),
             dither: false,
         }
     }
@@ -200,15 +175,7 @@ impl MbcConfig {
 
     /// The RTO estimator's constants.
     pub fn rto_params(&self) -> MakaremRtoParams {
-        MakaremRtoParams {
-            alpha: self.alpha,
-            gamma: self.gamma,
-            k: self.k,
-            k_spurious: self.k_spurious,
-            initial_rto: self.initial_rto,
-            min_rto: self.min_rto,
-            max_rto: self.max_rto,
-        }
+        self.rto
     }
 }
 
@@ -584,7 +551,13 @@ mod tests {
             bad(MbcConfig { probe_retransmission_gain: Ratio::ZERO, ..Default::default() }),
             "probe_retransmission_gain"
         );
-        assert_eq!(bad(MbcConfig { alpha: Ratio::integer(2), ..Default::default() }), "alpha");
+        assert_eq!(
+            bad(MbcConfig {
+                rto: MakaremRtoParams { alpha: Ratio::integer(2), ..Default::default() },
+                ..Default::default()
+            }),
+            "alpha"
+        );
         assert!(Mbc::new(MbcConfig { window: 16, ..Default::default() }).is_ok());
     }
 

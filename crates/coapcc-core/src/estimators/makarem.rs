@@ -97,7 +97,8 @@ pub fn is_spurious<X>(ex: &Exchange<X>, ack: &Ack) -> bool {
     ack.echo.is_some_and(|echo| echo.copy < ex.retransmissions())
 }
 
-/// Constants of the Makarem estimator. `Default` is \[S1\]'s values.
+/// Constants of the Makarem estimator. `Default` is \[S1\]'s values. IDC and MBC carry it as
+/// their `rto` field; its keys sit beside theirs ([`config_with_makarem_rto`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MakaremRtoParams {
     /// α: SRTT gain, and RTTVAR gain when R > SRTT.
@@ -238,6 +239,92 @@ impl MakaremRto {
         spurious
     }
 }
+
+/// Declares a configuration struct (IDC, MBC) with its own fields plus `rto:`
+/// [`MakaremRtoParams`], and its serde (de)serialisation with the estimator's keys flat beside
+/// its own (`alpha`, `gamma`, `k`, `k_spurious`, `initial_rto_ms`, `min_rto_ms`,
+/// `max_rto_ms`), unknown keys rejected. Serde's `flatten` cannot be combined with
+/// `deny_unknown_fields`, so the flat form is written here once for both algorithms. Field
+/// attributes are `#[serde(...)]` (used by the flat form only). The struct's `Default` must be
+/// implemented beside it.
+macro_rules! config_with_makarem_rto {
+    (
+        $(#[doc = $doc:literal])*
+        pub struct $name:ident {
+            $(
+                $(#[doc = $fdoc:literal])*
+                $(#[serde($($fserde:tt)*)])?
+                pub $field:ident: $ty:ty,
+            )*
+        }
+    ) => {
+        $(#[doc = $doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub struct $name {
+            $( $(#[doc = $fdoc])* pub $field: $ty, )*
+            /// The RTO estimator's constants (spec §8.1; keys `alpha`, `gamma`, `k`,
+            /// `k_spurious`, `initial_rto_ms`, `min_rto_ms`, `max_rto_ms` beside the others).
+            pub rto: $crate::estimators::makarem::MakaremRtoParams,
+        }
+
+        #[cfg(feature = "serde")]
+        const _: () = {
+            use core::time::Duration;
+            use $crate::estimators::makarem::MakaremRtoParams;
+            use $crate::ratio::Ratio;
+
+            #[derive(serde::Serialize, serde::Deserialize)]
+            #[serde(deny_unknown_fields, default)]
+            struct Flat {
+                $( $(#[serde($($fserde)*)])? $field: $ty, )*
+                alpha: Ratio,
+                gamma: Ratio,
+                k: u8,
+                k_spurious: u8,
+                #[serde(rename = "initial_rto_ms", with = "crate::config::serde_ms")]
+                initial_rto: Duration,
+                #[serde(rename = "min_rto_ms", with = "crate::config::serde_ms")]
+                min_rto: Duration,
+                #[serde(rename = "max_rto_ms", with = "crate::config::serde_opt_ms")]
+                max_rto: Option<Duration>,
+            }
+
+            impl From<$name> for Flat {
+                fn from(c: $name) -> Self {
+                    let MakaremRtoParams { alpha, gamma, k, k_spurious, initial_rto, min_rto, max_rto } = c.rto;
+                    Flat { $($field: c.$field,)* alpha, gamma, k, k_spurious, initial_rto, min_rto, max_rto }
+                }
+            }
+
+            impl From<Flat> for $name {
+                fn from(f: Flat) -> Self {
+                    let Flat { $($field,)* alpha, gamma, k, k_spurious, initial_rto, min_rto, max_rto } = f;
+                    $name { $($field,)* rto: MakaremRtoParams { alpha, gamma, k, k_spurious, initial_rto, min_rto, max_rto } }
+                }
+            }
+
+            impl Default for Flat {
+                fn default() -> Self {
+                    $name::default().into()
+                }
+            }
+
+            impl serde::Serialize for $name {
+                fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                    Flat::from(*self).serialize(s)
+                }
+            }
+
+            impl<'de> serde::Deserialize<'de> for $name {
+                fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                    <Flat as serde::Deserialize<'de>>::deserialize(d).map(Into::into)
+                }
+            }
+        };
+    };
+}
+
+pub(crate) use config_with_makarem_rto;
 
 #[cfg(test)]
 mod tests {
