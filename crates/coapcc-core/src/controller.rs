@@ -1,34 +1,38 @@
 //! The seam between an algorithm and the endpoint that drives it.
 //!
-//! A [`Controller`] holds the congestion-control state for one destination endpoint (the
-//! scope CoCoA and FASOR keep state for). It owns no timer, socket, clock or generator:
-//! every call carries `now`, random draws come from the caller's generator, and it answers
-//! with durations and decisions. The endpoint arms its own timers.
+//! A [`Controller`] is an algorithm: an immutable, validated value (configuration and derived
+//! parameters) shared by every destination. The congestion-control state for one destination
+//! endpoint (the scope CoCoA and FASOR keep state for) is a separate, small
+//! [`Controller::State`] the driver keeps and passes in (`st`), and each exchange carries a
+//! typed [`Controller::ExchangeState`] on its [`Exchange`]. The algorithm owns no timer,
+//! socket, clock or generator: every call carries `now`, random draws come from the caller's
+//! generator, and it answers with durations and decisions. The endpoint arms its own timers.
 //!
 //! # Call order (one exchange)
 //!
 //! ```text
-//! at = ctrl.earliest_send(now)            // rate-based algorithms may ask to wait
-//! ex = ctrl.start(at, in_flight, rng)      // original leaves at `at`; ex.timer() is armed
+//! st = alg.new_state()                         // once per destination
+//! at = alg.earliest_send(&st, now)             // rate-based algorithms may ask to wait
+//! ex = alg.start(&mut st, at, in_flight, rng)  // original leaves at `at`; ex.timer() is armed
 //! loop on expiry at ex.last_sent() + ex.timer():
-//!     match ctrl.on_timeout(now, &mut ex) {
-//!         Retry::GiveUp => break,          // the controller has already updated its state
+//!     match alg.on_timeout(&mut st, now, &mut ex) {
+//!         Retry::GiveUp => break,              // the state has already been updated
 //!         Retry::Retransmit => {
-//!             at = ctrl.earliest_send(now);
-//!             ctrl.retransmit(at, &mut ex, rng);   // copy leaves at `at`
+//!             at = alg.earliest_send(&st, now);
+//!             alg.retransmit(&mut st, at, &mut ex, rng);   // copy leaves at `at`
 //!         }
 //!     }
-//! on acknowledgement: ctrl.on_ack(now, &ex, &ack)
+//! on acknowledgement: alg.on_ack(&mut st, now, &ex, &ack)
 //! ```
 //!
 //! `now` never goes backwards across calls to one controller. Every method is total: any
 //! state and any `now` (a clock ten days ahead, a zero RTT) gives a result, never a panic.
-//! [`crate::harness::StopAndWait`] is a complete driver for one destination with NSTART = 1.
+//! [`crate::retransmission::Outstanding`] is the hold / retransmit / give-up machine of
+//! every driver; [`crate::harness::StopAndWait`] is a complete driver for one destination with NSTART = 1.
 
 use core::time::Duration;
 
 use crate::random::Rng;
-use crate::ratio::Ratio;
 use crate::time::Instant;
 
 /// What the endpoint should do when the timer of the latest copy expires.
@@ -64,42 +68,40 @@ impl Ack {
     pub const AMBIGUOUS: Ack = Ack { echo: None };
 }
 
-/// Per-exchange scratch a controller keeps on the endpoint's [`Exchange`] record, so that
-/// several exchanges may be outstanding at once (NSTART > 1). Each algorithm documents what
-/// it stores here; the endpoint never reads it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ExchangeCc {
-    /// The undithered backoff register: the value the next backoff step starts from.
-    pub base: Duration,
-    /// A second duration (FASOR: the SlowRTO of the series; 4-state: the initial RTO).
-    pub aux: Duration,
-    /// The backoff factor chosen for this exchange (CoCoA's VBF, OQ-3).
-    pub factor: Ratio,
-    /// An algorithm-defined selector (FASOR: the backoff series).
-    pub series: u8,
-}
-
 /// What the endpoint remembers about one exchange: when its copies left, how many were
 /// retransmissions, and the timer armed for the latest one.
+///
+/// `X` is the controller's per-exchange scratch ([`Controller::ExchangeState`]), so that
+/// several exchanges may be outstanding at once (NSTART > 1); each algorithm documents what
+/// it keeps there and the endpoint never reads it. Drivers that hold any algorithm use
+/// [`AnyExchangeState`](crate::registry::AnyExchangeState), the default.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Exchange {
+pub struct Exchange<X = crate::registry::AnyExchangeState> {
     first_sent: Instant,
     last_sent: Instant,
     retransmissions: u8,
     timer: Duration,
     /// The controller's scratch for this exchange.
-    pub cc: ExchangeCc,
+    pub cc: X,
 }
 
-impl Exchange {
+impl<X: Default> Exchange<X> {
     /// An exchange whose original copy leaves at `now`, before any timer is armed.
     pub fn new(now: Instant) -> Self {
+        Exchange { first_sent: now, last_sent: now, retransmissions: 0, timer: Duration::ZERO, cc: X::default() }
+    }
+}
+
+impl<X> Exchange<X> {
+    /// The same exchange with its scratch mapped through `f` (dispatch between the typed
+    /// scratch of one algorithm and [`AnyExchangeState`](crate::registry::AnyExchangeState)).
+    pub fn map_cc<Y>(self, f: impl FnOnce(X) -> Y) -> Exchange<Y> {
         Exchange {
-            first_sent: now,
-            last_sent: now,
-            retransmissions: 0,
-            timer: Duration::ZERO,
-            cc: ExchangeCc::default(),
+            first_sent: self.first_sent,
+            last_sent: self.last_sent,
+            retransmissions: self.retransmissions,
+            timer: self.timer,
+            cc: f(self.cc),
         }
     }
 
@@ -139,48 +141,80 @@ pub struct TimerBounds {
     pub max: Duration,
 }
 
-/// A congestion controller for one destination endpoint. See the module docs for the call
-/// order.
+/// A congestion-control algorithm: an immutable value built once from a checked
+/// configuration (`Algorithm::new(config)`), shared by every destination (behind an `Arc` in
+/// an endpoint, by reference in the harness), and driving the small per-destination
+/// [`Controller::State`] and per-exchange [`Controller::ExchangeState`] it is given. See the
+/// module docs for the call order.
 pub trait Controller {
+    /// What is kept per destination endpoint (estimators, carried timers, pacing): never the
+    /// configuration. Made by [`Controller::new_state`].
+    type State: Clone + core::fmt::Debug;
+    /// What is kept per exchange on its [`Exchange`] record.
+    type ExchangeState: Copy + Default + core::fmt::Debug;
+
+    /// The state of a destination nothing has been exchanged with yet.
+    fn new_state(&self) -> Self::State;
+
     /// The timer for the copy of `ex` that leaves at `now`: copy number
     /// `ex.retransmissions()` (0 is the original, for which lazy aging and the blind RTO apply).
     /// `in_flight` is the number of *other* exchanges outstanding to this destination.
     /// May update `ex.cc`. Called through [`Controller::start`] and [`Controller::retransmit`].
-    fn on_transmit(&mut self, now: Instant, ex: &mut Exchange, in_flight: usize, rng: &mut dyn Rng) -> Duration;
+    fn on_transmit(
+        &self,
+        st: &mut Self::State,
+        now: Instant,
+        ex: &mut Exchange<Self::ExchangeState>,
+        in_flight: usize,
+        rng: &mut dyn Rng,
+    ) -> Duration;
 
     /// The timer of the latest copy of `ex` expired at `now`. On [`Retry::GiveUp`] the
     /// controller has applied whatever a failed exchange teaches it.
-    fn on_timeout(&mut self, now: Instant, ex: &mut Exchange) -> Retry;
+    fn on_timeout(&self, st: &mut Self::State, now: Instant, ex: &mut Exchange<Self::ExchangeState>) -> Retry;
 
     /// `ex` was acknowledged at `now` (the first acknowledgement; duplicates are not passed).
-    fn on_ack(&mut self, now: Instant, ex: &Exchange, ack: &Ack);
+    fn on_ack(&self, st: &mut Self::State, now: Instant, ex: &Exchange<Self::ExchangeState>, ack: &Ack);
 
     /// The earliest instant the next copy (new exchange or retransmission) may leave. Only
     /// rate-based algorithms (IDC, MBC, BDP) answer anything but `now`.
-    fn earliest_send(&self, now: Instant) -> Instant {
+    fn earliest_send(&self, st: &Self::State, now: Instant) -> Instant {
+        let _ = st;
         now
     }
 
     /// The undithered timer this controller would arm for an original transmission at `now`,
     /// where that notion applies (after lazy aging, without blind-RTO scaling).
-    fn rto(&self, now: Instant) -> Option<Duration>;
+    fn rto(&self, st: &Self::State, now: Instant) -> Option<Duration>;
 
-    /// Bounds on every timer this controller can arm.
+    /// Bounds on every timer this algorithm can arm, whatever the state.
     fn timer_bounds(&self) -> TimerBounds;
 
     /// Starts an exchange whose original copy leaves at `now`, with its timer armed.
-    fn start(&mut self, now: Instant, in_flight: usize, rng: &mut dyn Rng) -> Exchange {
+    fn start(
+        &self,
+        st: &mut Self::State,
+        now: Instant,
+        in_flight: usize,
+        rng: &mut dyn Rng,
+    ) -> Exchange<Self::ExchangeState> {
         let mut ex = Exchange::new(now);
-        ex.timer = self.on_transmit(now, &mut ex, in_flight, rng);
+        ex.timer = self.on_transmit(st, now, &mut ex, in_flight, rng);
         ex
     }
 
     /// Records a retransmission of `ex` leaving at `now` and arms its timer, which is returned.
     /// Call only after [`Controller::on_timeout`] answered [`Retry::Retransmit`].
-    fn retransmit(&mut self, now: Instant, ex: &mut Exchange, rng: &mut dyn Rng) -> Duration {
+    fn retransmit(
+        &self,
+        st: &mut Self::State,
+        now: Instant,
+        ex: &mut Exchange<Self::ExchangeState>,
+        rng: &mut dyn Rng,
+    ) -> Duration {
         ex.last_sent = now;
         ex.retransmissions = ex.retransmissions.saturating_add(1);
-        ex.timer = self.on_transmit(now, ex, 0, rng);
+        ex.timer = self.on_transmit(st, now, ex, 0, rng);
         ex.timer
     }
 }

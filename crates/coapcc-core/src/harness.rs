@@ -10,8 +10,9 @@
 use core::fmt;
 use core::time::Duration;
 
-use crate::controller::{Ack, Controller, Echo, Exchange, Retry};
+use crate::controller::{Ack, Controller, Echo, Exchange, Retry, TimerBounds};
 use crate::random::Rng;
+use crate::retransmission::{Fired, Outstanding};
 use crate::time::Instant;
 
 /// Something the harness did, in time order.
@@ -77,36 +78,44 @@ impl fmt::Display for HarnessError {
 }
 
 #[derive(Clone, Copy, Debug)]
-enum State {
+enum State<X> {
     Idle,
     /// The application asked to send; the rate-based controller holds the original until `at`.
     Held {
         exchange: u32,
         at: Instant,
     },
-    /// A copy is in flight. `held`: a retransmission is due but held until that instant.
+    /// A copy is in flight, or a retransmission is held ([`Outstanding`]).
     InFlight {
         exchange: u32,
-        ex: Exchange,
-        held: Option<Instant>,
+        out: Outstanding<X>,
     },
 }
 
-/// Drives one controller through stop-and-wait exchanges (NSTART = 1).
+/// Drives one controller through stop-and-wait exchanges (NSTART = 1). `C` is the algorithm,
+/// owned or by reference (`&AnyController`: [`Controller`] is implemented for references);
+/// the harness keeps the destination's state.
 #[derive(Clone, Debug)]
-pub struct StopAndWait<C> {
+pub struct StopAndWait<C: Controller> {
     ctrl: C,
+    st: C::State,
     now: Instant,
     next_exchange: u32,
-    state: State,
+    state: State<C::ExchangeState>,
     /// Send instant of every copy of the current exchange (copy numbers are `u8`).
     sent: [Instant; 256],
 }
 
 impl<C: Controller> StopAndWait<C> {
-    /// A harness at time zero.
+    /// A harness at time zero, for a fresh destination.
     pub fn new(ctrl: C) -> Self {
-        StopAndWait { ctrl, now: Instant::ZERO, next_exchange: 1, state: State::Idle, sent: [Instant::ZERO; 256] }
+        let st = ctrl.new_state();
+        Self::with_state(ctrl, st)
+    }
+
+    /// A harness at time zero whose destination starts in state `st`.
+    pub fn with_state(ctrl: C, st: C::State) -> Self {
+        StopAndWait { ctrl, st, now: Instant::ZERO, next_exchange: 1, state: State::Idle, sent: [Instant::ZERO; 256] }
     }
 
     /// The controller.
@@ -114,9 +123,19 @@ impl<C: Controller> StopAndWait<C> {
         &self.ctrl
     }
 
-    /// The controller, for setting state in tests.
-    pub fn controller_mut(&mut self) -> &mut C {
-        &mut self.ctrl
+    /// The destination's state.
+    pub fn state(&self) -> &C::State {
+        &self.st
+    }
+
+    /// The destination's state, for setting it in tests.
+    pub fn state_mut(&mut self) -> &mut C::State {
+        &mut self.st
+    }
+
+    /// The undithered timer for the next original transmission, where that applies.
+    pub fn rto(&self) -> Option<Duration> {
+        self.ctrl.rto(&self.st, self.now)
     }
 
     /// The harness clock.
@@ -137,7 +156,7 @@ impl<C: Controller> StopAndWait<C> {
         }
         let exchange = self.next_exchange;
         self.next_exchange = self.next_exchange.wrapping_add(1);
-        let at = self.ctrl.earliest_send(self.now);
+        let at = self.ctrl.earliest_send(&self.st, self.now);
         if at <= self.now {
             self.transmit_original(exchange, rng, emit);
         } else {
@@ -156,18 +175,19 @@ impl<C: Controller> StopAndWait<C> {
         emit: &mut dyn FnMut(Event),
     ) -> Result<(), HarnessError> {
         self.advance_to(now, rng, emit);
-        let State::InFlight { exchange, ex, .. } = self.state else {
+        let State::InFlight { exchange, out } = self.state else {
             return Err(HarnessError::NothingToAck);
         };
+        let ex = out.exchange();
         let sent = u16::from(ex.retransmissions()) + 1;
         let echo = match copy {
             None => None,
             Some(k) if k < sent => Some(Echo { copy: k as u8, sent: self.sent[k as usize] }),
             Some(k) => return Err(HarnessError::CopyNotSent { copy: k, sent }),
         };
-        self.ctrl.on_ack(self.now, &ex, &Ack { echo });
+        self.ctrl.on_ack(&mut self.st, self.now, ex, &Ack { echo });
         self.state = State::Idle;
-        emit(Event::Ack { at: self.now, exchange, copy: echo.map(|e| e.copy), rto: self.ctrl.rto(self.now) });
+        emit(Event::Ack { at: self.now, exchange, copy: echo.map(|e| e.copy), rto: self.ctrl.rto(&self.st, self.now) });
         Ok(())
     }
 
@@ -176,8 +196,7 @@ impl<C: Controller> StopAndWait<C> {
         match self.state {
             State::Idle => None,
             State::Held { at, .. } => Some(at),
-            State::InFlight { held: Some(at), .. } => Some(at),
-            State::InFlight { ex, .. } => Some(ex.deadline()),
+            State::InFlight { out, .. } => Some(out.wake_at()),
         }
     }
 
@@ -198,37 +217,60 @@ impl<C: Controller> StopAndWait<C> {
         match self.state {
             State::Idle => {}
             State::Held { exchange, .. } => self.transmit_original(exchange, rng, emit),
-            State::InFlight { exchange, mut ex, held: Some(_) } => self.transmit_copy(exchange, &mut ex, rng, emit),
-            State::InFlight { exchange, mut ex, held: None } => match self.ctrl.on_timeout(self.now, &mut ex) {
-                Retry::GiveUp => {
+            State::InFlight { exchange, mut out } => match out.fire(&self.ctrl, &mut self.st, self.now, rng) {
+                Fired::GaveUp => {
                     self.state = State::Idle;
                     emit(Event::GiveUp { at: self.now, exchange });
                 }
-                Retry::Retransmit => {
-                    let at = self.ctrl.earliest_send(self.now);
-                    if at <= self.now {
-                        self.transmit_copy(exchange, &mut ex, rng, emit);
-                    } else {
-                        self.state = State::InFlight { exchange, ex, held: Some(at) };
-                    }
+                Fired::Held { .. } => self.state = State::InFlight { exchange, out },
+                Fired::Sent { copy, timer } => {
+                    self.sent[copy as usize] = self.now;
+                    self.state = State::InFlight { exchange, out };
+                    emit(Event::Transmit { at: self.now, exchange, copy, timer });
                 }
             },
         }
     }
 
     fn transmit_original(&mut self, exchange: u32, rng: &mut dyn Rng, emit: &mut dyn FnMut(Event)) {
-        let ex = self.ctrl.start(self.now, 0, rng);
+        let out = Outstanding::start(&self.ctrl, &mut self.st, self.now, 0, rng);
         self.sent[0] = self.now;
-        self.state = State::InFlight { exchange, ex, held: None };
-        emit(Event::Transmit { at: self.now, exchange, copy: 0, timer: ex.timer() });
+        self.state = State::InFlight { exchange, out };
+        emit(Event::Transmit { at: self.now, exchange, copy: 0, timer: out.exchange().timer() });
     }
+}
 
-    fn transmit_copy(&mut self, exchange: u32, ex: &mut Exchange, rng: &mut dyn Rng, emit: &mut dyn FnMut(Event)) {
-        let timer = self.ctrl.retransmit(self.now, ex, rng);
-        let copy = ex.retransmissions();
-        self.sent[copy as usize] = self.now;
-        self.state = State::InFlight { exchange, ex: *ex, held: None };
-        emit(Event::Transmit { at: self.now, exchange, copy, timer });
+/// An algorithm by reference is an algorithm (a harness or driver may borrow a shared one).
+impl<C: Controller + ?Sized> Controller for &C {
+    type State = C::State;
+    type ExchangeState = C::ExchangeState;
+    fn new_state(&self) -> C::State {
+        (**self).new_state()
+    }
+    fn on_transmit(
+        &self,
+        st: &mut C::State,
+        now: Instant,
+        ex: &mut Exchange<C::ExchangeState>,
+        in_flight: usize,
+        rng: &mut dyn Rng,
+    ) -> Duration {
+        (**self).on_transmit(st, now, ex, in_flight, rng)
+    }
+    fn on_timeout(&self, st: &mut C::State, now: Instant, ex: &mut Exchange<C::ExchangeState>) -> Retry {
+        (**self).on_timeout(st, now, ex)
+    }
+    fn on_ack(&self, st: &mut C::State, now: Instant, ex: &Exchange<C::ExchangeState>, ack: &Ack) {
+        (**self).on_ack(st, now, ex, ack)
+    }
+    fn earliest_send(&self, st: &C::State, now: Instant) -> Instant {
+        (**self).earliest_send(st, now)
+    }
+    fn rto(&self, st: &C::State, now: Instant) -> Option<Duration> {
+        (**self).rto(st, now)
+    }
+    fn timer_bounds(&self) -> TimerBounds {
+        (**self).timer_bounds()
     }
 }
 
@@ -253,7 +295,74 @@ pub(crate) mod testing {
         Instant::from_millis(n)
     }
 
-    pub(crate) struct Script<C> {
+    /// An algorithm with one destination's state beside it, for tests that call the
+    /// [`Controller`] methods one by one (`c.start(now, 0, rng)`, `c.state()`).
+    #[derive(Clone, Debug)]
+    pub(crate) struct Bound<C: Controller> {
+        pub alg: C,
+        pub st: C::State,
+    }
+
+    impl<C: Controller> core::ops::Deref for Bound<C> {
+        type Target = C;
+        fn deref(&self) -> &C {
+            &self.alg
+        }
+    }
+
+    #[allow(dead_code)]
+    impl<C: Controller> Bound<C> {
+        pub fn new(alg: C) -> Self {
+            let st = alg.new_state();
+            Bound { alg, st }
+        }
+        pub fn state(&self) -> C::State {
+            self.st.clone()
+        }
+        pub fn set_state(&mut self, st: C::State) {
+            self.st = st;
+        }
+        pub fn start(&mut self, now: Instant, in_flight: usize, rng: &mut dyn Rng) -> Exchange<C::ExchangeState> {
+            self.alg.start(&mut self.st, now, in_flight, rng)
+        }
+        pub fn retransmit(&mut self, now: Instant, ex: &mut Exchange<C::ExchangeState>, rng: &mut dyn Rng) -> Duration {
+            self.alg.retransmit(&mut self.st, now, ex, rng)
+        }
+        pub fn on_timeout(&mut self, now: Instant, ex: &mut Exchange<C::ExchangeState>) -> crate::controller::Retry {
+            self.alg.on_timeout(&mut self.st, now, ex)
+        }
+        pub fn on_ack(&mut self, now: Instant, ex: &Exchange<C::ExchangeState>, ack: &Ack) {
+            self.alg.on_ack(&mut self.st, now, ex, ack)
+        }
+        pub fn rto(&self, now: Instant) -> Option<Duration> {
+            self.alg.rto(&self.st, now)
+        }
+        pub fn earliest_send(&self, now: Instant) -> Instant {
+            self.alg.earliest_send(&self.st, now)
+        }
+    }
+
+    /// An algorithm (with a fresh state) or a [`Bound`]: what [`Script::new`] takes.
+    pub(crate) trait IntoBound {
+        type C: Controller;
+        fn into_bound(self) -> Bound<Self::C>;
+    }
+
+    impl<C: Controller> IntoBound for C {
+        type C = C;
+        fn into_bound(self) -> Bound<C> {
+            Bound::new(self)
+        }
+    }
+
+    impl<C: Controller> IntoBound for Bound<C> {
+        type C = C;
+        fn into_bound(self) -> Bound<C> {
+            self
+        }
+    }
+
+    pub(crate) struct Script<C: Controller> {
         pub h: StopAndWait<C>,
         pub rng: Pcg64Mcg,
         pub events: Vec<Event>,
@@ -267,11 +376,24 @@ pub(crate) mod testing {
 
     #[allow(dead_code)]
     impl<C: Controller> Script<C> {
-        pub fn new(ctrl: C) -> Self {
-            Script { h: StopAndWait::new(ctrl), rng: Pcg64Mcg::seed_from_u64(0x5eed), events: Vec::new() }
+        pub fn new<B: IntoBound<C = C>>(b: B) -> Self {
+            let b = b.into_bound();
+            Script { h: StopAndWait::with_state(b.alg, b.st), rng: Pcg64Mcg::seed_from_u64(0x5eed), events: Vec::new() }
         }
-        pub fn ctrl(&mut self) -> &mut C {
-            self.h.controller_mut()
+        pub fn alg(&self) -> &C {
+            self.h.controller()
+        }
+        pub fn state(&self) -> C::State {
+            self.h.state().clone()
+        }
+        pub fn set_state(&mut self, st: C::State) {
+            *self.h.state_mut() = st;
+        }
+        pub fn st(&mut self) -> &mut C::State {
+            self.h.state_mut()
+        }
+        pub fn earliest_send(&self, now: Instant) -> Instant {
+            self.h.controller().earliest_send(self.h.state(), now)
         }
         pub fn send(&mut self) {
             let now = self.h.now();
@@ -324,10 +446,10 @@ pub(crate) mod testing {
             })
         }
         pub fn rto_ns(&self) -> Option<u64> {
-            self.h.controller().rto(self.h.now()).map(|d| d.as_nanos() as u64)
+            self.h.rto().map(|d| d.as_nanos() as u64)
         }
         pub fn rto_ms(&self) -> Option<u64> {
-            self.h.controller().rto(self.h.now()).map(whole_ms)
+            self.h.rto().map(whole_ms)
         }
     }
 }

@@ -15,9 +15,12 @@
 //! | [`controller`] | **start here**: the [`Controller`] trait, the [`Exchange`] record, [`Ack`], [`Retry`] |
 //! | [`registry`] | algorithm names (`cocoa-plus`, …), [`AnyConfig`] and [`AnyController`] (static dispatch) |
 //! | [`algorithms`] | one file per algorithm, each with its config (`Default` = the source's values) |
+//! | [`retransmission`] | [`Outstanding`](retransmission::Outstanding): the one hold / retransmit / give-up state machine every driver uses |
 //! | [`harness`] | [`StopAndWait`](harness::StopAndWait): a tiny driver for one destination (replay, tests) |
-//! | [`estimator`] | the RFC 6298 estimator shared by CoCoA, FASOR and others |
+//! | [`estimators`] | RTO estimators shared by the controllers (RFC 6298, CoCoA, Makarem, Van Jacobson) |
+//! | [`backoff`] | backoff mechanisms shared by the controllers (VBF, Full Backoff, tick dithering) |
 //! | [`time`], [`ratio`] | [`Instant`], saturating duration helpers, exact rational factors |
+//! | [`tcp`] | the configuration shared by the uIP and Lim timers |
 //! | [`params`] | RFC 7252 transmission parameters and their derived values |
 //! | [`random`] | uniform draws from a caller-owned [`rand_core::Rng`] |
 //! | [`config`] | [`ConfigError`] and serde helpers for `*_ms` keys |
@@ -37,19 +40,24 @@
 #![forbid(unsafe_code)]
 
 pub mod algorithms;
+pub mod backoff;
 pub mod config;
 pub mod controller;
-pub mod estimator;
+pub mod estimators;
 pub mod harness;
 pub mod params;
 pub mod random;
 pub mod ratio;
 pub mod registry;
+pub mod retransmission;
+pub mod tcp;
 pub mod time;
 
 pub use config::ConfigError;
-pub use controller::{Ack, Controller, Echo, Exchange, ExchangeCc, Retry, TimerBounds};
+pub use controller::{Ack, Controller, Echo, Exchange, Retry, TimerBounds};
 pub use core::time::Duration;
 pub use ratio::Ratio;
-pub use registry::{ALGORITHMS, AlgorithmInfo, AnyConfig, AnyController, Exactness, Family};
+pub use registry::{
+    ALGORITHMS, AlgorithmInfo, AnyConfig, AnyController, AnyExchangeState, AnyState, Exactness, Family,
+};
 pub use time::Instant;

@@ -14,15 +14,16 @@ use crate::algorithms::cocoa::{Cocoa, CocoaConfig};
 use crate::algorithms::default_coap::{DefaultCoap, DefaultCoapConfig};
 use crate::algorithms::fasor::{Fasor, FasorConfig};
 use crate::algorithms::four_state::{FourState, FourStateConfig};
-use crate::algorithms::full_backoff::FullBackoff;
 use crate::algorithms::idc::{Idc, IdcConfig};
 use crate::algorithms::lim::{Lim, LimConfig};
 use crate::algorithms::mbc::{Mbc, MbcConfig};
 use crate::algorithms::pcocoa::{PCocoa, PCocoaConfig};
 use crate::algorithms::uip::{Uip, UipConfig};
-use crate::algorithms::vbf::Vbf;
+use crate::backoff::full_backoff::FullBackoff;
+use crate::backoff::vbf::Vbf;
 use crate::config::ConfigError;
 use crate::controller::{Ack, Controller, Exchange, Retry, TimerBounds};
+use crate::estimators::RtoEstimator;
 use crate::random::Rng;
 use crate::time::Instant;
 
@@ -78,7 +79,7 @@ pub struct AlgorithmInfo {
     pub spec: &'static str,
     /// Exact or reconstructed.
     pub exactness: Exactness,
-    /// Bytes of per-destination state (`size_of` the controller).
+    /// Bytes of per-destination state (`size_of` the algorithm's [`Controller::State`]).
     pub state_bytes: usize,
     /// The preset configuration.
     pub preset: fn() -> AnyConfig,
@@ -98,7 +99,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         source: "RFC 7252 §4.2",
         spec: "§1",
         exactness: Exactness::Exact,
-        state_bytes: size_of::<DefaultCoap>(),
+        state_bytes: size_of::<<DefaultCoap as Controller>::State>(),
         preset: || AnyConfig::DefaultCoap(DefaultCoapConfig::default()),
     },
     AlgorithmInfo {
@@ -107,7 +108,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         source: "Betzler et al. 2014 (CoAP_B)",
         spec: "§1.3",
         exactness: Exactness::Exact,
-        state_bytes: size_of::<DefaultCoap>(),
+        state_bytes: size_of::<<DefaultCoap as Controller>::State>(),
         preset: || AnyConfig::DefaultCoap(DefaultCoapConfig::aggressive()),
     },
     AlgorithmInfo {
@@ -116,7 +117,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         source: "ANRW'18 / Pesola 2020 (Full Backoff 1)",
         spec: "§4.2",
         exactness: Exactness::Exact,
-        state_bytes: size_of::<DefaultCoap>(),
+        state_bytes: size_of::<<DefaultCoap as Controller>::State>(),
         preset: || AnyConfig::DefaultCoap(DefaultCoapConfig::full_backoff(FullBackoff::Fb1)),
     },
     AlgorithmInfo {
@@ -125,7 +126,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         source: "ANRW'18 / Pesola 2020 (Full Backoff 2)",
         spec: "§4.3",
         exactness: Exactness::Exact,
-        state_bytes: size_of::<DefaultCoap>(),
+        state_bytes: size_of::<<DefaultCoap as Controller>::State>(),
         preset: || AnyConfig::DefaultCoap(DefaultCoapConfig::full_backoff(FullBackoff::Fb2)),
     },
     AlgorithmInfo {
@@ -134,7 +135,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         source: "draft-ietf-core-cocoa-03",
         spec: "§2",
         exactness: Exactness::Exact,
-        state_bytes: size_of::<Cocoa>(),
+        state_bytes: size_of::<<Cocoa as Controller>::State>(),
         preset: || AnyConfig::Cocoa(CocoaConfig::default()),
     },
     AlgorithmInfo {
@@ -143,7 +144,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         source: "Californium COCOA_STRONG / Makarem 2022 CoCoA-S",
         spec: "§2",
         exactness: Exactness::Exact,
-        state_bytes: size_of::<Cocoa>(),
+        state_bytes: size_of::<<Cocoa as Controller>::State>(),
         preset: || AnyConfig::Cocoa(CocoaConfig::strong()),
     },
     AlgorithmInfo {
@@ -152,7 +153,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         source: "ANRW'18 / Pesola 2020 (CoCoA + Full Backoff 1)",
         spec: "§4.4",
         exactness: Exactness::Exact,
-        state_bytes: size_of::<Cocoa>(),
+        state_bytes: size_of::<<Cocoa as Controller>::State>(),
         preset: || AnyConfig::Cocoa(CocoaConfig::full_backoff(FullBackoff::Fb1)),
     },
     AlgorithmInfo {
@@ -161,7 +162,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         source: "ANRW'18 / Pesola 2020 (CoCoA + Full Backoff 2)",
         spec: "§4.5",
         exactness: Exactness::Exact,
-        state_bytes: size_of::<Cocoa>(),
+        state_bytes: size_of::<<Cocoa as Controller>::State>(),
         preset: || AnyConfig::Cocoa(CocoaConfig::full_backoff(FullBackoff::Fb2)),
     },
     AlgorithmInfo {
@@ -170,7 +171,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         source: "Betzler et al. 2015 (CoCoA+), VBF presets paper/makarem",
         spec: "§3",
         exactness: Exactness::Exact,
-        state_bytes: size_of::<Cocoa>(),
+        state_bytes: size_of::<<Cocoa as Controller>::State>(),
         preset: || AnyConfig::Cocoa(CocoaConfig::plus(Vbf::PAPER)),
     },
     AlgorithmInfo {
@@ -179,7 +180,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         source: "Bolettieri et al. 2018 (pCoCoA), as described by Makarem et al. 2022",
         spec: "§5",
         exactness: Exactness::Exact,
-        state_bytes: size_of::<PCocoa>(),
+        state_bytes: size_of::<<PCocoa as Controller>::State>(),
         preset: || AnyConfig::PCocoa(PCocoaConfig::default()),
     },
     AlgorithmInfo {
@@ -188,7 +189,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         source: "Bhalerao et al. 2016 (CoCoA 4-state-strong), tables are placeholders",
         spec: "§6",
         exactness: Exactness::Reconstructed,
-        state_bytes: size_of::<FourState>(),
+        state_bytes: size_of::<<FourState as Controller>::State>(),
         preset: || AnyConfig::FourState(FourStateConfig::default()),
     },
     AlgorithmInfo {
@@ -197,7 +198,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         source: "draft-ietf-core-fasor-02 / Järvinen et al. 2018",
         spec: "§7",
         exactness: Exactness::Exact,
-        state_bytes: size_of::<Fasor>(),
+        state_bytes: size_of::<<Fasor as Controller>::State>(),
         preset: || AnyConfig::Fasor(FasorConfig::default()),
     },
     AlgorithmInfo {
@@ -206,7 +207,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         source: "Järvinen et al. 2018 (FASOR+token) / FASOR-02 Rexmit-Cnt",
         spec: "§7.7",
         exactness: Exactness::Exact,
-        state_bytes: size_of::<Fasor>(),
+        state_bytes: size_of::<<Fasor as Controller>::State>(),
         preset: || AnyConfig::Fasor(FasorConfig::token()),
     },
     AlgorithmInfo {
@@ -215,7 +216,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         source: "Ancillotti & Bruno 2019 (BDP-CoAP), as described by Makarem et al. 2022",
         spec: "§8.4",
         exactness: Exactness::Reconstructed,
-        state_bytes: size_of::<Bdp>(),
+        state_bytes: size_of::<<Bdp as Controller>::State>(),
         preset: || AnyConfig::Bdp(BdpConfig::default()),
     },
     AlgorithmInfo {
@@ -224,7 +225,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         source: "Makarem et al. 2022 (IDC-CoAP)",
         spec: "§8.1–8.2",
         exactness: Exactness::Exact,
-        state_bytes: size_of::<Idc>(),
+        state_bytes: size_of::<<Idc as Controller>::State>(),
         preset: || AnyConfig::Idc(IdcConfig::default()),
     },
     AlgorithmInfo {
@@ -233,7 +234,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         source: "Makarem et al. 2022 (MBC-CoAP)",
         spec: "§8.1, §8.3",
         exactness: Exactness::Exact,
-        state_bytes: size_of::<Mbc>(),
+        state_bytes: size_of::<<Mbc as Controller>::State>(),
         preset: || AnyConfig::Mbc(MbcConfig::default()),
     },
     AlgorithmInfo {
@@ -242,7 +243,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         source: "uIP / Contiki TCP (as analysed by Lim 2020)",
         spec: "§9.1",
         exactness: Exactness::Exact,
-        state_bytes: size_of::<Uip>(),
+        state_bytes: size_of::<<Uip as Controller>::State>(),
         preset: || AnyConfig::Uip(UipConfig::default()),
     },
     AlgorithmInfo {
@@ -251,7 +252,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         source: "Lim 2020 (uIP with dithering only)",
         spec: "§9.2",
         exactness: Exactness::Exact,
-        state_bytes: size_of::<Uip>(),
+        state_bytes: size_of::<<Uip as Controller>::State>(),
         preset: || AnyConfig::Uip(UipConfig::dithered()),
     },
     AlgorithmInfo {
@@ -260,7 +261,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         source: "Lim 2020, Sensors 20(17) 4774, Table 2 (max→min corrected)",
         spec: "§9.3",
         exactness: Exactness::Exact,
-        state_bytes: size_of::<Lim>(),
+        state_bytes: size_of::<<Lim as Controller>::State>(),
         preset: || AnyConfig::Lim(LimConfig::default()),
     },
 ];
@@ -270,8 +271,8 @@ pub fn find(name: &str) -> Option<&'static AlgorithmInfo> {
     ALGORITHMS.iter().find(|a| a.name == name)
 }
 
-/// Generates [`AnyConfig`], [`AnyController`] and their dispatch from one list of
-/// `Variant(Controller, Config)`.
+/// Generates [`AnyConfig`], [`AnyController`], [`AnyState`], [`AnyExchangeState`] and their
+/// dispatch from one list of `Variant(Algorithm, Config)`.
 macro_rules! any_algorithm {
     ($($variant:ident($ctrl:ty, $cfg:ty)),* $(,)?) => {
         /// The configuration of any algorithm.
@@ -285,8 +286,10 @@ macro_rules! any_algorithm {
             )*
         }
 
-        /// Any controller, dispatched statically.
-        #[derive(Clone, Debug)]
+        /// Any algorithm, built once from a checked [`AnyConfig`] and shared (an endpoint keeps
+        /// it behind an `Arc`), dispatched statically. Its per-destination state is an
+        /// [`AnyState`], made by [`Controller::new_state`].
+        #[derive(Clone, Debug, PartialEq, Eq)]
         pub enum AnyController {
             $(
                 #[allow(missing_docs)]
@@ -294,8 +297,34 @@ macro_rules! any_algorithm {
             )*
         }
 
+        /// The per-destination state of an [`AnyController`]. Only
+        /// [`Controller::new_state`] makes one, so it always belongs to some algorithm; given
+        /// to a different algorithm it is replaced by that algorithm's fresh state (never a
+        /// panic).
+        #[derive(Clone, Debug, PartialEq)]
+        pub struct AnyState(StateOf);
+
+        #[derive(Clone, Debug, PartialEq)]
+        #[allow(clippy::large_enum_variant)]
+        enum StateOf {
+            $($variant(<$ctrl as Controller>::State),)*
+        }
+
+        /// The per-exchange state of an [`AnyController`] (the default scratch of an
+        /// [`Exchange`]). Scratch of another algorithm reads as that algorithm's default.
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+        pub enum AnyExchangeState {
+            /// Nothing written yet (an exchange before its original's timer is armed).
+            #[default]
+            Fresh,
+            $(
+                #[allow(missing_docs)]
+                $variant(<$ctrl as Controller>::ExchangeState),
+            )*
+        }
+
         impl AnyConfig {
-            /// Checks the configuration and builds the controller.
+            /// Checks the configuration and builds the algorithm.
             pub fn build(&self) -> Result<AnyController, ConfigError> {
                 match self {
                     $(AnyConfig::$variant(c) => <$ctrl>::new(*c).map(AnyController::$variant),)*
@@ -332,22 +361,111 @@ macro_rules! any_algorithm {
             }
         }
 
+        impl AnyController {
+            /// The algorithm's RTO estimator, fresh, for the RTT-trace model; `None` for the
+            /// algorithms whose timers are not an estimator's RTO (4-state, BDP, uIP, Lim).
+            pub fn rto_estimator(&self) -> Option<RtoEstimator> {
+                match self {
+                    AnyController::DefaultCoap(c) => Some(RtoEstimator::Fixed(c.config().ack_timeout)),
+                    AnyController::Cocoa(c) => Some(RtoEstimator::Cocoa(c.new_state().estimator, c.config().rto_params())),
+                    AnyController::Fasor(c) => Some(c.rto_estimator()),
+                    AnyController::PCocoa(c) => Some(RtoEstimator::PCocoa(*c, c.new_state())),
+                    AnyController::Idc(c) => Some(RtoEstimator::Makarem(c.new_state().rto, c.config().rto_params())),
+                    AnyController::Mbc(c) => Some(RtoEstimator::Makarem(c.new_state().rto, c.config().rto_params())),
+                    #[allow(unreachable_patterns)]
+                    _ => None,
+                }
+            }
+
+            /// The configuration it was built from.
+            pub fn config(&self) -> AnyConfig {
+                match self { $(AnyController::$variant(c) => AnyConfig::$variant(*c.config()),)* }
+            }
+
+            /// `st`, replaced by a fresh state if it belongs to another algorithm.
+            fn own<'s>(&self, st: &'s mut AnyState) -> &'s mut StateOf {
+                let mine = match (self, &st.0) {
+                    $((AnyController::$variant(_), StateOf::$variant(_)) => true,)*
+                    #[allow(unreachable_patterns)]
+                    _ => false,
+                };
+                if !mine {
+                    *st = self.new_state();
+                }
+                &mut st.0
+            }
+        }
+
         impl Controller for AnyController {
-            fn on_transmit(&mut self, now: Instant, ex: &mut Exchange, in_flight: usize, rng: &mut dyn Rng) -> Duration {
-                match self { $(AnyController::$variant(c) => c.on_transmit(now, ex, in_flight, rng),)* }
+            type State = AnyState;
+            type ExchangeState = AnyExchangeState;
+
+            fn new_state(&self) -> AnyState {
+                match self { $(AnyController::$variant(c) => AnyState(StateOf::$variant(c.new_state())),)* }
             }
-            fn on_timeout(&mut self, now: Instant, ex: &mut Exchange) -> Retry {
-                match self { $(AnyController::$variant(c) => c.on_timeout(now, ex),)* }
+
+            fn on_transmit(
+                &self,
+                st: &mut AnyState,
+                now: Instant,
+                ex: &mut Exchange,
+                in_flight: usize,
+                rng: &mut dyn Rng,
+            ) -> Duration {
+                match (self, self.own(st)) {
+                    $((AnyController::$variant(c), StateOf::$variant(s)) => {
+                        let mut typed = ex.map_cc(|x| match x { AnyExchangeState::$variant(x) => x, _ => Default::default() });
+                        let timer = c.on_transmit(s, now, &mut typed, in_flight, rng);
+                        *ex = typed.map_cc(AnyExchangeState::$variant);
+                        timer
+                    })*
+                    // `own` made the state match: not reached.
+                    #[allow(unreachable_patterns)]
+                    _ => self.timer_bounds().max,
+                }
             }
-            fn on_ack(&mut self, now: Instant, ex: &Exchange, ack: &Ack) {
-                match self { $(AnyController::$variant(c) => c.on_ack(now, ex, ack),)* }
+
+            fn on_timeout(&self, st: &mut AnyState, now: Instant, ex: &mut Exchange) -> Retry {
+                match (self, self.own(st)) {
+                    $((AnyController::$variant(c), StateOf::$variant(s)) => {
+                        let mut typed = ex.map_cc(|x| match x { AnyExchangeState::$variant(x) => x, _ => Default::default() });
+                        let retry = c.on_timeout(s, now, &mut typed);
+                        *ex = typed.map_cc(AnyExchangeState::$variant);
+                        retry
+                    })*
+                    #[allow(unreachable_patterns)]
+                    _ => Retry::GiveUp,
+                }
             }
-            fn earliest_send(&self, now: Instant) -> Instant {
-                match self { $(AnyController::$variant(c) => c.earliest_send(now),)* }
+
+            fn on_ack(&self, st: &mut AnyState, now: Instant, ex: &Exchange, ack: &Ack) {
+                match (self, self.own(st)) {
+                    $((AnyController::$variant(c), StateOf::$variant(s)) => {
+                        let typed = ex.map_cc(|x| match x { AnyExchangeState::$variant(x) => x, _ => Default::default() });
+                        c.on_ack(s, now, &typed, ack)
+                    })*
+                    #[allow(unreachable_patterns)]
+                    _ => {}
+                }
             }
-            fn rto(&self, now: Instant) -> Option<Duration> {
-                match self { $(AnyController::$variant(c) => c.rto(now),)* }
+
+            fn earliest_send(&self, st: &AnyState, now: Instant) -> Instant {
+                match (self, &st.0) {
+                    $((AnyController::$variant(c), StateOf::$variant(s)) => c.earliest_send(s, now),)*
+                    // A foreign state: as from a fresh one.
+                    #[allow(unreachable_patterns)]
+                    _ => self.earliest_send(&self.new_state(), now),
+                }
             }
+
+            fn rto(&self, st: &AnyState, now: Instant) -> Option<Duration> {
+                match (self, &st.0) {
+                    $((AnyController::$variant(c), StateOf::$variant(s)) => c.rto(s, now),)*
+                    #[allow(unreachable_patterns)]
+                    _ => self.rto(&self.new_state(), now),
+                }
+            }
+
             fn timer_bounds(&self) -> TimerBounds {
                 match self { $(AnyController::$variant(c) => c.timer_bounds(),)* }
             }
@@ -399,5 +517,26 @@ mod tests {
     #[test]
     fn unknown_names_are_not_found() {
         assert!(AnyConfig::from_name("reno").is_none());
+    }
+
+    #[test]
+    fn a_state_of_another_algorithm_is_replaced_by_a_fresh_one_without_a_panic() {
+        use crate::harness::testing::at;
+        use rand_core::SeedableRng;
+        let cocoa = AnyConfig::from_name("cocoa").unwrap().build().unwrap();
+        let mut fasor_config = AnyConfig::from_name("fasor").unwrap();
+        fasor_config.set_dither(false);
+        let fasor = fasor_config.build().unwrap();
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(1);
+        let mut st = cocoa.new_state();
+        // A foreign state reads as a fresh one: FASOR's initial 2 s timer and RTO.
+        assert_eq!(fasor.rto(&st, at(0)), Some(Duration::from_secs(2)));
+        let mut ex = fasor.start(&mut st, at(0), 0, &mut rng);
+        assert_eq!(ex.timer(), Duration::from_secs(2));
+        assert_eq!(st, fasor.new_state());
+        // Scratch written by another algorithm reads as that algorithm's default.
+        let other = cocoa.start(&mut cocoa.new_state(), at(0), 0, &mut rng);
+        ex.cc = other.cc;
+        assert_eq!(fasor.on_timeout(&mut st, at(2000), &mut ex), Retry::Retransmit);
     }
 }

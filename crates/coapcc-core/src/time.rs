@@ -8,6 +8,114 @@ use core::fmt;
 use core::ops::{Add, Sub};
 use core::time::Duration;
 
+/// A duration kept in 8 bytes: whole nanoseconds in a `u64` (about 584 years), for the
+/// per-destination state of the controllers ([`core::time::Duration`] takes 16 bytes).
+/// Conversions from a longer [`Duration`] saturate.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Nanos(u64);
+
+impl Nanos {
+    /// Zero.
+    pub const ZERO: Nanos = Nanos(0);
+
+    /// `d` in whole nanoseconds, saturating at `u64::MAX` ns.
+    pub fn new(d: Duration) -> Self {
+        Nanos(nanos(d))
+    }
+
+    /// The duration.
+    pub const fn get(self) -> Duration {
+        Duration::from_nanos(self.0)
+    }
+
+    /// Whole nanoseconds.
+    pub const fn as_u64(self) -> u64 {
+        self.0
+    }
+}
+
+impl From<Duration> for Nanos {
+    fn from(d: Duration) -> Self {
+        Nanos::new(d)
+    }
+}
+
+impl From<Nanos> for Duration {
+    fn from(n: Nanos) -> Self {
+        n.get()
+    }
+}
+
+impl PartialEq<Duration> for Nanos {
+    fn eq(&self, other: &Duration) -> bool {
+        self.get() == *other
+    }
+}
+
+/// An optional duration kept in 8 bytes (`Option<Duration>` takes 16): whole nanoseconds, with
+/// `u64::MAX` standing for `None`. A present duration saturates at `u64::MAX − 1` ns (about
+/// 584 years), so it never reads back as `None`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct OptNanos(u64);
+
+impl OptNanos {
+    /// Nothing.
+    pub const NONE: OptNanos = OptNanos(u64::MAX);
+
+    /// `d` in whole nanoseconds (saturating at `u64::MAX − 1`), or nothing.
+    pub fn new(d: Option<Duration>) -> Self {
+        match d {
+            Some(d) => OptNanos(nanos(d).min(u64::MAX - 1)),
+            None => OptNanos::NONE,
+        }
+    }
+
+    /// The duration, if any.
+    pub const fn get(self) -> Option<Duration> {
+        if self.0 == u64::MAX { None } else { Some(Duration::from_nanos(self.0)) }
+    }
+
+    /// Whether there is nothing.
+    pub const fn is_none(self) -> bool {
+        self.0 == u64::MAX
+    }
+
+    /// Whether there is a duration.
+    pub const fn is_some(self) -> bool {
+        self.0 != u64::MAX
+    }
+}
+
+impl Default for OptNanos {
+    fn default() -> Self {
+        OptNanos::NONE
+    }
+}
+
+impl fmt::Debug for OptNanos {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.get().fmt(f)
+    }
+}
+
+impl From<Option<Duration>> for OptNanos {
+    fn from(d: Option<Duration>) -> Self {
+        OptNanos::new(d)
+    }
+}
+
+impl From<Duration> for OptNanos {
+    fn from(d: Duration) -> Self {
+        OptNanos::new(Some(d))
+    }
+}
+
+impl PartialEq<Option<Duration>> for OptNanos {
+    fn eq(&self, other: &Option<Duration>) -> bool {
+        self.get() == *other
+    }
+}
+
 /// A point in time, in nanoseconds since an epoch the driver chooses (the simulator uses the
 /// start of the run; the UDP driver the moment its endpoint was created).
 ///

@@ -41,7 +41,8 @@ fn check(config: AnyConfig, ops: &[Op], seed: u64) -> Result<(), TestCaseError> 
     let max_retransmit = config.max_retransmit();
     let controller = config.build().map_err(|e| TestCaseError::fail(format!("{name}: {e}")))?;
     let bounds = controller.timer_bounds();
-    let mut h = StopAndWait::new(controller);
+    // The harness borrows the shared algorithm, as endpoints share it behind an `Arc`.
+    let mut h = StopAndWait::new(&controller);
     let mut rng = Pcg64Mcg::seed_from_u64(seed);
     let mut events = Vec::new();
     let mut now = Instant::ZERO;
@@ -59,8 +60,8 @@ fn check(config: AnyConfig, ops: &[Op], seed: u64) -> Result<(), TestCaseError> 
                 let _ = h.ack(now, copy, &mut rng, &mut emit);
             }
         }
-        let _ = h.controller().rto(now);
-        let _ = h.controller().earliest_send(now);
+        let _ = h.controller().rto(h.state(), now);
+        let _ = h.controller().earliest_send(h.state(), now);
     }
     let mut last_t = Instant::ZERO;
     let mut copies = 0u32;

@@ -2,7 +2,9 @@
 //! response, the echo mode and the MTU check (testbeds §1 sizes). Everything a driver needs to
 //! build its `coapcc-proto` endpoints, whatever carries the datagrams.
 
-use coapcc_core::AnyConfig;
+use std::sync::Arc;
+
+use coapcc_core::{AnyConfig, ConfigError};
 use coapcc_proto::echo::echo_mode_for;
 use coapcc_proto::message::{Payload, option};
 use coapcc_proto::{AutoResponse, Code, EchoMode, EndpointConfig, Message, MessageType, Token};
@@ -95,14 +97,19 @@ pub struct Endpoints {
 
 impl Endpoints {
     /// The set-up for `algorithm` under the scenario's CoAP sizes and the workload's NSTART.
-    pub fn new(coap: &CoapConfig, workload: &WorkloadConfig, algorithm: &AnyConfig) -> Self {
+    ///
+    /// The algorithm is built (checked) here, once; every endpoint made from these
+    /// configurations shares the built value. Fails only if `algorithm` was not checked when
+    /// the scenario loaded.
+    pub fn new(coap: &CoapConfig, workload: &WorkloadConfig, algorithm: &AnyConfig) -> Result<Self, ConfigError> {
+        let built = Arc::new(algorithm.build()?);
         let client = EndpointConfig {
             echo: echo_for(coap.echo, algorithm),
             nstart: workload.nstart,
             token_len: coap.token_bytes,
             // Drivers count copies from `Transmit::origin`.
             transmitted_events: false,
-            ..EndpointConfig::new(*algorithm)
+            ..EndpointConfig::new(built)
         };
         let server = EndpointConfig {
             auto_response: Some(AutoResponse {
@@ -111,7 +118,7 @@ impl Endpoints {
             }),
             ..client.clone()
         };
-        Endpoints { client, server, request: request_template(coap) }
+        Ok(Endpoints { client, server, request: request_template(coap) })
     }
 }
 

@@ -2,7 +2,7 @@
 
 use coapcc_core::AnyConfig;
 
-use coapcc_core::algorithms::makarem_rto::SampleSource;
+use coapcc_core::estimators::makarem::SampleSource;
 
 use crate::endpoint::EchoMode;
 

@@ -20,10 +20,12 @@
 //! `now` must never go backwards between calls. Every call is total: malformed or unexpected
 //! input is counted in [`EndpointStats`] and dropped, never a panic.
 //!
-//! One congestion controller is kept per destination ([`coapcc_core::AnyController`], built
-//! from [`EndpointConfig::algorithm`]); at most NSTART exchanges per destination are
-//! outstanding, the rest wait in a FIFO queue. Rate-based controllers may hold a copy until
-//! their `earliest_send` instant.
+//! The congestion-control algorithm ([`EndpointConfig::algorithm`], a
+//! [`coapcc_core::AnyController`] built and checked once, shared behind an `Arc` by every
+//! endpoint of a run) keeps one small [`AnyState`] per destination; at most NSTART exchanges
+//! per destination are outstanding, the rest wait in a FIFO queue. Rate-based controllers may
+//! hold a copy until their `earliest_send` instant. Holds, retransmissions and give-ups are
+//! decided by [`coapcc_core::retransmission::Outstanding`], the machine the replay harness uses.
 
 use std::collections::VecDeque;
 use std::fmt::Debug;
@@ -32,7 +34,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use coapcc_core::random::Rng;
-use coapcc_core::{Ack, AnyConfig, AnyController, Controller, Echo, Exchange, Instant, Retry};
+use coapcc_core::retransmission::{self, Fired};
+use coapcc_core::{Ack, AnyController, AnyState, Controller, Echo, Instant};
 use rustc_hash::FxHashMap;
 
 use crate::codec;
@@ -59,8 +62,9 @@ pub enum EchoMode {
 /// Endpoint configuration.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EndpointConfig {
-    /// The congestion controller built for each destination.
-    pub algorithm: AnyConfig,
+    /// The congestion-control algorithm (built and checked once, shared); each destination
+    /// gets its own state from it.
+    pub algorithm: Arc<AnyController>,
     /// NSTART: outstanding exchanges per destination (≥ 1).
     pub nstart: u16,
     /// How copies are told apart in acknowledgements.
@@ -88,7 +92,7 @@ pub struct AutoResponse {
 
 impl EndpointConfig {
     /// RFC 7252 defaults around `algorithm`: NSTART 1, no echo, 2-byte tokens, 247 s.
-    pub fn new(algorithm: AnyConfig) -> Self {
+    pub fn new(algorithm: Arc<AnyController>) -> Self {
         EndpointConfig {
             algorithm,
             nstart: 1,
@@ -242,21 +246,21 @@ struct Outstanding {
     id: RequestId,
     token: Token,
     msg: Arc<Message>,
-    ex: Exchange,
+    /// The exchange and its hold / retransmit / give-up state (shared with the harness).
+    rt: retransmission::Outstanding,
     sent: smallvec::SmallVec<[Instant; 4]>,
-    /// A retransmission is due but held by a rate-based controller until this instant.
-    held: Option<Instant>,
 }
 
 impl Outstanding {
     fn wake_at(&self) -> Instant {
-        self.held.unwrap_or_else(|| self.ex.deadline())
+        self.rt.wake_at()
     }
 }
 
 #[derive(Clone, Debug)]
 struct Peer {
-    ctrl: AnyController,
+    /// The algorithm's state for this destination.
+    state: AnyState,
     outstanding: Vec<Outstanding>,
     queue: VecDeque<(RequestId, Message)>,
     /// A rate-based controller holds the next original until this instant.
@@ -345,8 +349,6 @@ struct Server<A> {
 #[derive(Debug)]
 pub struct Endpoint<A, R> {
     config: EndpointConfig,
-    /// A controller in its initial state, cloned for each new destination.
-    fresh: AnyController,
     rng: R,
     peers: PeerMap<A>,
     next_id: u64,
@@ -358,19 +360,29 @@ pub struct Endpoint<A, R> {
 }
 
 impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
-    /// A new endpoint. The configuration's algorithm must build (checked here once).
-    pub fn new(config: EndpointConfig, mut rng: R) -> Result<Self, coapcc_core::ConfigError> {
-        let fresh = config.algorithm.build()?;
+    /// A new endpoint; `nstart` and `token_len` are checked (the algorithm was checked when
+    /// it was built).
+    pub fn new(config: EndpointConfig, rng: R) -> Result<Self, coapcc_core::ConfigError> {
         if config.nstart == 0 {
             return Err(coapcc_core::ConfigError::new("nstart", "must be at least 1"));
         }
         if config.token_len > 7 {
             return Err(coapcc_core::ConfigError::new("token_len", "must be at most 7 bytes"));
         }
+        Ok(Self::unchecked(config, rng))
+    }
+
+    /// A new endpoint with this endpoint's configuration (already checked, so this cannot
+    /// fail), drawing from `rng`: no destinations, no history, fresh counters. A driver that
+    /// starts endpoints during a run (a client restarting) keeps one as a prototype.
+    pub fn renewed(&self, rng: R) -> Self {
+        Self::unchecked(self.config.clone(), rng)
+    }
+
+    fn unchecked(config: EndpointConfig, mut rng: R) -> Self {
         let next_token = rng.next_u64();
-        Ok(Endpoint {
+        Endpoint {
             config,
-            fresh,
             rng,
             peers: PeerMap::default(),
             next_id: 1,
@@ -379,7 +391,7 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
             events: VecDeque::new(),
             server: Server { seen: FxHashMap::default(), expiry: VecDeque::new() },
             stats: EndpointStats::default(),
-        })
+        }
     }
 
     /// The configuration.
@@ -392,9 +404,20 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
         self.stats
     }
 
-    /// The controller for `to`, if this endpoint has talked to it.
-    pub fn controller(&self, to: &A) -> Option<&AnyController> {
-        self.peers.get(to).map(|p| &p.ctrl)
+    /// The congestion-control algorithm.
+    pub fn algorithm(&self) -> &AnyController {
+        &self.config.algorithm
+    }
+
+    /// The algorithm's state for `to`, if this endpoint has talked to it.
+    pub fn state(&self, to: &A) -> Option<&AnyState> {
+        self.peers.get(to).map(|p| &p.state)
+    }
+
+    /// The undithered timer the algorithm would arm for the next original transmission to
+    /// `to` at `now`, where that notion applies and this endpoint has talked to `to`.
+    pub fn rto(&self, to: &A, now: Instant) -> Option<Duration> {
+        self.peers.get(to).and_then(|p| self.config.algorithm.rto(&p.state, now))
     }
 
     /// Exchanges outstanding or queued towards `to`.
@@ -412,7 +435,7 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
             // RFC 7252 §4.4: start Message IDs at a random value.
             let next_mid = (self.rng.next_u32() & 0xffff) as u16;
             let peer = Peer {
-                ctrl: self.fresh.clone(),
+                state: self.config.algorithm.new_state(),
                 outstanding: Vec::new(),
                 queue: VecDeque::new(),
                 release_at: None,
@@ -505,12 +528,8 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
                 .enumerate()
                 .filter(|(_, o)| o.wake_at() <= now)
                 .min_by_key(|(_, o)| o.wake_at());
-            if let Some((i, o)) = due {
-                if o.held.is_some() {
-                    self.send_copy(now, to, i);
-                } else {
-                    self.expire(now, to, i);
-                }
+            if let Some((i, _)) = due {
+                self.fire(now, to, i);
                 continue;
             }
             if peer.release_at.is_some_and(|t| t <= now) {
@@ -522,53 +541,46 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
         }
     }
 
-    fn expire(&mut self, now: Instant, to: A, i: usize) {
+    /// The wake-up of outstanding exchange `i`: a timer expired or a held copy may leave
+    /// ([`retransmission::Outstanding::fire`] decides).
+    fn fire(&mut self, now: Instant, to: A, i: usize) {
         let Some(peer) = self.peers.get_mut(&to) else { return };
         let o = &mut peer.outstanding[i];
-        let (id, copy, timer) = (o.id, o.ex.retransmissions(), o.ex.timer());
-        self.events.push_back(Event::TimerExpired { id, to, copy, timer });
-        match peer.ctrl.on_timeout(now, &mut o.ex) {
-            Retry::GiveUp => {
+        let id = o.id;
+        if !o.rt.is_held() {
+            let ex = o.rt.exchange();
+            self.events.push_back(Event::TimerExpired { id, to, copy: ex.retransmissions(), timer: ex.timer() });
+        }
+        match o.rt.fire(&*self.config.algorithm, &mut peer.state, now, &mut self.rng) {
+            Fired::GaveUp => {
                 let o = peer.outstanding.remove(i);
-                self.events.push_back(Event::Failed { id, to, retransmissions: o.ex.retransmissions(), reset: false });
+                let retransmissions = o.rt.exchange().retransmissions();
+                self.events.push_back(Event::Failed { id, to, retransmissions, reset: false });
                 self.start_queued(now, to);
             }
-            Retry::Retransmit => {
-                let at = peer.ctrl.earliest_send(now);
-                if at <= now {
-                    self.send_copy(now, to, i);
-                } else {
-                    peer.outstanding[i].held = Some(at);
+            Fired::Held { .. } => {}
+            Fired::Sent { copy, timer } => {
+                let echo = self.config.echo;
+                o.sent.push(now);
+                if echo != EchoMode::None {
+                    // Copies differ only in their transmission number; without an echo they are identical.
+                    mark_copy(Arc::make_mut(&mut o.msg), o.token, copy, echo);
                 }
+                self.stats.transmissions += 1;
+                self.stats.retransmissions += 1;
+                if self.config.transmitted_events {
+                    self.events.push_back(Event::Transmitted { id, to, copy, timer });
+                }
+                self.transmits.push_back(Transmit { to, msg: o.msg.clone(), origin: Origin::Request { id, copy } });
             }
         }
-    }
-
-    fn send_copy(&mut self, now: Instant, to: A, i: usize) {
-        let Some(peer) = self.peers.get_mut(&to) else { return };
-        let echo = self.config.echo;
-        let o = &mut peer.outstanding[i];
-        o.held = None;
-        let timer = peer.ctrl.retransmit(now, &mut o.ex, &mut self.rng);
-        let copy = o.ex.retransmissions();
-        o.sent.push(now);
-        if echo != EchoMode::None {
-            // Copies differ only in their transmission number; without an echo they are identical.
-            mark_copy(Arc::make_mut(&mut o.msg), o.token, copy, echo);
-        }
-        self.stats.transmissions += 1;
-        self.stats.retransmissions += 1;
-        if self.config.transmitted_events {
-            self.events.push_back(Event::Transmitted { id: o.id, to, copy, timer });
-        }
-        self.transmits.push_back(Transmit { to, msg: o.msg.clone(), origin: Origin::Request { id: o.id, copy } });
     }
 
     fn start_queued(&mut self, now: Instant, to: A) {
         let nstart = usize::from(self.config.nstart);
         let Some(peer) = self.peers.get_mut(&to) else { return };
         while peer.outstanding.len() < nstart && !peer.queue.is_empty() {
-            let at = peer.ctrl.earliest_send(now);
+            let at = self.config.algorithm.earliest_send(&peer.state, now);
             if at > now {
                 peer.release_at = Some(at);
                 return;
@@ -582,14 +594,20 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
             peer.next_mid = peer.next_mid.wrapping_add(1);
             mark_copy(&mut msg, token, 0, self.config.echo);
             let in_flight = peer.outstanding.len();
-            let ex = peer.ctrl.start(now, in_flight, &mut self.rng);
+            let rt = retransmission::Outstanding::start(
+                &*self.config.algorithm,
+                &mut peer.state,
+                now,
+                in_flight,
+                &mut self.rng,
+            );
             self.stats.transmissions += 1;
             if self.config.transmitted_events {
-                self.events.push_back(Event::Transmitted { id, to, copy: 0, timer: ex.timer() });
+                self.events.push_back(Event::Transmitted { id, to, copy: 0, timer: rt.exchange().timer() });
             }
             let msg = Arc::new(msg);
             self.transmits.push_back(Transmit { to, msg: Arc::clone(&msg), origin: Origin::Request { id, copy: 0 } });
-            peer.outstanding.push(Outstanding { id, token, msg, ex, sent: smallvec::smallvec![now], held: None });
+            peer.outstanding.push(Outstanding { id, token, msg, rt, sent: smallvec::smallvec![now] });
         }
         peer.release_at = None;
     }
@@ -613,10 +631,11 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
         }
         let echoed = if piggybacked { read_copy(&msg, o.token, echo_mode) } else { None };
         let echo = echoed
-            .filter(|c| *c <= o.ex.retransmissions())
+            .filter(|c| *c <= o.rt.exchange().retransmissions())
             .and_then(|c| o.sent.get(usize::from(c)).map(|sent| Echo { copy: c, sent: *sent }));
         let o = peer.outstanding.remove(i);
-        peer.ctrl.on_ack(now, &o.ex, &Ack { echo });
+        let ex = o.rt.exchange();
+        self.config.algorithm.on_ack(&mut peer.state, now, ex, &Ack { echo });
         let response = if piggybacked {
             Some(msg)
         } else {
@@ -626,9 +645,9 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
         self.events.push_back(Event::Completed {
             id: o.id,
             to: from,
-            first_sent: o.ex.first_sent(),
-            rtt: now - o.ex.first_sent(),
-            retransmissions: o.ex.retransmissions(),
+            first_sent: ex.first_sent(),
+            rtt: now - ex.first_sent(),
+            retransmissions: ex.retransmissions(),
             echoed_copy: echo.map(|e| e.copy),
             response,
         });
@@ -648,7 +667,7 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
         self.events.push_back(Event::Failed {
             id: o.id,
             to: from,
-            retransmissions: o.ex.retransmissions(),
+            retransmissions: o.rt.exchange().retransmissions(),
             reset: true,
         });
     }

@@ -16,7 +16,7 @@ type Ep = Endpoint<u32, Pcg64Mcg>;
 fn config(name: &str, echo: EchoMode) -> EndpointConfig {
     let mut algorithm = AnyConfig::from_name(name).unwrap();
     algorithm.set_dither(false);
-    EndpointConfig { echo, ..EndpointConfig::new(algorithm) }
+    EndpointConfig { echo, ..EndpointConfig::new(std::sync::Arc::new(algorithm.build().unwrap())) }
 }
 
 fn endpoint(cfg: EndpointConfig) -> Ep {

@@ -20,7 +20,7 @@ use coapcc_core::{AnyConfig, Instant};
 use coapcc_driver::endpoints::Endpoints;
 use coapcc_driver::recorder::{Recorder, RunEnd};
 use coapcc_driver::workload::{Next, Workload};
-use coapcc_proto::{Endpoint, EndpointConfig, Event, Message, Origin};
+use coapcc_proto::{Endpoint, Event, Message, Origin};
 
 use crate::link::Pipeline;
 use crate::metrics::RunResult;
@@ -190,7 +190,8 @@ pub struct Sim<'a> {
     workload: Workload,
     recorder: Recorder,
     coap: &'a CoapConfig,
-    endpoint_config: EndpointConfig,
+    /// A client endpoint never used, renewed for every client incarnation.
+    client_prototype: Ep,
     template: Message,
     seed: u64,
     replication: u32,
@@ -212,9 +213,12 @@ impl<'a> Sim<'a> {
         let (upc, downc) = network.pipelines();
         let up = Pipeline::new(&upc, seed, replication, Stream::LinkUp(0).id()).map_err(|e| e.to_string())?;
         let down = Pipeline::new(&downc, seed, replication, Stream::LinkDown(0).id()).map_err(|e| e.to_string())?;
+        // Built and checked once per run, shared by the server and every client.
         let Endpoints { client: endpoint_config, server: server_config, request: template } =
-            Endpoints::new(coap, &workload, algorithm);
+            Endpoints::new(coap, &workload, algorithm).map_err(|e| e.to_string())?;
         let server = Endpoint::new(server_config, stream_rng(seed, replication, Stream::Server(0).id()))
+            .map_err(|e| e.to_string())?;
+        let client_prototype = Endpoint::new(endpoint_config, stream_rng(seed, replication, Stream::Client(0).id()))
             .map_err(|e| e.to_string())?;
         let flows = (0..workload.flows)
             .map(|i| Flow { ep: None, addr: Addr { node: i, incarnation: 0 }, wake_at: None, truth: Ledger::default() })
@@ -237,7 +241,7 @@ impl<'a> Sim<'a> {
             recorder: Recorder::new(workload.config().flows, long_lived),
             workload,
             coap,
-            endpoint_config,
+            client_prototype,
             template,
             seed,
             replication,
@@ -265,10 +269,8 @@ impl<'a> Sim<'a> {
 
     fn new_client(&self, flow: u32, incarnation: u32) -> Ep {
         let stream = sub_stream(Stream::Client(flow).id(), u64::from(incarnation));
-        // The configuration was checked when the scenario was loaded and when the server
-        // endpoint was built from the same configuration.
-        Endpoint::new(self.endpoint_config.clone(), stream_rng(self.seed, self.replication, stream))
-            .unwrap_or_else(|e| unreachable!("endpoint configuration was checked: {e}"))
+        // The configuration was checked once, when the prototype was built.
+        self.client_prototype.renewed(stream_rng(self.seed, self.replication, stream))
     }
 
     /// Runs to the end and returns the results.

@@ -120,7 +120,7 @@ pub fn format_event(e: &Event) -> String {
 /// Runs a parsed script on `controller`, writing each event as a JSON line to `out`.
 /// Timers still pending at the end of the script are not fired.
 pub fn run(controller: AnyController, lines: &[Line], seed: u64, out: &mut dyn Write) -> Result<(), CliError> {
-    let mut harness = StopAndWait::new(controller);
+    let mut harness = StopAndWait::new(&controller);
     let mut rng = Pcg64Mcg::seed_from_u64(seed);
     let mut now = Instant::ZERO;
     let mut io_error: Option<std::io::Error> = None;

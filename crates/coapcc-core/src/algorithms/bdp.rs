@@ -52,14 +52,15 @@
 //! after a sudden bandwidth drop (retransmission ACKs ignored, §4.3.1), converges upwards
 //! slowly (the min term, §4.3.4), and its window can empty (§4.3.2).
 //!
-//! Per-exchange scratch ([`ExchangeCc`](crate::ExchangeCc)): not used.
+//! [`Bdp`] is the algorithm (the checked configuration), shared by every destination;
+//! [`BdpState`] is what one destination keeps; nothing is kept per exchange.
 
 use core::time::Duration;
 
-use crate::algorithms::cocoa_rto::{self, Aging, CocoaRto, CocoaRtoParams};
 use crate::algorithms::mbc::{MAX_WINDOW, Window, div_gain};
 use crate::config::ConfigError;
 use crate::controller::{Ack, Controller, Exchange, Retry, TimerBounds};
+use crate::estimators::cocoa::{self, Aging, CocoaRto, CocoaRtoParams};
 use crate::params::MAX_RETRANSMIT;
 use crate::random::Rng;
 use crate::ratio::Ratio;
@@ -127,8 +128,8 @@ impl Default for BdpConfig {
             drain_gain: DRAIN_GAIN,
             weight_divisor: WEIGHT_DIVISOR,
             max_retransmit: MAX_RETRANSMIT,
-            initial_rto: cocoa_rto::INITIAL_RTO,
-            max_rto: cocoa_rto::MAX_RTO,
+            initial_rto: cocoa::INITIAL_RTO,
+            max_rto: cocoa::MAX_RTO,
             granularity: Duration::ZERO,
             aging: Aging::Draft,
             dither: false,
@@ -162,11 +163,11 @@ pub struct BdpState {
     pub rto: CocoaRto,
 }
 
-/// The BDP-CoAP reconstruction for one destination.
+/// The BDP-CoAP reconstruction, the algorithm: the checked configuration, shared by every
+/// destination ([`BdpState`] is per destination).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Bdp {
     config: BdpConfig,
-    state: BdpState,
 }
 
 /// Guess 3: the spacing of the bandwidth `w·(1/s_max) + (1−w)·(1/s_min)`, that is
@@ -206,16 +207,7 @@ impl Bdp {
             return Err(ConfigError::new("initial_rto_ms", "must be greater than 0 and at most max_rto_ms"));
         }
         // granularity_ms: any duration; aging: any variant.
-        let state = BdpState {
-            attempts: Window::default(),
-            last_ack_time: None,
-            last_send_time: None,
-            cycle_index: 0,
-            pg: Ratio::ONE,
-            spacing: Duration::ZERO,
-            rto: CocoaRto::new(config.initial_rto),
-        };
-        Ok(Bdp { config, state })
+        Ok(Bdp { config })
     }
 
     /// The configuration.
@@ -223,19 +215,9 @@ impl Bdp {
         &self.config
     }
 
-    /// The state.
-    pub fn state(&self) -> BdpState {
-        self.state
-    }
-
-    /// Replaces the state (tests and what-if analyses).
-    pub fn set_state(&mut self, state: BdpState) {
-        self.state = state;
-    }
-
-    /// The filtered spacing of the window (guess 3), `None` when it holds no sample.
-    pub fn filtered_spacing(&self) -> Option<Duration> {
-        let attempts = &self.state.attempts;
+    /// The filtered spacing of the window of `st` (guess 3), `None` when it holds no sample.
+    pub fn filtered_spacing(&self, st: &BdpState) -> Option<Duration> {
+        let attempts = &st.attempts;
         let s_min = attempts.iter().filter_map(|a| a.sample).min()?;
         let s_max = attempts.iter().filter_map(|a| a.sample).max()?;
         let retransmissions = attempts.iter().filter(|a| a.retransmission).count();
@@ -245,8 +227,7 @@ impl Bdp {
     }
 
     /// Guess 4: advance the cycle, pick the gain, recompute the spacing.
-    fn update(&mut self) {
-        let st = &mut self.state;
+    fn update(&self, st: &mut BdpState) {
         st.cycle_index = ((u16::from(st.cycle_index) + 1) % u16::from(self.config.cycle_length.max(1))) as u8;
         // [S1] §3.2: probe 1.2, drain 0.8, other phases 1.
         st.pg = match st.cycle_index {
@@ -254,15 +235,36 @@ impl Bdp {
             1 => self.config.drain_gain,
             _ => Ratio::ONE,
         };
-        if let Some(filtered) = self.filtered_spacing() {
-            self.state.spacing = div_gain(filtered, self.state.pg);
+        if let Some(filtered) = self.filtered_spacing(st) {
+            st.spacing = div_gain(filtered, st.pg);
         }
     }
 }
 
 impl Controller for Bdp {
-    fn on_transmit(&mut self, now: Instant, ex: &mut Exchange, _in_flight: usize, _rng: &mut dyn Rng) -> Duration {
-        let st = &mut self.state;
+    type State = BdpState;
+    type ExchangeState = ();
+
+    fn new_state(&self) -> BdpState {
+        BdpState {
+            attempts: Window::default(),
+            last_ack_time: None,
+            last_send_time: None,
+            cycle_index: 0,
+            pg: Ratio::ONE,
+            spacing: Duration::ZERO,
+            rto: CocoaRto::new(self.config.initial_rto),
+        }
+    }
+
+    fn on_transmit(
+        &self,
+        st: &mut BdpState,
+        now: Instant,
+        ex: &mut Exchange<()>,
+        _in_flight: usize,
+        _rng: &mut dyn Rng,
+    ) -> Duration {
         // Guess 1: the first sample is the first RTT.
         st.last_ack_time.get_or_insert(now);
         st.last_send_time = Some(now);
@@ -274,41 +276,41 @@ impl Controller for Bdp {
         }
         // [S1] §3.2: RTO_init as in CoCoA+, not multiplied on successive losses. (The ceiling
         // also bounds Contiki aging, which sets 1 s whatever max_rto is.)
-        st.rto.overall.min(self.config.max_rto)
+        st.rto.overall.get().min(self.config.max_rto)
     }
 
-    fn on_timeout(&mut self, _now: Instant, ex: &mut Exchange) -> Retry {
+    fn on_timeout(&self, _st: &mut BdpState, _now: Instant, ex: &mut Exchange<()>) -> Retry {
         // [S1] §3.2: no gain or estimate update on a retransmission; RFC 7252 give-up.
         if ex.retransmissions() >= self.config.max_retransmit { Retry::GiveUp } else { Retry::Retransmit }
     }
 
-    fn on_ack(&mut self, now: Instant, ex: &Exchange, _ack: &Ack) {
+    fn on_ack(&self, st: &mut BdpState, now: Instant, ex: &Exchange<()>, _ack: &Ack) {
         // Guess 1: inter-ACK time; every ACK moves last_ACK_time.
-        let last = self.state.last_ack_time.unwrap_or(ex.first_sent());
+        let last = st.last_ack_time.unwrap_or(ex.first_sent());
         let sample = now - last;
-        self.state.last_ack_time = Some(now);
+        st.last_ack_time = Some(now);
         // CoCoA-03 §4.2: strong/weak sample measured from the original transmission.
-        self.state.rto.on_sample(now, ex.retransmissions(), now - ex.first_sent(), &self.config.rto_params());
+        st.rto.on_sample(now, ex.retransmissions(), now - ex.first_sent(), &self.config.rto_params());
         // [S1] §3.2: the sample of an ACK of a retransmitted CON is cancelled, and neither
         // the gain nor the estimate is updated.
         if ex.retransmissions() > 0 {
             return;
         }
-        if let Some(slot) = self.state.attempts.newest_mut(self.config.window) {
+        if let Some(slot) = st.attempts.newest_mut(self.config.window) {
             slot.sample = Some(sample);
         }
-        self.update();
+        self.update(st);
     }
 
-    fn earliest_send(&self, now: Instant) -> Instant {
-        match self.state.last_send_time {
-            Some(last) => last + self.state.spacing,
+    fn earliest_send(&self, st: &BdpState, now: Instant) -> Instant {
+        match st.last_send_time {
+            Some(last) => last + st.spacing,
             None => now,
         }
     }
 
-    fn rto(&self, now: Instant) -> Option<Duration> {
-        Some(self.state.rto.aged(now, &self.config.rto_params()).min(self.config.max_rto))
+    fn rto(&self, st: &BdpState, now: Instant) -> Option<Duration> {
+        Some(st.rto.aged(now, &self.config.rto_params()).min(self.config.max_rto))
     }
 
     fn timer_bounds(&self) -> TimerBounds {
@@ -325,13 +327,15 @@ mod tests {
 
     use super::*;
     use crate::harness::Event;
+    #[allow(unused_imports)]
+    use crate::harness::testing::Bound;
     use crate::harness::testing::Script;
     use crate::harness::testing::{at, ms};
     use rand_core::SeedableRng;
     use rand_pcg::Pcg64Mcg;
 
-    fn bdp(config: BdpConfig) -> Bdp {
-        Bdp::new(config).unwrap()
+    fn bdp(config: BdpConfig) -> Bound<Bdp> {
+        Bound::new(Bdp::new(config).unwrap())
     }
     fn rng() -> Pcg64Mcg {
         Pcg64Mcg::seed_from_u64(1)
@@ -343,7 +347,7 @@ mod tests {
         }
         w
     }
-    fn with_attempts(c: &mut Bdp, list: &[(bool, Option<u64>)], cycle_index: u8) {
+    fn with_attempts(c: &mut Bound<Bdp>, list: &[(bool, Option<u64>)], cycle_index: u8) {
         let mut st = c.state();
         st.attempts = attempts(list);
         st.cycle_index = cycle_index;
@@ -380,20 +384,20 @@ mod tests {
         s.send();
         s.wait_ms(400);
         s.ack();
-        assert_eq!((s.ctrl().state().cycle_index, s.ctrl().state().pg), (1, DRAIN_GAIN));
-        assert_eq!(s.ctrl().state().spacing, ms(500)); // 400 / 0.8
+        assert_eq!((s.state().cycle_index, s.state().pg), (1, DRAIN_GAIN));
+        assert_eq!(s.state().spacing, ms(500)); // 400 / 0.8
         s.send(); // held until 500
         s.wait_ms(100);
         s.wait_ms(400);
         s.ack();
         assert_eq!(s.rto_ms(), Some(1300));
-        assert_eq!(s.ctrl().state().spacing, ms(400)); // min(400, 500), w = 0
+        assert_eq!(s.state().spacing, ms(400)); // min(400, 500), w = 0
         s.send();
         s.wait_ms(1300); // lost: copy 1 at 2200
         s.wait_ms(300);
         s.ack(); // retransmitted CON: weak RTO sample, no bandwidth sample, no phase
         assert_eq!(s.rto_ms(), Some(1575));
-        assert_eq!((s.ctrl().state().cycle_index, s.ctrl().state().spacing), (2, ms(400)));
+        assert_eq!((s.state().cycle_index, s.state().spacing), (2, ms(400)));
         s.send(); // held until 2200 + 400
         s.wait_ms(100);
         s.wait_ms(500);
@@ -401,12 +405,12 @@ mod tests {
         assert_eq!(s.rto_ns(), Some(1_268_750_000));
         // Samples 400, 500, 600; one retransmission in the window: w = 0.1,
         // spacing = 400·600 / (0.1·400 + 0.9·600) = 413.793103 ms.
-        assert_eq!(s.ctrl().state().spacing, Duration::from_nanos(413_793_103));
+        assert_eq!(s.state().spacing, Duration::from_nanos(413_793_103));
         s.send();
         s.wait_ms(100);
         s.ack();
         assert_eq!(s.rto_ns(), Some(1_183_593_750));
-        assert_eq!(s.ctrl().state().spacing, Duration::from_nanos(109_090_909));
+        assert_eq!(s.state().spacing, Duration::from_nanos(109_090_909));
         s.send();
         s.wait_ms(10);
         assert_eq!(
@@ -483,7 +487,7 @@ mod tests {
             let ex = c.start(at(i * 1000), 0, &mut r);
             c.on_ack(at(i * 1000 + 400), &ex, &Ack::AMBIGUOUS);
         }
-        assert!(c.filtered_spacing().is_some());
+        assert!(c.filtered_spacing(&c.st).is_some());
         let spacing = c.state().spacing;
         let mut ex = c.start(at(20_000), 0, &mut r);
         for k in 1..=4u64 {
@@ -496,7 +500,7 @@ mod tests {
             c.on_timeout(at(40_000 + k * 2000), &mut ex);
             c.retransmit(at(40_000 + k * 2000), &mut ex, &mut r);
         }
-        assert_eq!(c.filtered_spacing(), None);
+        assert_eq!(c.filtered_spacing(&c.st), None);
         assert_eq!(c.state().spacing, spacing, "an empty window leaves the spacing as it was");
     }
 
@@ -504,7 +508,7 @@ mod tests {
     fn without_retransmissions_in_the_window_the_filter_is_the_max_bandwidth() {
         let mut c = bdp(BdpConfig::default());
         with_attempts(&mut c, &[(false, Some(400)), (false, Some(900)), (false, Some(650))], 0);
-        assert_eq!(c.filtered_spacing(), Some(ms(400)));
+        assert_eq!(c.filtered_spacing(&c.st), Some(ms(400)));
     }
 
     #[test]
@@ -512,11 +516,11 @@ mod tests {
         let mut c = bdp(BdpConfig::default());
         // w = 2/10: 1 / (0.2/1000 + 0.8/500) = 555.555556 ms.
         with_attempts(&mut c, &[(false, Some(500)), (true, None), (true, None), (false, Some(1000))], 0);
-        assert_eq!(c.filtered_spacing(), Some(Duration::from_nanos(555_555_556)));
+        assert_eq!(c.filtered_spacing(&c.st), Some(Duration::from_nanos(555_555_556)));
         // w = min(1, 3/2) = 1 with a divisor of 2: the min bandwidth (longest spacing).
         let mut c = bdp(BdpConfig { weight_divisor: 2, ..Default::default() });
         with_attempts(&mut c, &[(false, Some(500)), (true, None), (true, None), (true, None), (false, Some(1000))], 0);
-        assert_eq!(c.filtered_spacing(), Some(ms(1000)));
+        assert_eq!(c.filtered_spacing(&c.st), Some(ms(1000)));
     }
 
     #[test]
@@ -533,7 +537,7 @@ mod tests {
         // CoCoA-03 aging (spec §13 vector 4): 4 s idle for 16.1 s → 3 s.
         let mut c = bdp(BdpConfig::default());
         let mut st = c.state();
-        st.rto = CocoaRto { overall: ms(4000), last_update: Some(at(0)), measured: true, ..CocoaRto::new(ms(2000)) };
+        st.rto = CocoaRto::new(ms(2000)).with_overall(ms(4000), Some(at(0)), true);
         c.set_state(st);
         assert_eq!(c.rto(at(16_100)), Some(ms(3000)));
         let mut r = rng();
@@ -545,7 +549,7 @@ mod tests {
         let mut c =
             bdp(BdpConfig { aging: Aging::Contiki, max_rto: ms(500), initial_rto: ms(500), ..Default::default() });
         let mut st = c.state();
-        st.rto = CocoaRto { overall: ms(300), last_update: Some(at(0)), measured: true, ..CocoaRto::new(ms(500)) };
+        st.rto = CocoaRto::new(ms(500)).with_overall(ms(300), Some(at(0)), true);
         c.set_state(st);
         assert_eq!(c.rto(at(10_000)), Some(ms(500)));
         assert_eq!(c.start(at(10_000), 0, &mut rng()).timer(), ms(500));
@@ -565,7 +569,7 @@ mod tests {
     #[test]
     fn timers_stay_within_the_bounds_for_zero_and_huge_rtts() {
         let mut s = Script::new(bdp(BdpConfig::default()));
-        let bounds = s.ctrl().timer_bounds();
+        let bounds = s.alg().timer_bounds();
         assert_eq!(bounds, TimerBounds { min: Duration::ZERO, max: ms(32_000) });
         s.send();
         s.ack();
@@ -590,5 +594,12 @@ mod tests {
         assert_eq!(bad(BdpConfig { weight_divisor: 0, ..Default::default() }), "weight_divisor");
         assert_eq!(bad(BdpConfig { max_rto: Duration::ZERO, ..Default::default() }), "max_rto_ms");
         assert_eq!(bad(BdpConfig { initial_rto: ms(40_000), ..Default::default() }), "initial_rto_ms");
+    }
+
+    #[test]
+    fn bdps_state_a_window_of_up_to_16_attempts_pacing_cocoa_plus_estimator_fits_512_bytes() {
+        // The per-destination footprint (README algorithm table); the configuration is not in it.
+        let bytes = core::mem::size_of::<<Bdp as Controller>::State>();
+        assert!(bytes <= 512, "{bytes} bytes");
     }
 }

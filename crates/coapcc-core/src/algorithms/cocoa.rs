@@ -40,28 +40,32 @@
 //! et al.; `--set vbf=makarem`). The Contiki code's inverted weak weighting is available only
 //! as the explicit `contiki_weights` flag, its "set to 1 s" aging as `aging = "contiki"`.
 //!
-//! # Per-exchange scratch ([`ExchangeCc`](crate::ExchangeCc))
+//! # State
+//!
+//! [`Cocoa`] is the algorithm (configuration and estimator parameters), shared by every
+//! destination; [`CocoaState`] is what one destination keeps (estimators, carried timer);
+//! [`CocoaExchange`] is what one exchange keeps:
 //!
 //! * `base`: the backoff register, the value the next VBF step multiplies: the armed
 //!   (dithered) timer of the latest copy, or its undithered value when `redither` is on.
 //! * `aux`: the undithered RTO that armed the original (T_init).
 //! * `factor`: the VBF chosen for the exchange from `aux` (unused by the per-step rule).
-//! * `series`: where the original's timer came from, an [`Origin`] as `u8`.
+//! * `origin`: where the original's timer came from, an [`Origin`].
 
 use core::time::Duration;
 
-use crate::algorithms::cocoa_rto::{CocoaRto, CocoaRtoParams, K_STRONG, K_WEAK, MAX_RTO, W_STRONG, W_WEAK};
-use crate::algorithms::full_backoff::{Carry, FullBackoff};
-use crate::algorithms::vbf::Vbf;
+use crate::backoff::full_backoff::{Carry, FullBackoff};
+use crate::backoff::vbf::Vbf;
 use crate::config::ConfigError;
 use crate::controller::{Ack, Controller, Exchange, Retry, TimerBounds};
-use crate::estimator::Rfc6298Params;
+use crate::estimators::cocoa::{CocoaRto, CocoaRtoParams, K_STRONG, K_WEAK, MAX_RTO, W_STRONG, W_WEAK};
+use crate::estimators::rfc6298::Rfc6298Params;
 use crate::params::{ACK_RANDOM_FACTOR, MAX_RETRANSMIT};
 use crate::random::{Rng, dither_factor};
 use crate::ratio::Ratio;
 use crate::time::{Instant, mul, shl};
 
-pub use crate::algorithms::cocoa_rto::{Aging, INITIAL_RTO};
+pub use crate::estimators::cocoa::{Aging, INITIAL_RTO};
 
 /// Spec §2.8: clock granularity G of the simulator, 1 ms (effectively off; CoCoA-03 gives no
 /// value, Californium uses 100 ms, Contiki none).
@@ -98,11 +102,12 @@ pub enum BlindRto {
 }
 
 /// Where the timer of an exchange's original transmission came from (stored in
-/// `ExchangeCc::series`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// [`CocoaExchange::origin`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[repr(u8)]
 pub enum Origin {
     /// The (aged) overall RTO.
+    #[default]
     Overall = 0,
     /// The blind RTO (no measurement yet, other exchanges outstanding).
     Blind = 1,
@@ -111,14 +116,23 @@ pub enum Origin {
 }
 
 impl Origin {
-    /// The origin recorded on `ex` (anything unknown reads as [`Origin::Overall`]).
-    pub fn of(ex: &Exchange) -> Origin {
-        match ex.cc.series {
-            1 => Origin::Blind,
-            2 => Origin::Carried,
-            _ => Origin::Overall,
-        }
+    /// The origin recorded on `ex`.
+    pub fn of(ex: &Exchange<CocoaExchange>) -> Origin {
+        ex.cc.origin
     }
+}
+
+/// What CoCoA keeps per exchange (see the module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CocoaExchange {
+    /// The backoff register: the value the next VBF step multiplies.
+    pub base: Duration,
+    /// The undithered RTO that armed the original (T_init).
+    pub aux: Duration,
+    /// The VBF chosen for the exchange (spec OQ-3).
+    pub factor: Ratio,
+    /// Where the original's timer came from.
+    pub origin: Origin,
 }
 
 /// Configuration of CoCoA. `Default` is draft-ietf-core-cocoa-03 with the spec's resolutions
@@ -240,12 +254,12 @@ pub struct CocoaState {
     pub carry: Carry,
 }
 
-/// CoCoA (any variant) for one destination.
+/// CoCoA (any variant), the algorithm: the checked configuration and the estimator
+/// parameters it implies, shared by every destination ([`CocoaState`] is per destination).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Cocoa {
     config: CocoaConfig,
     params: CocoaRtoParams,
-    state: CocoaState,
 }
 
 impl Cocoa {
@@ -273,25 +287,12 @@ impl Cocoa {
         if config.w_weak > Ratio::ONE {
             return Err(ConfigError::new("w_weak", "must be in [0, 1]"));
         }
-        // Spec OQ-4: the estimate is clamped to the same ceiling as the timers.
-        let estimator = CocoaRto::new(config.initial_rto.min(config.cap));
-        Ok(Cocoa { config, params: config.rto_params(), state: CocoaState { estimator, carry: Carry::default() } })
+        Ok(Cocoa { config, params: config.rto_params() })
     }
 
     /// The configuration.
     pub fn config(&self) -> &CocoaConfig {
         &self.config
-    }
-
-    /// The state (estimators, overall RTO, carried timer).
-    pub fn state(&self) -> CocoaState {
-        self.state
-    }
-
-    /// Replaces the state (tests and what-if analyses). Armed timers stay within
-    /// [`Controller::timer_bounds`] whatever the state.
-    pub fn set_state(&mut self, state: CocoaState) {
-        self.state = state;
     }
 
     /// Lower bound of every armed timer: an estimate is at least G (E ≥ SRTT + G) or the
@@ -316,14 +317,14 @@ impl Cocoa {
     }
 
     /// The undithered timer for an original, given the (already aged) overall RTO.
-    fn original_base(&self, overall: Duration, in_flight: usize) -> (Duration, Origin) {
-        let fresh = if !self.state.estimator.measured && in_flight > 0 {
+    fn original_base(&self, st: &CocoaState, overall: Duration, in_flight: usize) -> (Duration, Origin) {
+        let fresh = if !st.estimator.measured && in_flight > 0 {
             // CoCoA-03 §4.2, spec §2.3: no measurement yet and NSTART > 1.
             (self.blind(in_flight), Origin::Blind)
         } else {
             (overall, Origin::Overall)
         };
-        let (base, origin) = match (self.config.full_backoff, self.state.carry.carried) {
+        let (base, origin) = match (self.config.full_backoff, st.carry.carried.get()) {
             (FullBackoff::Off, _) | (_, None) => fresh,
             // Spec §4.4: the carried backed-off timer replaces the overall RTO.
             (FullBackoff::Fb1, Some(c)) => (c, Origin::Carried),
@@ -352,16 +353,31 @@ impl Cocoa {
 }
 
 impl Controller for Cocoa {
-    fn on_transmit(&mut self, now: Instant, ex: &mut Exchange, in_flight: usize, rng: &mut dyn Rng) -> Duration {
+    type State = CocoaState;
+    type ExchangeState = CocoaExchange;
+
+    fn new_state(&self) -> CocoaState {
+        // Spec OQ-4: the estimate is clamped to the same ceiling as the timers.
+        CocoaState { estimator: CocoaRto::new(self.config.initial_rto.min(self.config.cap)), carry: Carry::default() }
+    }
+
+    fn on_transmit(
+        &self,
+        st: &mut CocoaState,
+        now: Instant,
+        ex: &mut Exchange<CocoaExchange>,
+        in_flight: usize,
+        rng: &mut dyn Rng,
+    ) -> Duration {
         if ex.retransmissions() == 0 {
             // CoCoA-03 §4.3, spec §2.7: lazy, cumulative aging before the estimate is used.
-            self.state.estimator.age(now, &self.params);
-            let (base, origin) = self.original_base(self.state.estimator.overall, in_flight);
+            st.estimator.age(now, &self.params);
+            let (base, origin) = self.original_base(st, st.estimator.overall.get(), in_flight);
             ex.cc.aux = base;
             // Spec OQ-3 / OQ-12: the VBF of the exchange, from the undithered value that arms
             // the original (the carried value under Full Backoff).
             ex.cc.factor = self.config.vbf.factor(base);
-            ex.cc.series = origin as u8;
+            ex.cc.origin = origin;
             // Spec OQ-5: dither the original; OQ-11: a carried timer is not re-dithered.
             let armed = if self.config.dither && origin != Origin::Carried { self.dither(rng, base) } else { base };
             // Spec OQ-5: retransmissions multiply the armed (dithered) timer, unless every
@@ -376,35 +392,35 @@ impl Controller for Cocoa {
         }
     }
 
-    fn on_timeout(&mut self, _now: Instant, ex: &mut Exchange) -> Retry {
+    fn on_timeout(&self, st: &mut CocoaState, _now: Instant, ex: &mut Exchange<CocoaExchange>) -> Retry {
         if ex.retransmissions() < self.config.max_retransmit {
             return Retry::Retransmit;
         }
         // Spec OQ-9: a failed exchange carries its last (capped) timer.
         if self.config.full_backoff != FullBackoff::Off {
-            self.state.carry.keep(self.clamp(ex.timer()));
+            st.carry.keep(self.clamp(ex.timer()));
         }
         Retry::GiveUp
     }
 
-    fn on_ack(&mut self, now: Instant, ex: &Exchange, _ack: &Ack) {
+    fn on_ack(&self, st: &mut CocoaState, now: Instant, ex: &Exchange<CocoaExchange>, _ack: &Ack) {
         let n = ex.retransmissions();
         // CoCoA-03 §4.2, spec §2.4: R is measured from the original transmission, for strong
         // and weak samples alike (an echoed copy number is not used).
         let r = now.saturating_duration_since(ex.first_sent());
-        self.state.estimator.on_sample(now, n, r, &self.params);
+        st.estimator.on_sample(now, n, r, &self.params);
         match self.config.full_backoff {
             FullBackoff::Off => {}
             // Spec §4.4, OQ-8: carry the timer armed for the last transmission.
-            FullBackoff::Fb1 | FullBackoff::Fb2 if n > 0 => self.state.carry.keep(self.clamp(ex.timer())),
+            FullBackoff::Fb1 | FullBackoff::Fb2 if n > 0 => st.carry.keep(self.clamp(ex.timer())),
             // Spec §4.4–4.5: a clean exchange ends the carrying (FB1 and FB2 alike).
-            FullBackoff::Fb1 | FullBackoff::Fb2 => self.state.carry.clear(),
+            FullBackoff::Fb1 | FullBackoff::Fb2 => st.carry.clear(),
         }
     }
 
-    fn rto(&self, now: Instant) -> Option<Duration> {
-        let overall = self.state.estimator.aged(now, &self.params);
-        Some(self.original_base(overall, 0).0)
+    fn rto(&self, st: &CocoaState, now: Instant) -> Option<Duration> {
+        let overall = st.estimator.aged(now, &self.params);
+        Some(self.original_base(st, overall, 0).0)
     }
 
     fn timer_bounds(&self) -> TimerBounds {
@@ -417,14 +433,16 @@ impl Controller for Cocoa {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::estimator::Rfc6298;
+    use crate::estimators::rfc6298::Rfc6298;
+    #[allow(unused_imports)]
+    use crate::harness::testing::Bound;
     use crate::harness::testing::Script;
     use crate::harness::testing::{at, ms};
     use rand_core::SeedableRng;
     use rand_pcg::Pcg64Mcg;
 
-    fn undithered(config: CocoaConfig) -> Cocoa {
-        Cocoa::new(CocoaConfig { dither: false, ..config }).unwrap()
+    fn undithered(config: CocoaConfig) -> Bound<Cocoa> {
+        Bound::new(Cocoa::new(CocoaConfig { dither: false, ..config }).unwrap())
     }
     fn script(config: CocoaConfig) -> Script<Cocoa> {
         Script::new(undithered(config))
@@ -461,7 +479,7 @@ mod tests {
         assert_eq!(s.transmit_times_ms(), [0, 2000]);
         assert_eq!(s.timers_ms(), [2000, 4000]);
         assert_eq!(s.rto_ms(), Some(2625));
-        assert_eq!(s.ctrl().state().estimator.weak, Rfc6298::with(ms(3000), ms(1500)));
+        assert_eq!(s.state().estimator.weak, Rfc6298::with(ms(3000), ms(1500)));
     }
 
     #[test]
@@ -469,19 +487,19 @@ mod tests {
         // Draft Example A.1 (spec §2.9, §13 vector 2): RTO 1.5 s; weak samples with
         // SRTT_w = 2 s, RTTVAR_w = 1 s (E_w = 3 s) twice.
         let mut s = script(CocoaConfig::default());
-        let mut st = s.ctrl().state();
-        st.estimator.overall = ms(1500);
-        st.estimator.last_update = Some(at(0));
-        s.ctrl().set_state(st);
+        let mut st = s.state();
+        st.estimator.overall = ms(1500).into();
+        st.estimator.set_last_update(Some(at(0)));
+        s.set_state(st);
         s.send();
         s.wait_ms(2000); // copies at 0 (1.5 s) and 1.5 s (3 s); R = 2 s
         s.ack();
         assert_eq!(s.timers_ms(), [1500, 3000]);
         assert_eq!(s.rto_ms(), Some(1875));
         // The draft's second update assumes the same E_w: start the weak copy afresh.
-        let mut st = s.ctrl().state();
+        let mut st = s.state();
         st.estimator.weak = Rfc6298::new();
-        s.ctrl().set_state(st);
+        s.set_state(st);
         s.send();
         s.wait_ms(2000); // copies at 2 s (1.875 s) and 3.875 s; R = 2 s
         s.ack();
@@ -510,8 +528,8 @@ mod tests {
         let mut c = undithered(CocoaConfig { granularity: ms(100), ..Default::default() });
         let mut st = c.state();
         st.estimator.strong = Rfc6298::with(ms(400), Duration::ZERO);
-        st.estimator.overall = ms(1000);
-        st.estimator.last_update = Some(at(0));
+        st.estimator.overall = ms(1000).into();
+        st.estimator.set_last_update(Some(at(0)));
         c.set_state(st);
         let mut rng = Pcg64Mcg::seed_from_u64(1);
         let ex = c.start(at(0), 0, &mut rng);
@@ -643,7 +661,7 @@ mod tests {
         s.wait_ms(20_000 - 4810);
         s.send(); // idle since 4.8 s: 15.2 s > 9.6 s → 1.2, dated 14.4 s; stop (≥ 1 s)
         assert_eq!(s.timers_ms(), [300, 600, 1200]);
-        assert_eq!(s.ctrl().state().estimator.last_update, Some(at(14_400)));
+        assert_eq!(s.state().estimator.last_update(), Some(at(14_400)));
     }
 
     #[test]
@@ -718,7 +736,7 @@ mod tests {
 
     #[test]
     fn a_dithered_blind_rto_lies_in_6_to_9_s() {
-        let mut c = Cocoa::new(CocoaConfig::default()).unwrap();
+        let mut c = Bound::new(Cocoa::new(CocoaConfig::default()).unwrap());
         let mut rng = Pcg64Mcg::seed_from_u64(3);
         for _ in 0..200 {
             let t = c.start(at(0), 2, &mut rng).timer();
@@ -730,7 +748,7 @@ mod tests {
 
     #[test]
     fn the_original_is_dithered_in_2_to_3_s_and_retransmissions_multiply_the_armed_timer() {
-        let mut s = Script::new(Cocoa::new(CocoaConfig::default()).unwrap());
+        let mut s = Script::new(Bound::new(Cocoa::new(CocoaConfig::default()).unwrap()));
         for _ in 0..100 {
             s.events.clear();
             s.send();
@@ -746,7 +764,7 @@ mod tests {
     #[test]
     fn the_vbf_comes_from_the_undithered_rto_even_when_the_dithered_timer_crosses_3_s() {
         // RTO 2.9 s dithers into [2.9, 4.35) s; the factor stays 2 (from 2.9 s).
-        let mut c = Cocoa::new(with_initial(2900)).unwrap();
+        let mut c = Bound::new(Cocoa::new(with_initial(2900)).unwrap());
         let mut rng = Pcg64Mcg::seed_from_u64(9);
         let mut crossed = false;
         for _ in 0..100 {
@@ -761,7 +779,7 @@ mod tests {
 
     #[test]
     fn redithering_draws_every_timer_around_the_undithered_chain() {
-        let mut c = Cocoa::new(CocoaConfig { redither: true, ..Default::default() }).unwrap();
+        let mut c = Bound::new(Cocoa::new(CocoaConfig { redither: true, ..Default::default() }).unwrap());
         let mut rng = Pcg64Mcg::seed_from_u64(5);
         for _ in 0..100 {
             let mut ex = c.start(at(0), 0, &mut rng);
@@ -795,7 +813,7 @@ mod tests {
         s.wait_ms(14_500);
         s.ack();
         assert_eq!(s.rto_ms(), Some(2000));
-        assert!(!s.ctrl().state().estimator.measured);
+        assert!(!s.state().estimator.measured);
     }
 
     #[test]
@@ -848,21 +866,21 @@ mod tests {
         s.send();
         s.wait_ms(6500); // copies at 0, 2, 6 s; the timer armed at 6 s is 8 s
         s.ack(); // weak R = 6.5 s: E_w = 9.75; overall = 0.25·9.75 + 0.75·2 = 3.9375 s
-        assert_eq!(s.ctrl().state().estimator.overall, ms(3937) + Duration::from_micros(500));
-        assert_eq!(s.ctrl().state().carry.carried, Some(ms(8000)));
+        assert_eq!(s.state().estimator.overall, ms(3937) + Duration::from_micros(500));
+        assert_eq!(s.state().carry.carried, Some(ms(8000)));
         assert_eq!(s.rto_ms(), Some(8000));
         s.send();
         assert_eq!(last_timer_ms(&s), 8000);
         s.wait_ms(8500); // expires at 14.5 s: 8 s × VBF(8 s) = 12 s (OQ-12)
         s.ack(); // weak again (R = 8.5 s): overall 5.375 s; carry 12 s
         assert_eq!(s.timers_ms()[3..], [8000, 12000]);
-        assert_eq!(s.ctrl().state().estimator.overall, ms(5375));
+        assert_eq!(s.state().estimator.overall, ms(5375));
         assert_eq!(s.rto_ms(), Some(12_000));
         s.send();
         assert_eq!(last_timer_ms(&s), 12_000);
         s.wait_ms(100);
         s.ack(); // clean: strong R = 0.1 s: E_s = 0.3; overall = 0.15 + 2.6875 = 2.8375 s
-        assert_eq!(s.ctrl().state().carry.carried, None);
+        assert_eq!(s.state().carry.carried, None);
         assert_eq!(s.rto_ns(), Some(2_837_500_000));
     }
 
@@ -875,13 +893,13 @@ mod tests {
         s.send();
         s.wait_ms(9900);
         s.ack();
-        assert_eq!(s.ctrl().state().carry.carried, Some(ms(6000)));
+        assert_eq!(s.state().carry.carried, Some(ms(6000)));
         assert_eq!(s.rto_ns(), Some(6_712_500_000));
         s.send();
         assert_eq!(*s.timers_ns().last().unwrap(), 6_712_500_000);
         s.wait_ms(100);
         s.ack(); // clean: overall = 0.5·0.3 + 0.5·6.7125 = 3.50625 s; carry ends
-        assert_eq!(s.ctrl().state().carry.carried, None);
+        assert_eq!(s.state().carry.carried, None);
         assert_eq!(s.rto_ns(), Some(3_506_250_000));
     }
 
@@ -929,8 +947,8 @@ mod tests {
     #[test]
     fn a_carried_timer_is_not_redithered_and_its_vbf_comes_from_the_carried_value() {
         // Spec OQ-11, OQ-12.
-        let mut c = Cocoa::new(CocoaConfig::full_backoff(FullBackoff::Fb1)).unwrap();
-        c.set_state(CocoaState { carry: Carry { carried: Some(ms(2500)) }, ..c.state() });
+        let mut c = Bound::new(Cocoa::new(CocoaConfig::full_backoff(FullBackoff::Fb1)).unwrap());
+        c.set_state(CocoaState { carry: Carry { carried: Some(ms(2500)).into() }, ..c.state() });
         let mut rng = Pcg64Mcg::seed_from_u64(2);
         for i in 0..20 {
             let t0 = i * 10_000;
@@ -939,7 +957,7 @@ mod tests {
             c.on_timeout(at(t0 + 2500), &mut ex);
             assert_eq!(c.retransmit(at(t0 + 2500), &mut ex, &mut rng), ms(5000));
             c.on_ack(at(t0 + 2600), &ex, &Ack::AMBIGUOUS);
-            c.set_state(CocoaState { carry: Carry { carried: Some(ms(2500)) }, ..c.state() });
+            c.set_state(CocoaState { carry: Carry { carried: Some(ms(2500)).into() }, ..c.state() });
         }
     }
 
@@ -948,7 +966,7 @@ mod tests {
         let mut s = script(CocoaConfig::default());
         s.send();
         s.wait_ms(100_000);
-        assert_eq!(s.ctrl().state().carry.carried, None);
+        assert_eq!(s.state().carry.carried, None);
         s.send();
         assert_eq!(last_timer_ms(&s), 2000);
     }
@@ -968,12 +986,12 @@ mod tests {
         let mut s = script(with_initial(40_000));
         s.send();
         assert_eq!(s.timers_ms(), [32_000]);
-        assert_eq!(s.ctrl().state().estimator.overall, ms(32_000));
+        assert_eq!(s.state().estimator.overall, ms(32_000));
     }
 
     #[test]
     fn a_dithered_timer_near_the_cap_is_capped() {
-        let mut c = Cocoa::new(with_initial(30_000)).unwrap();
+        let mut c = Bound::new(Cocoa::new(with_initial(30_000)).unwrap());
         let mut rng = Pcg64Mcg::seed_from_u64(4);
         for _ in 0..100 {
             let t = c.start(at(0), 0, &mut rng).timer();
@@ -1000,9 +1018,11 @@ mod tests {
 
     #[test]
     fn timer_bounds_span_the_granularity_floor_to_the_cap() {
-        let c = Cocoa::new(CocoaConfig::default()).unwrap();
+        let c = Bound::new(Cocoa::new(CocoaConfig::default()).unwrap());
         assert_eq!(c.timer_bounds(), TimerBounds { min: ms(1), max: ms(32_000) });
-        let c = Cocoa::new(CocoaConfig { granularity: ms(100), cap: ms(60_000), ..Default::default() }).unwrap();
+        let c = Bound::new(
+            Cocoa::new(CocoaConfig { granularity: ms(100), cap: ms(60_000), ..Default::default() }).unwrap(),
+        );
         assert_eq!(c.timer_bounds(), TimerBounds { min: ms(100), max: ms(60_000) });
     }
 
@@ -1022,11 +1042,12 @@ mod tests {
 
     #[test]
     fn a_state_outside_the_bounds_still_arms_timers_within_them() {
-        let mut c =
-            Cocoa::new(CocoaConfig { full_backoff: FullBackoff::Fb2, redither: true, ..Default::default() }).unwrap();
+        let mut c = Bound::new(
+            Cocoa::new(CocoaConfig { full_backoff: FullBackoff::Fb2, redither: true, ..Default::default() }).unwrap(),
+        );
         let mut st = c.state();
-        st.estimator.overall = Duration::ZERO;
-        st.carry.carried = Some(Duration::MAX);
+        st.estimator.overall = Duration::ZERO.into();
+        st.carry.carried = Some(Duration::MAX).into();
         c.set_state(st);
         let b = c.timer_bounds();
         let mut rng = Pcg64Mcg::seed_from_u64(1);
@@ -1034,7 +1055,7 @@ mod tests {
         assert_eq!(ex.timer(), b.max);
         c.on_timeout(at(0), &mut ex);
         assert_eq!(c.retransmit(at(0), &mut ex, &mut rng), b.max);
-        st.carry.carried = None;
+        st.carry.carried = None.into();
         st.estimator.measured = true;
         c.set_state(st);
         let ex = c.start(at(0), 0, &mut rng);
@@ -1048,7 +1069,7 @@ mod tests {
             CocoaConfig::full_backoff(FullBackoff::Fb2),
             CocoaConfig { aging: Aging::Contiki, ..CocoaConfig::plus(Vbf::MAKAREM) },
         ] {
-            let mut c = Cocoa::new(CocoaConfig { cap: ms(500), ..cfg }).unwrap();
+            let mut c = Bound::new(Cocoa::new(CocoaConfig { cap: ms(500), ..cfg }).unwrap());
             let b = c.timer_bounds();
             let mut rng = Pcg64Mcg::seed_from_u64(1);
             let far = at(10 * 86_400_000);
@@ -1093,7 +1114,7 @@ mod tests {
                 vbf: [Vbf::DRAFT, Vbf::PAPER, Vbf::MAKAREM][vbf as usize],
                 ..Default::default()
             };
-            let mut c = Cocoa::new(cfg).unwrap();
+            let mut c = Bound::new(Cocoa::new(cfg).unwrap());
             let b = c.timer_bounds();
             let mut rng = Pcg64Mcg::seed_from_u64(seed);
             let mut now = Instant::ZERO;
@@ -1145,5 +1166,12 @@ mod tests {
         assert_eq!(bad(CocoaConfig { vbf: Vbf { lower: ms(4000), ..Vbf::DRAFT }, ..d }), "vbf");
         assert_eq!(bad(CocoaConfig { w_strong: Ratio::new(3, 2), ..d }), "w_strong");
         assert_eq!(bad(CocoaConfig { w_weak: Ratio::integer(2), ..d }), "w_weak");
+    }
+
+    #[test]
+    fn cocoas_state_two_rfc_6298_estimators_overall_rto_aging_time_carry_fits_64_bytes() {
+        // The per-destination footprint (README algorithm table); the configuration is not in it.
+        let bytes = core::mem::size_of::<<Cocoa as Controller>::State>();
+        assert!(bytes <= 64, "{bytes} bytes");
     }
 }

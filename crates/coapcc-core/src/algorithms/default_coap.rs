@@ -1,15 +1,15 @@
 //! Default CoAP: RFC 7252 §4.2 binary exponential backoff, the "aggressive" CoAP_B variant
 //! (\[S3\]) and the Full Backoff variants CoAP-FB1 / CoAP-FB2 (spec §1, §4.2–4.3).
 //!
-//! No state survives an exchange, except the carried timer of Full Backoff.
+//! No state survives an exchange, except the carried timer of Full Backoff: the
+//! per-destination state is a [`Carry`].
 //!
-//! Per-exchange scratch ([`ExchangeCc`](crate::ExchangeCc)): `base` = the timer armed for
-//! the latest copy before dithering (Default CoAP dithers only the first timer, so it equals
-//! the armed value).
+//! Per-exchange state ([`DefaultCoapExchange`]): `base` = the timer armed for the latest copy
+//! before dithering (Default CoAP dithers only the first timer, so it equals the armed value).
 
 use core::time::Duration;
 
-use crate::algorithms::full_backoff::{Carry, FullBackoff};
+use crate::backoff::full_backoff::{Carry, FullBackoff};
 use crate::config::ConfigError;
 use crate::controller::{Ack, Controller, Exchange, Retry, TimerBounds};
 use crate::params::{ACK_RANDOM_FACTOR, ACK_TIMEOUT, MAX_RETRANSMIT, TransmissionParams};
@@ -65,12 +65,18 @@ impl DefaultCoapConfig {
     }
 }
 
-/// Default CoAP for one destination.
+/// Default CoAP, the algorithm (shared by every destination). Per destination it keeps a
+/// [`Carry`] (Full Backoff: the timer carried into the next exchange).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DefaultCoap {
     config: DefaultCoapConfig,
-    /// Full Backoff: the timer carried into the next exchange.
-    carry: Carry,
+}
+
+/// Per-exchange state of Default CoAP.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DefaultCoapExchange {
+    /// The timer armed for the latest copy (the next doubling starts from it).
+    pub base: Duration,
 }
 
 impl DefaultCoap {
@@ -86,22 +92,12 @@ impl DefaultCoap {
         if config.cap.is_some_and(|c| c.is_zero()) {
             return Err(ConfigError::new("cap_ms", "must be greater than 0 (or \"none\")"));
         }
-        Ok(DefaultCoap { config, carry: Carry::default() })
+        Ok(DefaultCoap { config })
     }
 
     /// The configuration.
     pub fn config(&self) -> &DefaultCoapConfig {
         &self.config
-    }
-
-    /// The Full Backoff carry (empty unless a Full Backoff variant is configured).
-    pub fn carry(&self) -> Carry {
-        self.carry
-    }
-
-    /// Sets the carried timer (tests and what-if analyses).
-    pub fn set_carry(&mut self, carry: Carry) {
-        self.carry = carry;
     }
 
     fn cap(&self, d: Duration) -> Duration {
@@ -118,9 +114,23 @@ impl DefaultCoap {
 }
 
 impl Controller for DefaultCoap {
-    fn on_transmit(&mut self, _now: Instant, ex: &mut Exchange, _in_flight: usize, rng: &mut dyn Rng) -> Duration {
+    type State = Carry;
+    type ExchangeState = DefaultCoapExchange;
+
+    fn new_state(&self) -> Carry {
+        Carry::default()
+    }
+
+    fn on_transmit(
+        &self,
+        st: &mut Carry,
+        _now: Instant,
+        ex: &mut Exchange<DefaultCoapExchange>,
+        _in_flight: usize,
+        rng: &mut dyn Rng,
+    ) -> Duration {
         let timer = if ex.retransmissions() == 0 {
-            match self.carry.carried {
+            match st.carried.get() {
                 // Spec §4.2 and OQ-11: a carried timer is used as is, not re-dithered.
                 Some(carried) => carried,
                 // RFC 7252 §4.2, spec OQ-1: uniform in [ACK_TIMEOUT, ACK_TIMEOUT × ACK_RANDOM_FACTOR).
@@ -138,30 +148,30 @@ impl Controller for DefaultCoap {
         timer
     }
 
-    fn on_timeout(&mut self, _now: Instant, ex: &mut Exchange) -> Retry {
+    fn on_timeout(&self, st: &mut Carry, _now: Instant, ex: &mut Exchange<DefaultCoapExchange>) -> Retry {
         if ex.retransmissions() < self.config.max_retransmit {
             return Retry::Retransmit;
         }
         // Spec OQ-9: a failed exchange carries its last (capped) timer.
         if self.config.full_backoff != FullBackoff::Off {
-            self.carry.keep(ex.timer());
+            st.keep(ex.timer());
         }
         Retry::GiveUp
     }
 
-    fn on_ack(&mut self, _now: Instant, ex: &Exchange, _ack: &Ack) {
+    fn on_ack(&self, st: &mut Carry, _now: Instant, ex: &Exchange<DefaultCoapExchange>, _ack: &Ack) {
         match (self.config.full_backoff, ex.retransmissions()) {
             (FullBackoff::Off, _) => {}
             // Spec §4.2, OQ-8: carry the timer armed for the last transmission.
-            (_, n) if n > 0 => self.carry.keep(ex.timer()),
-            (FullBackoff::Fb1, _) => self.carry.clear(),
+            (_, n) if n > 0 => st.keep(ex.timer()),
+            (FullBackoff::Fb1, _) => st.clear(),
             // Spec §4.3, OQ-10: halve per clean exchange until back in the initial range.
-            (FullBackoff::Fb2, _) => self.carry.halve(self.initial_max()),
+            (FullBackoff::Fb2, _) => st.halve(self.initial_max()),
         }
     }
 
-    fn rto(&self, _now: Instant) -> Option<Duration> {
-        Some(self.cap(self.carry.carried.unwrap_or(self.config.ack_timeout)))
+    fn rto(&self, st: &Carry, _now: Instant) -> Option<Duration> {
+        Some(self.cap(st.carried.get().unwrap_or(self.config.ack_timeout)))
     }
 
     fn timer_bounds(&self) -> TimerBounds {
@@ -179,10 +189,12 @@ impl Controller for DefaultCoap {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[allow(unused_imports)]
+    use crate::harness::testing::Bound;
     use crate::harness::testing::Script;
 
-    fn undithered(config: DefaultCoapConfig) -> DefaultCoap {
-        DefaultCoap::new(DefaultCoapConfig { dither: false, ..config }).unwrap()
+    fn undithered(config: DefaultCoapConfig) -> Bound<DefaultCoap> {
+        Bound::new(DefaultCoap::new(DefaultCoapConfig { dither: false, ..config }).unwrap())
     }
 
     #[test]
@@ -209,7 +221,7 @@ mod tests {
 
     #[test]
     fn the_dithered_first_timer_lies_in_2_to_3_s() {
-        let mut s = Script::new(DefaultCoap::new(DefaultCoapConfig::default()).unwrap());
+        let mut s = Script::new(Bound::new(DefaultCoap::new(DefaultCoapConfig::default()).unwrap()));
         for _ in 0..200 {
             s.send();
             let t = *s.timers_ns().last().unwrap();
@@ -282,5 +294,12 @@ mod tests {
         let err = DefaultCoap::new(DefaultCoapConfig { ack_random_factor: Ratio::new(9, 10), ..Default::default() })
             .unwrap_err();
         assert_eq!(err.key, "ack_random_factor");
+    }
+
+    #[test]
+    fn default_coap_keeps_only_the_full_backoff_carry_8_bytes() {
+        // The per-destination footprint (README algorithm table); the configuration is not in it.
+        let bytes = core::mem::size_of::<<DefaultCoap as Controller>::State>();
+        assert!(bytes <= 8, "{bytes} bytes");
     }
 }

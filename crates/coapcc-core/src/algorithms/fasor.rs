@@ -33,12 +33,14 @@
 //! token) fits in retransmissions; takes echoes only from piggybacked responses (Empty ACKs
 //! cannot carry them) and ignores an echo when the copy was sent without the option.
 //!
-//! # Per-exchange scratch ([`ExchangeCc`](crate::ExchangeCc))
+//! # State
 //!
-//! Fixed when the exchange starts (spec OQ-25: per-exchange series, shared estimator and
-//! state): `series` = the [`BackoffState`] of the exchange; `base` = the doubling register
+//! [`Fasor`] is the algorithm (the checked configuration), shared by every destination;
+//! [`FasorState`] is what one destination keeps; [`FasorExchange`] is what one exchange
+//! keeps, fixed when the exchange starts (spec OQ-25: per-exchange series, shared estimator
+//! and state): `series` = the [`BackoffState`] of the exchange; `base` = the doubling register
 //! (the dithered FastRTO base, doubled by each FastRTO backoff step, capped); `aux` = the
-//! SlowRTO S of the series. `factor` is unused.
+//! SlowRTO S of the series.
 //!
 //! Other choices: no idle / aging logic (spec OQ-24); clock granularity G = 0 (the timers are
 //! nanosecond-exact, so an RTT of zero gives a FastRTO of zero); a failed exchange counts as an
@@ -48,11 +50,12 @@ use core::time::Duration;
 
 use crate::config::ConfigError;
 use crate::controller::{Ack, Controller, Echo, Exchange, Retry, TimerBounds};
-use crate::estimator::{self, Rfc6298, Rfc6298Params};
+use crate::estimators::RtoEstimator;
+use crate::estimators::rfc6298::{self, Rfc6298, Rfc6298Params};
 use crate::params::MAX_RETRANSMIT;
 use crate::random::{Rng, uniform};
 use crate::ratio::Ratio;
-use crate::time::{Instant, add, div, from_nanos, shl};
+use crate::time::{Instant, Nanos, OptNanos, add, div, from_nanos, shl};
 
 /// FASOR-02 §4.1: initial RTO, 2 s (SHOULD).
 pub const INITIAL_RTO: Duration = Duration::from_secs(2);
@@ -102,9 +105,9 @@ impl Default for FasorConfig {
     fn default() -> Self {
         FasorConfig {
             initial_rto: INITIAL_RTO,
-            k: estimator::K,
-            alpha: estimator::ALPHA,
-            beta: estimator::BETA,
+            k: rfc6298::K,
+            alpha: rfc6298::ALPHA,
+            beta: rfc6298::BETA,
             first_rttvar_divisor: FIRST_RTTVAR_DIVISOR,
             slow_rto_factor: SLOWRTO_FACTOR,
             cap: Some(MAX_RTO),
@@ -144,22 +147,6 @@ impl BackoffState {
             BackoffState::FastSlowFast | BackoffState::SlowFast => BackoffState::SlowFast,
         }
     }
-
-    fn code(self) -> u8 {
-        match self {
-            BackoffState::Fast => 0,
-            BackoffState::FastSlowFast => 1,
-            BackoffState::SlowFast => 2,
-        }
-    }
-
-    fn from_code(code: u8) -> Self {
-        match code {
-            1 => BackoffState::FastSlowFast,
-            2 => BackoffState::SlowFast,
-            _ => BackoffState::Fast,
-        }
-    }
 }
 
 /// FASOR's state for one destination (spec §7.1).
@@ -168,35 +155,46 @@ pub struct FasorState {
     /// FastRTO's RFC 6298 estimator (SRTT, RTTVAR), unset before the first unambiguous sample.
     pub fast: Rfc6298,
     /// FastRTO: the estimator's RTO (INITIAL_RTO before the first sample), capped; undithered.
-    pub fast_rto: Duration,
+    pub fast_rto: Nanos,
     /// SlowRTO: SLOWRTO_FACTOR × (ACK − original send) of the latest exchange that needed
     /// retransmissions, capped; `None` until one did.
-    pub slow_rto: Option<Duration>,
+    pub slow_rto: OptNanos,
     /// The backoff state the next exchange starts in.
     pub backoff: BackoffState,
     /// Token variant only: the RTT sample of the previous exchange, `None` if it gave none
     /// (ambiguous Empty ACK, failure) or without `echo`.
-    pub prev_sample: Option<Duration>,
+    pub prev_sample: OptNanos,
 }
 
 impl FasorState {
     /// The state of a fresh destination: FAST, FastRTO = `initial_rto`, nothing measured.
-    pub const fn new(initial_rto: Duration) -> Self {
+    pub fn new(initial_rto: Duration) -> Self {
         FasorState {
             fast: Rfc6298::new(),
-            fast_rto: initial_rto,
-            slow_rto: None,
+            fast_rto: Nanos::new(initial_rto),
+            slow_rto: OptNanos::NONE,
             backoff: BackoffState::Fast,
-            prev_sample: None,
+            prev_sample: OptNanos::NONE,
         }
     }
 }
 
-/// FASOR (or FASOR with echoes) for one destination.
+/// FASOR (or FASOR with echoes), the algorithm: the checked configuration, shared by every
+/// destination ([`FasorState`] is per destination).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Fasor {
     config: FasorConfig,
-    st: FasorState,
+}
+
+/// What FASOR keeps per exchange (see the module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FasorExchange {
+    /// The backoff series of the exchange.
+    pub series: BackoffState,
+    /// The doubling register (the dithered FastRTO base, doubled per FastRTO step, capped).
+    pub base: Duration,
+    /// The SlowRTO S of the series.
+    pub aux: Duration,
 }
 
 impl Fasor {
@@ -224,7 +222,18 @@ impl Fasor {
             // FASOR-02 §4.1: "The RTO value MAY be upper-bounded by at least 60 seconds."
             return Err(ConfigError::new("cap_ms", "must be at least 60000 (FASOR-02 §4.1), or \"none\""));
         }
-        Ok(Fasor { config, st: FasorState::new(config.initial_rto) })
+        Ok(Fasor { config })
+    }
+
+    /// FastRTO's estimator on its own (the RTT-trace model): RFC 6298 with FASOR's constants,
+    /// INITIAL_RTO before the first sample, capped.
+    pub fn rto_estimator(&self) -> RtoEstimator {
+        RtoEstimator::Rfc6298 {
+            est: Rfc6298::new(),
+            params: self.params(),
+            initial: self.config.initial_rto,
+            cap: self.config.cap,
+        }
     }
 
     /// FastRTO's RFC 6298 constants (FASOR-02 §4.1).
@@ -244,16 +253,6 @@ impl Fasor {
         &self.config
     }
 
-    /// The state (estimator, FastRTO, SlowRTO, backoff state, previous sample).
-    pub fn state(&self) -> FasorState {
-        self.st
-    }
-
-    /// Replaces the state (tests and what-if analyses).
-    pub fn set_state(&mut self, state: FasorState) {
-        self.st = state;
-    }
-
     fn cap(&self, d: Duration) -> Duration {
         match self.config.cap {
             Some(c) => d.min(c),
@@ -263,9 +262,9 @@ impl Fasor {
 
     /// The undithered FastRTO base of a new series: FastRTO, or with echoes
     /// max(FastRTO, previous RTT sample) (FASOR-02 §4.4).
-    fn fast_base(&self) -> Duration {
-        let f = self.st.fast_rto;
-        let f = match (self.config.echo, self.st.prev_sample) {
+    fn fast_base(&self, st: &FasorState) -> Duration {
+        let f = st.fast_rto.get();
+        let f = match (self.config.echo, st.prev_sample.get()) {
             (true, Some(prev)) => f.max(prev),
             _ => f,
         };
@@ -273,12 +272,12 @@ impl Fasor {
     }
 
     /// The dithered value of `base`: uniform in [base + SRTT/4, base + SRTT) (FASOR-02 §4.1).
-    fn dithered(&self, base: Duration, rng: &mut dyn Rng) -> Duration {
+    fn dithered(&self, st: &FasorState, base: Duration, rng: &mut dyn Rng) -> Duration {
         if !self.config.dither {
             return base;
         }
         // FASOR-02 §4.1: before the first sample SRTT := INITIAL_RTO/3 (spec §7.5).
-        let srtt = self.st.fast.srtt.unwrap_or_else(|| div(self.config.initial_rto, 3));
+        let srtt = st.fast.srtt().unwrap_or_else(|| div(self.config.initial_rto, 3));
         self.cap(uniform(rng, add(base, div(srtt, 4)), add(base, srtt)))
     }
 
@@ -288,7 +287,7 @@ impl Fasor {
     }
 
     /// A usable echo: named copy was sent, and was sent between the original and `now`.
-    fn echo_sample(&self, now: Instant, ex: &Exchange, echo: Option<Echo>) -> Option<Duration> {
+    fn echo_sample(&self, now: Instant, ex: &Exchange<FasorExchange>, echo: Option<Echo>) -> Option<Duration> {
         if !self.config.echo {
             return None; // plain FASOR cannot see echoes
         }
@@ -299,17 +298,31 @@ impl Fasor {
 }
 
 impl Controller for Fasor {
-    fn on_transmit(&mut self, _now: Instant, ex: &mut Exchange, _in_flight: usize, rng: &mut dyn Rng) -> Duration {
+    type State = FasorState;
+    type ExchangeState = FasorExchange;
+
+    fn new_state(&self) -> FasorState {
+        FasorState::new(self.config.initial_rto)
+    }
+
+    fn on_transmit(
+        &self,
+        st: &mut FasorState,
+        _now: Instant,
+        ex: &mut Exchange<FasorExchange>,
+        _in_flight: usize,
+        rng: &mut dyn Rng,
+    ) -> Duration {
         let k = ex.retransmissions();
         if k == 0 {
             // Spec OQ-25: the series is fixed when the exchange starts. Spec OQ-22: the dither
             // is drawn once, when the FastRTO series is initialised, and then doubled.
-            let state = self.st.backoff;
-            let f = self.dithered(self.fast_base(), rng);
+            let state = st.backoff;
+            let f = self.dithered(st, self.fast_base(st), rng);
             // Spec OQ-22: SlowRTO is not dithered. A SlowRTO that was never measured (only
             // reachable through `set_state`) falls back to the FastRTO base.
-            let s = self.st.slow_rto.map_or(f, |s| self.cap(s));
-            ex.cc.series = state.code();
+            let s = st.slow_rto.get().map_or(f, |s| self.cap(s));
+            ex.cc.series = state;
             ex.cc.base = f;
             ex.cc.aux = s;
             return match state {
@@ -319,7 +332,7 @@ impl Controller for Fasor {
                 BackoffState::Fast | BackoffState::FastSlowFast => f,
             };
         }
-        let timer = match (BackoffState::from_code(ex.cc.series), k) {
+        let timer = match (ex.cc.series, k) {
             // FASOR-02 Appendix A: fastslowfast case 1 = MAX(slowrto, 2*fastrto), without
             // touching backoff_series_timer; the dithered F is used (spec OQ-22).
             (BackoffState::FastSlowFast, 1) => ex.cc.aux.max(shl(ex.cc.base, 1)),
@@ -334,22 +347,22 @@ impl Controller for Fasor {
         self.cap(timer)
     }
 
-    fn on_timeout(&mut self, now: Instant, ex: &mut Exchange) -> Retry {
+    fn on_timeout(&self, st: &mut FasorState, now: Instant, ex: &mut Exchange<FasorExchange>) -> Retry {
         if ex.retransmissions() < self.config.max_retransmit {
             return Retry::Retransmit;
         }
         // Spec OQ-23: a failed exchange is an ambiguous ACK that does not update SlowRTO:
         // downgrade the state; seed SlowRTO from the elapsed time only if it was never set.
-        self.st.backoff = self.st.backoff.downgraded();
-        if self.st.slow_rto.is_none() {
-            self.st.slow_rto = Some(self.slow_rto_from(now.saturating_duration_since(ex.first_sent())));
+        st.backoff = st.backoff.downgraded();
+        if st.slow_rto.is_none() {
+            st.slow_rto = Some(self.slow_rto_from(now.saturating_duration_since(ex.first_sent()))).into();
         }
         // FASOR-02 §4.4: no RTT sample from this exchange.
-        self.st.prev_sample = None;
+        st.prev_sample = OptNanos::NONE;
         Retry::GiveUp
     }
 
-    fn on_ack(&mut self, now: Instant, ex: &Exchange, ack: &Ack) {
+    fn on_ack(&self, st: &mut FasorState, now: Instant, ex: &Exchange<FasorExchange>, ack: &Ack) {
         let since_original = now.saturating_duration_since(ex.first_sent());
         let retransmitted = ex.retransmissions() > 0;
         // FASOR-02 §4.1: FastRTO takes only unambiguous samples; with echoes the sample of the
@@ -357,30 +370,30 @@ impl Controller for Fasor {
         let sample = self.echo_sample(now, ex, ack.echo).or((!retransmitted).then_some(since_original));
         if let Some(r) = sample {
             let params = self.params();
-            self.st.fast.sample(r, &params);
-            self.st.fast_rto = self.cap(self.st.fast.rto(&params).unwrap_or(r));
+            st.fast.sample(r, &params);
+            st.fast_rto = Nanos::new(self.cap(st.fast.rto(&params).unwrap_or(r)));
         }
         if self.config.echo {
             // FASOR-02 §4.4: the base of the next series uses this exchange's sample, if any.
-            self.st.prev_sample = sample;
+            st.prev_sample = sample.into();
         }
         if retransmitted {
             // FASOR-02 §4.2: SlowRTO from the original send, in any state; Figure 1 edge "a".
             // Spec OQ-26: also when an echo disambiguated the sample.
-            self.st.slow_rto = Some(self.slow_rto_from(since_original));
-            self.st.backoff = self.st.backoff.downgraded();
+            st.slow_rto = Some(self.slow_rto_from(since_original)).into();
+            st.backoff = st.backoff.downgraded();
         } else {
             // FASOR-02 Figure 1 edge "b": an unambiguous ACK returns to FAST from any state.
-            self.st.backoff = BackoffState::Fast;
+            st.backoff = BackoffState::Fast;
         }
     }
 
     /// The undithered timer of the next original transmission: SlowRTO in SLOW_FAST, else the
     /// FastRTO base (with echoes max(FastRTO, previous sample)).
-    fn rto(&self, _now: Instant) -> Option<Duration> {
-        let base = self.fast_base();
-        Some(match self.st.backoff {
-            BackoffState::SlowFast => self.st.slow_rto.map_or(base, |s| self.cap(s)),
+    fn rto(&self, st: &FasorState, _now: Instant) -> Option<Duration> {
+        let base = self.fast_base(st);
+        Some(match st.backoff {
+            BackoffState::SlowFast => st.slow_rto.get().map_or(base, |s| self.cap(s)),
             BackoffState::Fast | BackoffState::FastSlowFast => base,
         })
     }
@@ -396,13 +409,15 @@ mod tests {
     extern crate std;
 
     use super::*;
+    #[allow(unused_imports)]
+    use crate::harness::testing::Bound;
     use crate::harness::testing::Script;
     use crate::harness::testing::ms;
     use rand_core::SeedableRng;
     use rand_pcg::Pcg64Mcg;
 
-    fn fasor(config: FasorConfig) -> Fasor {
-        Fasor::new(config).unwrap()
+    fn fasor(config: FasorConfig) -> Bound<Fasor> {
+        Bound::new(Fasor::new(config).unwrap())
     }
 
     fn undithered() -> Script<Fasor> {
@@ -417,10 +432,10 @@ mod tests {
     fn after_half_second(backoff: BackoffState, slow_rto: Option<Duration>) -> FasorState {
         FasorState {
             fast: Rfc6298::with(ms(500), Duration::from_micros(62_500)),
-            fast_rto: ms(750),
-            slow_rto,
+            fast_rto: ms(750).into(),
+            slow_rto: slow_rto.into(),
             backoff,
-            prev_sample: None,
+            prev_sample: OptNanos::NONE,
         }
     }
 
@@ -444,7 +459,7 @@ mod tests {
         s.send();
         s.wait_ms(500);
         s.ack();
-        let st = s.ctrl().state();
+        let st = s.state();
         assert_eq!(st.fast, Rfc6298::with(ms(500), Duration::from_micros(62_500)));
         assert_eq!(st.fast_rto, ms(750));
         assert_eq!(st.backoff, BackoffState::Fast);
@@ -456,12 +471,12 @@ mod tests {
     fn one_retransmission_acked_1_4_s_after_the_original_gives_slow_rto_2_1_s_and_fast_slow_fast() {
         // Spec §13 vector 5: F = 0.75 s, copies at 0 and 0.75 s, ACK at 1.4 s.
         let mut s = undithered();
-        s.ctrl().set_state(after_half_second(BackoffState::Fast, None));
+        s.set_state(after_half_second(BackoffState::Fast, None));
         s.send();
         s.wait_ms(1400);
         s.ack();
         assert_eq!(s.timers_ms(), [750, 1500]);
-        let st = s.ctrl().state();
+        let st = s.state();
         assert_eq!(st.slow_rto, Some(ms(2100)));
         assert_eq!(st.backoff, BackoffState::FastSlowFast);
         assert_eq!(st.fast_rto, ms(750), "an ambiguous ACK leaves FastRTO alone");
@@ -472,7 +487,7 @@ mod tests {
     fn in_fast_slow_fast_the_timers_are_0_75_2_1_1_5_3_and_6_s() {
         // Spec §13 vector 5 and §7.4: the Slow step does not touch the doubling register.
         let mut s = undithered();
-        s.ctrl().set_state(after_half_second(BackoffState::FastSlowFast, Some(ms(2100))));
+        s.set_state(after_half_second(BackoffState::FastSlowFast, Some(ms(2100))));
         s.send();
         s.wait_ms(100_000);
         assert_eq!(s.timers_ms(), [750, 2100, 1500, 3000, 6000]);
@@ -492,22 +507,22 @@ mod tests {
         s.send();
         s.wait_ms(1400);
         s.ack();
-        assert_eq!(s.ctrl().state().backoff, BackoffState::FastSlowFast);
+        assert_eq!(s.state().backoff, BackoffState::FastSlowFast);
         s.send();
         s.wait_ms(1200);
         s.ack();
         assert_eq!(last_timers_ms(&s, 2), [750, 2100]);
-        assert_eq!(s.ctrl().state().slow_rto, Some(ms(1800)));
-        assert_eq!(s.ctrl().state().backoff, BackoffState::SlowFast);
+        assert_eq!(s.state().slow_rto, Some(ms(1800)));
+        assert_eq!(s.state().backoff, BackoffState::SlowFast);
         s.send();
         s.wait_ms(1800 + 750 + 1500 + 100); // copies at 0, 1.8, 2.55, 4.05 s
         assert_eq!(last_timers_ms(&s, 4), [1800, 750, 1500, 3000]);
         s.ack();
-        assert_eq!(s.ctrl().state().backoff, BackoffState::SlowFast);
+        assert_eq!(s.state().backoff, BackoffState::SlowFast);
         s.send();
         s.wait_ms(500);
         s.ack();
-        assert_eq!(s.ctrl().state().backoff, BackoffState::Fast);
+        assert_eq!(s.state().backoff, BackoffState::Fast);
     }
 
     #[test]
@@ -545,12 +560,12 @@ mod tests {
     fn a_clean_ack_returns_to_fast_from_every_state() {
         for from in [BackoffState::Fast, BackoffState::FastSlowFast, BackoffState::SlowFast] {
             let mut s = undithered();
-            s.ctrl().set_state(after_half_second(from, Some(ms(2100))));
+            s.set_state(after_half_second(from, Some(ms(2100))));
             s.send();
             s.wait_ms(300);
             s.ack();
-            assert_eq!(s.ctrl().state().backoff, BackoffState::Fast, "from {from:?}");
-            assert_eq!(s.ctrl().state().slow_rto, Some(ms(2100)), "a clean ACK keeps SlowRTO");
+            assert_eq!(s.state().backoff, BackoffState::Fast, "from {from:?}");
+            assert_eq!(s.state().slow_rto, Some(ms(2100)), "a clean ACK keeps SlowRTO");
         }
     }
 
@@ -562,19 +577,19 @@ mod tests {
             (BackoffState::SlowFast, BackoffState::SlowFast),
         ] {
             let mut s = undithered();
-            s.ctrl().set_state(after_half_second(from, Some(ms(900))));
+            s.set_state(after_half_second(from, Some(ms(900))));
             s.send();
             s.wait_ms(1000); // every series retransmits once before 1 s (first timer ≤ 0.9 s)
             s.ack();
-            assert_eq!(s.ctrl().state().backoff, to, "from {from:?}");
-            assert_eq!(s.ctrl().state().slow_rto, Some(ms(1500)), "SlowRTO = 1.5 × 1 s");
+            assert_eq!(s.state().backoff, to, "from {from:?}");
+            assert_eq!(s.state().slow_rto, Some(ms(1500)), "SlowRTO = 1.5 × 1 s");
         }
     }
 
     #[test]
     fn in_slow_fast_the_timers_are_s_then_0_75_1_5_3_and_6_s() {
         let mut s = undithered();
-        s.ctrl().set_state(after_half_second(BackoffState::SlowFast, Some(ms(1800))));
+        s.set_state(after_half_second(BackoffState::SlowFast, Some(ms(1800))));
         s.send();
         s.wait_ms(100_000);
         assert_eq!(s.timers_ms(), [1800, 750, 1500, 3000, 6000]);
@@ -583,7 +598,7 @@ mod tests {
     #[test]
     fn in_fast_the_timers_are_f_2f_4f_8f_16f() {
         let mut s = undithered();
-        s.ctrl().set_state(after_half_second(BackoffState::Fast, Some(ms(5000))));
+        s.set_state(after_half_second(BackoffState::Fast, Some(ms(5000))));
         s.send();
         s.wait_ms(100_000);
         assert_eq!(s.timers_ms(), [750, 1500, 3000, 6000, 12000]);
@@ -592,7 +607,7 @@ mod tests {
     #[test]
     fn fast_slow_fast_uses_2f_when_it_exceeds_slow_rto() {
         let mut s = undithered();
-        s.ctrl().set_state(after_half_second(BackoffState::FastSlowFast, Some(ms(1000))));
+        s.set_state(after_half_second(BackoffState::FastSlowFast, Some(ms(1000))));
         s.send();
         s.wait_ms(100_000);
         assert_eq!(s.timers_ms(), [750, 1500, 1500, 3000, 6000]);
@@ -601,11 +616,11 @@ mod tests {
     #[test]
     fn slow_rto_is_measured_from_the_original_after_several_retransmissions() {
         let mut s = undithered();
-        s.ctrl().set_state(after_half_second(BackoffState::Fast, None));
+        s.set_state(after_half_second(BackoffState::Fast, None));
         s.send();
         s.wait_ms(5000); // copies at 0, 0.75, 2.25 s (timers 0.75, 1.5, 3)
         s.ack();
-        assert_eq!(s.ctrl().state().slow_rto, Some(ms(7500)));
+        assert_eq!(s.state().slow_rto, Some(ms(7500)));
     }
 
     #[test]
@@ -619,7 +634,7 @@ mod tests {
         // b is acknowledged clean with R = 0.1 s: FastRTO changes, state stays FAST.
         c.on_ack(Instant::from_millis(110), &b, &Ack::AMBIGUOUS);
         assert_ne!(c.state().fast_rto, ms(750));
-        c.set_state(FasorState { backoff: BackoffState::SlowFast, slow_rto: Some(ms(9000)), ..c.state() });
+        c.set_state(FasorState { backoff: BackoffState::SlowFast, slow_rto: Some(ms(9000)).into(), ..c.state() });
         assert_eq!(c.on_timeout(Instant::from_millis(750), &mut a), Retry::Retransmit);
         assert_eq!(c.retransmit(Instant::from_millis(750), &mut a, &mut rng), ms(1500));
         assert_eq!(c.on_timeout(Instant::from_millis(2250), &mut a), Retry::Retransmit);
@@ -632,7 +647,7 @@ mod tests {
     fn the_dither_is_drawn_once_and_doubled() {
         // Spec OQ-22.
         let mut s = Script::new(fasor(FasorConfig::default()));
-        s.ctrl().set_state(after_half_second(BackoffState::Fast, None));
+        s.set_state(after_half_second(BackoffState::Fast, None));
         s.send();
         s.wait_ms(10_000);
         let t = s.timers_ns();
@@ -645,7 +660,7 @@ mod tests {
     fn fast_slow_fast_uses_the_dithered_f_inside_max_s_2f() {
         // Spec OQ-22: 2F_d ∈ [1.75, 2.5) s beats S = 1.6 s; S = 3 s beats 2F_d.
         let mut s = Script::new(fasor(FasorConfig::default()));
-        s.ctrl().set_state(after_half_second(BackoffState::FastSlowFast, Some(ms(1600))));
+        s.set_state(after_half_second(BackoffState::FastSlowFast, Some(ms(1600))));
         s.send();
         s.wait_ms(30_000);
         let t = s.timers_ns();
@@ -653,7 +668,7 @@ mod tests {
         assert_eq!(t[2], 2 * t[0], "the register is still F_d before the third copy");
 
         let mut s = Script::new(fasor(FasorConfig::default()));
-        s.ctrl().set_state(after_half_second(BackoffState::FastSlowFast, Some(ms(3000))));
+        s.set_state(after_half_second(BackoffState::FastSlowFast, Some(ms(3000))));
         s.send();
         s.wait_ms(30_000);
         let t = s.timers_ns();
@@ -664,7 +679,7 @@ mod tests {
     #[test]
     fn slow_rto_is_armed_undithered_and_the_fast_steps_after_it_are_dithered() {
         let mut s = Script::new(fasor(FasorConfig::default()));
-        s.ctrl().set_state(after_half_second(BackoffState::SlowFast, Some(ms(1800))));
+        s.set_state(after_half_second(BackoffState::SlowFast, Some(ms(1800))));
         s.send();
         s.wait_ms(10_000);
         let t = s.timers_ns();
@@ -685,7 +700,7 @@ mod tests {
     #[test]
     fn every_backed_off_timer_is_capped_at_60_s() {
         let mut s = Script::new(fasor(FasorConfig { dither: false, max_retransmit: 6, ..Default::default() }));
-        s.ctrl().set_state(FasorState { fast_rto: ms(20_000), ..FasorState::new(INITIAL_RTO) });
+        s.set_state(FasorState { fast_rto: ms(20_000).into(), ..FasorState::new(INITIAL_RTO) });
         s.send();
         s.wait_ms(1_000_000);
         assert_eq!(s.timers_ms(), [20_000, 40_000, 60_000, 60_000, 60_000, 60_000, 60_000]);
@@ -697,7 +712,7 @@ mod tests {
         s.send();
         s.wait_ms(50_000); // copies at 0, 2, 6, 14, 30 s
         s.ack();
-        assert_eq!(s.ctrl().state().slow_rto, Some(MAX_RTO), "1.5 × 50 s = 75 s → 60 s");
+        assert_eq!(s.state().slow_rto, Some(MAX_RTO), "1.5 × 50 s = 75 s → 60 s");
 
         // An initial RTO of 120 s is armed as 60 s; a clean R = 59 s gives 59 + 4 × 7.375 s → 60 s.
         let mut s = Script::new(fasor(FasorConfig { dither: false, initial_rto: ms(120_000), ..Default::default() }));
@@ -706,7 +721,7 @@ mod tests {
         assert_eq!(s.timers_ms(), [60_000]);
         s.wait_ms(59_000);
         s.ack();
-        assert_eq!(s.ctrl().state().fast_rto, MAX_RTO);
+        assert_eq!(s.state().fast_rto, MAX_RTO);
     }
 
     #[test]
@@ -716,7 +731,7 @@ mod tests {
         s.send();
         s.wait_ms(10_000_000);
         assert_eq!(s.timers_ms().last(), Some(&512_000));
-        assert_eq!(s.ctrl().timer_bounds().max, from_nanos(u64::MAX));
+        assert_eq!(s.alg().timer_bounds().max, from_nanos(u64::MAX));
     }
 
     #[test]
@@ -751,7 +766,7 @@ mod tests {
         s.send();
         s.wait_ms(100_000);
         assert_eq!(s.give_up_ms(), Some(62_000));
-        let st = s.ctrl().state();
+        let st = s.state();
         assert_eq!(st.backoff, BackoffState::FastSlowFast);
         assert_eq!(st.slow_rto, Some(MAX_RTO));
         assert_eq!(st.fast_rto, INITIAL_RTO);
@@ -760,11 +775,11 @@ mod tests {
     #[test]
     fn a_failed_exchange_with_an_uncapped_elapsed_time_seeds_slow_rto_at_1_5_times_it() {
         let mut s = undithered();
-        s.ctrl().set_state(after_half_second(BackoffState::Fast, None));
+        s.set_state(after_half_second(BackoffState::Fast, None));
         s.send();
         s.wait_ms(100_000); // 0.75 + 1.5 + 3 + 6 + 12 = 23.25 s
         assert_eq!(s.give_up_ms(), Some(23_250));
-        assert_eq!(s.ctrl().state().slow_rto, Some(Duration::from_micros(34_875_000)));
+        assert_eq!(s.state().slow_rto, Some(Duration::from_micros(34_875_000)));
     }
 
     #[test]
@@ -773,12 +788,12 @@ mod tests {
             [(BackoffState::FastSlowFast, BackoffState::SlowFast), (BackoffState::SlowFast, BackoffState::SlowFast)]
         {
             let mut s = undithered();
-            s.ctrl().set_state(after_half_second(from, Some(ms(2100))));
+            s.set_state(after_half_second(from, Some(ms(2100))));
             s.send();
             s.wait_ms(100_000);
             assert!(s.give_up_ms().is_some());
-            assert_eq!(s.ctrl().state().backoff, to);
-            assert_eq!(s.ctrl().state().slow_rto, Some(ms(2100)));
+            assert_eq!(s.state().backoff, to);
+            assert_eq!(s.state().slow_rto, Some(ms(2100)));
         }
     }
 
@@ -786,7 +801,7 @@ mod tests {
     fn give_up_comes_after_exactly_max_retransmit_retransmissions() {
         for max_retransmit in [0u8, 1, 4, 20] {
             let mut s = Script::new(fasor(FasorConfig { dither: false, max_retransmit, ..Default::default() }));
-            s.ctrl().set_state(after_half_second(BackoffState::Fast, None));
+            s.set_state(after_half_second(BackoffState::Fast, None));
             s.send();
             s.wait_ms(10_000_000);
             assert_eq!(s.timers_ms().len(), usize::from(max_retransmit) + 1);
@@ -817,7 +832,7 @@ mod tests {
         s.send();
         s.wait_ms(2500);
         s.ack_copy(1);
-        let st = s.ctrl().state();
+        let st = s.state();
         assert_eq!(st.fast_rto, ms(750));
         assert_eq!(st.fast, Rfc6298::with(ms(500), Duration::from_micros(62_500)));
         assert_eq!(st.backoff, BackoffState::FastSlowFast);
@@ -831,8 +846,8 @@ mod tests {
         s.send();
         s.wait_ms(2500);
         s.ack_copy(0);
-        assert_eq!(s.ctrl().state().fast, Rfc6298::with(ms(2500), Duration::from_micros(312_500)));
-        assert_eq!(s.ctrl().state().fast_rto, ms(3750));
+        assert_eq!(s.state().fast, Rfc6298::with(ms(2500), Duration::from_micros(312_500)));
+        assert_eq!(s.state().fast_rto, ms(3750));
     }
 
     #[test]
@@ -841,7 +856,7 @@ mod tests {
         s.send();
         s.wait_ms(2500);
         s.ack_copy(1);
-        let st = s.ctrl().state();
+        let st = s.state();
         assert_eq!(st.fast, Rfc6298::new());
         assert_eq!(st.fast_rto, INITIAL_RTO);
         assert_eq!(st.prev_sample, None);
@@ -851,7 +866,7 @@ mod tests {
     fn with_echoes_the_fast_base_is_the_previous_sample_when_it_exceeds_fast_rto() {
         // FASOR-02 §4.4: base = max(RTO, Previous-RTT-Sample).
         let mut s = undithered_token();
-        s.ctrl().set_state(FasorState { prev_sample: Some(ms(1000)), ..after_half_second(BackoffState::Fast, None) });
+        s.set_state(FasorState { prev_sample: Some(ms(1000)).into(), ..after_half_second(BackoffState::Fast, None) });
         assert_eq!(s.rto_ms(), Some(1000));
         s.send();
         s.wait_ms(100_000);
@@ -861,7 +876,7 @@ mod tests {
     #[test]
     fn with_echoes_a_smaller_previous_sample_leaves_fast_rto_as_the_base() {
         let mut s = undithered_token();
-        s.ctrl().set_state(FasorState { prev_sample: Some(ms(400)), ..after_half_second(BackoffState::Fast, None) });
+        s.set_state(FasorState { prev_sample: Some(ms(400)).into(), ..after_half_second(BackoffState::Fast, None) });
         s.send();
         assert_eq!(s.timers_ms(), [750]);
     }
@@ -874,12 +889,12 @@ mod tests {
         s.send();
         s.wait_ms(500);
         s.ack();
-        assert_eq!(s.ctrl().state().fast_rto, Duration::from_micros(562_500));
+        assert_eq!(s.state().fast_rto, Duration::from_micros(562_500));
         s.send();
         s.wait_ms(1500);
         s.ack_copy(0);
-        assert_eq!(s.ctrl().state().fast_rto, Duration::from_micros(921_875));
-        assert_eq!(s.ctrl().state().slow_rto, Some(ms(2250)));
+        assert_eq!(s.state().fast_rto, Duration::from_micros(921_875));
+        assert_eq!(s.state().slow_rto, Some(ms(2250)));
         s.send();
         s.wait_ms(100_000);
         assert_eq!(last_timers_ms(&s, 5), [1500, 3000, 3000, 6000, 12000]);
@@ -888,12 +903,12 @@ mod tests {
     #[test]
     fn an_ambiguous_ack_after_retransmissions_clears_the_previous_sample() {
         let mut s = undithered_token();
-        s.ctrl().set_state(FasorState { prev_sample: Some(ms(1000)), ..after_half_second(BackoffState::Fast, None) });
+        s.set_state(FasorState { prev_sample: Some(ms(1000)).into(), ..after_half_second(BackoffState::Fast, None) });
         s.send();
         s.wait_ms(1500);
         s.ack(); // Empty ACK: no echo
-        assert_eq!(s.ctrl().state().prev_sample, None);
-        assert_eq!(s.ctrl().state().fast_rto, ms(750));
+        assert_eq!(s.state().prev_sample, None);
+        assert_eq!(s.state().fast_rto, ms(750));
         assert_eq!(s.rto_ms(), Some(750));
     }
 
@@ -906,21 +921,21 @@ mod tests {
         let bogus = Ack { echo: Some(Echo { copy: 3, sent: Instant::ZERO }) };
         c.on_ack(now, &ex, &bogus);
         // Falls back to the unambiguous sample of an exchange without retransmissions.
-        assert_eq!(c.state().fast.srtt, Some(ms(400)));
+        assert_eq!(c.state().fast.srtt(), Some(ms(400)));
         let mut c2 = fasor(FasorConfig { dither: false, ..FasorConfig::token() });
         let mut ex2 = c2.start(Instant::ZERO, 0, &mut rng);
         assert_eq!(c2.on_timeout(Instant::from_millis(2000), &mut ex2), Retry::Retransmit);
         c2.retransmit(Instant::from_millis(2000), &mut ex2, &mut rng);
         let future = Ack { echo: Some(Echo { copy: 1, sent: Instant::from_millis(9000) }) };
         c2.on_ack(Instant::from_millis(2500), &ex2, &future);
-        assert_eq!(c2.state().fast.srtt, None);
+        assert_eq!(c2.state().fast.srtt(), None);
         assert_eq!(c2.state().backoff, BackoffState::FastSlowFast);
     }
 
     #[test]
     fn with_echoes_the_dither_is_added_to_the_previous_sample_base() {
         let mut s = Script::new(fasor(FasorConfig::token()));
-        s.ctrl().set_state(FasorState { prev_sample: Some(ms(1000)), ..after_half_second(BackoffState::Fast, None) });
+        s.set_state(FasorState { prev_sample: Some(ms(1000)).into(), ..after_half_second(BackoffState::Fast, None) });
         s.send();
         let t = s.timers_ns()[0];
         assert!((1_125_000_000..1_500_000_000).contains(&t), "{t}");
@@ -947,7 +962,7 @@ mod tests {
             s.wait_ms(500);
             s.ack();
         }
-        assert_eq!(s.ctrl().state().fast_rto, Duration::from_micros(687_500));
+        assert_eq!(s.state().fast_rto, Duration::from_micros(687_500));
     }
 
     #[test]
@@ -956,7 +971,7 @@ mod tests {
         s.send();
         s.wait_ms(500);
         s.ack();
-        assert_eq!(s.ctrl().state().fast_rto, ms(1500));
+        assert_eq!(s.state().fast_rto, ms(1500));
     }
 
     #[test]
@@ -976,10 +991,17 @@ mod tests {
         let ex = c.start(Instant::MAX, 0, &mut rng);
         let b = c.timer_bounds();
         assert!(ex.timer() >= b.min && ex.timer() <= b.max);
-        c.set_state(FasorState { fast_rto: from_nanos(u64::MAX), ..c.state() });
+        c.set_state(FasorState { fast_rto: from_nanos(u64::MAX).into(), ..c.state() });
         let mut ex = c.start(Instant::MAX, 0, &mut rng);
         c.on_timeout(Instant::MAX, &mut ex);
         c.retransmit(Instant::MAX, &mut ex, &mut rng);
         assert!(c.rto(Instant::MAX).is_some());
+    }
+
+    #[test]
+    fn fasors_state_estimator_fastrto_slowrto_previous_sample_backoff_state_fits_48_bytes() {
+        // The per-destination footprint (README algorithm table); the configuration is not in it.
+        let bytes = core::mem::size_of::<<Fasor as Controller>::State>();
+        assert!(bytes <= 48, "{bytes} bytes");
     }
 }

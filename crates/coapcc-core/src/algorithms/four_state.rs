@@ -36,15 +36,17 @@
 //!   MAX_RETRANSMIT 4; no aging, no blind RTO (not described).
 //! * The estimator has no granularity term by default (`granularity_ms = 0`).
 //!
-//! Per-exchange scratch ([`ExchangeCc`](crate::ExchangeCc)): `aux` = the undithered RTO at
-//! the original transmission (selects the VBF range), `factor` = the factor chosen at the
-//! latest timeout, `base` = the timer armed for the latest copy.
+//! [`FourState`] is the algorithm (the checked configuration), shared by every destination;
+//! [`FourStateState`] is what one destination keeps; per exchange ([`FourStateExchange`]):
+//! `aux` = the undithered RTO at the original transmission (selects the VBF range),
+//! `factor` = the factor chosen at the latest timeout, `base` = the timer armed for the
+//! latest copy.
 
 use core::time::Duration;
 
 use crate::config::ConfigError;
 use crate::controller::{Ack, Controller, Exchange, Retry, TimerBounds};
-use crate::estimator::{Rfc6298, Rfc6298Params};
+use crate::estimators::rfc6298::{Rfc6298, Rfc6298Params};
 use crate::params::{ACK_RANDOM_FACTOR, MAX_RETRANSMIT};
 use crate::random::{Rng, dither_factor};
 use crate::ratio::Ratio;
@@ -163,11 +165,22 @@ fn entry(row: &[Ratio; 4], s: u8) -> Ratio {
     }
 }
 
-/// CoCoA 4-state-strong (reconstructed) for one destination.
+/// CoCoA 4-state-strong (reconstructed), the algorithm: the checked configuration, shared
+/// by every destination ([`FourStateState`] is per destination).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FourState {
     config: FourStateConfig,
-    state: FourStateState,
+}
+
+/// What CoCoA 4-state-strong keeps per exchange (see the module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FourStateExchange {
+    /// The timer armed for the latest copy.
+    pub base: Duration,
+    /// The undithered RTO at the original transmission.
+    pub aux: Duration,
+    /// The factor chosen at the latest timeout.
+    pub factor: Ratio,
 }
 
 impl FourState {
@@ -201,7 +214,7 @@ impl FourState {
         if config.ack_random_factor < Ratio::ONE {
             return Err(ConfigError::new("ack_random_factor", "must be at least 1"));
         }
-        Ok(FourState { config, state: FourStateState { s: 1, estimator: Rfc6298::new(), rto: config.initial_rto } })
+        Ok(FourState { config })
     }
 
     /// The configuration.
@@ -209,19 +222,9 @@ impl FourState {
         &self.config
     }
 
-    /// The state.
-    pub fn state(&self) -> FourStateState {
-        self.state
-    }
-
-    /// Replaces the state (tests and what-if analyses); `s` is clamped to 1..=4.
-    pub fn set_state(&mut self, state: FourStateState) {
-        self.state = FourStateState { s: state.s.clamp(1, STATES), ..state };
-    }
-
     fn params(&self) -> Rfc6298Params {
         // Spec §6: one RFC 6298 estimator with K = 4.
-        Rfc6298Params::new(crate::estimator::K, self.config.granularity)
+        Rfc6298Params::new(crate::estimators::rfc6298::K, self.config.granularity)
     }
 
     /// `VBF[s][range(rto_init)]` (spec §6, OQ-19 placeholder tables).
@@ -244,18 +247,32 @@ impl FourState {
 
     /// Folds in the RTT sample `r` with weight `w`: estimator update, then
     /// `RTO ← w·E + (1 − w)·RTO`, capped.
-    fn fold(&mut self, r: Duration, w: Ratio) {
+    fn fold(&self, st: &mut FourStateState, r: Duration, w: Ratio) {
         let p = self.params();
-        self.state.estimator.sample(r, &p);
-        let e = self.state.estimator.rto(&p).unwrap_or(r);
-        self.state.rto = w.blend(e, self.state.rto).min(self.config.cap);
+        st.estimator.sample(r, &p);
+        let e = st.estimator.rto(&p).unwrap_or(r);
+        st.rto = w.blend(e, st.rto).min(self.config.cap);
     }
 }
 
 impl Controller for FourState {
-    fn on_transmit(&mut self, _now: Instant, ex: &mut Exchange, _in_flight: usize, rng: &mut dyn Rng) -> Duration {
+    type State = FourStateState;
+    type ExchangeState = FourStateExchange;
+
+    fn new_state(&self) -> FourStateState {
+        FourStateState { s: 1, estimator: Rfc6298::new(), rto: self.config.initial_rto }
+    }
+
+    fn on_transmit(
+        &self,
+        st: &mut FourStateState,
+        _now: Instant,
+        ex: &mut Exchange<FourStateExchange>,
+        _in_flight: usize,
+        rng: &mut dyn Rng,
+    ) -> Duration {
         let timer = if ex.retransmissions() == 0 {
-            let rto = self.state.rto.min(self.config.cap);
+            let rto = st.rto.min(self.config.cap);
             // Spec §6: the VBF range is chosen from the RTO the exchange started with.
             ex.cc.aux = rto;
             if self.config.dither { dither_factor(rng, rto, self.config.ack_random_factor) } else { rto }
@@ -269,12 +286,12 @@ impl Controller for FourState {
         timer
     }
 
-    fn on_timeout(&mut self, _now: Instant, ex: &mut Exchange) -> Retry {
+    fn on_timeout(&self, st: &mut FourStateState, _now: Instant, ex: &mut Exchange<FourStateExchange>) -> Retry {
         if ex.retransmissions() >= self.config.max_retransmit {
             // No copy follows: s is not moved (retransmissions move it, spec OQ-20 template).
             return Retry::GiveUp;
         }
-        let before = self.state.s.clamp(1, STATES);
+        let before = st.s.clamp(1, STATES);
         // Spec §6, OQ-20: each retransmission moves s up, at most 4.
         let after = before.saturating_add(1).min(STATES);
         let s = match self.config.state_order {
@@ -282,26 +299,26 @@ impl Controller for FourState {
             StateOrder::MoveThenSelect => after,
         };
         ex.cc.factor = self.factor(s, ex.cc.aux);
-        self.state.s = after;
+        st.s = after;
         Retry::Retransmit
     }
 
-    fn on_ack(&mut self, now: Instant, ex: &Exchange, ack: &Ack) {
-        let before = self.state.s.clamp(1, STATES);
+    fn on_ack(&self, st: &mut FourStateState, now: Instant, ex: &Exchange<FourStateExchange>, ack: &Ack) {
+        let before = st.s.clamp(1, STATES);
         // Spec §6: each ACK moves s down, at least 1.
         let after = before.saturating_sub(1).max(1);
         let s = match self.config.state_order {
             StateOrder::SelectThenMove => before,
             StateOrder::MoveThenSelect => after,
         };
-        self.state.s = after;
+        st.s = after;
         // Spec §6 "strong": from the echoed copy if named, else from the latest transmission.
         let sent = ack.echo.map_or(ex.last_sent(), |e| e.sent);
-        self.fold(now.saturating_duration_since(sent), self.weight(s));
+        self.fold(st, now.saturating_duration_since(sent), self.weight(s));
     }
 
-    fn rto(&self, _now: Instant) -> Option<Duration> {
-        Some(self.state.rto.min(self.config.cap))
+    fn rto(&self, st: &FourStateState, _now: Instant) -> Option<Duration> {
+        Some(st.rto.min(self.config.cap))
     }
 
     fn timer_bounds(&self) -> TimerBounds {
@@ -315,11 +332,15 @@ impl Controller for FourState {
 mod tests {
     use super::*;
     use crate::controller::Echo;
+    #[allow(unused_imports)]
+    use crate::harness::testing::Bound;
     use crate::harness::testing::Script;
     use crate::harness::testing::{at, ms};
+    use rand_core::SeedableRng;
+    use rand_pcg::Pcg64Mcg;
 
-    fn undithered(config: FourStateConfig) -> FourState {
-        FourState::new(FourStateConfig { dither: false, ..config }).unwrap()
+    fn undithered(config: FourStateConfig) -> Bound<FourState> {
+        Bound::new(FourState::new(FourStateConfig { dither: false, ..config }).unwrap())
     }
 
     fn script(config: FourStateConfig) -> Script<FourState> {
@@ -331,7 +352,7 @@ mod tests {
     }
 
     fn s_of(s: &Script<FourState>) -> u8 {
-        s.h.controller().state().s
+        s.state().s
     }
 
     #[test]
@@ -495,7 +516,7 @@ mod tests {
         // Estimator SRTT 1000, RTTVAR 100, RTO 2000, s = 1; clean ACK after 1800 ms:
         // RTTVAR = 75 + 200 = 275, SRTT = 1100, E = 2200; RTO = 0.5·2200 + 0.5·2000 = 2100.
         let mut s = fresh();
-        s.ctrl().set_state(FourStateState { s: 1, estimator: Rfc6298::with(ms(1000), ms(100)), rto: ms(2000) });
+        s.set_state(FourStateState { s: 1, estimator: Rfc6298::with(ms(1000), ms(100)), rto: ms(2000) });
         s.send();
         s.wait_ms(1800);
         s.ack();
@@ -527,9 +548,9 @@ mod tests {
 
     #[test]
     fn the_dithered_first_timer_lies_in_1_to_1_5_rto_and_backs_off_from_it() {
-        let mut s = Script::new(FourState::new(FourStateConfig::default()).unwrap());
+        let mut s = Script::new(Bound::new(FourState::new(FourStateConfig::default()).unwrap()));
         for _ in 0..100 {
-            s.ctrl().set_state(FourStateState { s: 1, estimator: Rfc6298::new(), rto: INITIAL_RTO });
+            s.set_state(FourStateState { s: 1, estimator: Rfc6298::new(), rto: INITIAL_RTO });
             s.events.clear();
             s.send();
             s.wait_ms(3000); // the first timer (< 3 s) fires once; the second (≥ 3 s) does not
@@ -554,11 +575,17 @@ mod tests {
     }
 
     #[test]
-    fn set_state_clamps_s() {
+    fn an_out_of_range_s_acts_as_its_clamped_value_and_is_stored_clamped() {
+        // The state is plain data (anyone may write it): s is clamped to 1..=4 where it is used.
+        let mut rng = Pcg64Mcg::seed_from_u64(1);
         let mut p = undithered(FourStateConfig::default());
         p.set_state(FourStateState { s: 0, estimator: Rfc6298::new(), rto: ms(1) });
+        let ex = p.start(at(0), 0, &mut rng);
+        p.on_ack(at(1), &ex, &Ack::AMBIGUOUS);
         assert_eq!(p.state().s, 1);
         p.set_state(FourStateState { s: 9, ..p.state() });
+        let mut ex = p.start(at(2), 0, &mut rng);
+        assert_eq!(p.on_timeout(at(3), &mut ex), Retry::Retransmit);
         assert_eq!(p.state().s, 4);
     }
 
@@ -580,7 +607,7 @@ mod tests {
 
     #[test]
     fn a_clock_ten_days_ahead_and_odd_echoes_do_not_panic() {
-        let mut p = FourState::new(FourStateConfig::default()).unwrap();
+        let mut p = Bound::new(FourState::new(FourStateConfig::default()).unwrap());
         let mut rng = <rand_pcg::Pcg64Mcg as rand_core::SeedableRng>::seed_from_u64(9);
         let far = Instant::from_millis(10 * 86_400_000);
         let mut ex = p.start(far, 0, &mut rng);
@@ -590,5 +617,12 @@ mod tests {
         let b = p.timer_bounds();
         let r = p.rto(Instant::MAX).unwrap();
         assert!(r >= b.min && r <= b.max);
+    }
+
+    #[test]
+    fn cocoa_4_states_state_estimator_rto_s_fits_40_bytes() {
+        // The per-destination footprint (README algorithm table); the configuration is not in it.
+        let bytes = core::mem::size_of::<<FourState as Controller>::State>();
+        assert!(bytes <= 40, "{bytes} bytes");
     }
 }

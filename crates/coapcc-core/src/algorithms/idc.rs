@@ -28,14 +28,15 @@
 //! No dithering: \[S1\] arms the plain RTO. The `dither` key exists for uniformity and is
 //! ignored (`true` behaves like `false`).
 //!
-//! Per-exchange scratch ([`ExchangeCc`](crate::ExchangeCc)): not used (all state is
-//! per destination).
+//! [`Idc`] is the algorithm (the checked configuration and the estimator constants), shared
+//! by every destination; [`IdcState`] is what one destination keeps; nothing is kept per
+//! exchange.
 
 use core::time::Duration;
 
-use crate::algorithms::makarem_rto::{self, MakaremRto, MakaremRtoParams, SampleSource};
 use crate::config::ConfigError;
 use crate::controller::{Ack, Controller, Exchange, Retry, TimerBounds};
+use crate::estimators::makarem::{self, MakaremRto, MakaremRtoParams, SampleSource};
 use crate::params::MAX_RETRANSMIT;
 use crate::random::Rng;
 use crate::ratio::Ratio;
@@ -50,54 +51,35 @@ pub const DW: Ratio = Ratio::new(1, 100);
 /// \[S1\] §5.2.1: fast decremental weight fw = 0.5.
 pub const FW: Ratio = Ratio::new(1, 2);
 
-/// Configuration of IDC-CoAP. `Default` is \[S1\]'s values (iw = 1.5).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(deny_unknown_fields, default))]
-pub struct IdcConfig {
-    /// Incremental weight iw (≥ 1): the spacing is multiplied by it on each RTO expiry.
-    pub iw: Ratio,
-    /// Decremental weight dw (≤ 1): slow decrease on an ACK while spacing ≥ loss_spacing.
-    pub dw: Ratio,
-    /// Fast decremental weight fw (≤ 1): decrease on an ACK while spacing < loss_spacing.
-    pub fw: Ratio,
-    /// spacing₀ (spec OQ-29: 0).
-    #[cfg_attr(feature = "serde", serde(rename = "initial_spacing_ms", with = "crate::config::serde_ms"))]
-    pub initial_spacing: Duration,
-    /// loss_spacing₀ = +∞ instead of 0 (spec OQ-29 option "fast start": `fw` decreases until
-    /// the first loss).
-    pub fast_start: bool,
-    /// Upper bound on the spacing (not in \[S1\]; `None` = unbounded).
-    #[cfg_attr(feature = "serde", serde(rename = "max_spacing_ms", with = "crate::config::serde_opt_ms"))]
-    pub max_spacing: Option<Duration>,
-    /// Which RTT samples feed the RTO (spec OQ-28).
-    pub samples: SampleSource,
-    /// r: retransmissions before the message is given up (\[S1\]: 4).
-    pub max_retransmit: u8,
-    /// RTO estimator α (\[S1\]: 1/8).
-    pub alpha: Ratio,
-    /// RTO estimator γ (\[S1\]: 1/32).
-    pub gamma: Ratio,
-    /// RTO estimator K without a spurious transmission (\[S1\]: 4).
-    pub k: u8,
-    /// RTO estimator K after a spurious transmission (\[S1\]: 7).
-    pub k_spurious: u8,
-    /// RTO before the first sample (2 s).
-    #[cfg_attr(feature = "serde", serde(rename = "initial_rto_ms", with = "crate::config::serde_ms"))]
-    pub initial_rto: Duration,
-    /// Floor on the RTO (not in \[S1\]; 0 = none).
-    #[cfg_attr(feature = "serde", serde(rename = "min_rto_ms", with = "crate::config::serde_ms"))]
-    pub min_rto: Duration,
-    /// Ceiling on the RTO (not in \[S1\]; `None` = none).
-    #[cfg_attr(feature = "serde", serde(rename = "max_rto_ms", with = "crate::config::serde_opt_ms"))]
-    pub max_rto: Option<Duration>,
-    /// Accepted and ignored: IDC-CoAP never dithers (see the module docs).
-    pub dither: bool,
+crate::estimators::makarem::config_with_makarem_rto! {
+    /// Configuration of IDC-CoAP. `Default` is \[S1\]'s values (iw = 1.5).
+    pub struct IdcConfig {
+        /// Incremental weight iw (≥ 1): the spacing is multiplied by it on each RTO expiry.
+        pub iw: Ratio,
+        /// Decremental weight dw (≤ 1): slow decrease on an ACK while spacing ≥ loss_spacing.
+        pub dw: Ratio,
+        /// Fast decremental weight fw (≤ 1): decrease on an ACK while spacing < loss_spacing.
+        pub fw: Ratio,
+        /// spacing₀ (spec OQ-29: 0).
+        #[serde(rename = "initial_spacing_ms", with = "crate::config::serde_ms")]
+        pub initial_spacing: Duration,
+        /// loss_spacing₀ = +∞ instead of 0 (spec OQ-29 option "fast start": `fw` decreases until
+        /// the first loss).
+        pub fast_start: bool,
+        /// Upper bound on the spacing (not in \[S1\]; `None` = unbounded).
+        #[serde(rename = "max_spacing_ms", with = "crate::config::serde_opt_ms")]
+        pub max_spacing: Option<Duration>,
+        /// Which RTT samples feed the RTO (spec OQ-28).
+        pub samples: SampleSource,
+        /// r: retransmissions before the message is given up (\[S1\]: 4).
+        pub max_retransmit: u8,
+        /// Accepted and ignored: IDC-CoAP never dithers (see the module docs).
+        pub dither: bool,
+    }
 }
 
 impl Default for IdcConfig {
     fn default() -> Self {
-        let rto = MakaremRtoParams::default();
         IdcConfig {
             iw: IW,
             dw: DW,
@@ -107,13 +89,7 @@ impl Default for IdcConfig {
             max_spacing: None,
             samples: SampleSource::Exact,
             max_retransmit: MAX_RETRANSMIT,
-            alpha: rto.alpha,
-            gamma: rto.gamma,
-            k: rto.k,
-            k_spurious: rto.k_spurious,
-            initial_rto: rto.initial_rto,
-            min_rto: rto.min_rto,
-            max_rto: rto.max_rto,
+            rto: MakaremRtoParams::default(),
             dither: false,
         }
     }
@@ -127,15 +103,7 @@ impl IdcConfig {
 
     /// The RTO estimator's constants.
     pub fn rto_params(&self) -> MakaremRtoParams {
-        MakaremRtoParams {
-            alpha: self.alpha,
-            gamma: self.gamma,
-            k: self.k,
-            k_spurious: self.k_spurious,
-            initial_rto: self.initial_rto,
-            min_rto: self.min_rto,
-            max_rto: self.max_rto,
-        }
+        self.rto
     }
 }
 
@@ -153,11 +121,12 @@ pub struct IdcState {
     pub rto: MakaremRto,
 }
 
-/// IDC-CoAP for one destination.
+/// IDC-CoAP, the algorithm: the checked configuration and its estimator constants, shared
+/// by every destination ([`IdcState`] is per destination).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Idc {
     config: IdcConfig,
-    state: IdcState,
+    params: MakaremRtoParams,
 }
 
 impl Idc {
@@ -182,13 +151,7 @@ impl Idc {
         }
         let params = config.rto_params();
         params.check()?;
-        let state = IdcState {
-            spacing: config.initial_spacing,
-            loss_spacing: if config.fast_start { None } else { Some(Duration::ZERO) },
-            last_send_time: None,
-            rto: MakaremRto::new(&params),
-        };
-        Ok(Idc { config, state })
+        Ok(Idc { config, params })
     }
 
     /// The configuration.
@@ -196,22 +159,12 @@ impl Idc {
         &self.config
     }
 
-    /// The state.
-    pub fn state(&self) -> IdcState {
-        self.state
-    }
-
-    /// Replaces the state (tests and what-if analyses).
-    pub fn set_state(&mut self, state: IdcState) {
-        self.state = state;
-    }
-
     /// \[S1\] Algorithm 3 line 12 (`spacing ← max(spacing, now − last_send_time)`: never
     /// schedule in the past), then the optional `max_spacing` bound.
-    fn settle(&mut self, now: Instant) {
-        let since = self.state.last_send_time.map_or(Duration::ZERO, |t| now - t);
-        let spacing = self.state.spacing.max(since);
-        self.state.spacing = match self.config.max_spacing {
+    fn settle(&self, st: &mut IdcState, now: Instant) {
+        let since = st.last_send_time.map_or(Duration::ZERO, |t| now - t);
+        let spacing = st.spacing.max(since);
+        st.spacing = match self.config.max_spacing {
             Some(max) => spacing.min(max),
             None => spacing,
         };
@@ -219,49 +172,68 @@ impl Idc {
 }
 
 impl Controller for Idc {
-    fn on_transmit(&mut self, now: Instant, _ex: &mut Exchange, _in_flight: usize, _rng: &mut dyn Rng) -> Duration {
-        // [S1] Algorithm 3 line 13: the spacing counts from the latest departure.
-        self.state.last_send_time = Some(now);
-        // Spec §8.1, OQ-30: the current RTO from this copy's send; no backoff, no dithering.
-        self.state.rto.rto()
+    type State = IdcState;
+    type ExchangeState = ();
+
+    fn new_state(&self) -> IdcState {
+        IdcState {
+            spacing: self.config.initial_spacing,
+            loss_spacing: if self.config.fast_start { None } else { Some(Duration::ZERO) },
+            last_send_time: None,
+            rto: MakaremRto::new(&self.params),
+        }
     }
 
-    fn on_timeout(&mut self, now: Instant, ex: &mut Exchange) -> Retry {
+    fn on_transmit(
+        &self,
+        st: &mut IdcState,
+        now: Instant,
+        _ex: &mut Exchange<()>,
+        _in_flight: usize,
+        _rng: &mut dyn Rng,
+    ) -> Duration {
+        // [S1] Algorithm 3 line 13: the spacing counts from the latest departure.
+        st.last_send_time = Some(now);
+        // Spec §8.1, OQ-30: the current RTO from this copy's send; no backoff, no dithering.
+        st.rto.rto()
+    }
+
+    fn on_timeout(&self, st: &mut IdcState, now: Instant, ex: &mut Exchange<()>) -> Retry {
         // [S1] Algorithm 3 lines 9–10: remember the congestion level, increase the spacing.
-        self.state.loss_spacing = Some(self.state.spacing);
-        self.state.spacing = self.config.iw.mul_duration(self.state.spacing);
-        self.settle(now);
+        st.loss_spacing = Some(st.spacing);
+        st.spacing = self.config.iw.mul_duration(st.spacing);
+        self.settle(st, now);
         // Spec §8.2: r = 4 retransmissions, then application loss.
         if ex.retransmissions() >= self.config.max_retransmit { Retry::GiveUp } else { Retry::Retransmit }
     }
 
-    fn on_ack(&mut self, now: Instant, ex: &Exchange, ack: &Ack) {
+    fn on_ack(&self, st: &mut IdcState, now: Instant, ex: &Exchange<()>, ack: &Ack) {
         // [S1] Algorithm 3 lines 3–7: slow decrease at or above the last loss point, fast below.
-        let s = self.state.spacing;
-        let slow = self.state.loss_spacing.is_some_and(|loss| s >= loss);
+        let s = st.spacing;
+        let slow = st.loss_spacing.is_some_and(|loss| s >= loss);
         let w = if slow { self.config.dw } else { self.config.fw };
-        self.state.spacing = s.saturating_sub(w.mul_duration(s));
-        self.settle(now);
+        st.spacing = s.saturating_sub(w.mul_duration(s));
+        self.settle(st, now);
         // Spec §8.1, OQ-27, OQ-28: the RTT sample and the spurious flag of this exchange.
-        if let Some(r) = makarem_rto::rtt_sample(self.config.samples, now, ex, ack) {
-            self.state.rto.sample(r, makarem_rto::is_spurious(ex, ack), &self.config.rto_params());
+        if let Some(r) = makarem::rtt_sample(self.config.samples, now, ex, ack) {
+            st.rto.sample(r, makarem::is_spurious(ex, ack), &self.params);
         }
     }
 
-    fn earliest_send(&self, now: Instant) -> Instant {
+    fn earliest_send(&self, st: &IdcState, now: Instant) -> Instant {
         // [S1] Algorithm 3 line 13: last_send_time + spacing (the driver takes max with now).
-        match self.state.last_send_time {
-            Some(last) => last + self.state.spacing,
+        match st.last_send_time {
+            Some(last) => last + st.spacing,
             None => now,
         }
     }
 
-    fn rto(&self, _now: Instant) -> Option<Duration> {
-        Some(self.state.rto.rto())
+    fn rto(&self, st: &IdcState, _now: Instant) -> Option<Duration> {
+        Some(st.rto.rto())
     }
 
     fn timer_bounds(&self) -> TimerBounds {
-        let p = self.config.rto_params();
+        let p = self.params;
         TimerBounds { min: p.lowest(), max: p.highest() }
     }
 }
@@ -270,21 +242,23 @@ impl Controller for Idc {
 mod tests {
     use super::*;
     use crate::harness::Event;
+    #[allow(unused_imports)]
+    use crate::harness::testing::Bound;
     use crate::harness::testing::Script;
     use crate::harness::testing::{at, ms};
 
-    fn idc(config: IdcConfig) -> Idc {
-        Idc::new(config).unwrap()
+    fn idc(config: IdcConfig) -> Bound<Idc> {
+        Bound::new(Idc::new(config).unwrap())
     }
     /// A controller whose only copy left at 0 ms, and that exchange.
-    fn sent_at_zero(config: IdcConfig) -> (Idc, Exchange) {
+    fn sent_at_zero(config: IdcConfig) -> (Bound<Idc>, Exchange<()>) {
         use rand_core::SeedableRng;
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(1);
         let mut c = idc(config);
         let ex = c.start(at(0), 0, &mut rng);
         (c, ex)
     }
-    fn with(ctrl: &mut Idc, spacing: u64, loss: Option<u64>) {
+    fn with(ctrl: &mut Bound<Idc>, spacing: u64, loss: Option<u64>) {
         let st = ctrl.state();
         ctrl.set_state(IdcState { spacing: ms(spacing), loss_spacing: loss.map(ms), ..st });
     }
@@ -384,8 +358,8 @@ mod tests {
         s.send();
         s.wait_ms(400);
         s.ack();
-        assert_eq!(s.ctrl().state().spacing, ms(400));
-        assert_eq!(s.ctrl().state().loss_spacing, Some(Duration::ZERO));
+        assert_eq!(s.state().spacing, ms(400));
+        assert_eq!(s.state().loss_spacing, Some(Duration::ZERO));
     }
 
     #[test]
@@ -408,15 +382,15 @@ mod tests {
         assert_eq!(s.transmit_times_ms(), [0, 2000, 5000, 9500, 16_250]);
         assert_eq!(s.timers_ms(), [2000; 5]);
         assert_eq!(s.give_up_ms(), Some(18_250));
-        assert_eq!(s.ctrl().state().spacing, ms(10_125));
-        assert_eq!(s.ctrl().state().loss_spacing, Some(ms(6750)));
+        assert_eq!(s.state().spacing, ms(10_125));
+        assert_eq!(s.state().loss_spacing, Some(ms(6750)));
         s.send();
         assert_eq!(s.transmit_times_ms().len(), 5, "held by the spacing");
         s.wait_ms(8125);
         assert_eq!(s.transmit_times_ms()[5], 26_375);
         s.wait_ms(500);
         s.ack();
-        assert_eq!(s.ctrl().state().spacing, Duration::from_micros(10_023_750));
+        assert_eq!(s.state().spacing, Duration::from_micros(10_023_750));
         assert_eq!(s.rto_ms(), Some(1500));
     }
 
@@ -439,7 +413,7 @@ mod tests {
         s.wait_ms(2500);
         s.ack_copy(0);
         assert_eq!(s.rto_ms(), Some(11_250));
-        assert!(s.ctrl().state().rto.spurious);
+        assert!(s.state().rto.spurious);
         // Spacing: 2000 ≥ 0 → 1980; the next message waits until 2000 + 1980.
         s.send();
         s.wait_ms(1480);
@@ -465,7 +439,7 @@ mod tests {
         s.wait_ms(2500);
         s.ack_copy(1);
         assert_eq!(s.rto_ms(), Some(2000));
-        assert_eq!(s.ctrl().state().rto.srtt, None);
+        assert_eq!(s.state().rto.srtt, None);
     }
 
     #[test]
@@ -510,7 +484,10 @@ mod tests {
         s.wait_ms(1);
         // A zero timer: every copy leaves at once, then the message is given up.
         assert_eq!(s.give_up_ms(), Some(0));
-        let c = idc(IdcConfig { min_rto: ms(10), max_rto: Some(ms(60_000)), ..Default::default() });
+        let c = idc(IdcConfig {
+            rto: MakaremRtoParams { min_rto: ms(10), max_rto: Some(ms(60_000)), ..Default::default() },
+            ..Default::default()
+        });
         assert_eq!(c.timer_bounds(), TimerBounds { min: ms(10), max: ms(60_000) });
     }
 
@@ -538,6 +515,16 @@ mod tests {
             bad(IdcConfig { max_spacing: Some(ms(10)), initial_spacing: ms(20), ..Default::default() }),
             "initial_spacing_ms"
         );
-        assert_eq!(bad(IdcConfig { gamma: Ratio::ZERO, ..Default::default() }), "gamma");
+        assert_eq!(
+            bad(IdcConfig { rto: MakaremRtoParams { gamma: Ratio::ZERO, ..Default::default() }, ..Default::default() }),
+            "gamma"
+        );
+    }
+
+    #[test]
+    fn idcs_state_spacing_loss_spacing_last_send_makarem_estimator_fits_104_bytes() {
+        // The per-destination footprint (README algorithm table); the configuration is not in it.
+        let bytes = core::mem::size_of::<<Idc as Controller>::State>();
+        assert!(bytes <= 104, "{bytes} bytes");
     }
 }

@@ -25,16 +25,23 @@
 //! The thresholds 4 s and 12 s, the limits' 3 / 6 / 12 s and the 48 s cap are durations,
 //! whatever `rtt_unit` and `tick` are.
 //!
-//! Per-exchange scratch ([`ExchangeCc`](crate::ExchangeCc)): `base` = the undithered timer of
-//! the latest copy.
+//! [`Lim`] is the algorithm (the checked configuration), shared by every destination;
+//! [`LimState`] (the Van Jacobson estimator) is what one destination keeps; per exchange
+//! ([`LimExchange`]): `base` = the undithered timer of the latest copy.
 
 use core::time::Duration;
 
-use crate::algorithms::uip::{MdevInit, RTT_UNIT, SV_FLOOR, TICK, UIP_RTO, VjState, check_quanta, sample_units};
+pub use crate::backoff::tick_dither::{
+    DITHER_HALF_ABOVE, DITHER_QUARTER_ABOVE, dither_first, dither_retransmission, first_dither_bound,
+    retransmission_dither_bound,
+};
 use crate::config::ConfigError;
 use crate::controller::{Ack, Controller, Exchange, Retry, TimerBounds};
-use crate::random::{Rng, below};
-use crate::time::{Instant, add, mul, nanos, shl};
+pub use crate::estimators::vj::{MdevInit, RTT_UNIT, TICK};
+use crate::estimators::vj::{SV_FLOOR, UIP_RTO, VjState, check_quanta, sample_units};
+use crate::random::Rng;
+pub use crate::tcp::{TcpConfig, TcpDefaults};
+use crate::time::{Instant, mul, shl};
 
 /// Lim \[S4\] §4.2.3, §6: retransmissions before the connection is deemed broken.
 pub const LIM_MAX_RETRANSMIT: u8 = 15;
@@ -45,136 +52,51 @@ pub const BACKOFF_LIMITS: [(Duration, u32); 3] =
     [(Duration::from_secs(3), 4), (Duration::from_secs(6), 3), (Duration::from_secs(12), 2)];
 /// Lim \[S4\] Table 2: `limit(RTO)` for RTO > 12 s.
 pub const BACKOFF_LIMIT_ABOVE: u32 = 1;
-/// Lim \[S4\] Table 2: above this a timer is dithered by at most half of itself (else by at
-/// most all of itself).
-pub const DITHER_HALF_ABOVE: Duration = Duration::from_secs(4);
-/// Lim \[S4\] Table 2: above this a retransmission timer is dithered by at most a quarter.
-pub const DITHER_QUARTER_ABOVE: Duration = Duration::from_secs(12);
-
 /// Lim Table 2: the largest backoff exponent for an estimated RTO.
 pub fn backoff_limit(rto: Duration) -> u32 {
     BACKOFF_LIMITS.iter().find(|(bound, _)| rto <= *bound).map_or(BACKOFF_LIMIT_ABOVE, |(_, limit)| *limit)
 }
 
-/// Whole ticks in `t`.
-fn ticks(t: Duration, tick: Duration) -> u64 {
-    nanos(t).checked_div(nanos(tick)).unwrap_or(0)
-}
-
-/// `t + U_int[0, ticks(t) >> shift)` ticks (module docs: half-open, shift-floored).
-fn add_ticks(rng: &mut dyn Rng, t: Duration, tick: Duration, shift: u32) -> Duration {
-    add(t, mul(tick, below(rng, ticks(t, tick) >> shift)))
-}
-
-/// The largest value of [`add_ticks`] for this `t`.
-fn add_ticks_max(t: Duration, tick: Duration, shift: u32) -> Duration {
-    add(t, mul(tick, (ticks(t, tick) >> shift).saturating_sub(1)))
-}
-
-fn first_shift(t: Duration) -> u32 {
-    u32::from(t > DITHER_HALF_ABOVE)
-}
-
-fn retransmission_shift(t: Duration) -> u32 {
-    if t > DITHER_QUARTER_ABOVE { 2 } else { u32::from(t > DITHER_HALF_ABOVE) }
-}
-
-/// Lim Table 2, first transmission: `t > 4 s`: `t + U_int[0, t/2)`, else `t + U_int[0, t)`,
-/// in whole ticks.
-pub fn dither_first(rng: &mut dyn Rng, t: Duration, tick: Duration) -> Duration {
-    add_ticks(rng, t, tick, first_shift(t))
-}
-
-/// Lim Table 2, retransmission: `t > 12 s`: `+ U_int[0, t/4)`; `t > 4 s`: `+ U_int[0, t/2)`;
-/// else `+ U_int[0, t)` (spec OQ-36: half-open), in whole ticks.
-pub fn dither_retransmission(rng: &mut dyn Rng, t: Duration, tick: Duration) -> Duration {
-    add_ticks(rng, t, tick, retransmission_shift(t))
-}
-
-/// An upper bound on [`dither_first`] for every undithered `t ≤ t_max` (each branch is
-/// monotone in `t`, so its largest `t` gives its largest value).
-pub fn first_dither_bound(t_max: Duration, tick: Duration) -> Duration {
-    let low = add_ticks_max(t_max.min(DITHER_HALF_ABOVE), tick, 0);
-    if t_max > DITHER_HALF_ABOVE { low.max(add_ticks_max(t_max, tick, 1)) } else { low }
-}
-
-/// An upper bound on [`dither_retransmission`] for every undithered `t ≤ t_max`.
-pub fn retransmission_dither_bound(t_max: Duration, tick: Duration) -> Duration {
-    let mut m = add_ticks_max(t_max.min(DITHER_HALF_ABOVE), tick, 0);
-    if t_max > DITHER_HALF_ABOVE {
-        m = m.max(add_ticks_max(t_max.min(DITHER_QUARTER_ABOVE), tick, 1));
-    }
-    if t_max > DITHER_QUARTER_ABOVE {
-        m = m.max(add_ticks_max(t_max, tick, 2));
-    }
-    m
-}
-
 /// The state of [`Lim`]: uIP's scaled-integer estimator.
 pub type LimState = VjState;
 
-/// Configuration of Lim's scheme. `Default` is Lim's evaluation setting.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(deny_unknown_fields, default))]
-pub struct LimConfig {
-    /// Unit of RTT samples, `sa`, `sv` and RTO (spec OQ-37: 1 s).
-    #[cfg_attr(feature = "serde", serde(rename = "rtt_unit_ms", with = "crate::config::serde_ms"))]
-    pub rtt_unit: Duration,
-    /// Countdown resolution and dither quantum (spec OQ-37: 0.5 s); divides `rtt_unit`.
-    #[cfg_attr(feature = "serde", serde(rename = "tick_ms", with = "crate::config::serde_ms"))]
-    pub tick: Duration,
-    /// Initial `sv` (spec OQ-34: uIP's 16; `literal` = Table 2's "MDEV = 16 s").
-    pub mdev_init: MdevInit,
-    /// Retransmissions before giving up (Lim: 15).
-    pub max_retransmit: u8,
-    /// Start afresh after a give-up, as uIP's new connection does.
-    pub reset_on_give_up: bool,
-    /// Lim's dithering of every timer. Off: every timer is its undithered value.
-    pub dither: bool,
+/// Configuration of Lim's scheme. `Default` is Lim's evaluation setting: 15 retransmissions,
+/// dithering on. The keys are those of [`TcpConfig`], shared with uIP.
+pub type LimConfig = TcpConfig<LimDefaults>;
+
+/// The defaults of [`LimConfig`]: 15 retransmissions (Lim §4.2.3), dithering on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LimDefaults;
+
+impl TcpDefaults for LimDefaults {
+    const MAX_RETRANSMIT: u8 = LIM_MAX_RETRANSMIT;
+    const DITHER: bool = true;
 }
 
-impl Default for LimConfig {
-    fn default() -> Self {
-        LimConfig {
-            rtt_unit: RTT_UNIT,
-            tick: TICK,
-            mdev_init: MdevInit::Uip,
-            max_retransmit: LIM_MAX_RETRANSMIT,
-            reset_on_give_up: true,
-            dither: true,
-        }
-    }
-}
-
-/// Lim's scheme for one connection (destination).
+/// Lim's scheme, the algorithm: the checked configuration, shared by every connection
+/// (destination); [`LimState`] is per connection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Lim {
     config: LimConfig,
-    state: VjState,
+}
+
+/// What Lim keeps per exchange.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LimExchange {
+    /// The undithered timer of the latest copy.
+    pub base: Duration,
 }
 
 impl Lim {
-    /// Checks the configuration and builds the controller in uIP's initial state.
+    /// Checks the configuration and builds the algorithm.
     pub fn new(config: LimConfig) -> Result<Self, ConfigError> {
         check_quanta(config.rtt_unit, config.tick)?;
-        Ok(Lim { config, state: VjState::initial(config.mdev_init.initial_sv(config.rtt_unit)) })
+        Ok(Lim { config })
     }
 
     /// The configuration.
     pub fn config(&self) -> &LimConfig {
         &self.config
-    }
-
-    /// The estimator state.
-    pub fn state(&self) -> LimState {
-        self.state
-    }
-
-    /// Replaces the estimator state (tests and what-if analyses; [`Controller::timer_bounds`]
-    /// covers the states reachable from the initial one).
-    pub fn set_state(&mut self, state: LimState) {
-        self.state = state;
     }
 
     /// The state of a fresh connection under this configuration.
@@ -195,8 +117,22 @@ impl Lim {
 }
 
 impl Controller for Lim {
-    fn on_transmit(&mut self, _now: Instant, ex: &mut Exchange, _in_flight: usize, rng: &mut dyn Rng) -> Duration {
-        let rto = self.units(self.state.rto);
+    type State = LimState;
+    type ExchangeState = LimExchange;
+
+    fn new_state(&self) -> LimState {
+        self.initial_state()
+    }
+
+    fn on_transmit(
+        &self,
+        st: &mut LimState,
+        _now: Instant,
+        ex: &mut Exchange<LimExchange>,
+        _in_flight: usize,
+        rng: &mut dyn Rng,
+    ) -> Duration {
+        let rto = self.units(st.rto);
         let dither = self.config.dither;
         let (base, timer) = match ex.retransmissions() {
             // Lim Table 2: retransmission_timer = RTO, then dithering.
@@ -211,25 +147,25 @@ impl Controller for Lim {
         timer
     }
 
-    fn on_timeout(&mut self, _now: Instant, ex: &mut Exchange) -> Retry {
+    fn on_timeout(&self, st: &mut LimState, _now: Instant, ex: &mut Exchange<LimExchange>) -> Retry {
         if ex.retransmissions() < self.config.max_retransmit {
             return Retry::Retransmit;
         }
         if self.config.reset_on_give_up {
-            self.state = self.initial_state();
+            *st = self.initial_state();
         }
         Retry::GiveUp
     }
 
-    fn on_ack(&mut self, now: Instant, ex: &Exchange, _ack: &Ack) {
+    fn on_ack(&self, st: &mut LimState, now: Instant, ex: &Exchange<LimExchange>, _ack: &Ack) {
         // Lim §5.1: "we always measure RTT between the latest (re)transmission and the ACK
         // regardless of how many retransmissions are performed".
         let r = now.saturating_duration_since(ex.last_sent());
-        self.state.sample(sample_units(r, self.config.rtt_unit));
+        st.sample(sample_units(r, self.config.rtt_unit));
     }
 
-    fn rto(&self, _now: Instant) -> Option<Duration> {
-        Some(self.units(self.state.rto))
+    fn rto(&self, st: &LimState, _now: Instant) -> Option<Duration> {
+        Some(self.units(st.rto))
     }
 
     fn timer_bounds(&self) -> TimerBounds {
@@ -258,15 +194,17 @@ mod tests {
 
     use super::*;
     use crate::controller::Echo;
+    #[allow(unused_imports)]
+    use crate::harness::testing::Bound;
     use crate::harness::testing::Script;
 
     const S: u64 = 1000;
 
-    fn lim(config: LimConfig) -> Lim {
-        Lim::new(config).unwrap()
+    fn lim(config: LimConfig) -> Bound<Lim> {
+        Bound::new(Lim::new(config).unwrap())
     }
 
-    fn undithered() -> Lim {
+    fn undithered() -> Bound<Lim> {
         lim(LimConfig { dither: false, ..Default::default() })
     }
 
@@ -277,7 +215,7 @@ mod tests {
     /// Timers of one unanswered exchange with the estimate set to `rto_s` seconds.
     fn unanswered(rto_s: u32) -> Script<Lim> {
         let mut s = Script::new(undithered());
-        s.ctrl().set_state(vj(0, rto_s, rto_s));
+        s.set_state(vj(0, rto_s, rto_s));
         s.send();
         s.wait_ms(2000 * S);
         s
@@ -365,7 +303,7 @@ mod tests {
         s.send();
         s.wait_ms(4500);
         s.ack();
-        assert_eq!(s.ctrl().state(), vj(1, 13, 13));
+        assert_eq!(s.state(), vj(1, 13, 13));
         assert_eq!(s.rto_ms(), Some(13 * S));
     }
 
@@ -392,7 +330,7 @@ mod tests {
             s.ack();
             assert_eq!(s.rto_ms(), Some(rto * S));
         }
-        assert_eq!(s.ctrl().state(), vj(23, 28, 30));
+        assert_eq!(s.state(), vj(23, 28, 30));
         s.send();
         s.wait_ms(2000 * S);
         assert_eq!(s.timers_ms()[3..6], secs(&[30, 30, 48]));
@@ -405,7 +343,7 @@ mod tests {
         s.send();
         s.wait_ms(500);
         s.ack();
-        assert_eq!(s.ctrl().state(), vj(0, 48, 48));
+        assert_eq!(s.state(), vj(0, 48, 48));
         assert_eq!(s.rto_ms(), Some(48 * S));
     }
 
@@ -413,7 +351,7 @@ mod tests {
         let mut s = Script::new(lim(LimConfig::default()));
         (0..n)
             .map(|_| {
-                s.ctrl().set_state(vj(0, rto_s, rto_s));
+                s.set_state(vj(0, rto_s, rto_s));
                 s.send();
                 let t = *s.timers_ms().last().unwrap();
                 s.ack();
@@ -522,16 +460,16 @@ mod tests {
     #[test]
     fn a_give_up_resets_the_estimate_like_a_new_uip_connection() {
         let mut s = Script::new(undithered());
-        s.ctrl().set_state(vj(40, 8, 13));
+        s.set_state(vj(40, 8, 13));
         s.send();
         s.wait_ms(2000 * S);
         assert!(s.give_up_ms().is_some());
-        assert_eq!(s.ctrl().state(), VjState::initial(16));
+        assert_eq!(s.state(), VjState::initial(16));
         let mut s = Script::new(lim(LimConfig { reset_on_give_up: false, dither: false, ..Default::default() }));
-        s.ctrl().set_state(vj(40, 8, 13));
+        s.set_state(vj(40, 8, 13));
         s.send();
         s.wait_ms(2000 * S);
-        assert_eq!(s.ctrl().state(), vj(40, 8, 13));
+        assert_eq!(s.state(), vj(40, 8, 13));
     }
 
     #[test]
@@ -540,5 +478,12 @@ mod tests {
         assert_eq!(err.key, "tick_ms");
         let err = Lim::new(LimConfig { tick: Duration::from_millis(300), ..Default::default() }).unwrap_err();
         assert_eq!(err.key, "rtt_unit_ms");
+    }
+
+    #[test]
+    fn lims_state_the_scaled_sa_sv_rto_integers_fits_12_bytes() {
+        // The per-destination footprint (README algorithm table); the configuration is not in it.
+        let bytes = core::mem::size_of::<<Lim as Controller>::State>();
+        assert!(bytes <= 12, "{bytes} bytes");
     }
 }

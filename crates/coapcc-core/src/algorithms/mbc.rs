@@ -35,13 +35,15 @@
 //!
 //! No dithering: the `dither` key exists for uniformity and is ignored.
 //!
-//! Per-exchange scratch ([`ExchangeCc`](crate::ExchangeCc)): not used.
+//! [`Mbc`] is the algorithm (the checked configuration and the estimator constants), shared
+//! by every destination; [`MbcState`] is what one destination keeps; nothing is kept per
+//! exchange.
 
 use core::time::Duration;
 
-use crate::algorithms::makarem_rto::{self, MakaremRto, MakaremRtoParams, SampleSource};
 use crate::config::ConfigError;
 use crate::controller::{Ack, Controller, Exchange, Retry, TimerBounds};
+use crate::estimators::makarem::{self, MakaremRto, MakaremRtoParams, SampleSource};
 use crate::params::MAX_RETRANSMIT;
 use crate::random::Rng;
 use crate::ratio::Ratio;
@@ -127,49 +129,30 @@ pub(crate) fn div_gain(d: Duration, gain: Ratio) -> Duration {
     Ratio::new(gain.denom(), gain.numer()).mul_duration(d)
 }
 
-/// Configuration of MBC-CoAP. `Default` is \[S1\]'s values (m = 3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(deny_unknown_fields, default))]
-pub struct MbcConfig {
-    /// m: number of inter-ACK spacing samples kept (1..=16; \[S1\]: 3 or 10).
-    pub window: u8,
-    /// Phases of the gain cycle (2..=255; \[S1\]'s loop: 8).
-    pub cycle_length: u8,
-    /// Pacing gain of phase 0 (probing, \[S1\]: 1.25).
-    pub probe_gain: Ratio,
-    /// Pacing gain of phase 1 (preventive drain, \[S1\]: 0.75).
-    pub drain_gain: Ratio,
-    /// Pacing gain of phase 0 when the packet leaving is a retransmission (\[S1\]: 0.75).
-    pub probe_retransmission_gain: Ratio,
-    /// Which RTT samples feed the RTO (spec OQ-28).
-    pub samples: SampleSource,
-    /// r: retransmissions before the message is given up (\[S1\]: 4).
-    pub max_retransmit: u8,
-    /// RTO estimator α (\[S1\]: 1/8).
-    pub alpha: Ratio,
-    /// RTO estimator γ (\[S1\]: 1/32).
-    pub gamma: Ratio,
-    /// RTO estimator K without a spurious transmission (\[S1\]: 4).
-    pub k: u8,
-    /// RTO estimator K after a spurious transmission (\[S1\]: 7).
-    pub k_spurious: u8,
-    /// RTO before the first sample (2 s).
-    #[cfg_attr(feature = "serde", serde(rename = "initial_rto_ms", with = "crate::config::serde_ms"))]
-    pub initial_rto: Duration,
-    /// Floor on the RTO (not in \[S1\]; 0 = none).
-    #[cfg_attr(feature = "serde", serde(rename = "min_rto_ms", with = "crate::config::serde_ms"))]
-    pub min_rto: Duration,
-    /// Ceiling on the RTO (not in \[S1\]; `None` = none).
-    #[cfg_attr(feature = "serde", serde(rename = "max_rto_ms", with = "crate::config::serde_opt_ms"))]
-    pub max_rto: Option<Duration>,
-    /// Accepted and ignored: MBC-CoAP never dithers (see the module docs).
-    pub dither: bool,
+crate::estimators::makarem::config_with_makarem_rto! {
+    /// Configuration of MBC-CoAP. `Default` is \[S1\]'s values (m = 3).
+    pub struct MbcConfig {
+        /// m: number of inter-ACK spacing samples kept (1..=16; \[S1\]: 3 or 10).
+        pub window: u8,
+        /// Phases of the gain cycle (2..=255; \[S1\]'s loop: 8).
+        pub cycle_length: u8,
+        /// Pacing gain of phase 0 (probing, \[S1\]: 1.25).
+        pub probe_gain: Ratio,
+        /// Pacing gain of phase 1 (preventive drain, \[S1\]: 0.75).
+        pub drain_gain: Ratio,
+        /// Pacing gain of phase 0 when the packet leaving is a retransmission (\[S1\]: 0.75).
+        pub probe_retransmission_gain: Ratio,
+        /// Which RTT samples feed the RTO (spec OQ-28).
+        pub samples: SampleSource,
+        /// r: retransmissions before the message is given up (\[S1\]: 4).
+        pub max_retransmit: u8,
+        /// Accepted and ignored: MBC-CoAP never dithers (see the module docs).
+        pub dither: bool,
+    }
 }
 
 impl Default for MbcConfig {
     fn default() -> Self {
-        let rto = MakaremRtoParams::default();
         MbcConfig {
             window: WINDOW,
             cycle_length: CYCLE_LENGTH,
@@ -178,13 +161,7 @@ impl Default for MbcConfig {
             probe_retransmission_gain: DRAIN_GAIN,
             samples: SampleSource::Exact,
             max_retransmit: MAX_RETRANSMIT,
-            alpha: rto.alpha,
-            gamma: rto.gamma,
-            k: rto.k,
-            k_spurious: rto.k_spurious,
-            initial_rto: rto.initial_rto,
-            min_rto: rto.min_rto,
-            max_rto: rto.max_rto,
+            rto: MakaremRtoParams::default(),
             dither: false,
         }
     }
@@ -198,15 +175,7 @@ impl MbcConfig {
 
     /// The RTO estimator's constants.
     pub fn rto_params(&self) -> MakaremRtoParams {
-        MakaremRtoParams {
-            alpha: self.alpha,
-            gamma: self.gamma,
-            k: self.k,
-            k_spurious: self.k_spurious,
-            initial_rto: self.initial_rto,
-            min_rto: self.min_rto,
-            max_rto: self.max_rto,
-        }
+        self.rto
     }
 }
 
@@ -230,11 +199,12 @@ pub struct MbcState {
     pub rto: MakaremRto,
 }
 
-/// MBC-CoAP for one destination.
+/// MBC-CoAP, the algorithm: the checked configuration and its estimator constants, shared by
+/// every destination ([`MbcState`] is per destination).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Mbc {
     config: MbcConfig,
-    state: MbcState,
+    params: MakaremRtoParams,
 }
 
 impl Mbc {
@@ -257,37 +227,39 @@ impl Mbc {
         }
         let params = config.rto_params();
         params.check()?;
-        let state = MbcState {
-            spacings: Window::default(),
-            last_ack_time: None,
-            last_send_time: None,
-            cycle_index: 0,
-            pg: Ratio::ONE,
-            spacing: Duration::ZERO,
-            rto: MakaremRto::new(&params),
-        };
-        Ok(Mbc { config, state })
+        Ok(Mbc { config, params })
     }
 
     /// The configuration.
     pub fn config(&self) -> &MbcConfig {
         &self.config
     }
-
-    /// The state.
-    pub fn state(&self) -> MbcState {
-        self.state
-    }
-
-    /// Replaces the state (tests and what-if analyses).
-    pub fn set_state(&mut self, state: MbcState) {
-        self.state = state;
-    }
 }
 
 impl Controller for Mbc {
-    fn on_transmit(&mut self, now: Instant, ex: &mut Exchange, _in_flight: usize, _rng: &mut dyn Rng) -> Duration {
-        let st = &mut self.state;
+    type State = MbcState;
+    type ExchangeState = ();
+
+    fn new_state(&self) -> MbcState {
+        MbcState {
+            spacings: Window::default(),
+            last_ack_time: None,
+            last_send_time: None,
+            cycle_index: 0,
+            pg: Ratio::ONE,
+            spacing: Duration::ZERO,
+            rto: MakaremRto::new(&self.params),
+        }
+    }
+
+    fn on_transmit(
+        &self,
+        st: &mut MbcState,
+        now: Instant,
+        ex: &mut Exchange<()>,
+        _in_flight: usize,
+        _rng: &mut dyn Rng,
+    ) -> Duration {
         // Spec OQ-31: last_ACK_time₀ = the first transmission, so the first sample is an RTT.
         st.last_ack_time.get_or_insert(now);
         st.last_send_time = Some(now);
@@ -306,36 +278,36 @@ impl Controller for Mbc {
         st.rto.rto()
     }
 
-    fn on_timeout(&mut self, _now: Instant, ex: &mut Exchange) -> Retry {
+    fn on_timeout(&self, _st: &mut MbcState, _now: Instant, ex: &mut Exchange<()>) -> Retry {
         // Spec §8.3: r = 4 retransmissions, then application loss.
         if ex.retransmissions() >= self.config.max_retransmit { Retry::GiveUp } else { Retry::Retransmit }
     }
 
-    fn on_ack(&mut self, now: Instant, ex: &Exchange, ack: &Ack) {
+    fn on_ack(&self, st: &mut MbcState, now: Instant, ex: &Exchange<()>, ack: &Ack) {
         // [S1] Algorithm 4 lines 3–6: every ACK gives an inter-ACK spacing sample.
-        let last = self.state.last_ack_time.unwrap_or(ex.first_sent());
-        self.state.spacings.push(now - last, self.config.window);
-        self.state.last_ack_time = Some(now);
+        let last = st.last_ack_time.unwrap_or(ex.first_sent());
+        st.spacings.push(now - last, self.config.window);
+        st.last_ack_time = Some(now);
         // Spec §8.1, OQ-27, OQ-28: the RTT sample and the spurious flag of this exchange.
-        if let Some(r) = makarem_rto::rtt_sample(self.config.samples, now, ex, ack) {
-            self.state.rto.sample(r, makarem_rto::is_spurious(ex, ack), &self.config.rto_params());
+        if let Some(r) = makarem::rtt_sample(self.config.samples, now, ex, ack) {
+            st.rto.sample(r, makarem::is_spurious(ex, ack), &self.params);
         }
     }
 
-    fn earliest_send(&self, now: Instant) -> Instant {
+    fn earliest_send(&self, st: &MbcState, now: Instant) -> Instant {
         // [S1] Algorithm 4 line 8: last_send_time + spacing (the driver takes max with now).
-        match self.state.last_send_time {
-            Some(last) => last + self.state.spacing,
+        match st.last_send_time {
+            Some(last) => last + st.spacing,
             None => now,
         }
     }
 
-    fn rto(&self, _now: Instant) -> Option<Duration> {
-        Some(self.state.rto.rto())
+    fn rto(&self, st: &MbcState, _now: Instant) -> Option<Duration> {
+        Some(st.rto.rto())
     }
 
     fn timer_bounds(&self) -> TimerBounds {
-        let p = self.config.rto_params();
+        let p = self.params;
         TimerBounds { min: p.lowest(), max: p.highest() }
     }
 }
@@ -346,18 +318,20 @@ mod tests {
     use std::vec::Vec;
 
     use super::*;
+    #[allow(unused_imports)]
+    use crate::harness::testing::Bound;
     use crate::harness::testing::Script;
     use crate::harness::testing::{at, ms};
     use rand_core::SeedableRng;
     use rand_pcg::Pcg64Mcg;
 
-    fn mbc(config: MbcConfig) -> Mbc {
-        Mbc::new(config).unwrap()
+    fn mbc(config: MbcConfig) -> Bound<Mbc> {
+        Bound::new(Mbc::new(config).unwrap())
     }
     fn rng() -> Pcg64Mcg {
         Pcg64Mcg::seed_from_u64(1)
     }
-    fn with_samples(c: &mut Mbc, samples: &[u64], cycle_index: u8) {
+    fn with_samples(c: &mut Bound<Mbc>, samples: &[u64], cycle_index: u8) {
         let mut st = c.state();
         st.spacings = Window::default();
         for &s in samples {
@@ -366,8 +340,8 @@ mod tests {
         st.cycle_index = cycle_index;
         c.set_state(st);
     }
-    fn ring(c: &Mbc) -> Vec<u64> {
-        let mut v: Vec<u64> = c.state().spacings.iter().map(|d| d.as_millis() as u64).collect();
+    fn ring(st: &MbcState) -> Vec<u64> {
+        let mut v: Vec<u64> = st.spacings.iter().map(|d| d.as_millis() as u64).collect();
         v.sort();
         v
     }
@@ -392,12 +366,12 @@ mod tests {
         // Spec OQ-31.
         let mut s = Script::new(mbc(MbcConfig::default()));
         s.send();
-        assert_eq!(s.ctrl().state().spacing, Duration::ZERO);
-        assert_eq!(s.ctrl().state().last_ack_time, Some(at(0)));
+        assert_eq!(s.state().spacing, Duration::ZERO);
+        assert_eq!(s.state().last_ack_time, Some(at(0)));
         s.wait_ms(400);
         s.ack();
-        assert_eq!(ring(s.ctrl()), [400]);
-        assert_eq!(s.ctrl().earliest_send(at(400)), at(0));
+        assert_eq!(ring(&s.state()), [400]);
+        assert_eq!(s.earliest_send(at(400)), at(0));
     }
 
     #[test]
@@ -408,7 +382,7 @@ mod tests {
             c.on_ack(at(t), &ex, &Ack::AMBIGUOUS);
         }
         // Samples 100, 200, 300, 400; m = 3 keeps the last three.
-        assert_eq!(ring(&c), [200, 300, 400]);
+        assert_eq!(ring(&c.st), [200, 300, 400]);
         assert_eq!(c.state().last_ack_time, Some(at(1000)));
     }
 
@@ -422,13 +396,13 @@ mod tests {
             s.wait_ms(rtt);
             s.ack();
         }
-        assert_eq!(ring(s.ctrl()), [102, 500, 600]);
+        assert_eq!(ring(&s.state()), [102, 500, 600]);
         assert_eq!(s.rto_ns(), Some(1_396_125_000));
         s.send();
         s.wait_ms(398);
         assert_eq!(s.transmit_times_ms(), [0, 500, 1100, 1600]);
-        assert_eq!(s.ctrl().state().spacing, ms(102));
-        assert_eq!(s.ctrl().state().cycle_index, 4);
+        assert_eq!(s.state().spacing, ms(102));
+        assert_eq!(s.state().cycle_index, 4);
     }
 
     #[test]
@@ -488,7 +462,7 @@ mod tests {
         s.send();
         s.wait_ms(2300); // copy 1 at 2 s
         s.ack();
-        assert_eq!(ring(s.ctrl()), [2300]);
+        assert_eq!(ring(&s.state()), [2300]);
         // Exact without echo: the RTT of the latest copy, 0.3 s → 0.3 + 4·0.15.
         assert_eq!(s.rto_ms(), Some(900));
     }
@@ -518,7 +492,7 @@ mod tests {
     fn a_window_of_10_keeps_ten_samples() {
         let mut c = mbc(MbcConfig::window_10());
         with_samples(&mut c, &[11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22], 0);
-        assert_eq!(ring(&c), [13, 14, 15, 16, 17, 18, 19, 20, 21, 22]);
+        assert_eq!(ring(&c.st), [13, 14, 15, 16, 17, 18, 19, 20, 21, 22]);
     }
 
     #[test]
@@ -577,7 +551,20 @@ mod tests {
             bad(MbcConfig { probe_retransmission_gain: Ratio::ZERO, ..Default::default() }),
             "probe_retransmission_gain"
         );
-        assert_eq!(bad(MbcConfig { alpha: Ratio::integer(2), ..Default::default() }), "alpha");
+        assert_eq!(
+            bad(MbcConfig {
+                rto: MakaremRtoParams { alpha: Ratio::integer(2), ..Default::default() },
+                ..Default::default()
+            }),
+            "alpha"
+        );
         assert!(Mbc::new(MbcConfig { window: 16, ..Default::default() }).is_ok());
+    }
+
+    #[test]
+    fn mbcs_state_a_window_of_up_to_16_inter_ack_spacings_pacing_estimator_fits_384_bytes() {
+        // The per-destination footprint (README algorithm table); the configuration is not in it.
+        let bytes = core::mem::size_of::<<Mbc as Controller>::State>();
+        assert!(bytes <= 384, "{bytes} bytes");
     }
 }

@@ -45,15 +45,17 @@
 //!   (1 s ≤ RTO_init ≤ 3 s → 2, closing \[S1\]'s gap at exactly 3 s). Aging is off by default;
 //!   the CoCoA-03 aging rules on RTO_init are an option.
 //!
-//! Per-exchange scratch ([`ExchangeCc`](crate::ExchangeCc)): `factor` = the VBF chosen at the
-//! original transmission, `base` = the timer armed for the latest copy.
+//! [`PCocoa`] is the algorithm (the checked configuration), shared by every destination;
+//! [`PCocoaState`] is what one destination keeps; per exchange ([`PCocoaExchange`]):
+//! `factor` = the VBF chosen at the original transmission, `base` = the timer armed for the
+//! latest copy, `aux` = the undithered RTO_init that armed the original.
 
 use core::time::Duration;
 
-use crate::algorithms::cocoa_rto::{Aging, CocoaRto, CocoaRtoParams};
-use crate::algorithms::vbf::Vbf;
+use crate::backoff::vbf::Vbf;
 use crate::config::ConfigError;
 use crate::controller::{Ack, Controller, Exchange, Retry, TimerBounds};
+use crate::estimators::cocoa::{Aging, CocoaRto, CocoaRtoParams};
 use crate::params::{ACK_RANDOM_FACTOR, MAX_RETRANSMIT};
 use crate::random::{Rng, dither_factor};
 use crate::ratio::Ratio;
@@ -238,11 +240,22 @@ impl PCocoaState {
     }
 }
 
-/// pCoCoA for one destination.
+/// pCoCoA, the algorithm: the checked configuration, shared by every destination
+/// ([`PCocoaState`] is per destination).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PCocoa {
     config: PCocoaConfig,
-    state: PCocoaState,
+}
+
+/// What pCoCoA keeps per exchange (see the module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PCocoaExchange {
+    /// The timer armed for the latest copy.
+    pub base: Duration,
+    /// The undithered RTO_init that armed the original.
+    pub aux: Duration,
+    /// The VBF chosen at the original transmission.
+    pub factor: Ratio,
 }
 
 fn check_gain(key: &'static str, r: Ratio) -> Result<(), ConfigError> {
@@ -295,7 +308,7 @@ impl PCocoa {
         if config.ack_random_factor < Ratio::ONE {
             return Err(ConfigError::new("ack_random_factor", "must be at least 1"));
         }
-        Ok(PCocoa { config, state: PCocoaState::new(config.initial_rto) })
+        Ok(PCocoa { config })
     }
 
     /// The configuration.
@@ -303,36 +316,21 @@ impl PCocoa {
         &self.config
     }
 
-    /// The estimator state.
-    pub fn state(&self) -> PCocoaState {
-        self.state
-    }
-
-    /// Replaces the estimator state (tests and what-if analyses).
-    pub fn set_state(&mut self, state: PCocoaState) {
-        self.state = state;
-    }
-
     fn aging_params(&self) -> CocoaRtoParams {
         CocoaRtoParams { aging: self.config.aging, max_rto: self.config.cap, ..CocoaRtoParams::draft(Duration::ZERO) }
     }
 
     /// RTO_init and its update time after the aging due at `now` (spec OQ-14, §2.7).
-    fn aged(&self, now: Instant) -> (Duration, Option<Instant>) {
-        let mut est = CocoaRto {
-            overall: self.state.rto_init,
-            last_update: self.state.last_update,
-            ..CocoaRto::new(INITIAL_RTO)
-        };
+    fn aged(&self, st: &PCocoaState, now: Instant) -> (Duration, Option<Instant>) {
+        let mut est = CocoaRto::new(INITIAL_RTO).with_overall(st.rto_init, st.last_update, false);
         est.age(now, &self.aging_params());
-        (est.overall.min(self.config.cap), est.last_update)
+        (est.overall.get().min(self.config.cap), est.last_update())
     }
 
     /// Folds in the RTT sample `r` taken at `now`; `spurious` says whether the ACK named an
     /// earlier copy than the latest one sent. Runs \[S1\] Algorithm 1 blocks 1–4 (spec §5.3).
-    pub fn on_sample(&mut self, now: Instant, r: Duration, spurious: bool) {
+    pub fn on_sample(&self, st: &mut PCocoaState, now: Instant, r: Duration, spurious: bool) {
         let c = self.config;
-        let st = &mut self.state;
         // Spec §5.4: the spurious flag holds for this computation only.
         st.spurious = spurious;
         let first = st.srtt.is_none();
@@ -399,12 +397,26 @@ impl PCocoa {
 }
 
 impl Controller for PCocoa {
-    fn on_transmit(&mut self, now: Instant, ex: &mut Exchange, _in_flight: usize, rng: &mut dyn Rng) -> Duration {
+    type State = PCocoaState;
+    type ExchangeState = PCocoaExchange;
+
+    fn new_state(&self) -> PCocoaState {
+        PCocoaState::new(self.config.initial_rto)
+    }
+
+    fn on_transmit(
+        &self,
+        st: &mut PCocoaState,
+        now: Instant,
+        ex: &mut Exchange<PCocoaExchange>,
+        _in_flight: usize,
+        rng: &mut dyn Rng,
+    ) -> Duration {
         let timer = if ex.retransmissions() == 0 {
             // Spec OQ-14: lazy aging (off by default).
-            let (rto, last) = self.aged(now);
-            self.state.rto_init = rto;
-            self.state.last_update = last;
+            let (rto, last) = self.aged(st, now);
+            st.rto_init = rto;
+            st.last_update = last;
             // [S1] eq. 1–2, spec §5.4: the VBF is chosen once per exchange from RTO_init.
             ex.cc.factor = self.config.vbf.factor(rto);
             ex.cc.aux = rto;
@@ -424,12 +436,12 @@ impl Controller for PCocoa {
         timer
     }
 
-    fn on_timeout(&mut self, _now: Instant, ex: &mut Exchange) -> Retry {
+    fn on_timeout(&self, _st: &mut PCocoaState, _now: Instant, ex: &mut Exchange<PCocoaExchange>) -> Retry {
         // Spec §5.4: MAX_RETRANSMIT retransmissions, then give up.
         if ex.retransmissions() < self.config.max_retransmit { Retry::Retransmit } else { Retry::GiveUp }
     }
 
-    fn on_ack(&mut self, now: Instant, ex: &Exchange, ack: &Ack) {
+    fn on_ack(&self, st: &mut PCocoaState, now: Instant, ex: &Exchange<PCocoaExchange>, ack: &Ack) {
         let n = ex.retransmissions();
         let (r, spurious) = match ack.echo {
             // Spec §5.4: R = t_ack − t_send(j); j < latest copy → the later copies were spurious.
@@ -442,11 +454,11 @@ impl Controller for PCocoa {
                 NoEcho::Skip => return,
             },
         };
-        self.on_sample(now, r, spurious);
+        self.on_sample(st, now, r, spurious);
     }
 
-    fn rto(&self, now: Instant) -> Option<Duration> {
-        Some(self.aged(now).0)
+    fn rto(&self, st: &PCocoaState, now: Instant) -> Option<Duration> {
+        Some(self.aged(st, now).0)
     }
 
     fn timer_bounds(&self) -> TimerBounds {
@@ -459,6 +471,8 @@ impl Controller for PCocoa {
 mod tests {
     use super::*;
     use crate::controller::Echo;
+    #[allow(unused_imports)]
+    use crate::harness::testing::Bound;
     use crate::harness::testing::Script;
     use crate::harness::testing::{at, ms};
 
@@ -466,16 +480,16 @@ mod tests {
         Duration::from_micros(n)
     }
 
-    fn undithered(config: PCocoaConfig) -> PCocoa {
-        PCocoa::new(PCocoaConfig { dither: false, ..config }).unwrap()
+    fn undithered(config: PCocoaConfig) -> Bound<PCocoa> {
+        Bound::new(PCocoa::new(PCocoaConfig { dither: false, ..config }).unwrap())
     }
 
-    fn fresh() -> PCocoa {
+    fn fresh() -> Bound<PCocoa> {
         undithered(PCocoaConfig::default())
     }
 
     /// A controller with SRTT, RTTVAR, mdev_max and RTO_init set (milliseconds).
-    fn with(srtt: Duration, rttvar: Duration, mdev_max: Duration, rto_init: Duration) -> PCocoa {
+    fn with(srtt: Duration, rttvar: Duration, mdev_max: Duration, rto_init: Duration) -> Bound<PCocoa> {
         let mut p = fresh();
         p.set_state(PCocoaState { srtt: Some(srtt), rttvar, mdev_max, rto_init, ..PCocoaState::new(INITIAL_RTO) });
         p
@@ -491,7 +505,7 @@ mod tests {
     fn a_first_sample_of_400_ms_sets_srtt_400_rttvar_and_mdev_max_200_and_rto_init_1_6_s() {
         // Spec §5.2, OQ-16; blocks 3–4 blend SRTO = 400 + max(4·200, 200) = 1200 with 2 s.
         let mut p = fresh();
-        p.on_sample(at(400), ms(400), false);
+        p.alg.on_sample(&mut p.st, at(400), ms(400), false);
         let s = p.state();
         assert_eq!(s.srtt, Some(ms(400)));
         assert_eq!(s.rttvar, ms(200));
@@ -503,10 +517,10 @@ mod tests {
     #[test]
     fn with_first_sample_set_a_first_sample_of_400_ms_gives_rto_init_1_2_s() {
         let mut p = undithered(PCocoaConfig { first_sample: FirstSample::Set, ..Default::default() });
-        p.on_sample(at(400), ms(400), false);
+        p.alg.on_sample(&mut p.st, at(400), ms(400), false);
         assert_eq!(p.state().rto_init, ms(1200));
         // Later samples blend as usual (see the α-branch test: SRTO 1212.5 ms).
-        p.on_sample(at(1000), ms(600), false);
+        p.alg.on_sample(&mut p.st, at(1000), ms(600), false);
         assert_eq!(p.state().rto_init, us(1_206_250));
     }
 
@@ -518,7 +532,7 @@ mod tests {
         // SRTT = 7/8·400 + 1/8·600 = 425; |425 − 600| = 175 ≤ 200 → RTTVAR = 7/8·200 + 1/8·175
         // = 196.875; SRTO = 425 + max(787.5, 200) = 1212.5; RTO_init = (1212.5 + 1600)/2 = 1406.25.
         let mut p = with(ms(400), ms(200), ms(200), ms(1600));
-        p.on_sample(at(0), ms(600), false);
+        p.alg.on_sample(&mut p.st, at(0), ms(600), false);
         let s = p.state();
         assert_eq!(s.srtt, Some(ms(425)));
         assert_eq!(s.rttvar, us(196_875));
@@ -533,7 +547,7 @@ mod tests {
         // SRTT 400, RTTVAR 200; R = 1200: SRTT = 350 + 150 = 500; |500 − 1200| = 700 > 200 →
         // RTTVAR = 3/4·200 + 1/4·700 = 325; SRTO = 500 + 1300 = 1800; RTO_init = 1700.
         let mut p = with(ms(400), ms(200), ms(200), ms(1600));
-        p.on_sample(at(0), ms(1200), false);
+        p.alg.on_sample(&mut p.st, at(0), ms(1200), false);
         let s = p.state();
         assert_eq!(s.srtt, Some(ms(500)));
         assert_eq!(s.rttvar, ms(325));
@@ -548,7 +562,7 @@ mod tests {
         // RTTVAR = 31/32·40 + 1/32·280 = 47.5; SRTO = 360 + max(190, 200) = 560;
         // RTO_init = (560 + 1600)/2 = 1080. R ≤ SRTT: block 2 does not count it.
         let mut p = with(ms(400), ms(40), ms(200), ms(1600));
-        p.on_sample(at(0), ms(80), false);
+        p.alg.on_sample(&mut p.st, at(0), ms(80), false);
         let s = p.state();
         assert_eq!(s.srtt, Some(ms(360)));
         assert_eq!(s.rttvar, us(47_500));
@@ -561,7 +575,7 @@ mod tests {
         // SRTT 1000, RTTVAR 100; R = 920: SRTT = 875 + 115 = 990; 920 ≥ 890 and
         // |990 − 920| = 70 ≤ 100 → α: RTTVAR = 87.5 + 8.75 = 96.25.
         let mut p = with(ms(1000), ms(100), ms(0), ms(2000));
-        p.on_sample(at(0), ms(920), false);
+        p.alg.on_sample(&mut p.st, at(0), ms(920), false);
         assert_eq!(p.state().srtt, Some(ms(990)));
         assert_eq!(p.state().rttvar, us(96_250));
     }
@@ -570,16 +584,16 @@ mod tests {
     fn four_samples_through_the_alpha_beta_and_gamma_branches_end_at_1671_254883_ms() {
         // Replay pcocoa-estimator-blocks: R = 400, 600, 1200, 80 ms.
         let mut p = fresh();
-        p.on_sample(at(0), ms(400), false);
-        p.on_sample(at(0), ms(600), false);
+        p.alg.on_sample(&mut p.st, at(0), ms(400), false);
+        p.alg.on_sample(&mut p.st, at(0), ms(600), false);
         assert_eq!(p.state().rto_init, us(1_406_250));
-        p.on_sample(at(0), ms(1200), false);
+        p.alg.on_sample(&mut p.st, at(0), ms(1200), false);
         // SRTT = 7/8·425 + 150 = 521.875; |521.875 − 1200| = 678.125 > 196.875 → β:
         // RTTVAR = 147.65625 + 169.53125 = 317.1875; SRTO = 521.875 + 1268.75 = 1790.625.
         assert_eq!(p.state().srtt, Some(us(521_875)));
         assert_eq!(p.state().rttvar, Duration::from_nanos(317_187_500));
         assert_eq!(p.state().rto_init, Duration::from_nanos(1_598_437_500));
-        p.on_sample(at(0), ms(80), false);
+        p.alg.on_sample(&mut p.st, at(0), ms(80), false);
         // SRTT = 466.640625; 80 < 466.640625 − 317.1875 → γ: RTTVAR = (31·317.1875 + 386.640625)/32
         // = 319.357910 (ns-rounded); SRTO = 466.640625 + 1277.43164 = 1744.072265;
         // RTO_init = (1744.072265 + 1598.4375)/2 = 1671.254883 (rounded half up).
@@ -590,7 +604,7 @@ mod tests {
 
     // ---- block 2 ----
 
-    fn with_runs(raise: u8, decay: u8, recent: &[u64]) -> PCocoa {
+    fn with_runs(raise: u8, decay: u8, recent: &[u64]) -> Bound<PCocoa> {
         let mut p = fresh();
         let mut st = PCocoaState::new(INITIAL_RTO);
         for (slot, v) in st.recent.iter_mut().zip(recent) {
@@ -611,7 +625,7 @@ mod tests {
         // SRTO = 1050 + max(950, 192.5) = 2000; RTO_init = (2000 + 2000)/2 = 2000.
         let mut p = with_runs(2, 0, &[180, 160]);
         p.set_state(PCocoaState { srtt: Some(ms(1000)), rttvar: ms(200), mdev_max: ms(150), ..p.state() });
-        p.on_sample(at(0), ms(1400), false);
+        p.alg.on_sample(&mut p.st, at(0), ms(1400), false);
         let s = p.state();
         assert_eq!(s.rttvar, us(237_500));
         assert_eq!(s.raise_run, 3);
@@ -623,7 +637,7 @@ mod tests {
     fn a_second_consecutive_exceedance_leaves_mdev_max_alone() {
         let mut p = with_runs(1, 0, &[180]);
         p.set_state(PCocoaState { srtt: Some(ms(1000)), rttvar: ms(200), mdev_max: ms(150), ..p.state() });
-        p.on_sample(at(0), ms(1400), false);
+        p.alg.on_sample(&mut p.st, at(0), ms(1400), false);
         assert_eq!(p.state().raise_run, 2);
         assert_eq!(p.state().mdev_max, ms(150));
         assert_eq!(p.state().recent[..2], [us(237_500), ms(180)]);
@@ -637,11 +651,11 @@ mod tests {
         // R = 1400: SRTT 700, |700 − 1400| = 700 > 418.75 → RTTVAR = 314.0625 + 175 = 489.0625:
         // run 3 → mdev_max = (489.0625 + 418.75 + 325)/3 = 410.9375.
         let mut p = fresh();
-        p.on_sample(at(0), ms(400), false);
-        p.on_sample(at(0), ms(1200), false);
-        p.on_sample(at(0), ms(1300), false);
+        p.alg.on_sample(&mut p.st, at(0), ms(400), false);
+        p.alg.on_sample(&mut p.st, at(0), ms(1200), false);
+        p.alg.on_sample(&mut p.st, at(0), ms(1300), false);
         assert_eq!(p.state().mdev_max, ms(200));
-        p.on_sample(at(0), ms(1400), false);
+        p.alg.on_sample(&mut p.st, at(0), ms(1400), false);
         let s = p.state();
         assert_eq!(s.srtt, Some(ms(700)));
         assert_eq!(s.rttvar, Duration::from_nanos(489_062_500));
@@ -654,7 +668,7 @@ mod tests {
         // newest three values: (237.5 + 200 + 190)/3 = 209.1666… → 209.166667 ms.
         let mut p = with_runs(3, 0, &[200, 190, 100]);
         p.set_state(PCocoaState { srtt: Some(ms(1000)), rttvar: ms(200), mdev_max: ms(150), ..p.state() });
-        p.on_sample(at(0), ms(1400), false);
+        p.alg.on_sample(&mut p.st, at(0), ms(1400), false);
         assert_eq!(p.state().raise_run, 4);
         assert_eq!(p.state().mdev_max, Duration::from_nanos(209_166_667));
     }
@@ -672,7 +686,7 @@ mod tests {
             rto_init: ms(1395),
             ..p.state()
         });
-        p.on_sample(at(0), ms(1080), false);
+        p.alg.on_sample(&mut p.st, at(0), ms(1080), false);
         let s = p.state();
         assert_eq!(s.rttvar, us(96_250));
         assert_eq!(s.decay_run, 8);
@@ -684,7 +698,7 @@ mod tests {
     fn a_seventh_sample_below_mdev_max_does_not_decay_it() {
         let mut p = with_runs(0, 6, &[]);
         p.set_state(PCocoaState { srtt: Some(ms(1000)), rttvar: ms(100), mdev_max: ms(300), ..p.state() });
-        p.on_sample(at(0), ms(1080), false);
+        p.alg.on_sample(&mut p.st, at(0), ms(1080), false);
         assert_eq!(p.state().decay_run, 7);
         assert_eq!(p.state().mdev_max, ms(300));
     }
@@ -694,7 +708,7 @@ mod tests {
         // Spec OQ-18: R = 1000 with SRTT 1000 leaves SRTT at 1000, so R > SRTT fails.
         let mut p = with_runs(0, 7, &[90]);
         p.set_state(PCocoaState { srtt: Some(ms(1000)), rttvar: ms(100), mdev_max: ms(300), ..p.state() });
-        p.on_sample(at(0), ms(1000), false);
+        p.alg.on_sample(&mut p.st, at(0), ms(1000), false);
         let s = p.state();
         assert_eq!((s.raise_run, s.decay_run, s.recent_len, s.recent[0]), (0, 7, 1, ms(90)));
         assert_eq!(s.mdev_max, ms(300));
@@ -702,7 +716,7 @@ mod tests {
         // R = 1100: SRTT = 875 + 137.5 = 1012.5, |·| = 87.5 ≤ 87.5 → RTTVAR = 87.5 → mdev_max =
         // 225 + 21.875 = 246.875.
         assert_eq!(s.rttvar, us(87_500));
-        p.on_sample(at(0), ms(1100), false);
+        p.alg.on_sample(&mut p.st, at(0), ms(1100), false);
         assert_eq!(p.state().decay_run, 8);
         assert_eq!(p.state().mdev_max, us(246_875));
     }
@@ -712,7 +726,7 @@ mod tests {
         // Raise run 2, then a counted sample below mdev_max: raise run 0, decay run 1.
         let mut p = with_runs(2, 0, &[400, 400]);
         p.set_state(PCocoaState { srtt: Some(ms(1000)), rttvar: ms(100), mdev_max: ms(300), ..p.state() });
-        p.on_sample(at(0), ms(1080), false);
+        p.alg.on_sample(&mut p.st, at(0), ms(1080), false);
         assert_eq!((p.state().raise_run, p.state().decay_run), (0, 1));
         assert_eq!(p.state().mdev_max, ms(300));
     }
@@ -724,11 +738,11 @@ mod tests {
         // First sample R = 2400 with k = 6: SRTO = 2400 + 6·1200 = 9600; RTO_init = 5800
         // (with k = 4: 7200 → 4600).
         let mut p = fresh();
-        p.on_sample(at(0), ms(2400), true);
+        p.alg.on_sample(&mut p.st, at(0), ms(2400), true);
         assert_eq!(p.state().rto_init, ms(5800));
         assert!(p.state().spurious);
         let mut q = fresh();
-        q.on_sample(at(0), ms(2400), false);
+        q.alg.on_sample(&mut q.st, at(0), ms(2400), false);
         assert_eq!(q.state().rto_init, ms(4600));
     }
 
@@ -736,16 +750,16 @@ mod tests {
     fn delta_weights_the_previous_rto_init() {
         // δ = 1/4: RTO_init = 3/4·1200 + 1/4·2000 = 1400.
         let mut p = undithered(PCocoaConfig { delta: Ratio::new(1, 4), ..Default::default() });
-        p.on_sample(at(0), ms(400), false);
+        p.alg.on_sample(&mut p.st, at(0), ms(400), false);
         assert_eq!(p.state().rto_init, ms(1400));
     }
 
     #[test]
     fn rto_init_never_exceeds_the_cap() {
         let mut p = fresh();
-        p.on_sample(at(0), Duration::from_secs(100), false);
+        p.alg.on_sample(&mut p.st, at(0), Duration::from_secs(100), false);
         assert_eq!(p.state().rto_init, MAX_RTO);
-        p.on_sample(at(0), Duration::MAX, true);
+        p.alg.on_sample(&mut p.st, at(0), Duration::MAX, true);
         assert_eq!(p.state().rto_init, MAX_RTO);
     }
 
@@ -759,7 +773,7 @@ mod tests {
         s.wait_ms(2400);
         s.ack_copy(0);
         assert_eq!(s.rto_ms(), Some(5800));
-        assert!(s.h.controller().state().spurious);
+        assert!(s.state().spurious);
     }
 
     #[test]
@@ -770,7 +784,7 @@ mod tests {
         s.wait_ms(2400);
         s.ack_copy(1);
         assert_eq!(s.rto_ms(), Some(1600));
-        assert!(!s.h.controller().state().spurious);
+        assert!(!s.state().spurious);
     }
 
     #[test]
@@ -780,7 +794,7 @@ mod tests {
         s.wait_ms(2400);
         s.ack();
         assert_eq!(s.rto_ms(), Some(1600));
-        assert!(!s.h.controller().state().spurious);
+        assert!(!s.state().spurious);
     }
 
     #[test]
@@ -790,7 +804,7 @@ mod tests {
         s.wait_ms(2400);
         s.ack();
         assert_eq!(s.rto_ms(), Some(2000));
-        assert_eq!(s.h.controller().state().srtt, None);
+        assert_eq!(s.state().srtt, None);
     }
 
     #[test]
@@ -893,9 +907,9 @@ mod tests {
     fn the_dithered_first_timer_lies_in_1_to_1_5_rto_init_and_the_backoff_multiplies_it() {
         // Spec OQ-13: only the first timer is dithered; the retransmission timer is the drawn
         // timer × VBF(2 s) = 2.
-        let mut s = Script::new(PCocoa::new(PCocoaConfig::default()).unwrap());
+        let mut s = Script::new(Bound::new(PCocoa::new(PCocoaConfig::default()).unwrap()));
         for _ in 0..100 {
-            s.ctrl().set_state(PCocoaState::new(INITIAL_RTO));
+            s.set_state(PCocoaState::new(INITIAL_RTO));
             s.events.clear();
             s.send();
             s.wait_ms(3000); // the first timer (< 3 s) fires once; the second (≥ 4 s) does not
@@ -940,7 +954,7 @@ mod tests {
 
     #[test]
     fn a_clock_ten_days_ahead_and_huge_samples_do_not_panic() {
-        let mut p = PCocoa::new(PCocoaConfig { aging: Aging::Draft, ..Default::default() }).unwrap();
+        let mut p = Bound::new(PCocoa::new(PCocoaConfig { aging: Aging::Draft, ..Default::default() }).unwrap());
         let mut rng = <rand_pcg::Pcg64Mcg as rand_core::SeedableRng>::seed_from_u64(7);
         let far = Instant::from_millis(10 * 86_400_000);
         let mut ex = p.start(far, 0, &mut rng);
@@ -948,8 +962,15 @@ mod tests {
         assert_eq!(p.on_timeout(far, &mut ex), Retry::Retransmit);
         p.on_ack(Instant::MAX, &ex, &Ack { echo: Some(Echo { copy: 0, sent: Instant::ZERO }) });
         assert_eq!(p.rto(Instant::MAX), Some(MAX_RTO));
-        p.on_sample(Instant::MAX, Duration::ZERO, false);
-        p.on_sample(Instant::MAX, Duration::ZERO, false);
+        p.alg.on_sample(&mut p.st, Instant::MAX, Duration::ZERO, false);
+        p.alg.on_sample(&mut p.st, Instant::MAX, Duration::ZERO, false);
         assert!(p.rto(Instant::MAX).is_some());
+    }
+
+    #[test]
+    fn pcocoas_state_with_its_history_of_up_to_8_rttvar_values_fits_216_bytes() {
+        // The per-destination footprint (README algorithm table); the configuration is not in it.
+        let bytes = core::mem::size_of::<<PCocoa as Controller>::State>();
+        assert!(bytes <= 216, "{bytes} bytes");
     }
 }

@@ -58,207 +58,81 @@
 //! `sa = 0`, `sv = 16`. `reset_on_give_up` (default on) reproduces this; off keeps the
 //! estimate across a give-up.
 //!
-//! Per-exchange scratch ([`ExchangeCc`](crate::ExchangeCc)): `base` = the undithered timer of
-//! the latest copy.
+//! [`Uip`] is the algorithm (the checked configuration), shared by every destination;
+//! [`UipState`] (the Van Jacobson estimator) is what one destination keeps; per exchange
+//! ([`UipExchange`]): `base` = the undithered timer of the latest copy.
 
 use core::time::Duration;
 
-use crate::algorithms::lim;
+use crate::backoff::tick_dither;
 use crate::config::ConfigError;
 use crate::controller::{Ack, Controller, Exchange, Retry, TimerBounds};
+pub use crate::estimators::vj::{
+    LITERAL_MDEV, MAX_SAMPLE, MdevInit, RTT_UNIT, SV_FLOOR, TICK, UIP_INITIAL_SV, UIP_RTO, VjState, check_quanta,
+    sample_units,
+};
 use crate::random::Rng;
-use crate::time::{Instant, mul, nanos};
+pub use crate::tcp::{TcpConfig, TcpDefaults};
+use crate::time::{Instant, mul};
 
-/// uIP `UIP_RTO`: the initial RTO and the base of every retransmission timer, in RTT units.
-pub const UIP_RTO: u32 = 3;
 /// uIP `UIP_MAXRTX`: retransmissions before the connection is aborted.
 pub const UIP_MAXRTX: u8 = 8;
-/// uIP `uip_connect`: initial `sv` (= 4 × MDEV, so MDEV = 4 RTT units), spec OQ-34.
-pub const UIP_INITIAL_SV: u32 = 16;
 /// uIP: the backoff exponent is capped at 4 (`nrtx > 4 ? 4 : nrtx`), so timers stop at 48.
 pub const UIP_MAX_BACKOFF: u32 = 4;
-/// Lim \[S4\] §3.1: "the basic time unit for RTT and RTO is 1 s".
-pub const RTT_UNIT: Duration = Duration::from_secs(1);
-/// uIP's periodic timer (Contiki: `CLOCK_SECOND / 2`), which drives the countdown.
-pub const TICK: Duration = Duration::from_millis(500);
-/// Lim \[S4\] Table 2 read literally (spec OQ-34 option): "MDEV = 16 s".
-pub const LITERAL_MDEV: Duration = Duration::from_secs(16);
-/// Largest RTT sample, in RTT units, folded into the estimator (larger ones are clamped):
-/// with it `sa` (8 × SRTT) always fits a `u32`.
-pub const MAX_SAMPLE: u32 = u32::MAX >> 3;
-/// `sv` never falls below min(initial `sv`, 3): `sv − ⌊sv/4⌋ ≥ 3` for `sv ≥ 3` and
-/// `sv − ⌊sv/4⌋ = sv` below. Hence every estimated `rto` is at least that many units.
-pub const SV_FLOOR: u32 = 3;
-
-/// The initial mean deviation (spec OQ-34).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
-pub enum MdevInit {
-    /// uIP's `sv = 16`, which in uIP's scaling is 4 × MDEV (MDEV = 4 RTT units). Spec OQ-34.
-    #[default]
-    Uip,
-    /// Lim's Table 2 literally: MDEV = 16 s, i.e. `sv` = ⌊4 × 16 s / rtt_unit⌋ (64 with 1 s units).
-    Literal,
-}
-
-impl MdevInit {
-    /// The initial `sv` in units of `rtt_unit` (> 0).
-    pub fn initial_sv(self, rtt_unit: Duration) -> u32 {
-        match self {
-            MdevInit::Uip => UIP_INITIAL_SV,
-            MdevInit::Literal => {
-                let sv = nanos(mul(LITERAL_MDEV, 4)).checked_div(nanos(rtt_unit)).unwrap_or(0);
-                u32::try_from(sv).unwrap_or(u32::MAX)
-            }
-        }
-    }
-}
-
-/// Van Jacobson's scaled-integer RTT estimator as uIP keeps it per connection (`struct
-/// uip_conn`), widened from `u8` to `u32` (see the module docs). All values are in RTT units.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct VjState {
-    /// `sa`: 8 × SRTT, in RTT units (SRTT = `sa` / 8).
-    pub sa: u32,
-    /// `sv`: 4 × MDEV, in RTT units (MDEV = `sv` / 4).
-    pub sv: u32,
-    /// `rto`: the estimated retransmission timeout, in RTT units; arms first transmissions
-    /// (and, in Lim's scheme, is the base of the backoff).
-    pub rto: u32,
-}
 
 /// The state of [`Uip`].
 pub type UipState = VjState;
 
-impl VjState {
-    /// uIP's fresh connection: `rto = UIP_RTO`, `sa = 0`, `sv = sv`.
-    pub const fn initial(sv: u32) -> Self {
-        VjState { sa: 0, sv, rto: UIP_RTO }
-    }
+/// Configuration of uIP TCP. `Default` is uIP itself (Contiki, after Lim's timer-unit fix):
+/// 8 retransmissions, no dithering. The keys are those of [`TcpConfig`], shared with Lim.
+pub type UipConfig = TcpConfig<UipDefaults>;
 
-    /// Folds in an RTT sample of `m` RTT units, exactly as uIP does ("taken directly from
-    /// VJs original code in his paper"), with widened, clamped integers.
-    pub fn sample(&mut self, m: u32) {
-        let m = m.min(MAX_SAMPLE);
-        // uip.c: m = m - (sa >> 3); sa += m;   (Err = R − SRTT; SRTT += Err/8)
-        let mut m = i64::from(m) - i64::from(self.sa >> 3);
-        self.sa = clamp_u32(i64::from(self.sa) + m);
-        // uip.c: if(m < 0) m = -m;   (|m| ≤ 2^32: no overflow in i64)
-        m = m.abs();
-        // uip.c: m = m - (sv >> 2); sv += m;   (MDEV += (|Err| − MDEV)/4)
-        m -= i64::from(self.sv >> 2);
-        self.sv = clamp_u32(i64::from(self.sv) + m);
-        // uip.c: rto = (sa >> 3) + sv;   (RTO = SRTT + 4·MDEV)
-        self.rto = (self.sa >> 3).saturating_add(self.sv);
-    }
-}
+/// The defaults of [`UipConfig`]: uIP's `UIP_MAXRTX`, no dithering.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UipDefaults;
 
-fn clamp_u32(x: i64) -> u32 {
-    u32::try_from(x.clamp(0, i64::from(u32::MAX))).unwrap_or(u32::MAX)
-}
-
-/// An RTT of `r` in whole RTT units: ⌊r / rtt_unit⌋ (module docs, spec OQ-37), clamped to
-/// [`MAX_SAMPLE`].
-pub fn sample_units(r: Duration, rtt_unit: Duration) -> u32 {
-    let q = nanos(r).checked_div(nanos(rtt_unit)).unwrap_or(0);
-    u32::try_from(q.min(u64::from(MAX_SAMPLE))).unwrap_or(MAX_SAMPLE)
-}
-
-/// Checks the two quanta shared by uIP and Lim (spec OQ-37).
-pub(crate) fn check_quanta(rtt_unit: Duration, tick: Duration) -> Result<(), ConfigError> {
-    if tick.is_zero() {
-        return Err(ConfigError::new("tick_ms", "must be greater than 0"));
-    }
-    if rtt_unit.is_zero() {
-        return Err(ConfigError::new("rtt_unit_ms", "must be greater than 0"));
-    }
-    if nanos(rtt_unit) % nanos(tick) != 0 {
-        return Err(ConfigError::new(
-            "rtt_unit_ms",
-            "must be a whole multiple of tick_ms (RTOs are counted down in ticks)",
-        ));
-    }
-    Ok(())
-}
-
-/// Configuration of uIP TCP. `Default` is uIP itself (Contiki, after Lim's timer-unit fix).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(deny_unknown_fields, default))]
-pub struct UipConfig {
-    /// Unit of RTT samples, `sa`, `sv`, `rto` and `UIP_RTO` (spec OQ-37: 1 s). 500 ms gives
-    /// the unfixed uIP whose timers expire twice too early (Lim §4.1).
-    #[cfg_attr(feature = "serde", serde(rename = "rtt_unit_ms", with = "crate::config::serde_ms"))]
-    pub rtt_unit: Duration,
-    /// Countdown resolution and dither quantum (spec OQ-37: 0.5 s); divides `rtt_unit`.
-    #[cfg_attr(feature = "serde", serde(rename = "tick_ms", with = "crate::config::serde_ms"))]
-    pub tick: Duration,
-    /// Initial `sv` (spec OQ-34).
-    pub mdev_init: MdevInit,
-    /// `UIP_MAXRTX`: retransmissions before giving up.
-    pub max_retransmit: u8,
-    /// Start afresh (`rto = 3`, `sa = 0`, `sv` initial) after a give-up, as uIP's new
-    /// connection does.
-    pub reset_on_give_up: bool,
-    /// Add Lim's dithering (spec §9.2) to every timer. uIP itself does not dither.
-    pub dither: bool,
-}
-
-impl Default for UipConfig {
-    fn default() -> Self {
-        UipConfig {
-            rtt_unit: RTT_UNIT,
-            tick: TICK,
-            mdev_init: MdevInit::Uip,
-            max_retransmit: UIP_MAXRTX,
-            reset_on_give_up: true,
-            dither: false,
-        }
-    }
+impl TcpDefaults for UipDefaults {
+    const MAX_RETRANSMIT: u8 = UIP_MAXRTX;
+    const DITHER: bool = false;
 }
 
 impl UipConfig {
     /// uIP + dithering (spec §9.2): Lim's dithering rules, and 15 retransmissions as in all
     /// of Lim's evaluation runs (\[S4\] §6; spec §9 table).
     pub fn dithered() -> Self {
-        UipConfig { dither: true, max_retransmit: lim::LIM_MAX_RETRANSMIT, ..Default::default() }
+        UipConfig { dither: true, max_retransmit: crate::algorithms::lim::LIM_MAX_RETRANSMIT, ..Default::default() }
     }
 
     /// Original uIP as Lim evaluated it: no dithering, limit raised to 15 (\[S4\] §4.2.3, §6).
     pub fn study() -> Self {
-        UipConfig { max_retransmit: lim::LIM_MAX_RETRANSMIT, ..Default::default() }
+        UipConfig { max_retransmit: crate::algorithms::lim::LIM_MAX_RETRANSMIT, ..Default::default() }
     }
 }
 
-/// uIP TCP's retransmission timer for one connection (destination).
+/// uIP TCP's retransmission timer, the algorithm: the checked configuration, shared by every
+/// connection (destination); [`UipState`] is per connection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Uip {
     config: UipConfig,
-    state: VjState,
+}
+
+/// What Uip keeps per exchange.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UipExchange {
+    /// The undithered timer of the latest copy.
+    pub base: Duration,
 }
 
 impl Uip {
-    /// Checks the configuration and builds the controller in uIP's initial state.
+    /// Checks the configuration and builds the algorithm.
     pub fn new(config: UipConfig) -> Result<Self, ConfigError> {
         check_quanta(config.rtt_unit, config.tick)?;
-        Ok(Uip { config, state: VjState::initial(config.mdev_init.initial_sv(config.rtt_unit)) })
+        Ok(Uip { config })
     }
 
     /// The configuration.
     pub fn config(&self) -> &UipConfig {
         &self.config
-    }
-
-    /// The estimator state.
-    pub fn state(&self) -> UipState {
-        self.state
-    }
-
-    /// Replaces the estimator state (tests and what-if analyses; [`Controller::timer_bounds`]
-    /// covers the states reachable from the initial one).
-    pub fn set_state(&mut self, state: UipState) {
-        self.state = state;
     }
 
     /// The state of a fresh connection under this configuration.
@@ -278,45 +152,66 @@ impl Uip {
 }
 
 impl Controller for Uip {
-    fn on_transmit(&mut self, _now: Instant, ex: &mut Exchange, _in_flight: usize, rng: &mut dyn Rng) -> Duration {
+    type State = UipState;
+    type ExchangeState = UipExchange;
+
+    fn new_state(&self) -> UipState {
+        self.initial_state()
+    }
+
+    fn on_transmit(
+        &self,
+        st: &mut UipState,
+        _now: Instant,
+        ex: &mut Exchange<UipExchange>,
+        _in_flight: usize,
+        rng: &mut dyn Rng,
+    ) -> Duration {
         let (base, timer) = match ex.retransmissions() {
             0 => {
                 // uip.c: timer = rto (the estimate arms the first transmission).
-                let base = self.units(self.state.rto);
-                (base, if self.config.dither { lim::dither_first(rng, base, self.config.tick) } else { base })
+                let base = self.units(st.rto);
+                (base, if self.config.dither { tick_dither::dither_first(rng, base, self.config.tick) } else { base })
             }
             k => {
                 // uip.c: timer = UIP_RTO << (nrtx > 4 ? 4 : nrtx); ++nrtx (spec OQ-35: before).
                 let base = self.backoff(k - 1);
-                (base, if self.config.dither { lim::dither_retransmission(rng, base, self.config.tick) } else { base })
+                (
+                    base,
+                    if self.config.dither {
+                        tick_dither::dither_retransmission(rng, base, self.config.tick)
+                    } else {
+                        base
+                    },
+                )
             }
         };
         ex.cc.base = base;
         timer
     }
 
-    fn on_timeout(&mut self, _now: Instant, ex: &mut Exchange) -> Retry {
+    fn on_timeout(&self, st: &mut UipState, _now: Instant, ex: &mut Exchange<UipExchange>) -> Retry {
         // uip.c: if(nrtx == UIP_MAXRTX) abort.
         if ex.retransmissions() < self.config.max_retransmit {
             return Retry::Retransmit;
         }
         // uip_connect: a new connection starts from the initial values.
         if self.config.reset_on_give_up {
-            self.state = self.initial_state();
+            *st = self.initial_state();
         }
         Retry::GiveUp
     }
 
-    fn on_ack(&mut self, now: Instant, ex: &Exchange, _ack: &Ack) {
+    fn on_ack(&self, st: &mut UipState, now: Instant, ex: &Exchange<UipExchange>, _ack: &Ack) {
         // uip.c, Karn: "Do RTT estimation, unless we have done retransmissions."
         if ex.retransmissions() == 0 {
             let r = now.saturating_duration_since(ex.first_sent());
-            self.state.sample(sample_units(r, self.config.rtt_unit));
+            st.sample(sample_units(r, self.config.rtt_unit));
         }
     }
 
-    fn rto(&self, _now: Instant) -> Option<Duration> {
-        Some(self.units(self.state.rto))
+    fn rto(&self, st: &UipState, _now: Instant) -> Option<Duration> {
+        Some(self.units(st.rto))
     }
 
     fn timer_bounds(&self) -> TimerBounds {
@@ -325,13 +220,13 @@ impl Controller for Uip {
         let sv_floor = self.initial_state().sv.min(SV_FLOOR);
         let rto_min = self.units(UIP_RTO.min(sv_floor));
         let rto_max = self.units(u32::MAX);
-        let mut max = if self.config.dither { lim::first_dither_bound(rto_max, tick) } else { rto_max };
+        let mut max = if self.config.dither { tick_dither::first_dither_bound(rto_max, tick) } else { rto_max };
         let mut min = rto_min;
         // Retransmissions: UIP_RTO << min(n, 4) for n < max_retransmit.
         if self.config.max_retransmit > 0 {
             let hi = self.backoff(self.config.max_retransmit - 1);
             min = min.min(self.backoff(0));
-            max = max.max(if self.config.dither { lim::retransmission_dither_bound(hi, tick) } else { hi });
+            max = max.max(if self.config.dither { tick_dither::retransmission_dither_bound(hi, tick) } else { hi });
         }
         TimerBounds { min, max }
     }
@@ -343,12 +238,14 @@ mod tests {
     use std::vec::Vec;
 
     use super::*;
+    #[allow(unused_imports)]
+    use crate::harness::testing::Bound;
     use crate::harness::testing::Script;
 
     const S: u64 = 1000;
 
-    fn uip(config: UipConfig) -> Uip {
-        Uip::new(config).unwrap()
+    fn uip(config: UipConfig) -> Bound<Uip> {
+        Bound::new(Uip::new(config).unwrap())
     }
 
     fn vj(sa: u32, sv: u32, rto: u32) -> VjState {
@@ -371,7 +268,7 @@ mod tests {
     fn retransmission_timers_ignore_the_estimated_rto() {
         // Spec §9.1: "fixed 3 s base, not the estimate" (Lim §4.2.1).
         let mut s = Script::new(uip(UipConfig::default()));
-        s.ctrl().set_state(vj(80, 40, 50));
+        s.set_state(vj(80, 40, 50));
         s.send();
         s.wait_ms(2000 * S);
         assert_eq!(s.timers_ms(), [50, 3, 6, 12, 24, 48, 48, 48, 48].map(|t| t * S));
@@ -381,7 +278,7 @@ mod tests {
     #[test]
     fn the_first_transmission_is_armed_with_the_estimated_rto() {
         let mut s = Script::new(uip(UipConfig::default()));
-        s.ctrl().set_state(vj(16, 5, 7));
+        s.set_state(vj(16, 5, 7));
         s.send();
         assert_eq!(s.timers_ms(), [7 * S]);
         assert_eq!(s.rto_ms(), Some(7 * S));
@@ -450,7 +347,7 @@ mod tests {
         s.send();
         s.wait_ms(1999);
         s.ack(); // sample 1: sa = 1; sv = 16 + (1 − 4) = 13; rto = 0 + 13
-        assert_eq!(s.ctrl().state(), vj(1, 13, 13));
+        assert_eq!(s.state(), vj(1, 13, 13));
         assert_eq!(s.rto_ms(), Some(13 * S));
     }
 
@@ -460,11 +357,11 @@ mod tests {
         s.send();
         s.wait_ms(3500); // retransmission at 3 s
         s.ack_copy(1);
-        assert_eq!(s.ctrl().state(), VjState::initial(16));
+        assert_eq!(s.state(), VjState::initial(16));
         s.send();
         s.wait_ms(500);
         s.ack(); // clean: sample 0
-        assert_eq!(s.ctrl().state(), vj(0, 12, 12));
+        assert_eq!(s.state(), vj(0, 12, 12));
     }
 
     #[test]
@@ -473,11 +370,11 @@ mod tests {
         // sv = 64 − 16 = 48 and rto = 48.
         let cfg = UipConfig { mdev_init: MdevInit::Literal, ..Default::default() };
         let mut s = Script::new(uip(cfg));
-        assert_eq!(s.ctrl().state(), vj(0, 64, 3));
+        assert_eq!(s.state(), vj(0, 64, 3));
         s.send();
         s.wait_ms(500);
         s.ack();
-        assert_eq!(s.ctrl().state(), vj(0, 48, 48));
+        assert_eq!(s.state(), vj(0, 48, 48));
         assert_eq!(MdevInit::Literal.initial_sv(Duration::from_millis(500)), 128);
         assert_eq!(MdevInit::Literal.initial_sv(Duration::from_secs(100)), 0);
         assert_eq!(MdevInit::Uip.initial_sv(Duration::from_millis(500)), 16);
@@ -514,11 +411,11 @@ mod tests {
     fn a_give_up_starts_a_new_connection_from_the_initial_state_unless_told_otherwise() {
         for (reset, after) in [(true, VjState::initial(16)), (false, vj(8, 10, 11))] {
             let mut s = Script::new(uip(UipConfig { reset_on_give_up: reset, ..Default::default() }));
-            s.ctrl().set_state(vj(8, 10, 11));
+            s.set_state(vj(8, 10, 11));
             s.send();
             s.wait_ms(1000 * S);
             assert!(s.give_up_ms().is_some());
-            assert_eq!(s.ctrl().state(), after);
+            assert_eq!(s.state(), after);
         }
     }
 
@@ -528,7 +425,7 @@ mod tests {
         // rto = 9 s (> 4 s): + U_int[0, 18 >> 1 = 9 ticks) → {9.0, …, 13.0} s.
         for (rto, lo, hi) in [(3, 3000, 5500), (9, 9000, 13000)] {
             let mut s = Script::new(uip(UipConfig::dithered()));
-            s.ctrl().set_state(vj(0, rto, rto));
+            s.set_state(vj(0, rto, rto));
             let mut seen = Vec::new();
             for _ in 0..400 {
                 s.send();
@@ -536,7 +433,7 @@ mod tests {
                 assert!((lo..=hi).contains(&t) && t % 500 == 0, "{t}");
                 seen.push(t);
                 s.ack();
-                s.ctrl().set_state(vj(0, rto, rto));
+                s.set_state(vj(0, rto, rto));
             }
             assert!(seen.contains(&lo) && seen.contains(&hi), "both ends drawn");
         }
@@ -628,5 +525,12 @@ mod tests {
         let err = Uip::new(UipConfig { rtt_unit: Duration::from_millis(1200), ..Default::default() }).unwrap_err();
         assert_eq!(err.key, "rtt_unit_ms");
         assert!(Uip::new(UipConfig { rtt_unit: Duration::from_millis(1500), ..Default::default() }).is_ok());
+    }
+
+    #[test]
+    fn uips_state_the_scaled_sa_sv_rto_integers_fits_12_bytes() {
+        // The per-destination footprint (README algorithm table); the configuration is not in it.
+        let bytes = core::mem::size_of::<<Uip as Controller>::State>();
+        assert!(bytes <= 12, "{bytes} bytes");
     }
 }

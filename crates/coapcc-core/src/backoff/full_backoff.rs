@@ -7,6 +7,8 @@
 
 use core::time::Duration;
 
+use crate::time::OptNanos;
+
 /// Which Full Backoff variant, if any.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -22,31 +24,31 @@ pub enum FullBackoff {
     Fb2,
 }
 
-/// The backed-off timer carried into the next exchange.
+/// The backed-off timer carried into the next exchange (8 bytes).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Carry {
-    /// The carried timer, `None` when nothing is carried.
-    pub carried: Option<Duration>,
+    /// The carried timer, none when nothing is carried.
+    pub carried: OptNanos,
 }
 
 impl Carry {
     /// An exchange ended after retransmissions (ACK or give-up): carry the timer that was
     /// armed for its last transmission (spec OQ-8, OQ-9), already capped by the caller.
     pub fn keep(&mut self, last_timer: Duration) {
-        self.carried = Some(last_timer);
+        self.carried = Some(last_timer).into();
     }
 
     /// A clean exchange ends the carrying.
     pub fn clear(&mut self) {
-        self.carried = None;
+        self.carried = OptNanos::NONE;
     }
 
     /// CoAP-FB2 after a clean exchange: halve the carried value, dropping it once half of it
     /// is at or below `initial_max` (ACK_TIMEOUT × ACK_RANDOM_FACTOR, spec OQ-10).
     pub fn halve(&mut self, initial_max: Duration) {
-        if let Some(c) = self.carried {
+        if let Some(c) = self.carried.get() {
             let half = c / 2;
-            self.carried = if half <= initial_max { None } else { Some(half) };
+            self.carried = if half <= initial_max { None } else { Some(half) }.into();
         }
     }
 }
@@ -57,7 +59,7 @@ mod tests {
 
     #[test]
     fn halving_drops_the_carry_once_it_reaches_the_initial_range() {
-        let mut c = Carry { carried: Some(Duration::from_secs(8)) };
+        let mut c = Carry { carried: Some(Duration::from_secs(8)).into() };
         c.halve(Duration::from_secs(3));
         assert_eq!(c.carried, Some(Duration::from_secs(4)));
         c.halve(Duration::from_secs(3));

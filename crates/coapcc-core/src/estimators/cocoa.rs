@@ -8,9 +8,9 @@
 
 use core::time::Duration;
 
-use crate::estimator::{Rfc6298, Rfc6298Params};
+use crate::estimators::rfc6298::{Rfc6298, Rfc6298Params};
 use crate::ratio::Ratio;
-use crate::time::{Instant, add, mul};
+use crate::time::{Instant, Nanos, add, mul};
 
 /// CoCoA-03: initial RTO (E_s, E_w and overall), 2 s.
 pub const INITIAL_RTO: Duration = Duration::from_secs(2);
@@ -101,18 +101,47 @@ pub struct CocoaRto {
     /// Weak estimator (SRTT_w, RTTVAR_w).
     pub weak: Rfc6298,
     /// The overall RTO that arms original transmissions.
-    pub overall: Duration,
-    /// When the overall RTO was last updated or aged (`None`: not used yet; the first use
-    /// stands for the creation time).
-    pub last_update: Option<Instant>,
+    pub overall: Nanos,
+    /// When the overall RTO was last updated or aged, if `updated` (see
+    /// [`CocoaRto::last_update`]); kept apart from the flag so the estimator fits 56 bytes.
+    last_update: Instant,
+    updated: bool,
     /// Whether any sample has been taken (the blind RTO applies until then).
     pub measured: bool,
 }
 
 impl CocoaRto {
     /// A fresh estimator with overall RTO `initial`.
-    pub const fn new(initial: Duration) -> Self {
-        CocoaRto { strong: Rfc6298::new(), weak: Rfc6298::new(), overall: initial, last_update: None, measured: false }
+    pub fn new(initial: Duration) -> Self {
+        CocoaRto {
+            strong: Rfc6298::new(),
+            weak: Rfc6298::new(),
+            overall: Nanos::new(initial),
+            last_update: Instant::ZERO,
+            updated: false,
+            measured: false,
+        }
+    }
+
+    /// When the overall RTO was last updated or aged (`None`: not used yet; the first use
+    /// stands for the creation time).
+    pub fn last_update(&self) -> Option<Instant> {
+        self.updated.then_some(self.last_update)
+    }
+
+    /// This estimator with overall RTO `overall`, last updated at `last_update`, `measured`
+    /// or not (tests and what-if analyses).
+    pub fn with_overall(mut self, overall: Duration, last_update: Option<Instant>, measured: bool) -> Self {
+        self.overall = Nanos::new(overall);
+        self.set_last_update(last_update);
+        self.measured = measured;
+        self
+    }
+
+    /// Sets when the overall RTO was last updated or aged.
+    pub fn set_last_update(&mut self, at: Option<Instant>) {
+        self.updated = at.is_some();
+        self.last_update = at.unwrap_or(Instant::ZERO);
     }
 
     /// Classifies an exchange that was acknowledged after `retransmissions` retransmissions.
@@ -137,8 +166,8 @@ impl CocoaRto {
         let e = est.rto(params).unwrap_or(r);
         // CoCoA-03 §4.2: RTO ← w·E + (1 − w)·RTO; Contiki: RTO ← (1 − w)·E + w·RTO (OQ-7).
         let w = if p.contiki_weights { w.one_minus() } else { w };
-        self.overall = w.blend(e, self.overall).min(p.max_rto);
-        self.last_update = Some(now);
+        self.overall = Nanos::new(w.blend(e, self.overall.get()).min(p.max_rto));
+        self.set_last_update(Some(now));
         self.measured = true;
         kind
     }
@@ -147,13 +176,13 @@ impl CocoaRto {
     pub fn aged(&self, now: Instant, p: &CocoaRtoParams) -> Duration {
         let mut copy = *self;
         copy.age(now, p);
-        copy.overall
+        copy.overall.get()
     }
 
     /// Applies aging due at `now` (CoCoA-03 §4.3 "Aging", spec §2.7, OQ-6).
     pub fn age(&mut self, now: Instant, p: &CocoaRtoParams) {
-        let Some(mut last) = self.last_update else {
-            self.last_update = Some(now);
+        let Some(mut last) = self.last_update() else {
+            self.set_last_update(Some(now));
             return;
         };
         let one_s = Duration::from_secs(1);
@@ -164,7 +193,7 @@ impl CocoaRto {
                 // Californium's loop: each step is dated when its idle threshold passed, so
                 // steps apply cumulatively (0.3 → 0.6 after 4.8 s → 1.2 after 14.4 s).
                 loop {
-                    let rto = self.overall;
+                    let rto = self.overall.get();
                     let (threshold, next) = if rto < one_s {
                         (mul(rto, 16), mul(rto, 2))
                     } else if rto > three_s {
@@ -179,20 +208,20 @@ impl CocoaRto {
                         break;
                     }
                     last = last + threshold;
-                    self.overall = next;
+                    self.overall = Nanos::new(next);
                 }
-                self.last_update = Some(last);
+                self.set_last_update(Some(last));
             }
             Aging::Contiki => {
-                let rto = self.overall;
+                let rto = self.overall.get();
                 let idle = now.saturating_duration_since(last);
                 if rto < one_s && idle > mul(rto, 16) {
                     // Spec OQ-4: the estimate never exceeds the ceiling.
-                    self.overall = one_s.min(p.max_rto);
-                    self.last_update = Some(now);
+                    self.overall = Nanos::new(one_s.min(p.max_rto));
+                    self.set_last_update(Some(now));
                 } else if rto > three_s && idle > mul(rto, 4) {
-                    self.overall = add(one_s, rto / 2).min(p.max_rto);
-                    self.last_update = Some(now);
+                    self.overall = Nanos::new(add(one_s, rto / 2).min(p.max_rto));
+                    self.set_last_update(Some(now));
                 }
             }
         }
@@ -260,7 +289,7 @@ mod tests {
     #[test]
     fn an_rto_of_4_s_idle_for_16_1_s_ages_to_3_s() {
         // Spec §13 vector 4.
-        let mut e = CocoaRto { overall: ms(4000), last_update: Some(at(0)), ..CocoaRto::new(INITIAL_RTO) };
+        let mut e = CocoaRto::new(INITIAL_RTO).with_overall(ms(4000), Some(at(0)), false);
         assert_eq!(e.aged(at(16_000), &P), ms(4000));
         e.age(at(16_100), &P);
         assert_eq!(e.overall, ms(3000));
@@ -269,7 +298,7 @@ mod tests {
     #[test]
     fn an_rto_of_0_3_s_doubles_after_4_8_s_and_again_after_14_4_s_then_stops() {
         // Spec §13 vector 4 (Californium's cumulative loop).
-        let e = CocoaRto { overall: ms(300), last_update: Some(at(0)), ..CocoaRto::new(INITIAL_RTO) };
+        let e = CocoaRto::new(INITIAL_RTO).with_overall(ms(300), Some(at(0)), false);
         assert_eq!(e.aged(at(4800), &P), ms(300));
         assert_eq!(e.aged(at(4810), &P), ms(600));
         assert_eq!(e.aged(at(14_400), &P), ms(600));
@@ -281,7 +310,7 @@ mod tests {
     #[test]
     fn contiki_aging_sets_a_small_rto_to_1_s() {
         let p = CocoaRtoParams { aging: Aging::Contiki, ..P };
-        let e = CocoaRto { overall: ms(300), last_update: Some(at(0)), ..CocoaRto::new(INITIAL_RTO) };
+        let e = CocoaRto::new(INITIAL_RTO).with_overall(ms(300), Some(at(0)), false);
         assert_eq!(e.aged(at(4810), &p), ms(1000));
     }
 
@@ -290,10 +319,10 @@ mod tests {
         // A doubling step that the ceiling cancels must end the loop (a 1 ns ceiling and ten
         // idle days would otherwise take 5·10^13 iterations).
         let p = CocoaRtoParams { max_rto: Duration::from_nanos(1), ..P };
-        let e = CocoaRto { overall: Duration::from_nanos(1), last_update: Some(at(0)), ..CocoaRto::new(INITIAL_RTO) };
+        let e = CocoaRto::new(INITIAL_RTO).with_overall(Duration::from_nanos(1), Some(at(0)), false);
         assert_eq!(e.aged(at(10 * 86_400_000), &p), Duration::from_nanos(1));
         let p = CocoaRtoParams { max_rto: ms(500), ..P };
-        let e = CocoaRto { overall: ms(300), last_update: Some(at(0)), ..CocoaRto::new(INITIAL_RTO) };
+        let e = CocoaRto::new(INITIAL_RTO).with_overall(ms(300), Some(at(0)), false);
         assert_eq!(e.aged(at(10 * 86_400_000), &p), ms(500));
         let p = CocoaRtoParams { aging: Aging::Contiki, ..p };
         assert_eq!(e.aged(at(4810), &p), ms(500));

@@ -79,7 +79,7 @@ pub enum SampleSource {
 }
 
 /// The RTT sample an acknowledgement at `now` of `ex` contributes under `source`, if any.
-pub fn rtt_sample(source: SampleSource, now: Instant, ex: &Exchange, ack: &Ack) -> Option<Duration> {
+pub fn rtt_sample<X>(source: SampleSource, now: Instant, ex: &Exchange<X>, ack: &Ack) -> Option<Duration> {
     match source {
         SampleSource::Exact => Some(match ack.echo {
             Some(echo) => now - echo.sent,
@@ -93,11 +93,12 @@ pub fn rtt_sample(source: SampleSource, now: Instant, ex: &Exchange, ack: &Ack) 
 /// Spec OQ-27: whether the exchange just acknowledged made a spurious retransmission, as far
 /// as the acknowledgement tells: an echo naming a copy older than the latest one means the
 /// later copies were not needed. Without an echo: `false` (see the module docs).
-pub fn is_spurious(ex: &Exchange, ack: &Ack) -> bool {
+pub fn is_spurious<X>(ex: &Exchange<X>, ack: &Ack) -> bool {
     ack.echo.is_some_and(|echo| echo.copy < ex.retransmissions())
 }
 
-/// Constants of the Makarem estimator. `Default` is \[S1\]'s values.
+/// Constants of the Makarem estimator. `Default` is \[S1\]'s values. IDC and MBC carry it as
+/// their `rto` field; its keys sit beside theirs ([`config_with_makarem_rto`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MakaremRtoParams {
     /// α: SRTT gain, and RTTVAR gain when R > SRTT.
@@ -239,6 +240,92 @@ impl MakaremRto {
     }
 }
 
+/// Declares a configuration struct (IDC, MBC) with its own fields plus `rto:`
+/// [`MakaremRtoParams`], and its serde (de)serialisation with the estimator's keys flat beside
+/// its own (`alpha`, `gamma`, `k`, `k_spurious`, `initial_rto_ms`, `min_rto_ms`,
+/// `max_rto_ms`), unknown keys rejected. Serde's `flatten` cannot be combined with
+/// `deny_unknown_fields`, so the flat form is written here once for both algorithms. Field
+/// attributes are `#[serde(...)]` (used by the flat form only). The struct's `Default` must be
+/// implemented beside it.
+macro_rules! config_with_makarem_rto {
+    (
+        $(#[doc = $doc:literal])*
+        pub struct $name:ident {
+            $(
+                $(#[doc = $fdoc:literal])*
+                $(#[serde($($fserde:tt)*)])?
+                pub $field:ident: $ty:ty,
+            )*
+        }
+    ) => {
+        $(#[doc = $doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub struct $name {
+            $( $(#[doc = $fdoc])* pub $field: $ty, )*
+            /// The RTO estimator's constants (spec §8.1; keys `alpha`, `gamma`, `k`,
+            /// `k_spurious`, `initial_rto_ms`, `min_rto_ms`, `max_rto_ms` beside the others).
+            pub rto: $crate::estimators::makarem::MakaremRtoParams,
+        }
+
+        #[cfg(feature = "serde")]
+        const _: () = {
+            use core::time::Duration;
+            use $crate::estimators::makarem::MakaremRtoParams;
+            use $crate::ratio::Ratio;
+
+            #[derive(serde::Serialize, serde::Deserialize)]
+            #[serde(deny_unknown_fields, default)]
+            struct Flat {
+                $( $(#[serde($($fserde)*)])? $field: $ty, )*
+                alpha: Ratio,
+                gamma: Ratio,
+                k: u8,
+                k_spurious: u8,
+                #[serde(rename = "initial_rto_ms", with = "crate::config::serde_ms")]
+                initial_rto: Duration,
+                #[serde(rename = "min_rto_ms", with = "crate::config::serde_ms")]
+                min_rto: Duration,
+                #[serde(rename = "max_rto_ms", with = "crate::config::serde_opt_ms")]
+                max_rto: Option<Duration>,
+            }
+
+            impl From<$name> for Flat {
+                fn from(c: $name) -> Self {
+                    let MakaremRtoParams { alpha, gamma, k, k_spurious, initial_rto, min_rto, max_rto } = c.rto;
+                    Flat { $($field: c.$field,)* alpha, gamma, k, k_spurious, initial_rto, min_rto, max_rto }
+                }
+            }
+
+            impl From<Flat> for $name {
+                fn from(f: Flat) -> Self {
+                    let Flat { $($field,)* alpha, gamma, k, k_spurious, initial_rto, min_rto, max_rto } = f;
+                    $name { $($field,)* rto: MakaremRtoParams { alpha, gamma, k, k_spurious, initial_rto, min_rto, max_rto } }
+                }
+            }
+
+            impl Default for Flat {
+                fn default() -> Self {
+                    $name::default().into()
+                }
+            }
+
+            impl serde::Serialize for $name {
+                fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                    Flat::from(*self).serialize(s)
+                }
+            }
+
+            impl<'de> serde::Deserialize<'de> for $name {
+                fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                    <Flat as serde::Deserialize<'de>>::deserialize(d).map(Into::into)
+                }
+            }
+        };
+    };
+}
+
+pub(crate) use config_with_makarem_rto;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -337,23 +424,27 @@ mod tests {
     }
 
     /// An exchange sent at 0 with retransmissions at 1 s and 2 s (through any controller).
-    fn exchange_with_two_retransmissions() -> (Exchange, [Instant; 3]) {
+    fn exchange_with_two_retransmissions() -> (Exchange<()>, [Instant; 3]) {
         struct Fixed;
         impl Controller for Fixed {
+            type State = ();
+            type ExchangeState = ();
+            fn new_state(&self) {}
             fn on_transmit(
-                &mut self,
+                &self,
+                _: &mut (),
                 _: Instant,
-                _: &mut Exchange,
+                _: &mut Exchange<()>,
                 _: usize,
                 _: &mut dyn crate::random::Rng,
             ) -> Duration {
                 ms(1000)
             }
-            fn on_timeout(&mut self, _: Instant, _: &mut Exchange) -> crate::controller::Retry {
+            fn on_timeout(&self, _: &mut (), _: Instant, _: &mut Exchange<()>) -> crate::controller::Retry {
                 crate::controller::Retry::Retransmit
             }
-            fn on_ack(&mut self, _: Instant, _: &Exchange, _: &Ack) {}
-            fn rto(&self, _: Instant) -> Option<Duration> {
+            fn on_ack(&self, _: &mut (), _: Instant, _: &Exchange<()>, _: &Ack) {}
+            fn rto(&self, _: &(), _: Instant) -> Option<Duration> {
                 None
             }
             fn timer_bounds(&self) -> crate::controller::TimerBounds {
@@ -362,10 +453,10 @@ mod tests {
         }
         use rand_core::SeedableRng;
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(1);
-        let mut c = Fixed;
-        let mut ex = c.start(at(0), 0, &mut rng);
-        c.retransmit(at(1000), &mut ex, &mut rng);
-        c.retransmit(at(2000), &mut ex, &mut rng);
+        let c = Fixed;
+        let mut ex = c.start(&mut (), at(0), 0, &mut rng);
+        c.retransmit(&mut (), at(1000), &mut ex, &mut rng);
+        c.retransmit(&mut (), at(2000), &mut ex, &mut rng);
         (ex, [at(0), at(1000), at(2000)])
     }
 
@@ -382,7 +473,7 @@ mod tests {
         let (ex, sent) = exchange_with_two_retransmissions();
         let echo = Ack { echo: Some(Echo { copy: 2, sent: sent[2] }) };
         assert_eq!(rtt_sample(SampleSource::Unambiguous, at(2300), &ex, &echo), None);
-        let clean = Exchange::new(at(0));
+        let clean = Exchange::<()>::new(at(0));
         assert_eq!(rtt_sample(SampleSource::Unambiguous, at(400), &clean, &Ack::AMBIGUOUS), Some(ms(400)));
     }
 

@@ -4,7 +4,7 @@
 use core::time::Duration;
 
 use crate::ratio::Ratio;
-use crate::time::{abs_diff, add, nanos};
+use crate::time::{Nanos, OptNanos, abs_diff, add, nanos};
 
 /// RFC 6298 §2: α = 1/8.
 pub const ALPHA: Ratio = Ratio::new(1, 8);
@@ -36,45 +36,54 @@ impl Rfc6298Params {
 }
 
 /// The state of one RFC 6298 estimator: SRTT and RTTVAR, unset until the first sample.
+/// Kept in 16 bytes (compact nanoseconds; an SRTT saturates at `u64::MAX − 1` ns).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Rfc6298 {
-    /// Smoothed RTT, `None` before the first sample.
-    pub srtt: Option<Duration>,
-    /// RTT variation (meaningless before the first sample).
-    pub rttvar: Duration,
+    srtt: OptNanos,
+    rttvar: Nanos,
 }
 
 impl Rfc6298 {
     /// An estimator that has seen no sample.
     pub const fn new() -> Self {
-        Rfc6298 { srtt: None, rttvar: Duration::ZERO }
+        Rfc6298 { srtt: OptNanos::NONE, rttvar: Nanos::ZERO }
     }
 
     /// An estimator in a given state (tests and what-if analyses).
-    pub const fn with(srtt: Duration, rttvar: Duration) -> Self {
-        Rfc6298 { srtt: Some(srtt), rttvar }
+    pub fn with(srtt: Duration, rttvar: Duration) -> Self {
+        Rfc6298 { srtt: OptNanos::new(Some(srtt)), rttvar: Nanos::new(rttvar) }
+    }
+
+    /// Smoothed RTT, `None` before the first sample.
+    pub fn srtt(&self) -> Option<Duration> {
+        self.srtt.get()
+    }
+
+    /// RTT variation (meaningless before the first sample).
+    pub fn rttvar(&self) -> Duration {
+        self.rttvar.get()
     }
 
     /// Folds in the RTT sample `r` (RFC 6298 §2.2–2.3).
     pub fn sample(&mut self, r: Duration, p: &Rfc6298Params) {
-        match self.srtt {
+        match self.srtt() {
             None => {
                 // RFC 6298 §2.2: SRTT ← R, RTTVAR ← R/2 (R/(2K) for FASOR, OQ-21).
-                self.srtt = Some(r);
-                self.rttvar = Duration::from_nanos(nanos(r) / u64::from(p.first_rttvar_divisor.max(1)));
+                self.srtt = OptNanos::new(Some(r));
+                self.rttvar = Nanos::new(Duration::from_nanos(nanos(r) / u64::from(p.first_rttvar_divisor.max(1))));
             }
             Some(srtt) => {
                 // RFC 6298 §2.3: RTTVAR uses the old SRTT, then SRTT is updated.
-                self.rttvar = p.beta.blend(abs_diff(srtt, r), self.rttvar);
-                self.srtt = Some(p.alpha.blend(r, srtt));
+                self.rttvar = Nanos::new(p.beta.blend(abs_diff(srtt, r), self.rttvar()));
+                self.srtt = OptNanos::new(Some(p.alpha.blend(r, srtt)));
             }
         }
     }
 
     /// RTO = SRTT + max(G, K·RTTVAR), `None` before the first sample.
     pub fn rto(&self, p: &Rfc6298Params) -> Option<Duration> {
-        let srtt = self.srtt?;
-        let var = Ratio::integer(p.k).mul_duration(self.rttvar);
+        let srtt = self.srtt()?;
+        let var = Ratio::integer(p.k).mul_duration(self.rttvar());
         Some(add(srtt, var.max(p.granularity)))
     }
 }
