@@ -394,6 +394,21 @@ const OPTIONAL_KEYS: &[(&str, &str)] = &[
     ("trace", "series_samples"),
 ];
 
+/// Keys of the NB-IoT preset with defaults (`[network.nbiot]`, testbeds §1), for bare `--set`
+/// keys when the scenario uses that preset.
+const NBIOT_OPTIONAL_KEYS: &[&str] = &[
+    "uplink_kbps",
+    "downlink_kbps",
+    "uplink_delay_ms",
+    "downlink_delay_ms",
+    "rest_of_path_min_ms",
+    "rest_of_path_max_ms",
+    "errors_mean_good_ms",
+    "errors_mean_bad_ms",
+    "errors_loss_good",
+    "errors_loss_bad",
+];
+
 /// Applies one setting to the document; returns the key's resolved path (`workload.flows`).
 fn apply_setting(table: &mut toml::Table, s: &Setting, file: &str) -> Result<String, ScenarioError> {
     let err =
@@ -419,6 +434,10 @@ fn apply_setting(table: &mut toml::Table, s: &Setting, file: &str) -> Result<Str
             // A key with a default, not written in the file: its table is known.
             if let Some((sec, _)) = OPTIONAL_KEYS.iter().find(|(_, k)| *k == key) {
                 hits.push(vec![sec.to_string(), key.to_string()]);
+            }
+            let nbiot = table.get("network").and_then(|n| n.get("nbiot")).is_some_and(|t| t.is_table());
+            if nbiot && NBIOT_OPTIONAL_KEYS.contains(&key) {
+                hits.push(vec!["network".into(), "nbiot".into(), key.to_string()]);
             }
         }
         match hits.len() {
@@ -884,6 +903,13 @@ mod tests {
         let e = parse(NBIOT, "t.toml", &[Setting::algorithms(["reno"])]).unwrap_err();
         assert_eq!(e.key.as_deref(), Some("algorithms"));
         assert!(e.problem.contains("unknown algorithm `reno`") && e.problem.contains("cocoa"), "{e}");
+    }
+
+    #[test]
+    fn a_bare_nbiot_key_left_at_its_default_finds_the_preset_table() {
+        let s = with(&["downlink_kbps=20"]).unwrap();
+        let Model::Network { network: NetworkConfig::Nbiot(n), .. } = s.model else { panic!("not NB-IoT") };
+        assert_eq!(n.downlink_kbps, coapcc_core::Ratio::new(20, 1));
     }
 
     #[test]
