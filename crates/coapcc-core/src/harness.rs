@@ -10,7 +10,7 @@
 use core::fmt;
 use core::time::Duration;
 
-use crate::controller::{Ack, Controller, Echo, Exchange, Retry, TimerBounds};
+use crate::controller::{Ack, Controller, Echo};
 use crate::random::Rng;
 use crate::retransmission::{Fired, Outstanding};
 use crate::time::Instant;
@@ -240,40 +240,6 @@ impl<C: Controller> StopAndWait<C> {
     }
 }
 
-/// An algorithm by reference is an algorithm (a harness or driver may borrow a shared one).
-impl<C: Controller + ?Sized> Controller for &C {
-    type State = C::State;
-    type ExchangeState = C::ExchangeState;
-    fn new_state(&self) -> C::State {
-        (**self).new_state()
-    }
-    fn on_transmit(
-        &self,
-        st: &mut C::State,
-        now: Instant,
-        ex: &mut Exchange<C::ExchangeState>,
-        in_flight: usize,
-        rng: &mut dyn Rng,
-    ) -> Duration {
-        (**self).on_transmit(st, now, ex, in_flight, rng)
-    }
-    fn on_timeout(&self, st: &mut C::State, now: Instant, ex: &mut Exchange<C::ExchangeState>) -> Retry {
-        (**self).on_timeout(st, now, ex)
-    }
-    fn on_ack(&self, st: &mut C::State, now: Instant, ex: &Exchange<C::ExchangeState>, ack: &Ack) {
-        (**self).on_ack(st, now, ex, ack)
-    }
-    fn earliest_send(&self, st: &C::State, now: Instant) -> Instant {
-        (**self).earliest_send(st, now)
-    }
-    fn rto(&self, st: &C::State, now: Instant) -> Option<Duration> {
-        (**self).rto(st, now)
-    }
-    fn timer_bounds(&self) -> TimerBounds {
-        (**self).timer_bounds()
-    }
-}
-
 /// Helpers for unit tests of the algorithms: a [`StopAndWait`] with a fixed-seed generator
 /// that records its events, with times in whole milliseconds or nanoseconds.
 #[cfg(test)]
@@ -282,6 +248,7 @@ pub(crate) mod testing {
     use std::vec::Vec;
 
     use super::*;
+    use crate::controller::Exchange;
     use rand_core::SeedableRng;
     use rand_pcg::Pcg64Mcg;
 

@@ -20,7 +20,8 @@
 //! | [`estimators`] | RTO estimators shared by the controllers (RFC 6298, CoCoA, Makarem, Van Jacobson) |
 //! | [`backoff`] | backoff mechanisms shared by the controllers (VBF, Full Backoff, tick dithering) |
 //! | [`time`], [`ratio`] | [`Instant`], saturating duration helpers, exact rational factors |
-//! | [`tcp`] | the configuration shared by the uIP and Lim timers |
+//! | `pacing` | the sample window and gain division shared by MBC and BDP |
+//! | `tcp` | the configuration shared by the uIP and Lim timers |
 //! | [`params`] | RFC 7252 transmission parameters and their derived values |
 //! | [`random`] | uniform draws from a caller-owned [`rand_core::Rng`] |
 //! | [`config`] | [`ConfigError`] and serde helpers for `*_ms` keys |
@@ -34,7 +35,11 @@
 //!
 //! ## Features
 //!
-//! * `serde`: derive (de)serialisation for every configuration type (no allocator needed).
+//! * `serde`: derive (de)serialisation for every configuration type.
+//! * One feature per algorithm, all on by default: `default-coap`, `cocoa`, `pcocoa`,
+//!   `four-state`, `fasor`, `idc`, `mbc`, `bdp`, `uip`, `lim`. Firmware enables only the
+//!   ones it runs; [`registry`] and [`AnyController`] then hold only those, and the shared
+//!   mechanisms ([`estimators`], [`backoff`]) come in with the algorithms that need them.
 
 #![no_std]
 #![forbid(unsafe_code)]
@@ -45,11 +50,14 @@ pub mod config;
 pub mod controller;
 pub mod estimators;
 pub mod harness;
+#[cfg(feature = "_pacing")]
+pub mod pacing;
 pub mod params;
 pub mod random;
 pub mod ratio;
 pub mod registry;
 pub mod retransmission;
+#[cfg(feature = "_vj")]
 pub mod tcp;
 pub mod time;
 

@@ -9,17 +9,29 @@ use core::fmt;
 use core::mem::size_of;
 use core::time::Duration;
 
+#[cfg(feature = "bdp")]
 use crate::algorithms::bdp::{Bdp, BdpConfig};
+#[cfg(feature = "cocoa")]
 use crate::algorithms::cocoa::{Cocoa, CocoaConfig};
+#[cfg(feature = "default-coap")]
 use crate::algorithms::default_coap::{DefaultCoap, DefaultCoapConfig};
+#[cfg(feature = "fasor")]
 use crate::algorithms::fasor::{Fasor, FasorConfig};
+#[cfg(feature = "four-state")]
 use crate::algorithms::four_state::{FourState, FourStateConfig};
+#[cfg(feature = "idc")]
 use crate::algorithms::idc::{Idc, IdcConfig};
+#[cfg(feature = "lim")]
 use crate::algorithms::lim::{Lim, LimConfig};
+#[cfg(feature = "mbc")]
 use crate::algorithms::mbc::{Mbc, MbcConfig};
+#[cfg(feature = "pcocoa")]
 use crate::algorithms::pcocoa::{PCocoa, PCocoaConfig};
+#[cfg(feature = "uip")]
 use crate::algorithms::uip::{Uip, UipConfig};
+#[cfg(feature = "_full-backoff")]
 use crate::backoff::full_backoff::FullBackoff;
+#[cfg(feature = "cocoa")]
 use crate::backoff::vbf::Vbf;
 use crate::config::ConfigError;
 use crate::controller::{Ack, Controller, Exchange, Retry, TimerBounds};
@@ -93,6 +105,7 @@ impl fmt::Debug for AlgorithmInfo {
 
 /// Every named algorithm, in the order of the spec.
 pub static ALGORITHMS: &[AlgorithmInfo] = &[
+    #[cfg(feature = "default-coap")]
     AlgorithmInfo {
         name: "default",
         family: Family::Backoff,
@@ -102,6 +115,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         state_bytes: size_of::<<DefaultCoap as Controller>::State>(),
         preset: || AnyConfig::DefaultCoap(DefaultCoapConfig::default()),
     },
+    #[cfg(feature = "default-coap")]
     AlgorithmInfo {
         name: "default-aggressive",
         family: Family::Backoff,
@@ -111,6 +125,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         state_bytes: size_of::<<DefaultCoap as Controller>::State>(),
         preset: || AnyConfig::DefaultCoap(DefaultCoapConfig::aggressive()),
     },
+    #[cfg(feature = "default-coap")]
     AlgorithmInfo {
         name: "default-fb1",
         family: Family::Backoff,
@@ -120,6 +135,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         state_bytes: size_of::<<DefaultCoap as Controller>::State>(),
         preset: || AnyConfig::DefaultCoap(DefaultCoapConfig::full_backoff(FullBackoff::Fb1)),
     },
+    #[cfg(feature = "default-coap")]
     AlgorithmInfo {
         name: "default-fb2",
         family: Family::Backoff,
@@ -129,6 +145,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         state_bytes: size_of::<<DefaultCoap as Controller>::State>(),
         preset: || AnyConfig::DefaultCoap(DefaultCoapConfig::full_backoff(FullBackoff::Fb2)),
     },
+    #[cfg(feature = "cocoa")]
     AlgorithmInfo {
         name: "cocoa",
         family: Family::Backoff,
@@ -138,6 +155,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         state_bytes: size_of::<<Cocoa as Controller>::State>(),
         preset: || AnyConfig::Cocoa(CocoaConfig::default()),
     },
+    #[cfg(feature = "cocoa")]
     AlgorithmInfo {
         name: "cocoa-strong",
         family: Family::Backoff,
@@ -147,6 +165,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         state_bytes: size_of::<<Cocoa as Controller>::State>(),
         preset: || AnyConfig::Cocoa(CocoaConfig::strong()),
     },
+    #[cfg(feature = "cocoa")]
     AlgorithmInfo {
         name: "cocoa-fb1",
         family: Family::Backoff,
@@ -156,6 +175,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         state_bytes: size_of::<<Cocoa as Controller>::State>(),
         preset: || AnyConfig::Cocoa(CocoaConfig::full_backoff(FullBackoff::Fb1)),
     },
+    #[cfg(feature = "cocoa")]
     AlgorithmInfo {
         name: "cocoa-fb2",
         family: Family::Backoff,
@@ -165,6 +185,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         state_bytes: size_of::<<Cocoa as Controller>::State>(),
         preset: || AnyConfig::Cocoa(CocoaConfig::full_backoff(FullBackoff::Fb2)),
     },
+    #[cfg(feature = "cocoa")]
     AlgorithmInfo {
         name: "cocoa-plus",
         family: Family::Backoff,
@@ -174,6 +195,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         state_bytes: size_of::<<Cocoa as Controller>::State>(),
         preset: || AnyConfig::Cocoa(CocoaConfig::plus(Vbf::PAPER)),
     },
+    #[cfg(feature = "pcocoa")]
     AlgorithmInfo {
         name: "pcocoa",
         family: Family::Backoff,
@@ -183,6 +205,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         state_bytes: size_of::<<PCocoa as Controller>::State>(),
         preset: || AnyConfig::PCocoa(PCocoaConfig::default()),
     },
+    #[cfg(feature = "four-state")]
     AlgorithmInfo {
         name: "four-state",
         family: Family::Backoff,
@@ -192,6 +215,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         state_bytes: size_of::<<FourState as Controller>::State>(),
         preset: || AnyConfig::FourState(FourStateConfig::default()),
     },
+    #[cfg(feature = "fasor")]
     AlgorithmInfo {
         name: "fasor",
         family: Family::Backoff,
@@ -201,6 +225,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         state_bytes: size_of::<<Fasor as Controller>::State>(),
         preset: || AnyConfig::Fasor(FasorConfig::default()),
     },
+    #[cfg(feature = "fasor")]
     AlgorithmInfo {
         name: "fasor-token",
         family: Family::Backoff,
@@ -210,6 +235,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         state_bytes: size_of::<<Fasor as Controller>::State>(),
         preset: || AnyConfig::Fasor(FasorConfig::token()),
     },
+    #[cfg(feature = "bdp")]
     AlgorithmInfo {
         name: "bdp",
         family: Family::RateBased,
@@ -219,6 +245,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         state_bytes: size_of::<<Bdp as Controller>::State>(),
         preset: || AnyConfig::Bdp(BdpConfig::default()),
     },
+    #[cfg(feature = "idc")]
     AlgorithmInfo {
         name: "idc",
         family: Family::RateBased,
@@ -228,6 +255,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         state_bytes: size_of::<<Idc as Controller>::State>(),
         preset: || AnyConfig::Idc(IdcConfig::default()),
     },
+    #[cfg(feature = "mbc")]
     AlgorithmInfo {
         name: "mbc",
         family: Family::RateBased,
@@ -237,6 +265,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         state_bytes: size_of::<<Mbc as Controller>::State>(),
         preset: || AnyConfig::Mbc(MbcConfig::default()),
     },
+    #[cfg(feature = "uip")]
     AlgorithmInfo {
         name: "uip",
         family: Family::Tcp,
@@ -246,6 +275,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         state_bytes: size_of::<<Uip as Controller>::State>(),
         preset: || AnyConfig::Uip(UipConfig::default()),
     },
+    #[cfg(feature = "uip")]
     AlgorithmInfo {
         name: "uip-dither",
         family: Family::Tcp,
@@ -255,6 +285,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         state_bytes: size_of::<<Uip as Controller>::State>(),
         preset: || AnyConfig::Uip(UipConfig::dithered()),
     },
+    #[cfg(feature = "lim")]
     AlgorithmInfo {
         name: "lim",
         family: Family::Tcp,
@@ -274,13 +305,14 @@ pub fn find(name: &str) -> Option<&'static AlgorithmInfo> {
 /// Generates [`AnyConfig`], [`AnyController`], [`AnyState`], [`AnyExchangeState`] and their
 /// dispatch from one list of `Variant(Algorithm, Config)`.
 macro_rules! any_algorithm {
-    ($($variant:ident($ctrl:ty, $cfg:ty)),* $(,)?) => {
+    ($($(#[$m:meta])* $variant:ident($ctrl:ty, $cfg:ty)),* $(,)?) => {
         /// The configuration of any algorithm.
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         #[cfg_attr(feature = "serde", derive(serde::Serialize))]
         #[cfg_attr(feature = "serde", serde(untagged))]
         pub enum AnyConfig {
             $(
+                $(#[$m])*
                 #[allow(missing_docs)]
                 $variant($cfg),
             )*
@@ -292,6 +324,7 @@ macro_rules! any_algorithm {
         #[derive(Clone, Debug, PartialEq, Eq)]
         pub enum AnyController {
             $(
+                $(#[$m])*
                 #[allow(missing_docs)]
                 $variant($ctrl),
             )*
@@ -307,7 +340,7 @@ macro_rules! any_algorithm {
         #[derive(Clone, Debug, PartialEq)]
         #[allow(clippy::large_enum_variant)]
         enum StateOf {
-            $($variant(<$ctrl as Controller>::State),)*
+            $($(#[$m])* $variant(<$ctrl as Controller>::State),)*
         }
 
         /// The per-exchange state of an [`AnyController`] (the default scratch of an
@@ -318,6 +351,7 @@ macro_rules! any_algorithm {
             #[default]
             Fresh,
             $(
+                $(#[$m])*
                 #[allow(missing_docs)]
                 $variant(<$ctrl as Controller>::ExchangeState),
             )*
@@ -327,28 +361,28 @@ macro_rules! any_algorithm {
             /// Checks the configuration and builds the algorithm.
             pub fn build(&self) -> Result<AnyController, ConfigError> {
                 match self {
-                    $(AnyConfig::$variant(c) => <$ctrl>::new(*c).map(AnyController::$variant),)*
+                    $($(#[$m])* AnyConfig::$variant(c) => <$ctrl>::new(*c).map(AnyController::$variant),)*
                 }
             }
 
             /// MAX_RETRANSMIT (or the algorithm's equivalent retransmission limit).
             pub fn max_retransmit(&self) -> u8 {
-                match self { $(AnyConfig::$variant(c) => c.max_retransmit,)* }
+                match self { $($(#[$m])* AnyConfig::$variant(c) => c.max_retransmit,)* }
             }
 
             /// Sets the retransmission limit.
             pub fn set_max_retransmit(&mut self, n: u8) {
-                match self { $(AnyConfig::$variant(c) => c.max_retransmit = n,)* }
+                match self { $($(#[$m])* AnyConfig::$variant(c) => c.max_retransmit = n,)* }
             }
 
             /// Whether timers are dithered.
             pub fn dither(&self) -> bool {
-                match self { $(AnyConfig::$variant(c) => c.dither,)* }
+                match self { $($(#[$m])* AnyConfig::$variant(c) => c.dither,)* }
             }
 
             /// Turns dithering on or off (`--no-dither`).
             pub fn set_dither(&mut self, on: bool) {
-                match self { $(AnyConfig::$variant(c) => c.dither = on,)* }
+                match self { $($(#[$m])* AnyConfig::$variant(c) => c.dither = on,)* }
             }
 
             /// Rebuilds the configuration through `f`, which sees the concrete config type
@@ -356,7 +390,7 @@ macro_rules! any_algorithm {
             #[cfg(feature = "serde")]
             pub fn map_with<M: ConfigMapper>(self, f: &mut M) -> Result<AnyConfig, M::Error> {
                 Ok(match self {
-                    $(AnyConfig::$variant(c) => AnyConfig::$variant(f.map(c)?),)*
+                    $($(#[$m])* AnyConfig::$variant(c) => AnyConfig::$variant(f.map(c)?),)*
                 })
             }
         }
@@ -366,11 +400,17 @@ macro_rules! any_algorithm {
             /// algorithms whose timers are not an estimator's RTO (4-state, BDP, uIP, Lim).
             pub fn rto_estimator(&self) -> Option<RtoEstimator> {
                 match self {
+                    #[cfg(feature = "default-coap")]
                     AnyController::DefaultCoap(c) => Some(RtoEstimator::Fixed(c.config().ack_timeout)),
+                    #[cfg(feature = "cocoa")]
                     AnyController::Cocoa(c) => Some(RtoEstimator::Cocoa(c.new_state().estimator, c.config().rto_params())),
+                    #[cfg(feature = "fasor")]
                     AnyController::Fasor(c) => Some(c.rto_estimator()),
+                    #[cfg(feature = "pcocoa")]
                     AnyController::PCocoa(c) => Some(RtoEstimator::PCocoa(*c, c.new_state())),
+                    #[cfg(feature = "idc")]
                     AnyController::Idc(c) => Some(RtoEstimator::Makarem(c.new_state().rto, c.config().rto_params())),
+                    #[cfg(feature = "mbc")]
                     AnyController::Mbc(c) => Some(RtoEstimator::Makarem(c.new_state().rto, c.config().rto_params())),
                     #[allow(unreachable_patterns)]
                     _ => None,
@@ -379,13 +419,13 @@ macro_rules! any_algorithm {
 
             /// The configuration it was built from.
             pub fn config(&self) -> AnyConfig {
-                match self { $(AnyController::$variant(c) => AnyConfig::$variant(*c.config()),)* }
+                match self { $($(#[$m])* AnyController::$variant(c) => AnyConfig::$variant(*c.config()),)* }
             }
 
             /// `st`, replaced by a fresh state if it belongs to another algorithm.
             fn own<'s>(&self, st: &'s mut AnyState) -> &'s mut StateOf {
                 let mine = match (self, &st.0) {
-                    $((AnyController::$variant(_), StateOf::$variant(_)) => true,)*
+                    $($(#[$m])* (AnyController::$variant(_), StateOf::$variant(_)) => true,)*
                     #[allow(unreachable_patterns)]
                     _ => false,
                 };
@@ -401,7 +441,7 @@ macro_rules! any_algorithm {
             type ExchangeState = AnyExchangeState;
 
             fn new_state(&self) -> AnyState {
-                match self { $(AnyController::$variant(c) => AnyState(StateOf::$variant(c.new_state())),)* }
+                match self { $($(#[$m])* AnyController::$variant(c) => AnyState(StateOf::$variant(c.new_state())),)* }
             }
 
             fn on_transmit(
@@ -413,8 +453,8 @@ macro_rules! any_algorithm {
                 rng: &mut dyn Rng,
             ) -> Duration {
                 match (self, self.own(st)) {
-                    $((AnyController::$variant(c), StateOf::$variant(s)) => {
-                        let mut typed = ex.map_cc(|x| match x { AnyExchangeState::$variant(x) => x, _ => Default::default() });
+                    $($(#[$m])* (AnyController::$variant(c), StateOf::$variant(s)) => {
+                        let mut typed = ex.map_cc(|x| match x { AnyExchangeState::$variant(x) => x, #[allow(unreachable_patterns)] _ => Default::default() });
                         let timer = c.on_transmit(s, now, &mut typed, in_flight, rng);
                         *ex = typed.map_cc(AnyExchangeState::$variant);
                         timer
@@ -427,8 +467,8 @@ macro_rules! any_algorithm {
 
             fn on_timeout(&self, st: &mut AnyState, now: Instant, ex: &mut Exchange) -> Retry {
                 match (self, self.own(st)) {
-                    $((AnyController::$variant(c), StateOf::$variant(s)) => {
-                        let mut typed = ex.map_cc(|x| match x { AnyExchangeState::$variant(x) => x, _ => Default::default() });
+                    $($(#[$m])* (AnyController::$variant(c), StateOf::$variant(s)) => {
+                        let mut typed = ex.map_cc(|x| match x { AnyExchangeState::$variant(x) => x, #[allow(unreachable_patterns)] _ => Default::default() });
                         let retry = c.on_timeout(s, now, &mut typed);
                         *ex = typed.map_cc(AnyExchangeState::$variant);
                         retry
@@ -440,8 +480,8 @@ macro_rules! any_algorithm {
 
             fn on_ack(&self, st: &mut AnyState, now: Instant, ex: &Exchange, ack: &Ack) {
                 match (self, self.own(st)) {
-                    $((AnyController::$variant(c), StateOf::$variant(s)) => {
-                        let typed = ex.map_cc(|x| match x { AnyExchangeState::$variant(x) => x, _ => Default::default() });
+                    $($(#[$m])* (AnyController::$variant(c), StateOf::$variant(s)) => {
+                        let typed = ex.map_cc(|x| match x { AnyExchangeState::$variant(x) => x, #[allow(unreachable_patterns)] _ => Default::default() });
                         c.on_ack(s, now, &typed, ack)
                     })*
                     #[allow(unreachable_patterns)]
@@ -451,7 +491,7 @@ macro_rules! any_algorithm {
 
             fn earliest_send(&self, st: &AnyState, now: Instant) -> Instant {
                 match (self, &st.0) {
-                    $((AnyController::$variant(c), StateOf::$variant(s)) => c.earliest_send(s, now),)*
+                    $($(#[$m])* (AnyController::$variant(c), StateOf::$variant(s)) => c.earliest_send(s, now),)*
                     // A foreign state: as from a fresh one.
                     #[allow(unreachable_patterns)]
                     _ => self.earliest_send(&self.new_state(), now),
@@ -460,29 +500,39 @@ macro_rules! any_algorithm {
 
             fn rto(&self, st: &AnyState, now: Instant) -> Option<Duration> {
                 match (self, &st.0) {
-                    $((AnyController::$variant(c), StateOf::$variant(s)) => c.rto(s, now),)*
+                    $($(#[$m])* (AnyController::$variant(c), StateOf::$variant(s)) => c.rto(s, now),)*
                     #[allow(unreachable_patterns)]
                     _ => self.rto(&self.new_state(), now),
                 }
             }
 
             fn timer_bounds(&self) -> TimerBounds {
-                match self { $(AnyController::$variant(c) => c.timer_bounds(),)* }
+                match self { $($(#[$m])* AnyController::$variant(c) => c.timer_bounds(),)* }
             }
         }
     };
 }
 
 any_algorithm! {
+    #[cfg(feature = "default-coap")]
     DefaultCoap(DefaultCoap, DefaultCoapConfig),
+    #[cfg(feature = "cocoa")]
     Cocoa(Cocoa, CocoaConfig),
+    #[cfg(feature = "fasor")]
     Fasor(Fasor, FasorConfig),
+    #[cfg(feature = "pcocoa")]
     PCocoa(PCocoa, PCocoaConfig),
+    #[cfg(feature = "four-state")]
     FourState(FourState, FourStateConfig),
+    #[cfg(feature = "bdp")]
     Bdp(Bdp, BdpConfig),
+    #[cfg(feature = "idc")]
     Idc(Idc, IdcConfig),
+    #[cfg(feature = "mbc")]
     Mbc(Mbc, MbcConfig),
+    #[cfg(feature = "uip")]
     Uip(Uip, UipConfig),
+    #[cfg(feature = "lim")]
     Lim(Lim, LimConfig),
 }
 
@@ -520,6 +570,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(all(feature = "cocoa", feature = "fasor"))]
     fn a_state_of_another_algorithm_is_replaced_by_a_fresh_one_without_a_panic() {
         use crate::harness::testing::at;
         use rand_core::SeedableRng;

@@ -7,6 +7,10 @@ use core::time::Duration;
 
 use crate::estimators::vj::{MdevInit, RTT_UNIT, TICK};
 
+/// Lim \[S4\] §4.2.3, §6: retransmissions before the connection is deemed broken (also uIP
+/// with dithering, as in Lim's evaluation).
+pub const LIM_MAX_RETRANSMIT: u8 = 15;
+
 /// What differs between the defaults of uIP and Lim.
 pub trait TcpDefaults: Clone + Copy + core::fmt::Debug + Default + PartialEq + Eq {
     /// Retransmissions before giving up.

@@ -1,4 +1,5 @@
-//! A bare-metal program that drives one controller (chosen by a cargo feature) through the
+//! A bare-metal program that drives the algorithms of a coapcc-core build (one algorithm, or
+//! all, chosen by a cargo feature) through the registry, `AnyController` and the
 //! `StopAndWait` harness, so that the linker keeps exactly the code an application using it
 //! would need. `measure` links it for thumbv7em-none-eabihf and reports the `.text` size.
 #![no_std]
@@ -32,37 +33,19 @@ mod rand_core_shim {
     pub use rand_core::TryRng;
 }
 
-#[cfg(feature = "any")]
+/// The algorithm `sel` of the registry (only the algorithms this build enabled are in it),
+/// built through `AnyConfig::build`.
 fn controller(sel: u32) -> coapcc_core::AnyController {
     let all = coapcc_core::ALGORITHMS;
+    if all.is_empty() {
+        loop {}
+    }
     let info = &all[sel as usize % all.len()];
     match (info.preset)().build() {
         Ok(c) => c,
         Err(_) => loop {},
     }
 }
-
-macro_rules! single {
-    ($feat:literal, $ty:path, $cfg:path) => {
-        #[cfg(feature = $feat)]
-        fn controller(_sel: u32) -> $ty {
-            match <$ty>::new(<$cfg>::default()) {
-                Ok(c) => c,
-                Err(_) => loop {},
-            }
-        }
-    };
-}
-single!("default-coap", coapcc_core::algorithms::default_coap::DefaultCoap, coapcc_core::algorithms::default_coap::DefaultCoapConfig);
-single!("cocoa", coapcc_core::algorithms::cocoa::Cocoa, coapcc_core::algorithms::cocoa::CocoaConfig);
-single!("pcocoa", coapcc_core::algorithms::pcocoa::PCocoa, coapcc_core::algorithms::pcocoa::PCocoaConfig);
-single!("four-state", coapcc_core::algorithms::four_state::FourState, coapcc_core::algorithms::four_state::FourStateConfig);
-single!("fasor", coapcc_core::algorithms::fasor::Fasor, coapcc_core::algorithms::fasor::FasorConfig);
-single!("idc", coapcc_core::algorithms::idc::Idc, coapcc_core::algorithms::idc::IdcConfig);
-single!("mbc", coapcc_core::algorithms::mbc::Mbc, coapcc_core::algorithms::mbc::MbcConfig);
-single!("bdp", coapcc_core::algorithms::bdp::Bdp, coapcc_core::algorithms::bdp::BdpConfig);
-single!("uip", coapcc_core::algorithms::uip::Uip, coapcc_core::algorithms::uip::UipConfig);
-single!("lim", coapcc_core::algorithms::lim::Lim, coapcc_core::algorithms::lim::LimConfig);
 
 /// Entry point: inputs come from memory the linker cannot see through, so nothing folds away.
 #[unsafe(no_mangle)]

@@ -57,10 +57,10 @@
 
 use core::time::Duration;
 
-use crate::algorithms::mbc::{MAX_WINDOW, Window, div_gain};
 use crate::config::ConfigError;
 use crate::controller::{Ack, Controller, Exchange, Retry, TimerBounds};
 use crate::estimators::cocoa::{self, Aging, CocoaRto, CocoaRtoParams};
+use crate::pacing::{MAX_WINDOW, Window, div_gain};
 use crate::params::MAX_RETRANSMIT;
 use crate::random::Rng;
 use crate::ratio::Ratio;

@@ -40,11 +40,9 @@ use crate::controller::{Ack, Controller, Exchange, Retry, TimerBounds};
 pub use crate::estimators::vj::{MdevInit, RTT_UNIT, TICK};
 use crate::estimators::vj::{SV_FLOOR, UIP_RTO, VjState, check_quanta, sample_units};
 use crate::random::Rng;
-pub use crate::tcp::{TcpConfig, TcpDefaults};
+pub use crate::tcp::{LIM_MAX_RETRANSMIT, TcpConfig, TcpDefaults};
 use crate::time::{Instant, mul, shl};
 
-/// Lim \[S4\] §4.2.3, §6: retransmissions before the connection is deemed broken.
-pub const LIM_MAX_RETRANSMIT: u8 = 15;
 /// Lim \[S4\] §5.2, Table 2: no backed-off timer exceeds 48 s (uIP's 3 s << 4).
 pub const MAX_TIMER: Duration = Duration::from_secs(48);
 /// Lim \[S4\] Table 2: `limit(RTO)`, the largest backoff exponent, for RTO up to each bound.

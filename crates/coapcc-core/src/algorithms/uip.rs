@@ -100,12 +100,12 @@ impl UipConfig {
     /// uIP + dithering (spec §9.2): Lim's dithering rules, and 15 retransmissions as in all
     /// of Lim's evaluation runs (\[S4\] §6; spec §9 table).
     pub fn dithered() -> Self {
-        UipConfig { dither: true, max_retransmit: crate::algorithms::lim::LIM_MAX_RETRANSMIT, ..Default::default() }
+        UipConfig { dither: true, max_retransmit: crate::tcp::LIM_MAX_RETRANSMIT, ..Default::default() }
     }
 
     /// Original uIP as Lim evaluated it: no dithering, limit raised to 15 (\[S4\] §4.2.3, §6).
     pub fn study() -> Self {
-        UipConfig { max_retransmit: crate::algorithms::lim::LIM_MAX_RETRANSMIT, ..Default::default() }
+        UipConfig { max_retransmit: crate::tcp::LIM_MAX_RETRANSMIT, ..Default::default() }
     }
 }
 
