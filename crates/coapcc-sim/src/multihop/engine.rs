@@ -232,6 +232,37 @@ impl Default for CoapOneToOne {
     }
 }
 
+/// Betzler's many-to-many scenario (§2.4, OQ-M6): one cloud client per server (client k ↔
+/// server k), `exchanges` CON–ACK pairs each with up to NSTART in flight, client start times
+/// U[0, start_window). The run ends when every client is done.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CoapManyToMany {
+    /// Algorithm name.
+    pub algorithm: String,
+    /// NSTART per client.
+    pub nstart: u16,
+    /// Exchanges per client.
+    pub exchanges: u64,
+    /// Client start times U[0, start_window).
+    #[serde(rename = "start_window_ms", with = "serde_ms")]
+    pub start_window: Duration,
+    /// Server node ids (default: every end node, by id).
+    pub servers: Option<Vec<u16>>,
+}
+
+impl Default for CoapManyToMany {
+    fn default() -> Self {
+        CoapManyToMany {
+            algorithm: "default".into(),
+            nstart: 1,
+            exchanges: 50,
+            start_window: Duration::from_secs(1),
+            servers: None,
+        }
+    }
+}
+
 /// Lim's periodic TCP reports (§4.3).
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -284,6 +315,8 @@ pub enum Workload {
     CoapSaturated(CoapSaturated),
     /// [`CoapOneToOne`].
     CoapOneToOne(CoapOneToOne),
+    /// [`CoapManyToMany`].
+    CoapManyToMany(CoapManyToMany),
     /// [`LimTcp`].
     LimTcp(LimTcp),
 }
@@ -611,6 +644,8 @@ pub struct MultihopSim {
     tcp_server: TcpServer,
     tcp_data: (Instant, Instant),
     one_to_one: Option<(Vec<NodeId>, usize)>,
+    /// Many-to-many: clients not yet done.
+    clients_left: Option<usize>,
     wl_rng: SimRng,
     events: u64,
     digest: u64,
@@ -720,6 +755,7 @@ impl MultihopSim {
             tcp_server: TcpServer::new(),
             tcp_data: (Instant::ZERO, end),
             one_to_one: None,
+            clients_left: None,
             wl_rng: stream_rng(seed, 0, streams::WORKLOAD),
             events: 0,
             digest: 0xcbf2_9ce4_8422_2325,
@@ -824,6 +860,38 @@ impl MultihopSim {
                 }
                 self.one_to_one = Some((servers.into_iter().map(NodeId).collect(), 0));
                 self.start_next_server(Instant::ZERO + Duration::from_secs(1))?;
+            }
+            Workload::CoapManyToMany(w) => {
+                if w.nstart == 0 {
+                    return Err(ConfigError::new("workload.nstart", "must be at least 1"));
+                }
+                self.frames_of_coap = CoapFrames::Betzler.flows();
+                let servers: Vec<u16> = match &w.servers {
+                    Some(s) => s.clone(),
+                    None => topo.with_role(Role::EndNode).into_iter().map(|x| x.0).collect(),
+                };
+                check(&servers)?;
+                for (k, &s) in servers.iter().enumerate() {
+                    let rng = stream_rng(self.seed, 0, streams::ENDPOINT | u64::from(s));
+                    let ep = build_endpoint(&w.algorithm, w.nstart, true, rng)?;
+                    let server = Addr::Node(NodeId(s));
+                    self.add_app(server, ep, None, None, None);
+                    let host = k as u16;
+                    let rng = stream_rng(self.seed, 0, streams::ENDPOINT | (1 << 16) | u64::from(host));
+                    let ep = build_endpoint(&w.algorithm, w.nstart, false, rng)?;
+                    let flow = self.flows.len();
+                    self.flows.push(CoapFlowResult { node: None, peer: Some(s), ..Default::default() });
+                    let app = self.add_app(Addr::Host(host), ep, Some(server), Some(w.exchanges), Some(flow));
+                    let offset = if w.start_window.is_zero() {
+                        Duration::ZERO
+                    } else {
+                        uniform_duration(&mut self.wl_rng, Duration::ZERO, w.start_window - Duration::from_nanos(1))
+                    };
+                    for _ in 0..w.nstart {
+                        self.push(Instant::ZERO + offset, Ev::ClientStart { app: app as u32 });
+                    }
+                }
+                self.clients_left = Some(servers.len());
             }
             Workload::LimTcp(w) => {
                 if w.report_min > w.report_max || w.report_max.is_zero() {
@@ -1233,6 +1301,9 @@ impl MultihopSim {
         if let AttemptKind::Train(t) = &tx.kind {
             if status == TxStatus::Ok {
                 m.mac.copies_in_ok_trains += u64::from(t.copies());
+                if t.kind() == TrainKind::BurstFollower {
+                    m.mac.burst_followers_ok += 1;
+                }
             }
             if t.kind() != TrainKind::Broadcast {
                 m.phases.on_result(&cm, tx.next_hop, now, status, t.acked_copy());
@@ -1587,20 +1658,25 @@ impl MultihopSim {
     }
 
     fn next_request(&mut self, app: usize) {
-        if self.one_to_one.is_some() {
-            let a = &self.apps[app];
-            let done = a.to_issue == Some(0) && a.peer.is_some_and(|p| a.ep.pending(&p) == 0);
-            if done {
-                let pause = match &self.cfg.workload {
-                    Workload::CoapOneToOne(w) => w.pause,
-                    _ => Duration::ZERO,
-                };
-                let at = self.now + pause;
-                if self.start_next_server(at).is_err() {
-                    self.stopped = true;
-                }
-                return;
+        let a = &self.apps[app];
+        let done = a.to_issue == Some(0) && a.peer.is_some_and(|p| a.ep.pending(&p) == 0);
+        if done && let Some(left) = self.clients_left.as_mut() {
+            *left = left.saturating_sub(1);
+            if *left == 0 {
+                self.push(self.now, Ev::End);
             }
+            return;
+        }
+        if self.one_to_one.is_some() && done {
+            let pause = match &self.cfg.workload {
+                Workload::CoapOneToOne(w) => w.pause,
+                _ => Duration::ZERO,
+            };
+            let at = self.now + pause;
+            if self.start_next_server(at).is_err() {
+                self.stopped = true;
+            }
+            return;
         }
         self.issue(app);
     }
@@ -2008,6 +2084,41 @@ mod tests {
     }
 
     #[test]
+    fn betzler_many_to_many_runs_all_clients_at_once_and_ends_when_all_are_done() {
+        let cfg = MultihopConfig {
+            topology: TopologyChoice::Betzler,
+            version: ContikiVersion::V2_7,
+            rdc: RdcKind::NullRdc,
+            csma: CsmaConfig::for_version(ContikiVersion::V2_7),
+            udgm: UdgmConfig::for_version(ContikiVersion::V2_7),
+            host_delay: Duration::from_millis(75),
+            duration: Duration::from_secs(3600),
+            workload: Workload::CoapManyToMany(CoapManyToMany { exchanges: 5, ..CoapManyToMany::default() }),
+            ..MultihopConfig::default()
+        };
+        let r = run(cfg, 42);
+        assert_eq!(r.coap.len(), 29);
+        assert!(r.coap.iter().all(|f| f.completed + f.failed == 5), "{:?}", r.coap);
+        assert!(r.end_ns < 3_600_000_000_000, "ended when the clients were done");
+    }
+
+    #[test]
+    fn nstart_4_requests_leave_as_one_contikimac_burst_with_follower_frames() {
+        // R5 end to end: CSMA hands the 4 queued CONs to ContikiMAC as one burst; frames
+        // after the first carry the pending bit and go out as follower trains, and the
+        // receiver stays awake for them (31.25 ms), so all 4 arrive in one wake-up.
+        let mut cfg = line_coap(RdcKind::Contikimac, 1, 4, "cocoa");
+        if let Workload::CoapSaturated(w) = &mut cfg.workload {
+            w.nstart = 4;
+        }
+        let r = run(cfg, 51);
+        let (tx, rx) = (&r.mac[1], &r.mac[0]);
+        assert_eq!(r.coap[0].completed, 4);
+        assert!(tx.burst_followers_ok >= 3, "{tx:?}");
+        assert_eq!(rx.rx_delivered, tx.tx_ok, "{rx:?} {tx:?}");
+    }
+
+    #[test]
     fn configuration_errors_name_their_key() {
         let bad = |cfg: MultihopConfig| MultihopSim::new(cfg, 0).err().map(|e| e.key);
         let cfg = MultihopConfig {
@@ -2026,6 +2137,64 @@ mod tests {
         );
         assert!(toml::from_str::<MultihopConfig>("rdcs = \"null_rdc\"").is_err());
         assert!(toml::from_str::<MultihopConfig>("[topology]\nkind = \"line\"\nnodes = 3\nspacing_m = 40.0").is_ok());
+    }
+
+    /// Prints the numbers behind the checks (for reports; asserts only that runs finish).
+    /// `cargo test --profile ci -p coapcc-sim -- --ignored multihop_measurements --nocapture`.
+    #[test]
+    #[ignore]
+    fn multihop_measurements_print_the_numbers_behind_the_checks() {
+        let r = run(line_coap(RdcKind::NullRdc, 1, 20, "default"), 1);
+        println!("check 2: NullRDC 1-hop CoAP RTT {:.4} ms", r.coap[0].mean_duration_s() * 1e3);
+        for hops in [2u32, 3, 5] {
+            let r = run(line_coap(RdcKind::NullRdc, hops, 10, "default"), 2);
+            println!("check 2: NullRDC {hops}-hop CoAP RTT {:.4} ms", r.coap[0].mean_duration_s() * 1e3);
+        }
+        for hops in [1u32, 2, 3] {
+            let n = 300u64;
+            let mean = (0..n)
+                .map(|s| run(line_coap(RdcKind::Contikimac, hops, 1, "default"), 9000 + s).coap[0].mean_duration_s())
+                .sum::<f64>()
+                / n as f64;
+            println!("check 3: ContikiMAC {hops}-hop CoAP exchange, phase unknown, mean of {n}: {:.2} ms", mean * 1e3);
+        }
+        for (rdc, hops) in [(RdcKind::NullRdc, 3), (RdcKind::Contikimac, 2)] {
+            let r = run(line_coap(rdc, hops, 200, "cocoa"), 7);
+            let f = &r.coap[0];
+            println!(
+                "check 13: {rdc:?} {hops} hops: throughput × duration = {:.5}",
+                f.throughput_per_s() * f.mean_duration_s()
+            );
+        }
+        for (topo, rdc) in [
+            (TopologyChoice::Lim4x4, RdcKind::NullRdc),
+            (TopologyChoice::Lim4x4, RdcKind::Contikimac),
+            (TopologyChoice::Lim5x5, RdcKind::NullRdc),
+            (TopologyChoice::Lim5x5, RdcKind::Contikimac),
+        ] {
+            for scheme in ["uip", "uip-dither", "lim"] {
+                let r = run(lim(topo.clone(), rdc, scheme, 10), 3);
+                let t = r.tcp.as_ref().unwrap();
+                let mean_reports = t.nodes.iter().map(|n| n.reports as f64).sum::<f64>() / t.nodes.len() as f64;
+                let mac = r.mac_total();
+                let dc = r.mac.iter().map(|m| m.duty_cycle(r.end_ns)).sum::<f64>() / r.mac.len() as f64;
+                println!(
+                    "lim {topo:?} {rdc:?} {scheme}: reports/node {mean_reports:.1}, offered {:.0} bit/s, goodput {:.0} \
+                     bit/s, retx segments {}, fairness {:.3}, set-up failures {}, broken {}, collisions {}, \
+                     noacks {}, MAC drops {}, mean duty cycle {:.3}",
+                    t.offered_bps,
+                    t.goodput_bps,
+                    t.retransmitted_segments,
+                    t.fairness,
+                    t.setup_failures,
+                    t.broken,
+                    mac.tx_collision,
+                    mac.tx_noack,
+                    mac.drop_no_neighbor_queue + mac.drop_no_buffer + mac.drop_queue_full + mac.drop_retry_limit,
+                    dc
+                );
+            }
+        }
     }
 
     /// Benchmark (not an assertion on time): one Lim run, 5 × 5, ContikiMAC, 10 minutes.

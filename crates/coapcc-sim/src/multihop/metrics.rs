@@ -44,6 +44,8 @@ pub struct MacCounters {
     /// Copies of trains that ended `OK` (ContikiMAC), summed: mean copies per train =
     /// this / `tx_ok`.
     pub copies_in_ok_trains: u64,
+    /// Burst follower trains (R5, pending bit) that ended `OK`.
+    pub burst_followers_ok: u64,
     /// Radio-on time, ns.
     pub radio_on_ns: u64,
 }
@@ -70,6 +72,7 @@ impl MacCounters {
         self.drop_queue_full += o.drop_queue_full;
         self.drop_retry_limit += o.drop_retry_limit;
         self.copies_in_ok_trains += o.copies_in_ok_trains;
+        self.burst_followers_ok += o.burst_followers_ok;
         self.radio_on_ns += o.radio_on_ns;
     }
 }
