@@ -263,6 +263,42 @@ impl Default for CoapManyToMany {
     }
 }
 
+/// Betzler's cross-traffic burst (§2.4, OQ-M6): continuous clients exchange CON–ACK pairs
+/// with one server at each depth 1, 2, 3, 4 (lowest id); at `burst_at`, one client per
+/// remaining server exchanges `exchanges` pairs; the run ends `tail` after the burst
+/// completed. The continuous flows record (time, duration, RTO) series.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CoapCrossTraffic {
+    /// Algorithm name.
+    pub algorithm: String,
+    /// NSTART per client.
+    pub nstart: u16,
+    /// Depths (hop counts) of the continuous servers, one server each.
+    pub continuous_depths: Vec<u32>,
+    /// Burst start.
+    #[serde(rename = "burst_at_ms", with = "serde_ms")]
+    pub burst_at: Duration,
+    /// Exchanges per burst client.
+    pub exchanges: u64,
+    /// Simulated time after the burst completed.
+    #[serde(rename = "tail_ms", with = "serde_ms")]
+    pub tail: Duration,
+}
+
+impl Default for CoapCrossTraffic {
+    fn default() -> Self {
+        CoapCrossTraffic {
+            algorithm: "default".into(),
+            nstart: 1,
+            continuous_depths: vec![1, 2, 3, 4],
+            burst_at: Duration::from_secs(60),
+            exchanges: 50,
+            tail: Duration::from_secs(60),
+        }
+    }
+}
+
 /// Lim's periodic TCP reports (§4.3).
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -317,6 +353,8 @@ pub enum Workload {
     CoapOneToOne(CoapOneToOne),
     /// [`CoapManyToMany`].
     CoapManyToMany(CoapManyToMany),
+    /// [`CoapCrossTraffic`].
+    CoapCrossTraffic(CoapCrossTraffic),
     /// [`LimTcp`].
     LimTcp(LimTcp),
 }
@@ -644,8 +682,12 @@ pub struct MultihopSim {
     tcp_server: TcpServer,
     tcp_data: (Instant, Instant),
     one_to_one: Option<(Vec<NodeId>, usize)>,
-    /// Many-to-many: clients not yet done.
+    /// Many-to-many and cross traffic: clients (burst clients) not yet done.
     clients_left: Option<usize>,
+    /// Simulated time after the last client is done.
+    tail: Duration,
+    /// When the last counted client was done.
+    clients_done_at: Option<Instant>,
     wl_rng: SimRng,
     events: u64,
     digest: u64,
@@ -756,6 +798,8 @@ impl MultihopSim {
             tcp_data: (Instant::ZERO, end),
             one_to_one: None,
             clients_left: None,
+            tail: Duration::ZERO,
+            clients_done_at: None,
             wl_rng: stream_rng(seed, 0, streams::WORKLOAD),
             events: 0,
             digest: 0xcbf2_9ce4_8422_2325,
@@ -892,6 +936,48 @@ impl MultihopSim {
                     }
                 }
                 self.clients_left = Some(servers.len());
+            }
+            Workload::CoapCrossTraffic(w) => {
+                if w.nstart == 0 {
+                    return Err(ConfigError::new("workload.nstart", "must be at least 1"));
+                }
+                self.frames_of_coap = CoapFrames::Betzler.flows();
+                let servers: Vec<u16> = topo.with_role(Role::EndNode).into_iter().map(|x| x.0).collect();
+                let mut continuous = Vec::new();
+                for &d in &w.continuous_depths {
+                    let s = servers
+                        .iter()
+                        .copied()
+                        .find(|&s| self.dodag.hops(NodeId(s)) == Some(d) && !continuous.contains(&s))
+                        .ok_or_else(|| ConfigError::new("workload.continuous_depths", "no server at that depth"))?;
+                    continuous.push(s);
+                }
+                let mut bursts = 0;
+                for (k, &s) in servers.iter().enumerate() {
+                    let rng = stream_rng(self.seed, 0, streams::ENDPOINT | u64::from(s));
+                    let ep = build_endpoint(&w.algorithm, w.nstart, true, rng)?;
+                    let server = Addr::Node(NodeId(s));
+                    self.add_app(server, ep, None, None, None);
+                    let host = k as u16;
+                    let rng = stream_rng(self.seed, 0, streams::ENDPOINT | (1 << 16) | u64::from(host));
+                    let ep = build_endpoint(&w.algorithm, w.nstart, false, rng)?;
+                    let flow = self.flows.len();
+                    self.flows.push(CoapFlowResult { node: None, peer: Some(s), ..Default::default() });
+                    let is_continuous = continuous.contains(&s);
+                    let to_issue = if is_continuous { None } else { Some(w.exchanges) };
+                    let app = self.add_app(Addr::Host(host), ep, Some(server), to_issue, Some(flow));
+                    let at = if is_continuous {
+                        Instant::ZERO + Duration::from_nanos(below(&mut self.wl_rng, 1_000_000_000))
+                    } else {
+                        bursts += 1;
+                        Instant::ZERO + w.burst_at
+                    };
+                    for _ in 0..w.nstart {
+                        self.push(at, Ev::ClientStart { app: app as u32 });
+                    }
+                }
+                self.clients_left = Some(bursts);
+                self.tail = w.tail;
             }
             Workload::LimTcp(w) => {
                 if w.report_min > w.report_max || w.report_max.is_zero() {
@@ -1606,9 +1692,21 @@ impl MultihopSim {
         while let Some(e) = self.apps[app].ep.poll_event() {
             let in_window = now >= self.window.0 && now < self.window.1;
             match e {
-                Event::Completed { first_sent, rtt, retransmissions, .. } => {
+                Event::Completed { first_sent, rtt, retransmissions, to, .. } => {
                     if let Some(f) = self.apps[app].flow {
+                        let continuous = self.apps[app].to_issue.is_none();
+                        let rto = self.apps[app].ep.controller(&to).and_then(|c| {
+                            use coapcc_core::Controller;
+                            c.rto(now)
+                        });
                         let r = &mut self.flows[f];
+                        if continuous && r.series.len() < 20_000 {
+                            r.series.push((
+                                now.as_nanos(),
+                                rtt.as_nanos() as u64,
+                                rto.map_or(0, |d| d.as_nanos() as u64),
+                            ));
+                        }
                         r.completed += 1;
                         r.retransmissions += u64::from(retransmissions);
                         r.duration_sum_ns += rtt.as_nanos();
@@ -1663,7 +1761,10 @@ impl MultihopSim {
         if done && let Some(left) = self.clients_left.as_mut() {
             *left = left.saturating_sub(1);
             if *left == 0 {
-                self.push(self.now, Ev::End);
+                self.clients_done_at = Some(self.now);
+                let at = self.now + self.tail;
+                self.end = self.end.min(at);
+                self.push(at, Ev::End);
             }
             return;
         }
@@ -1796,6 +1897,7 @@ impl MultihopSim {
             None
         };
         MultihopResult {
+            clients_done_ns: self.clients_done_at.map(Instant::as_nanos),
             end_ns: self.now.as_nanos(),
             events: self.events,
             trace_digest: self.digest,
@@ -2100,6 +2202,36 @@ mod tests {
         assert_eq!(r.coap.len(), 29);
         assert!(r.coap.iter().all(|f| f.completed + f.failed == 5), "{:?}", r.coap);
         assert!(r.end_ns < 3_600_000_000_000, "ended when the clients were done");
+    }
+
+    #[test]
+    fn betzler_cross_traffic_runs_four_continuous_flows_and_a_burst_over_the_other_25_servers() {
+        let cfg = MultihopConfig {
+            topology: TopologyChoice::Betzler,
+            version: ContikiVersion::V2_7,
+            rdc: RdcKind::NullRdc,
+            csma: CsmaConfig::for_version(ContikiVersion::V2_7),
+            udgm: UdgmConfig::for_version(ContikiVersion::V2_7),
+            host_delay: Duration::from_millis(75),
+            duration: Duration::from_secs(3600),
+            workload: Workload::CoapCrossTraffic(CoapCrossTraffic {
+                algorithm: "cocoa".into(),
+                exchanges: 5,
+                burst_at: Duration::from_secs(20),
+                tail: Duration::from_secs(10),
+                ..CoapCrossTraffic::default()
+            }),
+            ..MultihopConfig::default()
+        };
+        let r = run(cfg, 43);
+        assert_eq!(r.coap.len(), 29);
+        let continuous: Vec<_> = r.coap.iter().filter(|f| !f.series.is_empty()).collect();
+        assert_eq!(continuous.len(), 4);
+        assert_eq!(r.coap.iter().filter(|f| f.completed + f.failed == 5).count(), 25);
+        let done = r.clients_done_ns.unwrap();
+        assert!(done > 20_000_000_000);
+        assert_eq!(r.end_ns, done + 10_000_000_000);
+        assert!(continuous.iter().all(|f| f.series.iter().all(|&(_, d, rto)| d > 0 && rto > 0)));
     }
 
     #[test]

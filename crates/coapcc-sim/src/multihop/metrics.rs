@@ -108,6 +108,9 @@ pub struct CoapFlowResult {
     pub distinct_received_in_window: u64,
     /// The first 64 retransmission timers that expired, as armed, ns (timer traces).
     pub expired_timers_ns: Vec<u64>,
+    /// Continuous flows: (completion time, exchange duration, controller RTO after it), ns,
+    /// at most 20 000 entries (Betzler's cross-traffic plots).
+    pub series: Vec<(u64, u64, u64)>,
 }
 
 impl CoapFlowResult {
@@ -182,6 +185,8 @@ pub struct TcpResult {
 pub struct MultihopResult {
     /// Simulated time at the end, ns.
     pub end_ns: u64,
+    /// When the last counted client (many-to-many, cross-traffic burst) was done, ns.
+    pub clients_done_ns: Option<u64>,
     /// Events processed.
     pub events: u64,
     /// FNV-1a digest of the event trace (time, kind, node of every event processed).

@@ -19,7 +19,7 @@
 //! | [`rdc`] | §1.5 | NullRDC attempt timing (with and without ACK wait); ContikiMAC constants, strobe-train timing, channel-check timing and phase lock (R1, R3, R4) |
 //! | [`rpl`] | §1.6 | the static min-ETX DODAG with seeded tie-breaks; hop counts and storing-mode routes |
 //! | [`topology`] | §2.1, §3.1, §4.1 | node lists (x, y, role): Lim's grids, Betzler's 5 × 6 surrogate, Makarem's Grid/Square/U/Chain/Ring/Dumbbell |
-//! | [`engine`] | §1–4 | the discrete-event engine: every mote's CSMA + RDC on the medium, hop-by-hop forwarding on the DODAG with per-hop frame sizes, t_fwd / t_app, SLIP and host delay, CoAP endpoints and TCP on top; [`engine::MultihopConfig`] (serde, `Default` = spec values); workloads Makarem saturated senders, Betzler 1-to-1 and many-to-many, Lim TCP reports |
+//! | [`engine`] | §1–4 | the discrete-event engine: every mote's CSMA + RDC on the medium, hop-by-hop forwarding on the DODAG with per-hop frame sizes, t_fwd / t_app, SLIP and host delay, CoAP endpoints and TCP on top; [`engine::MultihopConfig`] (serde, `Default` = spec values); workloads Makarem saturated senders, Betzler 1-to-1, many-to-many and cross-traffic burst, Lim TCP reports |
 //! | [`tcp`] | §4.3 | window-of-one uIP TCP: SYN set-up, one unacknowledged segment, timers from the `uip` / `uip-dither` / `lim` controllers, the Linux server |
 //! | [`metrics`] | §2.5, §3.4, §4.4 | per-flow CoAP results, per-node TCP results, Jain's index, per-node MAC counters and duty cycle |
 //!
@@ -69,7 +69,7 @@
 //! [`rdc::Listener`]s, hardware ACKs): a prototype of what the engine integration must do.
 //!
 //! **Still left:** scenario files and CLI (`frame_len_mode` and [`engine::MultihopConfig`]
-//! as scenario keys); Betzler's cross-traffic burst workload; R6 only if RPL control traffic is ever modelled; 6LoWPAN
+//! as scenario keys); R6 only if RPL control traffic is ever modelled; 6LoWPAN
 //! fragmentation (OQ-M9 option); MRHOF dynamics (`rpl_mode = dynamic_mrhof`); Linux
 //! delayed ACK options (OQ-M14).
 
