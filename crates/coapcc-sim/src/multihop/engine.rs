@@ -2298,6 +2298,66 @@ mod tests {
                 f.throughput_per_s() * f.mean_duration_s()
             );
         }
+        for rdc in [RdcKind::NullRdc, RdcKind::Contikimac] {
+            for (alg, nstart) in [("default", 1), ("default-aggressive", 1), ("cocoa", 1), ("cocoa", 4)] {
+                let cfg = MultihopConfig {
+                    topology: TopologyChoice::Betzler,
+                    version: ContikiVersion::V2_7,
+                    rdc,
+                    csma: CsmaConfig::for_version(ContikiVersion::V2_7),
+                    border_router_queuebuf: Some(4),
+                    udgm: UdgmConfig { success_ratio_tx: 0.94, ..UdgmConfig::for_version(ContikiVersion::V2_7) },
+                    host_delay: Duration::from_millis(75),
+                    duration: Duration::from_secs(36_000),
+                    workload: Workload::CoapOneToOne(CoapOneToOne {
+                        algorithm: alg.into(),
+                        nstart,
+                        ..CoapOneToOne::default()
+                    }),
+                    ..MultihopConfig::default()
+                };
+                let r = run(cfg, 5);
+                let completed: u64 = r.coap.iter().map(|f| f.completed).sum();
+                let failed: u64 = r.coap.iter().map(|f| f.failed).sum();
+                let active: f64 = r
+                    .coap
+                    .iter()
+                    .map(|f| match (f.first_send_ns, f.last_ack_ns) {
+                        (Some(a), Some(b)) => (b - a) as f64 / 1e9,
+                        _ => 0.0,
+                    })
+                    .sum();
+                let dur: f64 = r.coap.iter().map(|f| f.duration_sum_ns as f64 / 1e9).sum::<f64>() / completed as f64;
+                let retx: u64 = r.coap.iter().map(|f| f.retransmissions).sum();
+                println!(
+                    "betzler 1-to-1 {rdc:?} {alg} nstart {nstart}: throughput {:.2} req/s, duration {dur:.2} s, \
+                     retries {:.2}, failed {failed}",
+                    completed as f64 / active,
+                    retx as f64 / (completed + failed) as f64
+                );
+            }
+        }
+        for alg in ["idc", "cocoa-plus", "default"] {
+            let cfg = MultihopConfig {
+                topology: TopologyChoice::MakaremChain { nodes: 8 },
+                csma: CsmaConfig::for_mote(ContikiVersion::V3_0, super::super::csma::Mote::Z1),
+                duration: Duration::from_secs(900),
+                workload: Workload::CoapSaturated(CoapSaturated { algorithm: alg.into(), ..CoapSaturated::default() }),
+                ..MultihopConfig::default()
+            };
+            let r = run(cfg, 6);
+            let got: u64 = r.coap.iter().map(|f| f.distinct_received_in_window).sum();
+            let ended: u64 = r.coap.iter().map(|f| f.ended_in_window).sum();
+            let failed: u64 = r.coap.iter().map(|f| f.failed_in_window).sum();
+            let acked: u64 = r.coap.iter().map(|f| f.completed_in_window).sum();
+            let tx: u64 = r.coap.iter().map(|f| f.transmissions_in_window).sum();
+            println!(
+                "makarem chain 8 contikimac {alg}: goodput {:.3} msg/s, app loss {:.3}, overhead {:.3}",
+                got as f64 / 800.0,
+                failed as f64 / ended.max(1) as f64,
+                (tx as f64 - acked as f64) / acked.max(1) as f64
+            );
+        }
         for (topo, rdc) in [
             (TopologyChoice::Lim4x4, RdcKind::NullRdc),
             (TopologyChoice::Lim4x4, RdcKind::Contikimac),
