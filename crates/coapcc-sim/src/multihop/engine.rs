@@ -2019,6 +2019,25 @@ mod tests {
     }
 
     #[test]
+    fn phase_locked_sequential_contikimac_exchanges_settle_at_one_wake_up_cycle() {
+        // §6 check 4 through the engine. Once both ends know each other's phase (R4), a
+        // sequential client sends right after its own wake-up-aligned reception, so the two
+        // phase waits (client → server, server → client) add up to one cycle T_w: every
+        // later exchange costs 125 ms (check 4's ≈ 81 ms per hop is for random send times,
+        // covered in `rdc`). The trains are short and never miss on an idle channel.
+        let r = run(line_coap(RdcKind::Contikimac, 1, 410, "cocoa"), 61);
+        let f = &r.coap[0];
+        assert_eq!((f.completed, f.retransmissions), (410, 0));
+        let first10 = run(line_coap(RdcKind::Contikimac, 1, 10, "cocoa"), 61).coap[0].duration_sum_ns as f64;
+        let mean = (f.duration_sum_ns as f64 - first10) / 400.0 / 1e6;
+        assert!((mean - 125.0).abs() < 1.0, "mean {mean}");
+        let mac = &r.mac[1];
+        let copies = mac.copies_in_ok_trains as f64 / mac.tx_ok as f64;
+        assert!(copies < 6.0, "{copies} copies per train (≈ 19 without phase lock)");
+        assert_eq!(mac.tx_noack + r.mac[0].tx_noack, 0, "no misses on an idle channel");
+    }
+
+    #[test]
     fn a_strictly_sequential_client_has_throughput_times_mean_duration_equal_to_one() {
         // §6 check 13, over NullRDC (3 hops) and ContikiMAC (2 hops).
         for (rdc, hops) in [(RdcKind::NullRdc, 3), (RdcKind::Contikimac, 2)] {
