@@ -1007,13 +1007,14 @@ impl MultihopSim {
                         hops,
                         data_phase_reports: 0,
                     });
-                    let at = if w.simultaneous_setup { Duration::ZERO } else { w.connect_interval * k as u32 };
+                    let at =
+                        if w.simultaneous_setup { Duration::ZERO } else { w.connect_interval.saturating_mul(k as u32) };
                     self.push(Instant::ZERO + at, Ev::TcpConnect { node: i });
                 }
                 let last = if w.simultaneous_setup {
                     Duration::ZERO
                 } else {
-                    w.connect_interval * clients.len().saturating_sub(1) as u32
+                    w.connect_interval.saturating_mul(clients.len().saturating_sub(1) as u32)
                 };
                 let t0 = Instant::ZERO + last + w.setup_grace;
                 self.tcp_data = (t0, t0 + self.cfg.duration);
@@ -1564,8 +1565,8 @@ impl MultihopSim {
     }
 
     fn slip_time(&self, p: &Packet) -> Duration {
-        let bits = u64::from(self.ipv6_bytes(p) + 2) * u64::from(self.cfg.slip_bits_per_byte);
-        Duration::from_nanos(bits * 1_000_000_000 / u64::from(self.cfg.slip_bit_rate))
+        let bits = u64::from(self.ipv6_bytes(p) + 2).saturating_mul(u64::from(self.cfg.slip_bits_per_byte));
+        Duration::from_nanos(bits.saturating_mul(1_000_000_000) / u64::from(self.cfg.slip_bit_rate))
     }
 
     fn slip_up(&mut self, pkt: u32) {
@@ -1838,7 +1839,7 @@ impl MultihopSim {
                 let p = t.tick_phase.as_nanos() as u64;
                 let x = d.as_nanos();
                 let k = x.saturating_sub(p).div_ceil(tick);
-                Instant::from_nanos(p + k * tick)
+                Instant::from_nanos(p.saturating_add(k.saturating_mul(tick)))
             } else {
                 d
             };
@@ -2287,6 +2288,20 @@ mod tests {
                 .is_ok()
         );
         assert!(toml::from_str::<MultihopConfig>("rdcs = \"null_rdc\"").is_err());
+        let cfg = MultihopConfig { slip_bit_rate: 0, ..Default::default() };
+        assert_eq!(bad(cfg), Some("slip_bit_rate"));
+        let cfg = MultihopConfig { topology: TopologyChoice::Line { nodes: 3, spacing_m: 60.0 }, ..Default::default() };
+        assert_eq!(bad(cfg), Some("topology"), "60 m is beyond R_tx: no route");
+        // Extreme but valid values run without overflow.
+        let extreme = toml::from_str::<MultihopConfig>(
+            "duration_ms = 1e12\nslip_bits_per_byte = 4000000000\n[topology]\nkind = \"line\"\nnodes = 3\n\
+             spacing_m = 40.0\n[workload]\nkind = \"lim_tcp\"\nconnect_interval_ms = 1e12\n",
+        )
+        .unwrap();
+        let mut sim = MultihopSim::new(extreme, 1).unwrap();
+        sim.end = Instant::from_nanos(60_000_000_000);
+        let (r, _) = sim.run();
+        assert!(r.events > 0);
         assert!(toml::from_str::<MultihopConfig>("[topology]\nkind = \"line\"\nnodes = 3\nspacing_m = 40.0").is_ok());
     }
 
