@@ -276,3 +276,67 @@ impl TcpServer {
         self.conns.iter().find(|c| c.0 == node).map_or(0, |c| c.2)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use coapcc_core::{AnyConfig, Duration};
+    use coapcc_driver::rng::stream_rng;
+
+    fn client() -> TcpClient {
+        TcpClient::new(AnyConfig::from_name("uip").unwrap().build().unwrap(), 48)
+    }
+
+    #[test]
+    fn reports_wait_for_the_connection_and_then_leave_one_at_a_time() {
+        let mut rng = stream_rng(1, 0, 0);
+        let mut c = client();
+        let t = |s: u64| Instant::from_millis(s * 1000);
+        assert_eq!(c.report(t(0), &mut rng), None, "not connected yet");
+        assert_eq!(c.connect(t(0), &mut rng), Some(Segment::Syn));
+        assert_eq!(c.on_segment(t(1), Segment::SynAck, &mut rng), Some(Segment::Data { seq: 0, payload_bytes: 48 }));
+        assert_eq!(c.report(t(2), &mut rng), None, "window of one");
+        assert_eq!(c.backlog(), 1);
+        assert_eq!(c.on_segment(t(3), Segment::Ack { next: 0 }, &mut rng), None, "an old ACK");
+        assert_eq!(
+            c.on_segment(t(3), Segment::Ack { next: 1 }, &mut rng),
+            Some(Segment::Data { seq: 1, payload_bytes: 48 })
+        );
+        assert_eq!((c.stats().acked_segments, c.stats().rtt_samples), (1, 1));
+    }
+
+    #[test]
+    fn a_segment_is_retransmitted_on_timeout_until_the_connection_breaks() {
+        let mut rng = stream_rng(2, 0, 0);
+        let mut c = client();
+        c.connect(Instant::ZERO, &mut rng);
+        c.on_segment(Instant::ZERO, Segment::SynAck, &mut rng);
+        c.report(Instant::ZERO, &mut rng);
+        let mut n = 0;
+        while let Some(d) = c.deadline() {
+            match c.on_timeout(d, &mut rng) {
+                Some(seg) => {
+                    assert_eq!(seg, Segment::Data { seq: 0, payload_bytes: 48 });
+                    n += 1;
+                }
+                None => break,
+            }
+        }
+        assert_eq!(c.state(), TcpState::Broken);
+        assert_eq!(c.stats().retransmitted_segments, n);
+        assert_eq!(n, 8, "uIP's UIP_MAXRTX");
+        assert!(c.timers().iter().all(|t| *t >= Duration::from_secs(3)));
+    }
+
+    #[test]
+    fn the_server_delivers_in_order_and_acks_every_segment() {
+        let mut s = TcpServer::new();
+        let n = NodeId(4);
+        assert_eq!(s.on_segment(n, Segment::Data { seq: 0, payload_bytes: 48 }), (None, 0), "no connection yet");
+        assert_eq!(s.on_segment(n, Segment::Syn), (Some(Segment::SynAck), 0));
+        assert_eq!(s.on_segment(n, Segment::Data { seq: 0, payload_bytes: 48 }), (Some(Segment::Ack { next: 1 }), 48));
+        assert_eq!(s.on_segment(n, Segment::Data { seq: 0, payload_bytes: 48 }), (Some(Segment::Ack { next: 1 }), 0));
+        assert_eq!(s.on_segment(n, Segment::Data { seq: 2, payload_bytes: 48 }), (Some(Segment::Ack { next: 1 }), 0));
+        assert_eq!(s.delivered_bytes(n), 48);
+    }
+}
