@@ -1,0 +1,342 @@
+//! Window-of-one uIP TCP for Lim's set-up (spec multihop.md §4.3), sans-IO.
+//!
+//! A [`TcpClient`] is one mote's connection: a SYN (retried up to `UIP_MAXSYNRTX` = 5 times),
+//! then at most one unacknowledged 48-B data segment; reports produced meanwhile wait in an
+//! unbounded FIFO (OQ-M13). Every retransmission timer — SYN and data — comes from a
+//! `coapcc_core` controller (`uip`, `uip-dither`, `lim`, algorithms.md §9.1–9.3) driven
+//! through the same [`Controller`] calls the CoAP endpoint makes: `start` for a fresh
+//! segment, `on_timeout` + `retransmit` for a copy, `on_ack` for an acknowledgement (always
+//! ambiguous: TCP does not say which copy an ACK answers; the controllers apply Karn).
+//! A connection whose controller gives up is broken and never reopened (OQ-M15).
+//!
+//! [`TcpServer`] is the Linux host side: it ACKs every segment, immediately by default
+//! (OQ-M14), and delivers payload in order.
+
+use std::collections::VecDeque;
+
+use coapcc_core::random::Rng;
+use coapcc_core::{Ack, AnyController, Controller, Exchange, Instant, Retry};
+
+use super::NodeId;
+
+/// `UIP_MAXSYNRTX`: SYN retransmissions before the connection attempt fails [S-code
+/// `core/net/ip/uipopt.h`].
+pub const UIP_MAXSYNRTX: u8 = 5;
+
+/// A TCP segment between a mote and the host.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Segment {
+    /// Connection request (mote → host).
+    Syn,
+    /// Connection accepted (host → mote).
+    SynAck,
+    /// Data segment `seq` (counted in segments) carrying `payload_bytes` (mote → host).
+    Data {
+        /// Segment number, from 0.
+        seq: u32,
+        /// Payload bytes (48 on Sky).
+        payload_bytes: u32,
+    },
+    /// Cumulative acknowledgement: every segment below `next` was received (host → mote).
+    Ack {
+        /// The next expected segment number.
+        next: u32,
+    },
+}
+
+/// Where a connection stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TcpState {
+    /// Not yet connecting.
+    Closed,
+    /// SYN sent, waiting for the SYN-ACK.
+    SynSent,
+    /// Connected.
+    Established,
+    /// The SYN was never answered within `UIP_MAXSYNRTX` retransmissions.
+    SetupFailed,
+    /// The retransmission limit of a data segment was hit; not reopened (OQ-M15).
+    Broken,
+}
+
+/// Per-connection counters (spec §4.4).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TcpClientStats {
+    /// Reports produced by the application.
+    pub reports: u64,
+    /// Data segments acknowledged.
+    pub acked_segments: u64,
+    /// Data segments retransmitted (SYN retransmissions excluded, OQ-M16).
+    pub retransmitted_segments: u64,
+    /// SYN retransmissions.
+    pub syn_retransmissions: u64,
+    /// Karn-valid RTT samples (ACK of a segment never retransmitted).
+    pub rtt_samples: u64,
+    /// Largest retransmission count of a delivered (acknowledged) segment.
+    pub max_retransmissions_delivered: u8,
+}
+
+/// One mote's window-of-one uIP connection.
+#[derive(Clone, Debug)]
+pub struct TcpClient {
+    ctrl: AnyController,
+    ex: Option<Exchange>,
+    state: TcpState,
+    in_flight: Option<u32>,
+    next_seq: u32,
+    backlog: VecDeque<Instant>,
+    payload_bytes: u32,
+    stats: TcpClientStats,
+    timers: Vec<core::time::Duration>,
+}
+
+impl TcpClient {
+    /// A closed connection whose timers come from `ctrl` (a fresh controller), sending
+    /// segments of `payload_bytes`.
+    pub fn new(ctrl: AnyController, payload_bytes: u32) -> Self {
+        TcpClient {
+            ctrl,
+            ex: None,
+            state: TcpState::Closed,
+            in_flight: None,
+            next_seq: 0,
+            backlog: VecDeque::new(),
+            payload_bytes,
+            stats: TcpClientStats::default(),
+            timers: Vec::new(),
+        }
+    }
+
+    /// The state.
+    pub fn state(&self) -> TcpState {
+        self.state
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> TcpClientStats {
+        self.stats
+    }
+
+    /// Reports waiting for the window (not counting the one in flight).
+    pub fn backlog(&self) -> usize {
+        self.backlog.len()
+    }
+
+    /// Every timer armed so far, in order (SYN and data copies): the per-node trace of §4.4.
+    pub fn timers(&self) -> &[core::time::Duration] {
+        &self.timers
+    }
+
+    /// The controller.
+    pub fn controller(&self) -> &AnyController {
+        &self.ctrl
+    }
+
+    /// When the armed retransmission timer expires (before periodic-timer quantisation).
+    pub fn deadline(&self) -> Option<Instant> {
+        match self.state {
+            TcpState::SynSent | TcpState::Established => self.ex.map(|e| e.deadline()),
+            _ => None,
+        }
+    }
+
+    /// Opens the connection at `now`: the SYN to send.
+    pub fn connect(&mut self, now: Instant, rng: &mut dyn Rng) -> Option<Segment> {
+        if self.state != TcpState::Closed {
+            return None;
+        }
+        self.state = TcpState::SynSent;
+        let ex = self.ctrl.start(now, 0, rng);
+        self.timers.push(ex.timer());
+        self.ex = Some(ex);
+        Some(Segment::Syn)
+    }
+
+    /// The application produced a report at `now`: the segment to send, if the window is free.
+    pub fn report(&mut self, now: Instant, rng: &mut dyn Rng) -> Option<Segment> {
+        self.stats.reports += 1;
+        self.backlog.push_back(now);
+        self.try_send(now, rng)
+    }
+
+    fn try_send(&mut self, now: Instant, rng: &mut dyn Rng) -> Option<Segment> {
+        if self.state != TcpState::Established || self.in_flight.is_some() || self.backlog.pop_front().is_none() {
+            return None;
+        }
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.in_flight = Some(seq);
+        let ex = self.ctrl.start(now, 0, rng);
+        self.timers.push(ex.timer());
+        self.ex = Some(ex);
+        Some(Segment::Data { seq, payload_bytes: self.payload_bytes })
+    }
+
+    /// A segment from the host arrived at `now`: the segment to send next, if any.
+    pub fn on_segment(&mut self, now: Instant, seg: Segment, rng: &mut dyn Rng) -> Option<Segment> {
+        match (self.state, seg) {
+            (TcpState::SynSent, Segment::SynAck) => {
+                if let Some(ex) = self.ex.take() {
+                    self.ctrl.on_ack(now, &ex, &Ack::AMBIGUOUS);
+                }
+                self.state = TcpState::Established;
+                self.try_send(now, rng)
+            }
+            (TcpState::Established, Segment::Ack { next }) => {
+                let seq = self.in_flight?;
+                if next <= seq {
+                    return None;
+                }
+                let ex = self.ex.take()?;
+                self.ctrl.on_ack(now, &ex, &Ack::AMBIGUOUS);
+                self.in_flight = None;
+                self.stats.acked_segments += 1;
+                if ex.retransmissions() == 0 {
+                    self.stats.rtt_samples += 1;
+                }
+                self.stats.max_retransmissions_delivered =
+                    self.stats.max_retransmissions_delivered.max(ex.retransmissions());
+                self.try_send(now, rng)
+            }
+            _ => None,
+        }
+    }
+
+    /// The retransmission timer expired at `now`: the copy to resend, or `None` (the
+    /// connection then is [`TcpState::SetupFailed`] or [`TcpState::Broken`]).
+    pub fn on_timeout(&mut self, now: Instant, rng: &mut dyn Rng) -> Option<Segment> {
+        let mut ex = self.ex?;
+        let syn = self.state == TcpState::SynSent;
+        if syn && ex.retransmissions() >= UIP_MAXSYNRTX {
+            self.state = TcpState::SetupFailed;
+            self.ex = None;
+            return None;
+        }
+        match self.ctrl.on_timeout(now, &mut ex) {
+            Retry::GiveUp => {
+                self.state = if syn { TcpState::SetupFailed } else { TcpState::Broken };
+                self.ex = None;
+                None
+            }
+            Retry::Retransmit => {
+                let timer = self.ctrl.retransmit(now, &mut ex, rng);
+                self.timers.push(timer);
+                self.ex = Some(ex);
+                if syn {
+                    self.stats.syn_retransmissions += 1;
+                    Some(Segment::Syn)
+                } else {
+                    self.stats.retransmitted_segments += 1;
+                    self.in_flight.map(|seq| Segment::Data { seq, payload_bytes: self.payload_bytes })
+                }
+            }
+        }
+    }
+}
+
+/// The host's TCP server: in-order delivery, one ACK per segment.
+#[derive(Clone, Debug, Default)]
+pub struct TcpServer {
+    /// Per client node: next expected segment and payload bytes delivered in order.
+    conns: Vec<(NodeId, u32, u64)>,
+}
+
+impl TcpServer {
+    /// An empty server.
+    pub fn new() -> Self {
+        TcpServer::default()
+    }
+
+    /// A segment from `from` arrived: the answer (SYN-ACK or ACK) and the payload bytes newly
+    /// delivered in order.
+    pub fn on_segment(&mut self, from: NodeId, seg: Segment) -> (Option<Segment>, u32) {
+        match seg {
+            Segment::Syn => {
+                if !self.conns.iter().any(|c| c.0 == from) {
+                    self.conns.push((from, 0, 0));
+                }
+                (Some(Segment::SynAck), 0)
+            }
+            Segment::Data { seq, payload_bytes } => {
+                let Some(c) = self.conns.iter_mut().find(|c| c.0 == from) else { return (None, 0) };
+                let mut delivered = 0;
+                if seq == c.1 {
+                    c.1 += 1;
+                    c.2 += u64::from(payload_bytes);
+                    delivered = payload_bytes;
+                }
+                (Some(Segment::Ack { next: c.1 }), delivered)
+            }
+            Segment::SynAck | Segment::Ack { .. } => (None, 0),
+        }
+    }
+
+    /// Payload bytes delivered in order from `node`.
+    pub fn delivered_bytes(&self, node: NodeId) -> u64 {
+        self.conns.iter().find(|c| c.0 == node).map_or(0, |c| c.2)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use coapcc_core::{AnyConfig, Duration};
+    use coapcc_driver::rng::stream_rng;
+
+    fn client() -> TcpClient {
+        TcpClient::new(AnyConfig::from_name("uip").unwrap().build().unwrap(), 48)
+    }
+
+    #[test]
+    fn reports_wait_for_the_connection_and_then_leave_one_at_a_time() {
+        let mut rng = stream_rng(1, 0, 0);
+        let mut c = client();
+        let t = |s: u64| Instant::from_millis(s * 1000);
+        assert_eq!(c.report(t(0), &mut rng), None, "not connected yet");
+        assert_eq!(c.connect(t(0), &mut rng), Some(Segment::Syn));
+        assert_eq!(c.on_segment(t(1), Segment::SynAck, &mut rng), Some(Segment::Data { seq: 0, payload_bytes: 48 }));
+        assert_eq!(c.report(t(2), &mut rng), None, "window of one");
+        assert_eq!(c.backlog(), 1);
+        assert_eq!(c.on_segment(t(3), Segment::Ack { next: 0 }, &mut rng), None, "an old ACK");
+        assert_eq!(
+            c.on_segment(t(3), Segment::Ack { next: 1 }, &mut rng),
+            Some(Segment::Data { seq: 1, payload_bytes: 48 })
+        );
+        assert_eq!((c.stats().acked_segments, c.stats().rtt_samples), (1, 1));
+    }
+
+    #[test]
+    fn a_segment_is_retransmitted_on_timeout_until_the_connection_breaks() {
+        let mut rng = stream_rng(2, 0, 0);
+        let mut c = client();
+        c.connect(Instant::ZERO, &mut rng);
+        c.on_segment(Instant::ZERO, Segment::SynAck, &mut rng);
+        c.report(Instant::ZERO, &mut rng);
+        let mut n = 0;
+        while let Some(d) = c.deadline() {
+            match c.on_timeout(d, &mut rng) {
+                Some(seg) => {
+                    assert_eq!(seg, Segment::Data { seq: 0, payload_bytes: 48 });
+                    n += 1;
+                }
+                None => break,
+            }
+        }
+        assert_eq!(c.state(), TcpState::Broken);
+        assert_eq!(c.stats().retransmitted_segments, n);
+        assert_eq!(n, 8, "uIP's UIP_MAXRTX");
+        assert!(c.timers().iter().all(|t| *t >= Duration::from_secs(3)));
+    }
+
+    #[test]
+    fn the_server_delivers_in_order_and_acks_every_segment() {
+        let mut s = TcpServer::new();
+        let n = NodeId(4);
+        assert_eq!(s.on_segment(n, Segment::Data { seq: 0, payload_bytes: 48 }), (None, 0), "no connection yet");
+        assert_eq!(s.on_segment(n, Segment::Syn), (Some(Segment::SynAck), 0));
+        assert_eq!(s.on_segment(n, Segment::Data { seq: 0, payload_bytes: 48 }), (Some(Segment::Ack { next: 1 }), 48));
+        assert_eq!(s.on_segment(n, Segment::Data { seq: 0, payload_bytes: 48 }), (Some(Segment::Ack { next: 1 }), 0));
+        assert_eq!(s.on_segment(n, Segment::Data { seq: 2, payload_bytes: 48 }), (Some(Segment::Ack { next: 1 }), 0));
+        assert_eq!(s.delivered_bytes(n), 48);
+    }
+}
