@@ -446,12 +446,22 @@ impl Default for MultihopConfig {
 /// The CoAP endpoint type of the engine: addresses are [`Addr`].
 pub type Ep = Endpoint<Addr, SimRng>;
 
-/// THE one place the multihop engine builds a CoAP endpoint: `algorithm` by registry name,
-/// NSTART, and for a server an automatic empty-payload 2.05 response to every request.
-pub fn build_endpoint(algorithm: &str, nstart: u16, server: bool, rng: SimRng) -> Result<Ep, ConfigError> {
-    let algorithm =
-        AnyConfig::from_name(algorithm).ok_or_else(|| ConfigError::new("workload.algorithm", "unknown algorithm"))?;
-    let mut cfg = EndpointConfig { nstart, transmitted_events: false, ..EndpointConfig::new(algorithm) };
+/// The algorithm named `name` in the registry, built (checked) once for every endpoint of a run.
+pub fn build_algorithm(name: &str) -> Result<Arc<AnyController>, ConfigError> {
+    let config =
+        AnyConfig::from_name(name).ok_or_else(|| ConfigError::new("workload.algorithm", "unknown algorithm"))?;
+    Ok(Arc::new(config.build()?))
+}
+
+/// THE one place the multihop engine builds a CoAP endpoint: the shared `algorithm`, NSTART,
+/// and for a server an automatic empty-payload 2.05 response to every request.
+pub fn build_endpoint(
+    algorithm: &Arc<AnyController>,
+    nstart: u16,
+    server: bool,
+    rng: SimRng,
+) -> Result<Ep, ConfigError> {
+    let mut cfg = EndpointConfig { nstart, transmitted_events: false, ..EndpointConfig::new(Arc::clone(algorithm)) };
     if server {
         cfg.auto_response = Some(AutoResponse { code: Code::CONTENT, payload: Payload::new() });
     }
@@ -460,7 +470,7 @@ pub fn build_endpoint(algorithm: &str, nstart: u16, server: bool, rng: SimRng) -
 
 /// A fresh TCP retransmission controller of `scheme` (`uip`, `uip-dither`, `lim`) with the
 /// retransmission limit `max_retransmissions`.
-pub fn build_tcp_controller(scheme: &str, max_retransmissions: u8) -> Result<AnyController, ConfigError> {
+pub fn build_tcp_controller(scheme: &str, max_retransmissions: u8) -> Result<Arc<AnyController>, ConfigError> {
     let mut cfg = match AnyConfig::from_name(scheme) {
         Some(c @ (AnyConfig::Uip(_) | AnyConfig::Lim(_))) => c,
         _ => return Err(ConfigError::new("workload.scheme", "must be uip, uip-dither or lim")),
@@ -470,7 +480,7 @@ pub fn build_tcp_controller(scheme: &str, max_retransmissions: u8) -> Result<Any
         AnyConfig::Lim(c) => c.max_retransmit = max_retransmissions,
         _ => {}
     }
-    cfg.build()
+    Ok(Arc::new(cfg.build()?))
 }
 
 // ---- engine state ----------------------------------------------------------------------------
@@ -681,7 +691,9 @@ pub struct MultihopSim {
     tcp: Vec<Option<TcpNode>>,
     tcp_server: TcpServer,
     tcp_data: (Instant, Instant),
-    one_to_one: Option<(Vec<NodeId>, usize)>,
+    /// Betzler 1-to-1: the servers in turn, the next one's index, and the algorithm every
+    /// cloud client shares.
+    one_to_one: Option<(Vec<NodeId>, usize, Arc<AnyController>)>,
     /// Many-to-many and cross traffic: clients (burst clients) not yet done.
     clients_left: Option<usize>,
     /// Simulated time after the last client is done.
@@ -843,6 +855,8 @@ impl MultihopSim {
         };
         match self.cfg.workload.clone() {
             Workload::CoapSaturated(w) => {
+                // Built and checked once, shared by every endpoint of the run.
+                let alg = build_algorithm(&w.algorithm)?;
                 if w.nstart == 0 {
                     return Err(ConfigError::new("workload.nstart", "must be at least 1"));
                 }
@@ -867,11 +881,11 @@ impl MultihopSim {
                 self.window = (Instant::ZERO + w.window_start, self.end);
                 let server_addr = Addr::Node(NodeId(receiver));
                 let rng = stream_rng(self.seed, 0, streams::ENDPOINT | 0xffff);
-                let ep = build_endpoint(&w.algorithm, w.nstart, true, rng)?;
+                let ep = build_endpoint(&alg, w.nstart, true, rng)?;
                 self.add_app(server_addr, ep, None, None, None);
                 for s in senders {
                     let rng = stream_rng(self.seed, 0, streams::ENDPOINT | u64::from(s));
-                    let ep = build_endpoint(&w.algorithm, w.nstart, false, rng)?;
+                    let ep = build_endpoint(&alg, w.nstart, false, rng)?;
                     let flow = self.flows.len();
                     self.flows.push(CoapFlowResult { node: Some(s), peer: Some(receiver), ..Default::default() });
                     let app = self.add_app(Addr::Node(NodeId(s)), ep, Some(server_addr), w.max_exchanges, Some(flow));
@@ -886,6 +900,8 @@ impl MultihopSim {
                 }
             }
             Workload::CoapOneToOne(w) => {
+                // Built and checked once, shared by every endpoint of the run.
+                let alg = build_algorithm(&w.algorithm)?;
                 if w.nstart == 0 {
                     return Err(ConfigError::new("workload.nstart", "must be at least 1"));
                 }
@@ -899,13 +915,15 @@ impl MultihopSim {
                     .ok_or_else(|| ConfigError::new("workload.algorithm", "unknown algorithm"))?;
                 for &s in &servers {
                     let rng = stream_rng(self.seed, 0, streams::ENDPOINT | u64::from(s));
-                    let ep = build_endpoint(&w.algorithm, w.nstart, true, rng)?;
+                    let ep = build_endpoint(&alg, w.nstart, true, rng)?;
                     self.add_app(Addr::Node(NodeId(s)), ep, None, None, None);
                 }
-                self.one_to_one = Some((servers.into_iter().map(NodeId).collect(), 0));
+                self.one_to_one = Some((servers.into_iter().map(NodeId).collect(), 0, Arc::clone(&alg)));
                 self.start_next_server(Instant::ZERO + Duration::from_secs(1))?;
             }
             Workload::CoapManyToMany(w) => {
+                // Built and checked once, shared by every endpoint of the run.
+                let alg = build_algorithm(&w.algorithm)?;
                 if w.nstart == 0 {
                     return Err(ConfigError::new("workload.nstart", "must be at least 1"));
                 }
@@ -917,12 +935,12 @@ impl MultihopSim {
                 check(&servers)?;
                 for (k, &s) in servers.iter().enumerate() {
                     let rng = stream_rng(self.seed, 0, streams::ENDPOINT | u64::from(s));
-                    let ep = build_endpoint(&w.algorithm, w.nstart, true, rng)?;
+                    let ep = build_endpoint(&alg, w.nstart, true, rng)?;
                     let server = Addr::Node(NodeId(s));
                     self.add_app(server, ep, None, None, None);
                     let host = k as u16;
                     let rng = stream_rng(self.seed, 0, streams::ENDPOINT | (1 << 16) | u64::from(host));
-                    let ep = build_endpoint(&w.algorithm, w.nstart, false, rng)?;
+                    let ep = build_endpoint(&alg, w.nstart, false, rng)?;
                     let flow = self.flows.len();
                     self.flows.push(CoapFlowResult { node: None, peer: Some(s), ..Default::default() });
                     let app = self.add_app(Addr::Host(host), ep, Some(server), Some(w.exchanges), Some(flow));
@@ -938,6 +956,8 @@ impl MultihopSim {
                 self.clients_left = Some(servers.len());
             }
             Workload::CoapCrossTraffic(w) => {
+                // Built and checked once, shared by every endpoint of the run.
+                let alg = build_algorithm(&w.algorithm)?;
                 if w.nstart == 0 {
                     return Err(ConfigError::new("workload.nstart", "must be at least 1"));
                 }
@@ -955,12 +975,12 @@ impl MultihopSim {
                 let mut bursts = 0;
                 for (k, &s) in servers.iter().enumerate() {
                     let rng = stream_rng(self.seed, 0, streams::ENDPOINT | u64::from(s));
-                    let ep = build_endpoint(&w.algorithm, w.nstart, true, rng)?;
+                    let ep = build_endpoint(&alg, w.nstart, true, rng)?;
                     let server = Addr::Node(NodeId(s));
                     self.add_app(server, ep, None, None, None);
                     let host = k as u16;
                     let rng = stream_rng(self.seed, 0, streams::ENDPOINT | (1 << 16) | u64::from(host));
-                    let ep = build_endpoint(&w.algorithm, w.nstart, false, rng)?;
+                    let ep = build_endpoint(&alg, w.nstart, false, rng)?;
                     let flow = self.flows.len();
                     self.flows.push(CoapFlowResult { node: None, peer: Some(s), ..Default::default() });
                     let is_continuous = continuous.contains(&s);
@@ -986,7 +1006,8 @@ impl MultihopSim {
                 if w.payload_bytes == 0 {
                     return Err(ConfigError::new("workload.payload_bytes", "must be positive"));
                 }
-                build_tcp_controller(&w.scheme, w.max_retransmissions)?;
+                // Built and checked once, shared by every connection of the run.
+                let ctrl = build_tcp_controller(&w.scheme, w.max_retransmissions)?;
                 let mut clients: Vec<(u32, u16)> = (0..n)
                     .filter(|&i| NodeId(i) != root)
                     .map(|i| (self.dodag.hops(NodeId(i)).unwrap_or(0), i))
@@ -997,9 +1018,8 @@ impl MultihopSim {
                 for (k, &(hops, i)) in clients.iter().enumerate() {
                     let mut rng = stream_rng(self.seed, 0, streams::TCP | u64::from(i));
                     let tick_phase = Duration::from_nanos(below(&mut rng, 500_000_000));
-                    let ctrl = build_tcp_controller(&w.scheme, w.max_retransmissions)?;
                     self.tcp[i as usize] = Some(TcpNode {
-                        client: TcpClient::new(ctrl, w.payload_bytes),
+                        client: TcpClient::new(Arc::clone(&ctrl), w.payload_bytes),
                         rng,
                         report_rng: stream_rng(self.seed, 0, streams::TCP | (1 << 16) | u64::from(i)),
                         tick_phase,
@@ -1696,10 +1716,7 @@ impl MultihopSim {
                 Event::Completed { first_sent, rtt, retransmissions, to, .. } => {
                     if let Some(f) = self.apps[app].flow {
                         let continuous = self.apps[app].to_issue.is_none();
-                        let rto = self.apps[app].ep.controller(&to).and_then(|c| {
-                            use coapcc_core::Controller;
-                            c.rto(now)
-                        });
+                        let rto = self.apps[app].ep.rto(&to, now);
                         let r = &mut self.flows[f];
                         if continuous && r.series.len() < 20_000 {
                             r.series.push((
@@ -1785,7 +1802,8 @@ impl MultihopSim {
 
     /// Betzler 1-to-1: a fresh cloud client for the next server, starting at `at`.
     fn start_next_server(&mut self, at: Instant) -> Result<(), ConfigError> {
-        let Some((servers, k)) = self.one_to_one.as_mut() else { return Ok(()) };
+        let Some((servers, k, alg)) = self.one_to_one.as_mut() else { return Ok(()) };
+        let alg = Arc::clone(alg);
         let Some(&server) = servers.get(*k) else {
             self.push(self.now, Ev::End);
             return Ok(());
@@ -1794,7 +1812,7 @@ impl MultihopSim {
         *k += 1;
         let Workload::CoapOneToOne(w) = self.cfg.workload.clone() else { return Ok(()) };
         let rng = stream_rng(self.seed, 0, streams::ENDPOINT | (1 << 16) | u64::from(host));
-        let ep = build_endpoint(&w.algorithm, w.nstart, false, rng)?;
+        let ep = build_endpoint(&alg, w.nstart, false, rng)?;
         let flow = self.flows.len();
         self.flows.push(CoapFlowResult { node: None, peer: Some(server.0), ..Default::default() });
         let app = self.add_app(Addr::Host(host), ep, Some(Addr::Node(server)), Some(w.exchanges), Some(flow));
@@ -2102,14 +2120,15 @@ mod tests {
             // The same controller driven directly with the same stream gives the same timers.
             let mut rng = stream_rng(13, 0, streams::TCP | 1);
             let _tick_phase = below(&mut rng, 500_000_000);
-            let mut ctrl = build_tcp_controller(scheme, 15).unwrap();
+            let ctrl = build_tcp_controller(scheme, 15).unwrap();
             use coapcc_core::Controller;
-            let mut ex = ctrl.start(Instant::ZERO, 0, &mut rng);
+            let mut st = ctrl.new_state();
+            let mut ex = ctrl.start(&mut st, Instant::ZERO, 0, &mut rng);
             let mut direct = vec![ex.timer().as_nanos() as u64];
             for _ in 0..5 {
                 let at = ex.deadline();
-                assert_eq!(ctrl.on_timeout(at, &mut ex), coapcc_core::Retry::Retransmit);
-                direct.push(ctrl.retransmit(at, &mut ex, &mut rng).as_nanos() as u64);
+                assert_eq!(ctrl.on_timeout(&mut st, at, &mut ex), coapcc_core::Retry::Retransmit);
+                direct.push(ctrl.retransmit(&mut st, at, &mut ex, &mut rng).as_nanos() as u64);
             }
             assert_eq!(n.timers_ns, direct, "{scheme}");
             if scheme == "uip" {

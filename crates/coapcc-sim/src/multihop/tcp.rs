@@ -13,9 +13,10 @@
 //! (OQ-M14), and delivers payload in order.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use coapcc_core::random::Rng;
-use coapcc_core::{Ack, AnyController, Controller, Exchange, Instant, Retry};
+use coapcc_core::{Ack, AnyController, AnyState, Controller, Exchange, Instant, Retry};
 
 use super::NodeId;
 
@@ -79,7 +80,10 @@ pub struct TcpClientStats {
 /// One mote's window-of-one uIP connection.
 #[derive(Clone, Debug)]
 pub struct TcpClient {
-    ctrl: AnyController,
+    /// The algorithm, built once and shared by every connection.
+    ctrl: Arc<AnyController>,
+    /// This connection's per-destination state of `ctrl`.
+    st: AnyState,
     ex: Option<Exchange>,
     state: TcpState,
     in_flight: Option<u32>,
@@ -91,10 +95,11 @@ pub struct TcpClient {
 }
 
 impl TcpClient {
-    /// A closed connection whose timers come from `ctrl` (a fresh controller), sending
+    /// A closed connection whose timers come from `ctrl` (with a fresh state), sending
     /// segments of `payload_bytes`.
-    pub fn new(ctrl: AnyController, payload_bytes: u32) -> Self {
+    pub fn new(ctrl: Arc<AnyController>, payload_bytes: u32) -> Self {
         TcpClient {
+            st: ctrl.new_state(),
             ctrl,
             ex: None,
             state: TcpState::Closed,
@@ -127,9 +132,14 @@ impl TcpClient {
         &self.timers
     }
 
-    /// The controller.
+    /// The algorithm.
     pub fn controller(&self) -> &AnyController {
         &self.ctrl
+    }
+
+    /// This connection's state of the algorithm.
+    pub fn controller_state(&self) -> &AnyState {
+        &self.st
     }
 
     /// When the armed retransmission timer expires (before periodic-timer quantisation).
@@ -146,7 +156,7 @@ impl TcpClient {
             return None;
         }
         self.state = TcpState::SynSent;
-        let ex = self.ctrl.start(now, 0, rng);
+        let ex = self.ctrl.start(&mut self.st, now, 0, rng);
         self.timers.push(ex.timer());
         self.ex = Some(ex);
         Some(Segment::Syn)
@@ -166,7 +176,7 @@ impl TcpClient {
         let seq = self.next_seq;
         self.next_seq += 1;
         self.in_flight = Some(seq);
-        let ex = self.ctrl.start(now, 0, rng);
+        let ex = self.ctrl.start(&mut self.st, now, 0, rng);
         self.timers.push(ex.timer());
         self.ex = Some(ex);
         Some(Segment::Data { seq, payload_bytes: self.payload_bytes })
@@ -177,7 +187,7 @@ impl TcpClient {
         match (self.state, seg) {
             (TcpState::SynSent, Segment::SynAck) => {
                 if let Some(ex) = self.ex.take() {
-                    self.ctrl.on_ack(now, &ex, &Ack::AMBIGUOUS);
+                    self.ctrl.on_ack(&mut self.st, now, &ex, &Ack::AMBIGUOUS);
                 }
                 self.state = TcpState::Established;
                 self.try_send(now, rng)
@@ -188,7 +198,7 @@ impl TcpClient {
                     return None;
                 }
                 let ex = self.ex.take()?;
-                self.ctrl.on_ack(now, &ex, &Ack::AMBIGUOUS);
+                self.ctrl.on_ack(&mut self.st, now, &ex, &Ack::AMBIGUOUS);
                 self.in_flight = None;
                 self.stats.acked_segments += 1;
                 if ex.retransmissions() == 0 {
@@ -212,14 +222,14 @@ impl TcpClient {
             self.ex = None;
             return None;
         }
-        match self.ctrl.on_timeout(now, &mut ex) {
+        match self.ctrl.on_timeout(&mut self.st, now, &mut ex) {
             Retry::GiveUp => {
                 self.state = if syn { TcpState::SetupFailed } else { TcpState::Broken };
                 self.ex = None;
                 None
             }
             Retry::Retransmit => {
-                let timer = self.ctrl.retransmit(now, &mut ex, rng);
+                let timer = self.ctrl.retransmit(&mut self.st, now, &mut ex, rng);
                 self.timers.push(timer);
                 self.ex = Some(ex);
                 if syn {
@@ -284,7 +294,7 @@ mod tests {
     use coapcc_driver::rng::stream_rng;
 
     fn client() -> TcpClient {
-        TcpClient::new(AnyConfig::from_name("uip").unwrap().build().unwrap(), 48)
+        TcpClient::new(Arc::new(AnyConfig::from_name("uip").unwrap().build().unwrap()), 48)
     }
 
     #[test]
