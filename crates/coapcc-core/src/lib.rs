@@ -69,3 +69,9 @@ pub use registry::{
     ALGORITHMS, AlgorithmInfo, AnyConfig, AnyController, AnyExchangeState, AnyState, Exactness, Family,
 };
 pub use time::Instant;
+
+/// The worked example of `docs/adding-an-algorithm.md`, compiled and run as a doctest so the
+/// page cannot drift from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/adding-an-algorithm.md")]
+pub struct AddingAnAlgorithm;
