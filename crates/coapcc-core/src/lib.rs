@@ -4,7 +4,7 @@
 //! that needs no allocator: RFC 7252 Default CoAP and its Full Backoff variants, CoCoA
 //! (draft-ietf-core-cocoa-03) and its variants, pCoCoA, CoCoA 4-state-strong, FASOR
 //! (draft-ietf-core-fasor-02), BDP-CoAP, IDC-CoAP, MBC-CoAP, and the window-of-one TCP
-//! timers of uIP and Lim (2020). The behaviour follows `shared/spec/algorithms.md`; every
+//! timers of uIP and Lim (2020). The behaviour is described in `docs/algorithms.md`; every
 //! open question (OQ-n) is resolved as the spec recommends unless a named option says
 //! otherwise (see `docs/deviations.md`).
 //!

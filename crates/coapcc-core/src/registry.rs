@@ -87,7 +87,8 @@ pub struct AlgorithmInfo {
     pub family: Family,
     /// Its source document.
     pub source: &'static str,
-    /// The section of `shared/spec/algorithms.md` it implements.
+    /// The section of the project's algorithm specification it implements (each algorithm is
+    /// described in `docs/algorithms.md`).
     pub spec: &'static str,
     /// Exact or reconstructed.
     pub exactness: Exactness,

@@ -1,7 +1,7 @@
 //! # coapcc-sim
 //!
-//! The deterministic discrete-event simulator of coapcc (design.md §1–§3): the testbeds of
-//! `shared/spec/testbeds.md` §1–3 driven by the same `coapcc-proto` endpoints and
+//! The deterministic discrete-event simulator of coapcc (`docs/architecture.md`): the papers'
+//! testbeds (`docs/testbeds.md` §1–3) driven by the same `coapcc-proto` endpoints and
 //! `coapcc-core` controllers as the real client. Time is an argument, randomness comes from
 //! seeded per-consumer streams, and floating point is allowed here (never in `coapcc-core`)
 //! as long as results are reproducible on one platform.

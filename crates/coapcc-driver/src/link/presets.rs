@@ -1,5 +1,5 @@
-//! The link set-ups of `shared/spec/testbeds.md` as configuration data. Every testbed number
-//! lives here (or in the stage module's `TESTBED_*` constants) and nowhere else; scenario
+//! The link set-ups of the papers' testbeds (`docs/testbeds.md`) as configuration data. Every
+//! testbed number lives here (or in the stage module's `TESTBED_*` constants) and nowhere else; scenario
 //! files may override any of them.
 //!
 //! ## Testbed §1: NB-IoT-like constrained link
