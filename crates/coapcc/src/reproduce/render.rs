@@ -836,7 +836,11 @@ samples) is not evaluated, with the reason.</p>\n{}<div class=\"ratio-plot\">{}<
             let _ = write!(
                 h,
                 "<h3>{}</h3>\n{}",
-                if s.figures.is_empty() { "Published claims" } else { "Claims not tied to one of these figures" },
+                if by.iter().all(Vec::is_empty) {
+                    "Published claims"
+                } else {
+                    "Claims not tied to one of these figures"
+                },
                 claims_table(&rest)
             );
         }
