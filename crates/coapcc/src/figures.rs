@@ -42,7 +42,8 @@ pub const FIGURE_WIDTH: u32 = 900;
 pub const MAX_POINTS_PER_SERIES: usize = 2000;
 
 /// Fixed colours (RGB) per algorithm name, plus `RTT` (measured RTT series) and `analytic`
-/// (analytic curves, drawn dashed). Families share a hue: `default*` blues, `cocoa*`
+/// (analytic curves, drawn dashed), and `ResBW`, `sending …`, `success …` (rate time series: the
+/// residual bandwidth in a colour distinct from the rates). Families share a hue: `default*` blues, `cocoa*`
 /// oranges and reds, `fasor*` greens, `idc*` teals, `mbc*` golds, `uip*` pinks.
 pub const PALETTE: &[(&str, [u8; 3])] = &[
     ("default", [0x1F, 0x77, 0xB4]),
@@ -69,6 +70,9 @@ pub const PALETTE: &[(&str, [u8; 3])] = &[
     ("lim", [0x52, 0x52, 0x52]),
     ("RTT", [0xA0, 0xA0, 0xA0]),
     ("analytic", [0x00, 0x00, 0x00]),
+    ("ResBW", [0xE0, 0x10, 0x60]),
+    ("sending", [0x33, 0x55, 0xCC]),
+    ("success", [0x22, 0x99, 0x55]),
 ];
 
 /// The colour of a series or box named `name`.
@@ -924,6 +928,12 @@ where
 /// bandwidth per algorithm set). One legend above the panels lists every series name once
 /// (first appearance order, first style).
 pub fn line_figure(title: &str, panels: &[LinePanel]) -> String {
+    line_figure_in_columns(title, panels, 3)
+}
+
+/// [`line_figure`] with at most `max_cols` panels per row (e.g. 2: a window and the whole run
+/// side by side).
+pub fn line_figure_in_columns(title: &str, panels: &[LinePanel], max_cols: usize) -> String {
     if panels.is_empty() {
         return no_data_figure(title);
     }
@@ -939,7 +949,7 @@ pub fn line_figure(title: &str, panels: &[LinePanel]) -> String {
             legend.push(LegendEntry { name: s.name.clone(), swatch });
         }
     }
-    let g = grid(panels.len(), 3);
+    let g = grid(panels.len(), max_cols);
     let panel_h = match g.cols {
         1 => 400,
         2 => 330,
@@ -1305,7 +1315,7 @@ mod tests {
                 assert_ne!(c, d, "{a} and {b} share a colour");
             }
         }
-        assert_eq!(PALETTE.len(), 24);
+        assert_eq!(PALETTE.len(), 27);
         assert_eq!(colour_of("cocoa (sim)"), colour_of("cocoa"));
         assert_eq!(colour_of("analytic (cocoa)"), colour_of("analytic"));
         let x = colour_of("some-new-algorithm");
@@ -1457,12 +1467,13 @@ mod tests {
         assert!(svg.contains("rotate(270"), "long names are rotated");
     }
 
-    /// `FIGURES_SAMPLE_DIR=/tmp/figures-sample cargo test -p coapcc --lib figures` writes one
-    /// figure of each kind there, to look at.
+    /// Writes one figure of each kind, to look at (to `FIGURES_SAMPLE_DIR` when set, else a
+    /// temporary folder), and checks that every one is a well-formed SVG.
     #[test]
-    fn samples_are_written_when_asked() {
-        let Some(dir) = std::env::var_os("FIGURES_SAMPLE_DIR") else { return };
-        let dir = std::path::PathBuf::from(dir);
+    fn samples_of_every_kind_are_written_as_well_formed_svg() {
+        let dir = std::env::var_os("FIGURES_SAMPLE_DIR")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| std::env::temp_dir().join(format!("coapcc-figures-sample-{}", std::process::id())));
         std::fs::create_dir_all(&dir).unwrap();
         let mut lines = sample_lines();
         lines.push(LinePanel {
@@ -1504,14 +1515,14 @@ mod tests {
                 log_y: true,
             },
             LinePanel {
-                title: "only NaN".into(),
+                title: "only missing values".into(),
                 x_label: "t".into(),
                 y_label: "v".into(),
                 series: vec![Series::new("idc", vec![(nan, nan)], SeriesStyle::Line)],
                 log_y: false,
             },
         ];
-        std::fs::write(dir.join("nan.svg"), line_figure("NaN handling", &holes)).unwrap();
+        std::fs::write(dir.join("nan.svg"), line_figure("Holes in the data", &holes)).unwrap();
         let names: Vec<&str> = PALETTE.iter().map(|(n, _)| *n).collect();
         let mut panels: Vec<BoxPanel> = (0..5)
             .map(|i| BoxPanel {
@@ -1520,7 +1531,7 @@ mod tests {
                 boxes: names.iter().enumerate().map(|(j, n)| (n.to_string(), stats(1.0 + (i * j) as f64))).collect(),
             })
             .collect();
-        panels.push(BoxPanel { title: "all NaN".into(), y_label: "s".into(), boxes: vec![] });
+        panels.push(BoxPanel { title: "all missing".into(), y_label: "s".into(), boxes: vec![] });
         std::fs::write(dir.join("box-all.svg"), box_figure("All algorithms (log)", &panels, true)).unwrap();
         let groups: Vec<BarGroup> = (0..12)
             .map(|g| BarGroup {
@@ -1533,5 +1544,14 @@ mod tests {
             })
             .collect();
         std::fs::write(dir.join("bar-log.svg"), bar_figure("RMSE (log)", "RMSE (ms)", &groups, true)).unwrap();
+        let written = ["box", "line", "bar", "empty", "nan", "box-all", "bar-log"];
+        for name in written {
+            let svg = std::fs::read_to_string(dir.join(format!("{name}.svg"))).unwrap();
+            assert_well_formed(&svg);
+            assert!(svg.contains("<svg") && svg.len() > 500, "{name}.svg is too small to hold a figure");
+        }
+        if std::env::var_os("FIGURES_SAMPLE_DIR").is_none() {
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
     }
 }

@@ -4,6 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use coapcc::reproduce::render::status_md;
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -82,6 +84,13 @@ fn the_quick_report_holds_every_figure_and_claim_and_renders_in_a_browser() {
     for c in &claims {
         assert!(html.contains(&format!("id=\"claim-{c}\"")), "claim {c} missing");
     }
+    // The first screen is the scoreboard and the plot of ours/published.
+    let board = html.find("id=\"scoreboard\"").expect("no scoreboard");
+    let plot = html.find("class=\"ratio-plot\"").expect("no plot of ours/published");
+    let first_section = html.find("<section").unwrap();
+    assert!(board < plot && plot < first_section, "the report does not open with the scoreboard");
+    let csv = std::fs::read_to_string(out.join("claims.csv")).unwrap();
+    assert_eq!(std::fs::read_to_string(out.join("status.md")).unwrap(), status_md(&csv).unwrap());
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(md.contains("| claim |") && md.contains("figures/"));
     assert_eq!(std::fs::read_to_string(out.join("claims.csv")).unwrap().lines().count(), claims.len() + 1);
@@ -128,4 +137,25 @@ fn the_quick_report_holds_every_figure_and_claim_and_renders_in_a_browser() {
         assert!(!blank, "the screenshot of {e} is blank");
         assert!(coloured > 0.002, "the figures of {e} did not render: only {:.4} % coloured pixels", coloured * 100.0);
     }
+}
+
+const STATUS_BEGIN: &str = "<!-- status:begin";
+const STATUS_END: &str = "<!-- status:end -->";
+
+#[test]
+fn the_readme_status_table_is_what_the_full_runs_claims_csv_gives() {
+    let csv = std::fs::read_to_string(root().join("data/published/claims-full.csv")).unwrap();
+    // The committed full run covers exactly the claims of the data files, in order.
+    let listed: Vec<String> = csv.lines().skip(1).map(|l| l.split(',').nth(1).unwrap().to_string()).collect();
+    assert_eq!(listed, ids("claim"), "data/published/claims-full.csv is stale: rerun `coapcc reproduce all`");
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let begin = readme.find(STATUS_BEGIN).expect("README has no status:begin marker");
+    let body = &readme[begin..];
+    let body = &body[body.find("-->").unwrap() + 3..];
+    let end = body.find(STATUS_END).expect("README has no status:end marker");
+    assert_eq!(
+        body[..end].trim(),
+        status_md(&csv).unwrap().trim(),
+        "README's reproduction status differs from status.md of data/published/claims-full.csv"
+    );
 }

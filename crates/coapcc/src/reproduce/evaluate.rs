@@ -4,7 +4,7 @@ use coapcc_sim::metrics::SeriesPoint;
 use coapcc_sim::results::Summary;
 
 use super::experiments::Case;
-use super::published::{At, Check, Claim, Comparison, Kind, Quantity, Rows};
+use super::published::{At, Check, Claim, Comparison, DEFAULT_BAND, Kind, Quantity, Rows};
 
 /// Time series kept from the first replication of a case (for figures).
 #[derive(Clone, Debug, Default)]
@@ -79,7 +79,7 @@ pub struct Outcome {
     pub ratio: f64,
     /// The verdict.
     pub verdict: Verdict,
-    /// The rule applied, in words (`holds if 0.5 ≤ ours/published ≤ 2`).
+    /// The rule applied, in words (`holds if 0.8 ≤ ours/published ≤ 1.25`).
     pub rule: String,
 }
 
@@ -260,32 +260,52 @@ pub fn metric(cases: &[CaseResult], claim: &Claim) -> Result<f64, String> {
         // X_increase: X(a in cases[0]) / X(a in cases[1]) − 1.
         Kind::Increase(x, m) => {
             let [first, second] = &m.cases;
-            let v1 = base(x, &Place::Case(find(cases, first)?), &m.a)?;
-            let v2 = base(x, &Place::Case(find(cases, second)?), &m.a)?;
+            let v1 = defined_base(x, &Place::Case(find(cases, first)?), &m.a)?;
+            let v2 = defined_base(x, &Place::Case(find(cases, second)?), &m.a)?;
+            nonzero(x, &m.a, v2, "increase")?;
             Ok(ratio_minus_one(v1, v2))
         }
         // X_reduction_min / X_gain_min over `against` (not empty: checked on load).
         Kind::CompareMin(x, how, m) => {
             let at = place(cases, m.at())?;
-            let va = base(x, &at, &m.a)?;
+            let va = defined_base(x, &at, &m.a)?;
             let mut best = f64::INFINITY;
             for b in &m.against {
-                let v = compare(how, va, base(x, &at, b)?);
-                if !v.is_finite() {
-                    return Ok(f64::NAN);
-                }
-                best = best.min(v);
+                let vb = defined_base(x, &at, b)?;
+                nonzero(x, b, vb, how.word())?;
+                best = best.min(compare(how, va, vb));
             }
             Ok(best)
         }
         // X_reduction / X_gain against `b`.
         Kind::Compare(x, how, m) => {
             let at = place(cases, m.at())?;
-            let va = base(x, &at, &m.a)?;
-            Ok(compare(how, va, base(x, &at, &m.b)?))
+            let va = defined_base(x, &at, &m.a)?;
+            let vb = defined_base(x, &at, &m.b)?;
+            nonzero(x, &m.b, vb, how.word())?;
+            Ok(compare(how, va, vb))
         }
         // A base quantity of `a`.
-        Kind::Base(x, m) => base(x, &place(cases, m.at())?, &m.a),
+        Kind::Base(x, m) => defined_base(x, &place(cases, m.at())?, &m.a),
+    }
+}
+
+/// A base quantity that must be defined: undefined (0/0, no samples, NaN) is an error saying which.
+fn defined_base(x: Quantity, at: &Place<'_>, a: &str) -> Result<f64, String> {
+    let v = base(x, at, a)?;
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(format!("`{}` of `{a}` is undefined in our run (0/0, no samples or NaN)", x.name()))
+    }
+}
+
+/// The denominator of a comparison must not be 0.
+fn nonzero(x: Quantity, b: &str, v: f64, what: &str) -> Result<(), String> {
+    if v == 0.0 {
+        Err(format!("`{}` of `{b}` is 0 in our run, so the {what} relative to it is undefined", x.name()))
+    } else {
+        Ok(())
     }
 }
 
@@ -342,7 +362,7 @@ fn rule(check: Check, published: f64) -> (String, Box<dyn Fn(f64) -> bool>) {
     let p = published;
     match check {
         Check::Ratio { range } => {
-            let [lo, hi] = range.unwrap_or([0.5, 2.0]);
+            let [lo, hi] = range.unwrap_or(DEFAULT_BAND);
             (format!("holds if {lo} ≤ ours/published ≤ {hi}"), Box::new(move |o: f64| (lo..=hi).contains(&(o / p))))
         }
         Check::Sign {} => (
@@ -369,13 +389,17 @@ pub fn evaluate(cases: &[CaseResult], claim: &Claim) -> Outcome {
             verdict: if check(ours) { Verdict::Holds } else { Verdict::Differs },
             rule,
         },
-        // data/published/README.md: an undefined value (a zero denominator) does not hold.
+        // Issue 9, Rules: an undefined value (0/0, no samples, NaN) is not evaluated, with the
+        // reason, never "holds" or "differs" by accident.
         Ok(ours) => Outcome {
             claim: claim.clone(),
-            ours,
+            ours: f64::NAN,
             ratio: f64::NAN,
-            verdict: Verdict::Differs,
-            rule: format!("{rule}; ours is undefined (a zero denominator), so it does not hold"),
+            verdict: Verdict::NotEvaluated(format!(
+                "our value is undefined ({}): a zero denominator (0/0), no samples or NaN",
+                if ours.is_nan() { "NaN" } else { "infinite" }
+            )),
+            rule,
         },
         Err(e) => {
             Outcome { claim: claim.clone(), ours: f64::NAN, ratio: f64::NAN, verdict: Verdict::NotEvaluated(e), rule }
@@ -385,7 +409,230 @@ pub fn evaluate(cases: &[CaseResult], claim: &Claim) -> Outcome {
 
 #[cfg(test)]
 mod tests {
+    use super::super::published::parse;
     use super::*;
+    use coapcc_sim::metrics::Quantiles;
+
+    fn q(median: f64) -> Quantiles {
+        Quantiles { p10: median * 0.5, p25: median * 0.75, p50: median, p75: median * 1.5, p90: median * 2.0 }
+    }
+
+    /// A hand-made summary: median FCT and unnecessary retransmissions, loss ratio.
+    fn summary(algorithm: &str, fct: f64, unnecessary: f64, loss_ratio: f64) -> Summary {
+        Summary {
+            algorithm: algorithm.into(),
+            runs: 1,
+            fct: q(fct),
+            retransmissions: q(unnecessary + 1.0),
+            unnecessary: q(unnecessary),
+            goodput_per_s: 1.0 / fct,
+            loss_ratio,
+            overhead: 0.1,
+            rtt: q(1.0),
+            expired_rto: q(2.0),
+            unnecessary_total: (unnecessary * 10.0) as u64,
+            completed_total: 10,
+            drops_buffer_total: 0,
+            rmse_ms: f64::NAN,
+            spurious: f64::NAN,
+        }
+    }
+
+    fn case(name: &str, summaries: Vec<Summary>) -> CaseResult {
+        CaseResult {
+            case: Case { name: name.into(), file: "x.toml".into(), sets: Vec::new(), sweep: None },
+            description: String::new(),
+            source: String::new(),
+            seed: 1,
+            replications: 1,
+            summaries,
+            series: CaseSeries::None,
+            trace: false,
+        }
+    }
+
+    /// Our run: in case `c`, a's median FCT is 50 against b's 100 (a reduction of exactly
+    /// 0.5), c's 40; unnecessary medians a 0, b 10, c 0; loss ratios NaN (0/0) for a, 0.1 for b.
+    fn cases() -> Vec<CaseResult> {
+        vec![
+            case(
+                "c",
+                vec![summary("a", 50.0, 0.0, f64::NAN), summary("b", 100.0, 10.0, 0.1), summary("c", 40.0, 0.0, 0.2)],
+            ),
+            case("d", vec![summary("a", 100.0, 4.0, 0.0), summary("b", 100.0, 5.0, 0.0)]),
+        ]
+    }
+
+    /// Evaluates one claim given as the TOML lines after `published`.
+    fn outcome(published: f64, rest: &str) -> Outcome {
+        let text = format!(
+            "experiment = \"x\"\ntitle = \"t\"\npaper = \"p\"\nseed = \"0\"\n[[claim]]\nid = \"the-claim\"\ntext = \"t\"\n\
+             source = \"s\"\npublished = {published:?}\n{rest}"
+        );
+        let p = parse(&text, "x.toml").unwrap_or_else(|e| panic!("{e}"));
+        evaluate(&cases(), &p.claims[0])
+    }
+
+    const REDUCTION: &str = "metric = \"fct_median_reduction\"\ncase = \"c\"\na = \"a\"\nb = \"b\"\n";
+
+    #[test]
+    fn the_default_band_holds_from_0_8_to_1_25_of_the_published_value_edges_included() {
+        let ratio = format!("{REDUCTION}check = \"ratio\"\n");
+        // ours = 0.5 (1 − 50/100): ours/published is exactly 0.8 for 0.625, 1.25 for 0.4.
+        for (published, want) in [
+            (0.625, Verdict::Holds),
+            (0.4, Verdict::Holds),
+            (0.5, Verdict::Holds),
+            (0.5 / 0.79, Verdict::Differs),
+            (0.5 / 1.26, Verdict::Differs),
+            // The old band [0.5, 2] no longer applies: ours is half the published value.
+            (1.0, Verdict::Differs),
+        ] {
+            let o = outcome(published, &ratio);
+            assert_eq!(o.verdict, want, "published {published}: ours/published {}", o.ratio);
+            assert_eq!(o.ours, 0.5);
+        }
+        assert_eq!(outcome(0.5, &ratio).rule, "holds if 0.8 ≤ ours/published ≤ 1.25");
+    }
+
+    #[test]
+    fn a_band_of_its_own_applies_and_needs_a_reason() {
+        let rest = format!("{REDUCTION}check = \"ratio\"\nrange = [0.5, 2.0]\nrange_reason = \"read off a plot\"\n");
+        assert_eq!(outcome(1.0, &rest).verdict, Verdict::Holds);
+        assert_eq!(outcome(1.01, &rest).verdict, Verdict::Differs);
+    }
+
+    #[test]
+    fn a_sign_check_holds_on_the_same_sign_and_never_on_zero() {
+        // ours = 0.5 > 0.
+        assert_eq!(outcome(1.0, &format!("{REDUCTION}qualitative = true\ncheck = \"sign\"\n")).verdict, Verdict::Holds);
+        assert_eq!(
+            outcome(-1.0, &format!("{REDUCTION}qualitative = true\ncheck = \"sign\"\n")).verdict,
+            Verdict::Differs
+        );
+        // In case d, a and b have the same median FCT: a reduction of exactly 0 has no sign.
+        let zero = "metric = \"fct_median_reduction\"\ncase = \"d\"\na = \"a\"\nb = \"b\"\nqualitative = true\ncheck = \"sign\"\n";
+        for p in [1.0, -1.0] {
+            let o = outcome(p, zero);
+            assert_eq!((o.ours, &o.verdict), (0.0, &Verdict::Differs), "published {p}");
+        }
+    }
+
+    #[test]
+    fn at_most_at_least_and_within_hold_at_their_edges() {
+        // ours = 0.5, published 0.25.
+        let check = |c: &str| outcome(0.25, &format!("{REDUCTION}{c}\n")).verdict;
+        assert_eq!(check("check = \"at_most\"\nvalue = 0.5"), Verdict::Holds);
+        assert_eq!(check("check = \"at_most\"\nvalue = 0.49"), Verdict::Differs);
+        assert_eq!(check("check = \"at_least\"\nvalue = 0.5"), Verdict::Holds);
+        assert_eq!(check("check = \"at_least\"\nvalue = 0.51"), Verdict::Differs);
+        assert_eq!(check("check = \"within\"\ntolerance = 0.25"), Verdict::Holds);
+        assert_eq!(check("check = \"within\"\ntolerance = 0.24"), Verdict::Differs);
+    }
+
+    #[test]
+    fn an_undefined_value_is_not_evaluated_with_the_reason() {
+        // Loss ratio 0/0 (NaN) of a: its own value, and any comparison with it.
+        for rest in [
+            "metric = \"loss_ratio\"\ncase = \"c\"\na = \"a\"\ncheck = \"ratio\"\n",
+            "metric = \"loss_ratio_reduction_min\"\ncase = \"c\"\na = \"a\"\nagainst = [\"b\"]\nqualitative = true\ncheck = \"sign\"\n",
+            "metric = \"loss_ratio_reduction_min\"\ncase = \"c\"\na = \"b\"\nagainst = [\"c\", \"a\"]\nqualitative = true\ncheck = \"sign\"\n",
+        ] {
+            let o = outcome(1.0, rest);
+            match &o.verdict {
+                Verdict::NotEvaluated(why) => assert!(why.contains("`loss_ratio` of `a` is undefined"), "{why}"),
+                v => panic!("{rest}: {v:?}"),
+            }
+            assert!(o.ours.is_nan() && o.ratio.is_nan());
+        }
+        // A zero denominator: b's loss ratio is 0 in case d.
+        let o = outcome(
+            1.0,
+            "metric = \"unnecessary_median_reduction\"\ncase = \"c\"\na = \"b\"\nb = \"a\"\nqualitative = true\ncheck = \"sign\"\n",
+        );
+        match &o.verdict {
+            Verdict::NotEvaluated(why) => assert!(why.contains("`unnecessary_median` of `a` is 0"), "{why}"),
+            v => panic!("{v:?}"),
+        }
+        // A case not run.
+        let o = outcome(1.0, "metric = \"fct_median\"\ncase = \"nowhere\"\na = \"a\"\ncheck = \"ratio\"\n");
+        assert_eq!(o.verdict, Verdict::NotEvaluated("case `nowhere` was not run".into()));
+    }
+
+    #[test]
+    fn the_max_over_comparisons_skips_undefined_ones_and_is_not_evaluated_when_all_are() {
+        // b against a: case c is 1 − 10/0 (undefined), skipped; case d is 1 − 5/4 = −0.25.
+        let pairs = |pairs: &str| {
+            outcome(
+                1.0,
+                &format!(
+                    "metric = \"unnecessary_reduction_max_pairs\"\ncases = [\"c\", \"d\"]\npairs = {pairs}\nqualitative = true\ncheck = \"sign\"\n"
+                ),
+            )
+        };
+        let o = pairs("[[\"b\", \"a\"]]");
+        assert_eq!((o.ours, &o.verdict), (-0.25, &Verdict::Differs));
+        // With a against b too (case c: 1 − 0/10 = 1; case d: 1 − 4/5), the largest is 1.
+        let o = pairs("[[\"b\", \"a\"], [\"a\", \"b\"]]");
+        assert_eq!((o.ours, &o.verdict), (1.0, &Verdict::Holds));
+        // Every comparison undefined: not evaluated.
+        let o = outcome(
+            1.0,
+            "metric = \"unnecessary_reduction_max\"\ncases = [\"c\"]\na = \"b\"\nb = \"a\"\nqualitative = true\ncheck = \"sign\"\n",
+        );
+        assert!(matches!(o.verdict, Verdict::NotEvaluated(_)), "{:?}", o.verdict);
+        // The min over `against` is the least favourable comparison: a against b is 0.5,
+        // against c is 1 − 50/40 = −0.25.
+        let o = outcome(
+            1.0,
+            "metric = \"fct_median_reduction_min\"\ncase = \"c\"\na = \"a\"\nagainst = [\"b\", \"c\"]\nqualitative = true\ncheck = \"sign\"\n",
+        );
+        assert_eq!((o.ours, &o.verdict), (-0.25, &Verdict::Differs));
+    }
+
+    #[test]
+    fn a_claim_file_with_a_wrong_metric_or_a_missing_field_is_rejected_with_the_claims_id() {
+        let file = |rest: &str| {
+            format!(
+                "experiment = \"x\"\ntitle = \"t\"\npaper = \"p\"\nseed = \"0\"\n[[claim]]\nid = \"bad-claim\"\n\
+                 text = \"t\"\nsource = \"s\"\npublished = 0.2\n{rest}"
+            )
+        };
+        for (rest, says) in [
+            (
+                "metric = \"fct_median_reductoin\"\ncase = \"c\"\na = \"a\"\nb = \"b\"\ncheck = \"ratio\"\n",
+                "fct_median_reductoin",
+            ),
+            ("metric = \"fct_median_reduction\"\ncase = \"c\"\na = \"a\"\ncheck = \"ratio\"\n", "missing field `b`"),
+            ("metric = \"fct_median_reduction\"\ncase = \"c\"\na = \"a\"\nb = \"b\"\n", "check"),
+            (&format!("{REDUCTION}check = \"ratio\"\nrange = [0.5, 2.0]\n"), "range_reason"),
+            (&format!("{REDUCTION}check = \"ratio\"\nrange_reason = \"why\"\n"), "range_reason"),
+            (&format!("{REDUCTION}check = \"ratio\"\nrestates = \"no-such-claim\"\n"), "no-such-claim"),
+        ] {
+            let e = parse(&file(rest), "data/published/x.toml").unwrap_err();
+            assert!(e.starts_with("data/published/x.toml: claim `bad-claim`"), "{e}");
+            assert!(e.contains(says), "{e}");
+        }
+        let e = parse(
+            &file(&format!("{REDUCTION}check = \"ratio\"\n")).replace("published = 0.2", "published = 0.0"),
+            "x.toml",
+        )
+        .unwrap_err();
+        assert!(e.contains("claim `bad-claim`") && e.contains("non-zero `published`"), "{e}");
+    }
+
+    #[test]
+    fn a_restating_claim_is_shown_but_not_counted() {
+        let text = format!(
+            "experiment = \"x\"\ntitle = \"t\"\npaper = \"p\"\nseed = \"0\"\n\
+             [[claim]]\nid = \"first\"\ntext = \"t\"\nsource = \"s\"\npublished = 0.5\n{REDUCTION}check = \"ratio\"\n\
+             [[claim]]\nid = \"second\"\ntext = \"t\"\nsource = \"s\"\npublished = 0.9\n{REDUCTION}check = \"ratio\"\nrestates = \"first\"\n"
+        );
+        let p = parse(&text, "x.toml").unwrap();
+        let outcomes: Vec<Outcome> = p.claims.iter().map(|c| evaluate(&cases(), c)).collect();
+        let s = super::super::render::Score::of(&outcomes);
+        assert_eq!((s.within, s.outside, s.restating, s.counted()), (1, 0, 1, 1));
+    }
 
     #[test]
     fn the_slope_of_a_line_is_its_gradient() {

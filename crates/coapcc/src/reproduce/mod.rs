@@ -195,18 +195,15 @@ images: each of ours is shown with their caption and a description of what their
             ""
         }
     );
-    write_atomic(&dir.join("claims.csv"), render::claims_csv(&sections).as_bytes())?;
+    let csv = render::claims_csv(&sections);
+    write_atomic(&dir.join("claims.csv"), csv.as_bytes())?;
+    // The README's "Reproduction status" section is this file (of a full run).
+    write_atomic(&dir.join("status.md"), render::status_md(&csv).map_err(CliError::Failure)?.as_bytes())?;
     write_atomic(&dir.join("report.md"), render::markdown(&title, &intro, &sections).as_bytes())?;
     write_atomic(&dir.join("index.html"), render::html(&title, &intro, &sections).as_bytes())?;
-    for s in &sections {
-        let (h, d, n) = render::tally(&s.outcomes);
-        writeln!(
-            out,
-            "{:<14} {} claims: {h} hold, {d} differ, {n} not evaluated",
-            s.published.experiment,
-            s.outcomes.len()
-        )?;
-    }
+    let scores: Vec<(String, render::Score)> =
+        sections.iter().map(|s| (s.published.experiment.clone(), render::Score::of(&s.outcomes))).collect();
+    out.write_all(render::scoreboard_text(&scores).as_bytes())?;
     writeln!(out, "report: {}", dir.join("index.html").display())?;
     Ok(())
 }

@@ -86,6 +86,44 @@ pub struct Claim {
     pub definition: Option<String>,
     /// A note shown with the claim.
     pub note: Option<String>,
+    /// Why this claim's `ratio` band differs from [`DEFAULT_BAND`] (required exactly when it does).
+    pub range_reason: Option<String>,
+    /// The id of the claim this one restates (the same fact in other words): it is shown,
+    /// linked to that claim, but not counted in the scoreboard.
+    pub restates: Option<String>,
+}
+
+/// The default band of a `ratio` check: ours/published in [0.8, 1.25] (issue 9, Rules).
+pub const DEFAULT_BAND: [f64; 2] = [0.8, 1.25];
+
+/// How a claim is counted on the scoreboard.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClaimKind {
+    /// The paper publishes a number and ours is judged against it (`ratio`, `within`).
+    Numeric,
+    /// The paper states a direction, equality or bound (`sign`, `at_most`, `at_least`, or any
+    /// `qualitative` claim).
+    Direction,
+}
+
+impl ClaimKind {
+    /// Its word in `claims.csv`.
+    pub fn word(self) -> &'static str {
+        match self {
+            ClaimKind::Numeric => "numeric",
+            ClaimKind::Direction => "direction",
+        }
+    }
+}
+
+impl Claim {
+    /// How it is counted on the scoreboard.
+    pub fn kind(&self) -> ClaimKind {
+        match self.check {
+            Check::Ratio { .. } | Check::Within { .. } if !self.qualitative => ClaimKind::Numeric,
+            _ => ClaimKind::Direction,
+        }
+    }
 }
 
 /// The keys of a claim that are neither its metric's nor its check's.
@@ -108,10 +146,26 @@ struct ClaimText {
     definition: Option<String>,
     #[serde(default)]
     note: Option<String>,
+    #[serde(default)]
+    range_reason: Option<String>,
+    #[serde(default)]
+    restates: Option<String>,
 }
 
-const TEXT_KEYS: &[&str] =
-    &["id", "text", "source", "published", "qualitative", "quote", "derivation", "seed", "definition", "note"];
+const TEXT_KEYS: &[&str] = &[
+    "id",
+    "text",
+    "source",
+    "published",
+    "qualitative",
+    "quote",
+    "derivation",
+    "seed",
+    "definition",
+    "note",
+    "range_reason",
+    "restates",
+];
 const CHECK_KEYS: &[&str] = &["check", "range", "value", "tolerance"];
 
 /// How a claim's verdict is reached (`data/published/README.md`, Checks), tagged by `check`.
@@ -120,7 +174,8 @@ const CHECK_KEYS: &[&str] = &["check", "range", "value", "tolerance"];
 pub enum Check {
     /// Holds if ours/published lies in `range`.
     Ratio {
-        /// The accepted range of ours/published (default [0.5, 2]).
+        /// The accepted range of ours/published (default [`DEFAULT_BAND`]; another one needs
+        /// the claim's `range_reason`).
         #[serde(default)]
         range: Option<[f64; 2]>,
     },
@@ -215,6 +270,16 @@ pub enum Comparison {
     Reduction,
     /// X(a)/X(b) − 1: > 0 iff a is higher.
     Gain,
+}
+
+impl Comparison {
+    /// Its word in messages.
+    pub fn word(self) -> &'static str {
+        match self {
+            Comparison::Reduction => "reduction",
+            Comparison::Gain => "gain",
+        }
+    }
 }
 
 /// Where a quantity is measured: one case, or the points of a sweep.
@@ -597,6 +662,27 @@ fn claim(mut table: toml::Table, index: usize) -> Result<Claim, String> {
     };
     let metric: Metric = toml::Value::Table(table).try_into().map_err(|e| named(format!("{name}{e}")))?;
     metric.validate().map_err(|e| named(format!("metric `{}`: {e}", metric.name())))?;
+    if let Check::Ratio { range } = check {
+        let own = range.filter(|r| *r != DEFAULT_BAND);
+        match (own, &text.range_reason) {
+            (Some(r), None) => {
+                return Err(named(format!(
+                    "`range = [{}, {}]` differs from the default band [0.8, 1.25] and needs `range_reason`",
+                    r[0], r[1]
+                )));
+            }
+            (None, Some(_)) => return Err(named("`range_reason` without a `range` other than [0.8, 1.25]".into())),
+            (Some([lo, hi]), _) if !(lo > 0.0 && lo <= 1.0 && hi >= 1.0 && hi.is_finite()) => {
+                return Err(named(format!("`range = [{lo}, {hi}]` must hold 1 and lie in (0, ∞)")));
+            }
+            _ => {}
+        }
+        if text.published == 0.0 || !text.published.is_finite() {
+            return Err(named("a `ratio` check needs a finite, non-zero `published`".into()));
+        }
+    } else if text.range_reason.is_some() {
+        return Err(named("`range_reason` is only for `check = \"ratio\"`".into()));
+    }
     Ok(Claim {
         id: text.id,
         text: text.text,
@@ -610,6 +696,8 @@ fn claim(mut table: toml::Table, index: usize) -> Result<Claim, String> {
         check,
         definition: text.definition,
         note: text.note,
+        range_reason: text.range_reason,
+        restates: text.restates,
     })
 }
 
@@ -622,8 +710,27 @@ pub fn parse(text: &str, file: &str) -> Result<Published, String> {
         .into_iter()
         .enumerate()
         .map(|(i, t)| claim(t, i))
-        .collect::<Result<_, _>>()
+        .collect::<Result<Vec<Claim>, _>>()
         .map_err(|e| format!("{file}: {e}"))?;
+    for c in &claims {
+        if claims.iter().filter(|d| d.id == c.id).count() > 1 {
+            return Err(format!("{file}: claim `{}`: the id is used twice", c.id));
+        }
+        if let Some(r) = &c.restates {
+            match claims.iter().find(|d| &d.id == r) {
+                None => {
+                    return Err(format!("{file}: claim `{}`: `restates = \"{r}\"` names no claim of the file", c.id));
+                }
+                Some(d) if d.restates.is_some() || d.id == c.id => {
+                    return Err(format!(
+                        "{file}: claim `{}`: `restates` must name a claim that restates nothing",
+                        c.id
+                    ));
+                }
+                _ => {}
+            }
+        }
+    }
     Ok(Published {
         experiment: raw.experiment,
         title: raw.title,

@@ -6,9 +6,10 @@ use std::fmt::Write;
 use coapcc_sim::metrics::Quantiles;
 
 use super::evaluate::{CaseResult, CaseSeries, Outcome, Verdict, sweep_points};
-use super::published::{FigureSpec, Published};
+use super::published::{Check, ClaimKind, DEFAULT_BAND, FigureSpec, Published};
 use crate::figures::{
     BarGroup, BoxPanel, BoxStats, LinePanel, Series, SeriesStyle, bar_figure, box_figure, line_figure,
+    line_figure_in_columns,
 };
 
 /// One experiment's evaluated report content.
@@ -77,6 +78,40 @@ fn analytic_goodput(xs: &[f64]) -> Vec<Series> {
             style: SeriesStyle::Dashed,
         },
     ]
+}
+
+/// The window of a rate time series drawn at the paper's scale, s (Makarem Fig. 23 spans a
+/// few hundred seconds).
+pub const RATE_WINDOW_S: f64 = 300.0;
+/// Moving average over that window, s.
+pub const RATE_SHORT_AVERAGE_S: f64 = 30.0;
+/// Moving average over the whole run, s.
+pub const RATE_LONG_AVERAGE_S: f64 = 600.0;
+
+/// Centred moving average of `(t, y)` points (sorted by t) over `width_s` seconds; NaN values
+/// are skipped.
+pub fn moving_average(points: &[(f64, f64)], width_s: f64) -> Vec<(f64, f64)> {
+    let half = width_s / 2.0;
+    let (mut lo, mut hi, mut sum, mut n) = (0usize, 0usize, 0.0, 0usize);
+    let mut out = Vec::with_capacity(points.len());
+    for &(t, _) in points {
+        while hi < points.len() && points[hi].0 <= t + half {
+            if points[hi].1.is_finite() {
+                sum += points[hi].1;
+                n += 1;
+            }
+            hi += 1;
+        }
+        while lo < hi && points[lo].0 < t - half {
+            if points[lo].1.is_finite() {
+                sum -= points[lo].1;
+                n -= 1;
+            }
+            lo += 1;
+        }
+        out.push((t, if n == 0 { f64::NAN } else { sum / n as f64 }));
+    }
+    out
 }
 
 /// Draws one of their figures from our cases.
@@ -181,6 +216,8 @@ pub fn figure(spec: &FigureSpec, cases: &[CaseResult]) -> String {
             bar_figure(&title, y, &groups, false)
         }
         "rate-timeseries" => {
+            // Per algorithm: the paper's scale (the first RATE_WINDOW_S, short moving average)
+            // beside the whole run (long moving average); ResBW last, so drawn on top.
             let mut panels = Vec::new();
             for c in spec.cases.iter().filter_map(|n| find(n)) {
                 if let CaseSeries::Rates(per) = &c.series {
@@ -188,30 +225,52 @@ pub fn figure(spec: &FigureSpec, cases: &[CaseResult]) -> String {
                         if !(spec.algorithms.is_empty() || spec.algorithms.contains(a)) {
                             continue;
                         }
-                        let (t, res, send, ok): (Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>) =
-                            pts.iter().fold((vec![], vec![], vec![], vec![]), |(mut t, mut r, mut s, mut o), p| {
-                                t.push(p.t_s);
-                                r.push(p.resbw_per_s);
-                                s.push(p.send_rate_per_s);
-                                o.push(p.success_rate_per_s);
-                                (t, r, s, o)
+                        let col = |f: fn(&coapcc_sim::metrics::SeriesPoint) -> f64| -> Vec<(f64, f64)> {
+                            pts.iter().map(|p| (p.t_s, f(p))).collect()
+                        };
+                        let (res, send, ok) =
+                            (col(|p| p.resbw_per_s), col(|p| p.send_rate_per_s), col(|p| p.success_rate_per_s));
+                        let end = pts.last().map_or(0.0, |p| p.t_s);
+                        for (window, avg) in [(RATE_WINDOW_S, RATE_SHORT_AVERAGE_S), (end, RATE_LONG_AVERAGE_S)] {
+                            let cut = |v: &[(f64, f64)]| -> Vec<(f64, f64)> {
+                                v.iter().copied().filter(|(t, _)| *t <= window).collect()
+                            };
+                            let whole = window >= end;
+                            panels.push(LinePanel {
+                                title: if whole {
+                                    format!("{a}: whole run, {avg:.0}-s moving average")
+                                } else {
+                                    format!("{a}: first {window:.0} s, {avg:.0}-s moving average")
+                                },
+                                x_label: "time (s)".into(),
+                                y_label: "packets/s".into(),
+                                series: vec![
+                                    Series {
+                                        name: "sending rate (moving average)".into(),
+                                        points: cut(&moving_average(&send, avg)),
+                                        style: SeriesStyle::Line,
+                                    },
+                                    Series {
+                                        name: "success rate (moving average)".into(),
+                                        points: cut(&moving_average(&ok, avg)),
+                                        style: SeriesStyle::Line,
+                                    },
+                                    Series {
+                                        name: "ResBW".into(),
+                                        points: if whole { moving_average(&res, avg) } else { cut(&res) },
+                                        style: if whole { SeriesStyle::Line } else { SeriesStyle::Step },
+                                    },
+                                ],
+                                log_y: false,
                             });
-                        let zip = |v: &[f64]| t.iter().copied().zip(v.iter().copied()).collect::<Vec<_>>();
-                        panels.push(LinePanel {
-                            title: a.clone(),
-                            x_label: "time (s)".into(),
-                            y_label: "packets/s".into(),
-                            series: vec![
-                                Series { name: "ResBW".into(), points: zip(&res), style: SeriesStyle::Step },
-                                Series { name: "sending rate".into(), points: zip(&send), style: SeriesStyle::Line },
-                                Series { name: "success rate".into(), points: zip(&ok), style: SeriesStyle::Line },
-                            ],
-                            log_y: false,
-                        });
+                            if whole {
+                                break;
+                            }
+                        }
                     }
                 }
             }
-            line_figure(&title, &panels)
+            line_figure_in_columns(&title, &panels, 2)
         }
         "goodput-sweep" | "loss-sweep" | "overhead-sweep" => {
             let mut panels = Vec::new();
@@ -285,13 +344,337 @@ pub fn num(x: f64) -> String {
     }
 }
 
-/// Counts of verdicts: (holds, differs, not evaluated).
+/// Counts of verdicts: (holds, differs, not evaluated), restating claims not counted.
 pub fn tally(outcomes: &[Outcome]) -> (usize, usize, usize) {
-    outcomes.iter().fold((0, 0, 0), |(h, d, n), o| match o.verdict {
+    outcomes.iter().filter(|o| o.claim.restates.is_none()).fold((0, 0, 0), |(h, d, n), o| match o.verdict {
         Verdict::Holds => (h + 1, d, n),
         Verdict::Differs => (h, d + 1, n),
         Verdict::NotEvaluated(_) => (h, d, n + 1),
     })
+}
+
+/// The scoreboard of a set of claims (issue 9, Rules): numeric claims within / outside their
+/// band, direction-only claims that hold / differ, and those not evaluated. A claim that
+/// restates another is linked, not counted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Score {
+    /// Numeric claims whose value lies within the band.
+    pub within: usize,
+    /// Numeric claims whose value lies outside it.
+    pub outside: usize,
+    /// Direction-only claims that hold.
+    pub direction_holds: usize,
+    /// Direction-only claims that differ.
+    pub direction_differs: usize,
+    /// Claims not evaluated (undefined value, case not run).
+    pub not_evaluated: usize,
+    /// Claims that restate another (shown, not counted above).
+    pub restating: usize,
+}
+
+impl Score {
+    /// Adds one claim by its `claims.csv` words (`kind`: numeric/direction; `verdict`).
+    pub fn add(&mut self, kind: &str, verdict: &str, restates: bool) {
+        if restates {
+            self.restating += 1;
+            return;
+        }
+        match (kind, verdict) {
+            (_, "not evaluated") => self.not_evaluated += 1,
+            ("numeric", "holds") => self.within += 1,
+            ("numeric", _) => self.outside += 1,
+            (_, "holds") => self.direction_holds += 1,
+            _ => self.direction_differs += 1,
+        }
+    }
+
+    /// The claims counted.
+    pub fn counted(&self) -> usize {
+        self.within + self.outside + self.direction_holds + self.direction_differs + self.not_evaluated
+    }
+
+    /// The sum of two scores.
+    pub fn plus(self, o: Score) -> Score {
+        Score {
+            within: self.within + o.within,
+            outside: self.outside + o.outside,
+            direction_holds: self.direction_holds + o.direction_holds,
+            direction_differs: self.direction_differs + o.direction_differs,
+            not_evaluated: self.not_evaluated + o.not_evaluated,
+            restating: self.restating + o.restating,
+        }
+    }
+
+    /// The scoreboard of some outcomes.
+    pub fn of(outcomes: &[Outcome]) -> Score {
+        let mut s = Score::default();
+        for o in outcomes {
+            s.add(o.claim.kind().word(), o.verdict.word(), o.claim.restates.is_some());
+        }
+        s
+    }
+}
+
+/// The scoreboard's column heads.
+pub const SCORE_HEADS: [&str; 7] = [
+    "experiment",
+    "claims counted",
+    "number within band",
+    "number outside band",
+    "direction holds",
+    "direction differs",
+    "not evaluated",
+];
+
+fn score_cells(s: &Score) -> [String; 6] {
+    [s.counted(), s.within, s.outside, s.direction_holds, s.direction_differs, s.not_evaluated].map(|n| n.to_string())
+}
+
+/// Per experiment and in total, from `claims.csv` (rows in file order).
+pub fn scores_of_csv(csv: &str) -> Result<Vec<(String, Score)>, String> {
+    let mut lines = csv.lines();
+    let head: Vec<&str> = lines.next().ok_or("claims.csv is empty")?.split(',').collect();
+    let col = |name: &str| head.iter().position(|h| *h == name).ok_or(format!("claims.csv has no column `{name}`"));
+    let (e, k, v, r) = (col("experiment")?, col("kind")?, col("verdict")?, col("restates")?);
+    let mut out: Vec<(String, Score)> = Vec::new();
+    for (i, line) in lines.enumerate() {
+        let f: Vec<&str> = line.split(',').collect();
+        if f.len() != head.len() {
+            return Err(format!("claims.csv line {}: {} fields, expected {}", i + 2, f.len(), head.len()));
+        }
+        if out.last().is_none_or(|(x, _)| x != f[e]) {
+            out.push((f[e].to_string(), Score::default()));
+        }
+        if let Some((_, s)) = out.last_mut() {
+            s.add(f[k], f[v], !f[r].is_empty());
+        }
+    }
+    Ok(out)
+}
+
+/// The scoreboard as plain text (printed by `coapcc reproduce`).
+pub fn scoreboard_text(scores: &[(String, Score)]) -> String {
+    let total = scores.iter().fold(Score::default(), |a, (_, s)| a.plus(*s));
+    let mut rows: Vec<[String; 7]> = vec![SCORE_HEADS.map(str::to_string)];
+    for (e, s) in scores.iter().map(|(e, s)| (e.as_str(), s)).chain(std::iter::once(("all", &total))) {
+        let c = score_cells(s);
+        rows.push([e.to_string(), c[0].clone(), c[1].clone(), c[2].clone(), c[3].clone(), c[4].clone(), c[5].clone()]);
+    }
+    let widths: Vec<usize> = (0..7).map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0)).collect();
+    let mut t = String::new();
+    for r in &rows {
+        let cells: Vec<String> = r
+            .iter()
+            .enumerate()
+            .map(|(i, c)| if i == 0 { format!("{c:<w$}", w = widths[i]) } else { format!("{c:>w$}", w = widths[i]) })
+            .collect();
+        t.push_str(cells.join("  ").trim_end());
+        t.push('\n');
+    }
+    if total.restating > 0 {
+        let _ = writeln!(
+            t,
+            "({} {} another: shown, linked to it, not counted)",
+            total.restating,
+            if total.restating == 1 { "claim restates" } else { "claims restate" }
+        );
+    }
+    t
+}
+
+/// `status.md`: the README's "Reproduction status" scoreboard, generated from `claims.csv`.
+pub fn status_md(claims_csv: &str) -> Result<String, String> {
+    let scores = scores_of_csv(claims_csv)?;
+    let total = scores.iter().fold(Score::default(), |a, (_, s)| a.plus(*s));
+    let mut m = format!(
+        "{} published claims counted: {} numeric within the band, {} numeric outside it, {} direction-only \
+hold, {} differ, {} not evaluated",
+        total.counted(),
+        total.within,
+        total.outside,
+        total.direction_holds,
+        total.direction_differs,
+        total.not_evaluated
+    );
+    if total.restating > 0 {
+        let _ = write!(m, "; {} restating another claim linked, not counted", total.restating);
+    }
+    m.push_str(".\n\n| ");
+    m.push_str(&SCORE_HEADS.join(" | "));
+    m.push_str(" |\n|---|---|---|---|---|---|---|\n");
+    for (e, s) in scores.iter().map(|(e, s)| (e.as_str(), s)).chain(std::iter::once(("**all**", &total))) {
+        let _ = writeln!(m, "| {e} | {} |", score_cells(s).join(" | "));
+    }
+    Ok(m)
+}
+
+/// The band of a `ratio` check, if it is one.
+pub fn band(o: &Outcome) -> Option<[f64; 2]> {
+    match o.claim.check {
+        Check::Ratio { range } => Some(range.unwrap_or(DEFAULT_BAND)),
+        _ => None,
+    }
+}
+
+/// ours/published of every numeric claim on a log scale, the band shaded: one row per claim.
+pub fn ratio_plot(sections: &[Section]) -> String {
+    let rows: Vec<(&str, &Outcome)> = sections
+        .iter()
+        .flat_map(|s| s.outcomes.iter().map(move |o| (s.published.experiment.as_str(), o)))
+        .filter(|(_, o)| o.claim.kind() == ClaimKind::Numeric)
+        .collect();
+    let (label_w, plot_w, row_h, top, bottom) = (430.0, 520.0, 14.0, 58.0, 46.0);
+    let groups = {
+        let mut g: Vec<&str> = rows.iter().map(|(e, _)| *e).collect();
+        g.dedup();
+        g.len()
+    };
+    let height = top + bottom + row_h * (rows.len() + groups) as f64;
+    let width = label_w + plot_w + 30.0;
+    let (lo, hi) = (0.1f64.log10(), 10f64.log10());
+    let x = |r: f64| label_w + (r.log10().clamp(lo, hi) - lo) / (hi - lo) * plot_w;
+    let mut svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {width} {height}\" width=\"{width}\" height=\"{height}\" \
+font-family=\"sans-serif\" font-size=\"11\"><rect width=\"100%\" height=\"100%\" fill=\"white\"/>\
+<text x=\"{}\" y=\"20\" font-size=\"15\" text-anchor=\"middle\">ours / published for every numeric claim (log scale; \
+shaded: the default band [{}, {}])</text>",
+        width / 2.0,
+        DEFAULT_BAND[0],
+        DEFAULT_BAND[1]
+    );
+    let y_end = height - bottom;
+    let _ = write!(
+        svg,
+        "<rect x=\"{:.1}\" y=\"{top}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"#d8efd8\"/>",
+        x(DEFAULT_BAND[0]),
+        x(DEFAULT_BAND[1]) - x(DEFAULT_BAND[0]),
+        y_end - top
+    );
+    for t in [0.1, 0.2, 0.5, 0.8, 1.0, 1.25, 2.0, 5.0, 10.0] {
+        let _ = write!(
+            svg,
+            "<line x1=\"{xt:.1}\" x2=\"{xt:.1}\" y1=\"{top}\" y2=\"{y_end}\" stroke=\"{}\"/><text x=\"{xt:.1}\" y=\"{}\" \
+text-anchor=\"middle\">{t}</text><text x=\"{xt:.1}\" y=\"{}\" text-anchor=\"middle\">{t}</text>",
+            if t == 1.0 { "#555" } else { "#ddd" },
+            top - 6.0,
+            y_end + 14.0,
+            xt = x(t)
+        );
+    }
+    let _ = write!(
+        svg,
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">ours / published (values beyond 0.1 or 10, and negative ones, \
+are drawn at the edge as ◀ ▶)</text>",
+        label_w + plot_w / 2.0,
+        y_end + 32.0
+    );
+    let mut y = top;
+    let mut last = "";
+    for (e, o) in &rows {
+        if *e != last {
+            last = e;
+            y += row_h;
+            let _ = write!(svg, "<text x=\"4\" y=\"{:.1}\" font-weight=\"bold\">{}</text>", y - 3.0, esc(e));
+        }
+        y += row_h;
+        let cy = y - row_h / 2.0;
+        let id: String = o.claim.id.chars().take(70).collect();
+        let _ = write!(
+            svg,
+            "<a href=\"#claim-{}\"><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" fill=\"#333\">{}</text></a>",
+            esc(&o.claim.id),
+            label_w - 16.0,
+            y - 3.0,
+            esc(&id)
+        );
+        if let Some([blo, bhi]) = band(o).filter(|b| *b != DEFAULT_BAND) {
+            let _ = write!(
+                svg,
+                "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"#b9dcb9\"/>",
+                x(blo),
+                cy - 4.0,
+                x(bhi) - x(blo),
+                8.0
+            );
+        }
+        let colour = match o.verdict {
+            Verdict::Holds => "#1a8f1a",
+            Verdict::Differs => "#c62828",
+            Verdict::NotEvaluated(_) => "#999",
+        };
+        let r = o.ratio;
+        let title = format!(
+            "{}: published {}, ours {}, ours/published {} ({}){}",
+            o.claim.id,
+            num(o.claim.published),
+            num(o.ours),
+            num(r),
+            o.verdict.word(),
+            o.claim.restates.as_deref().map(|r| format!("; restates {r}")).unwrap_or_default()
+        );
+        let fill = if o.claim.restates.is_some() { "white" } else { colour };
+        if !r.is_finite() {
+            let _ = write!(
+                svg,
+                "<text x=\"{:.1}\" y=\"{:.1}\" fill=\"#999\"><title>{}</title>not evaluated</text>",
+                label_w + 4.0,
+                y - 3.0,
+                esc(&title)
+            );
+        } else if r <= 0.1 || r >= 10.0 {
+            let (xe, glyph, anchor) =
+                if r >= 10.0 { (x(10.0) + 2.0, "▶", "start") } else { (x(0.1) - 2.0, "◀", "end") };
+            let _ = write!(
+                svg,
+                "<text x=\"{xe:.1}\" y=\"{:.1}\" fill=\"{colour}\" text-anchor=\"{anchor}\"><title>{}</title>{glyph}</text>",
+                y - 3.0,
+                esc(&title)
+            );
+        } else {
+            let _ = write!(
+                svg,
+                "<circle cx=\"{:.1}\" cy=\"{cy:.1}\" r=\"4\" fill=\"{fill}\" stroke=\"{colour}\" stroke-width=\"1.5\"><title>{}</title></circle>",
+                x(r),
+                esc(&title)
+            );
+        }
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+fn scoreboard_html(sections: &[Section]) -> String {
+    let mut h = String::from("<table class=\"scoreboard\"><tr>");
+    for head in SCORE_HEADS {
+        let _ = write!(h, "<th>{head}</th>");
+    }
+    h.push_str("</tr>\n");
+    let scores: Vec<(String, Score)> =
+        sections.iter().map(|s| (s.published.experiment.clone(), Score::of(&s.outcomes))).collect();
+    let total = scores.iter().fold(Score::default(), |a, (_, s)| a.plus(*s));
+    for (e, s, link) in scores.iter().map(|(e, s)| (e.as_str(), s, true)).chain(std::iter::once(("all", &total, false)))
+    {
+        let name = if link { format!("<a href=\"#exp-{0}\">{0}</a>", esc(e)) } else { format!("<strong>{e}</strong>") };
+        let c = score_cells(s);
+        let _ = writeln!(
+            h,
+            "<tr><td>{name}</td><td class=\"n\">{}</td><td class=\"n in\">{}</td><td class=\"n out\">{}</td><td class=\"n in\">{}</td><td class=\"n out\">{}</td><td class=\"n ne\">{}</td></tr>",
+            c[0], c[1], c[2], c[3], c[4], c[5]
+        );
+    }
+    h.push_str("</table>\n");
+    if total.restating > 0 {
+        let _ = writeln!(
+            h,
+            "<p class=\"small\">{} another claim (the same fact in other words): shown and linked to it, not counted.</p>",
+            if total.restating == 1 {
+                "1 claim restates".to_string()
+            } else {
+                format!("{} claims restate", total.restating)
+            }
+        );
+    }
+    h
 }
 
 const STYLE: &str = "body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222;line-height:1.45}\
@@ -299,65 +682,142 @@ table{border-collapse:collapse;margin:1em 0;font-size:.9em}th,td{border:1px soli
 th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums}tr.holds td.v{background:#e6f4e6}tr.differs td.v{background:#fbe3e3}\
 tr.not-evaluated td.v{background:#f3f0dc}figure{margin:2em 0;border-top:1px solid #ddd;padding-top:1em}figure svg{width:100%;height:auto}\
 figcaption{font-size:.9em;color:#444;margin-bottom:.5em}code{background:#f5f5f5;padding:0 .2em}.small{font-size:.85em;color:#555}\
-figure:target{position:fixed;top:0;left:0;right:0;bottom:0;z-index:9;background:#fff;overflow:auto;margin:0;padding:1em}";
+table.scoreboard td.in{background:#e6f4e6}table.scoreboard td.out{background:#fbe3e3}table.scoreboard td.ne{background:#f3f0dc}\
+.ratio-plot svg{width:100%;height:auto}figure:target{position:fixed;top:0;left:0;right:0;bottom:0;z-index:9;background:#fff;overflow:auto;margin:0;padding:1em}";
 
-/// The HTML page.
+/// The first figure number in `text` after `Fig`/`Figs.`, expanded over `A–B` and lists
+/// (`"(Figs. 20–21)"` → 20, 21; `"(Fig. 23a, c)"` → 23).
+fn figure_numbers(text: &str) -> Vec<u32> {
+    let Some(at) = text.find("Fig") else { return Vec::new() };
+    let rest = &text[at..];
+    let end = rest.find([')', ';']).unwrap_or(rest.len());
+    let mut out: Vec<u32> = Vec::new();
+    let mut range_from: Option<u32> = None;
+    let mut chars = rest[..end].char_indices().peekable();
+    let mut after_digit_letter = false;
+    while let Some((i, c)) = chars.next() {
+        if c.is_ascii_digit() {
+            let mut j = i;
+            while let Some((k, d)) = chars.peek().copied() {
+                if d.is_ascii_digit() {
+                    j = k;
+                    chars.next();
+                } else {
+                    break;
+                }
+            }
+            let n: u32 = rest[i..=j].parse().unwrap_or(0);
+            match range_from.take() {
+                Some(f) if f < n && n - f < 20 => out.extend(f + 1..=n),
+                _ => out.push(n),
+            }
+            after_digit_letter = false;
+        } else if c == '–' || c == '-' {
+            if !after_digit_letter {
+                range_from = out.last().copied();
+            }
+        } else if c.is_alphabetic() && !out.is_empty() {
+            after_digit_letter = true;
+        }
+    }
+    out
+}
+
+/// The claims of a section grouped by the figure that shows them (first figure whose number
+/// the claim's `source` names), in figure order; the rest last.
+fn claims_by_figure(s: &Section) -> (Vec<Vec<&Outcome>>, Vec<&Outcome>) {
+    let numbers: Vec<Option<u32>> = s.figures.iter().map(|(f, _)| figure_numbers(&f.their).first().copied()).collect();
+    let mut by = vec![Vec::new(); s.figures.len()];
+    let mut rest = Vec::new();
+    for o in &s.outcomes {
+        let theirs = figure_numbers(&o.claim.source);
+        match numbers.iter().position(|n| n.is_some_and(|n| theirs.contains(&n))) {
+            Some(i) => by[i].push(o),
+            None => rest.push(o),
+        }
+    }
+    (by, rest)
+}
+
+fn claims_table(outcomes: &[&Outcome]) -> String {
+    let mut h = String::from(
+        "<table class=\"claims\"><tr><th>claim</th><th>source</th><th>published</th><th>ours</th><th>ours / published</th><th>verdict</th></tr>\n",
+    );
+    for o in outcomes {
+        let class = o.verdict.word().replace(' ', "-");
+        let why = match &o.verdict {
+            Verdict::NotEvaluated(r) => format!("<br><span class=\"small\">{}</span>", esc(r)),
+            _ => format!("<br><span class=\"small\">{}</span>", esc(&o.rule)),
+        };
+        let mut note =
+            o.claim.note.as_deref().map(|n| format!("<br><span class=\"small\">{}</span>", esc(n))).unwrap_or_default();
+        if let Some(r) = &o.claim.range_reason {
+            let _ = write!(note, "<br><span class=\"small\"><em>Band:</em> {}</span>", esc(r));
+        }
+        if let Some(r) = &o.claim.restates {
+            let _ = write!(
+                note,
+                "<br><span class=\"small\"><em>Restates <a href=\"#claim-{0}\">{0}</a>; not counted on the scoreboard.</em></span>",
+                esc(r)
+            );
+        }
+        let kind = if o.claim.kind() == ClaimKind::Numeric { "" } else { " (direction)" };
+        let _ = writeln!(
+            h,
+            "<tr class=\"claim {class}\" id=\"claim-{id}\"><td>{}{note}</td><td class=\"small\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"v\">{}{kind}{why}</td></tr>",
+            esc(&o.claim.text),
+            esc(&o.claim.source),
+            if o.claim.qualitative { "qualitative".to_string() } else { num(o.claim.published) },
+            num(o.ours),
+            if o.claim.qualitative { "–".to_string() } else { num(o.ratio) },
+            o.verdict.word(),
+            id = esc(&o.claim.id)
+        );
+    }
+    h.push_str("</table>\n");
+    h
+}
+
+/// The HTML page: the scoreboard and the plot of ours/published first, then per experiment
+/// each figure followed by the claims it supports, in the paper's order.
 pub fn html(title: &str, intro: &str, sections: &[Section]) -> String {
     let mut h = String::new();
-    let all: Vec<&Outcome> = sections.iter().flat_map(|s| &s.outcomes).collect();
-    let (hold, differ, ne) = all.iter().fold((0, 0, 0), |(a, b, c), o| match o.verdict {
-        Verdict::Holds => (a + 1, b, c),
-        Verdict::Differs => (a, b + 1, c),
-        Verdict::NotEvaluated(_) => (a, b, c + 1),
-    });
     let _ = write!(
         h,
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\">\
-<title>{}</title><style>{STYLE}</style></head><body>\n<h1>{}</h1>\n<p class=\"small\">Tip: a figure's link (<code>#fig-…</code>) shows that figure alone.</p>\n<p>{}</p>\n<p><strong>{} published claims: {hold} hold, {differ} differ, {ne} not evaluated.</strong></p>\n",
+<title>{}</title><style>{STYLE}</style></head><body>\n<h1>{}</h1>\n<h2 id=\"scoreboard\">Scoreboard</h2>\n<p class=\"small\">\
+A numeric claim holds when ours/published lies in its band (default [{}, {}]; another band is explained with the claim). \
+A direction-only claim states a direction, equality or bound. A claim whose value is undefined in our run (0/0, no \
+samples) is not evaluated, with the reason.</p>\n{}<div class=\"ratio-plot\">{}</div>\n<p>{}</p>\n\
+<p class=\"small\">Tip: a figure's link (<code>#fig-…</code>) shows that figure alone.</p>\n",
         esc(title),
         esc(title),
+        DEFAULT_BAND[0],
+        DEFAULT_BAND[1],
+        scoreboard_html(sections),
+        ratio_plot(sections),
         intro,
-        all.len()
     );
     for s in sections {
         let p = &s.published;
-        let (a, b, c) = tally(&s.outcomes);
+        let sc = Score::of(&s.outcomes);
         let _ = write!(
             h,
-            "<section class=\"experiment\" id=\"exp-{id}\">\n<h2>{}</h2>\n<p class=\"small\">{} (seed file {}). {} claims: {a} hold, {b} differ, {c} not evaluated.</p>\n",
+            "<section class=\"experiment\" id=\"exp-{id}\">\n<h2>{}</h2>\n<p class=\"small\">{} (seed file {}). {} claims counted: \
+{} numeric within the band, {} outside it, {} direction-only hold, {} differ, {} not evaluated.</p>\n",
             esc(&p.title),
             esc(&p.paper),
             esc(&p.seed),
-            s.outcomes.len(),
+            sc.counted(),
+            sc.within,
+            sc.outside,
+            sc.direction_holds,
+            sc.direction_differs,
+            sc.not_evaluated,
             id = esc(&p.experiment)
         );
-        h.push_str("<h3>Published claims</h3>\n<table class=\"claims\"><tr><th>claim</th><th>source</th><th>published</th><th>ours</th><th>ours / published</th><th>verdict</th></tr>\n");
-        for o in &s.outcomes {
-            let class = o.verdict.word().replace(' ', "-");
-            let why = match &o.verdict {
-                Verdict::NotEvaluated(r) => format!("<br><span class=\"small\">{}</span>", esc(r)),
-                _ => format!("<br><span class=\"small\">{}</span>", esc(&o.rule)),
-            };
-            let note = o
-                .claim
-                .note
-                .as_deref()
-                .map(|n| format!("<br><span class=\"small\">{}</span>", esc(n)))
-                .unwrap_or_default();
-            let _ = writeln!(
-                h,
-                "<tr class=\"claim {class}\" id=\"claim-{id}\"><td>{}{note}</td><td class=\"small\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"v\">{}{why}</td></tr>",
-                esc(&o.claim.text),
-                esc(&o.claim.source),
-                if o.claim.qualitative { "qualitative".to_string() } else { num(o.claim.published) },
-                num(o.ours),
-                if o.claim.qualitative { "–".to_string() } else { num(o.ratio) },
-                o.verdict.word(),
-                id = esc(&o.claim.id)
-            );
-        }
-        h.push_str("</table>\n<h3>Figures</h3>\n");
-        for (spec, svg) in &s.figures {
+        let (by, rest) = claims_by_figure(s);
+        for ((spec, svg), claims) in s.figures.iter().zip(&by) {
             let _ = writeln!(
                 h,
                 "<figure class=\"figure\" id=\"fig-{id}\"><figcaption><strong>Ours, against their {}:</strong> {}<br><em>What their figure shows:</em> {}{}</figcaption>\n{}\n</figure>",
@@ -367,6 +827,21 @@ pub fn html(title: &str, intro: &str, sections: &[Section]) -> String {
                 spec.note.as_deref().map(|n| format!("<br><em>Note:</em> {}", esc(n))).unwrap_or_default(),
                 svg,
                 id = esc(&spec.id)
+            );
+            if !claims.is_empty() {
+                let _ = write!(h, "<h4>Claims this figure supports</h4>\n{}", claims_table(claims));
+            }
+        }
+        if !rest.is_empty() {
+            let _ = write!(
+                h,
+                "<h3>{}</h3>\n{}",
+                if by.iter().all(Vec::is_empty) {
+                    "Published claims"
+                } else {
+                    "Claims not tied to one of these figures"
+                },
+                claims_table(&rest)
             );
         }
         h.push_str("<h3>Cases</h3>\n");
@@ -431,66 +906,96 @@ fn case_table(c: &CaseResult) -> String {
     t
 }
 
-/// The Markdown version, with figures referenced as `figures/<id>.svg`.
+/// The Markdown version, with figures referenced as `figures/<id>.svg`: the scoreboard first.
 pub fn markdown(title: &str, intro: &str, sections: &[Section]) -> String {
-    let mut m = format!("# {title}\n\n{}\n\n", intro.replace("<code>", "`").replace("</code>", "`"));
+    let csv = claims_csv(sections);
+    let board = status_md(&csv).unwrap_or_else(|e| e);
+    let mut m =
+        format!("# {title}\n\n## Scoreboard\n\n{board}\n{}\n\n", intro.replace("<code>", "`").replace("</code>", "`"));
+    let row = |m: &mut String, o: &Outcome| {
+        let why = match &o.verdict {
+            Verdict::NotEvaluated(r) => r.clone(),
+            _ => o.rule.clone(),
+        };
+        let restates =
+            o.claim.restates.as_deref().map(|r| format!(" (restates `{r}`; not counted)")).unwrap_or_default();
+        let _ = writeln!(
+            m,
+            "| {}{restates} | {} | {} | {} | {} | **{}** ({}) |",
+            o.claim.text.replace('|', "\\|"),
+            o.claim.source.replace('|', "\\|"),
+            if o.claim.qualitative { "qualitative".to_string() } else { num(o.claim.published) },
+            num(o.ours),
+            if o.claim.qualitative { "–".to_string() } else { num(o.ratio) },
+            o.verdict.word(),
+            why.replace('|', "\\|")
+        );
+    };
+    const HEAD: &str =
+        "| claim | source | published | ours | ours / published | verdict |\n|---|---|---|---|---|---|\n";
     for s in sections {
-        let (a, b, c) = tally(&s.outcomes);
+        let sc = Score::of(&s.outcomes);
         let p = &s.published;
         let _ = write!(
             m,
-            "## {}\n\n{} (seed file {}). {} claims: {a} hold, {b} differ, {c} not evaluated.\n\n",
+            "## {}\n\n{} (seed file {}). {} claims counted: {} numeric within the band, {} outside it, {} direction-only hold, {} differ, {} not evaluated.\n\n",
             p.title,
             p.paper,
             p.seed,
-            s.outcomes.len()
+            sc.counted(),
+            sc.within,
+            sc.outside,
+            sc.direction_holds,
+            sc.direction_differs,
+            sc.not_evaluated
         );
-        m.push_str("| claim | source | published | ours | ours / published | verdict |\n|---|---|---|---|---|---|\n");
-        for o in &s.outcomes {
-            let why = match &o.verdict {
-                Verdict::NotEvaluated(r) => r.clone(),
-                _ => o.rule.clone(),
-            };
-            let _ = writeln!(
-                m,
-                "| {} | {} | {} | {} | {} | **{}** ({}) |",
-                o.claim.text.replace('|', "\\|"),
-                o.claim.source.replace('|', "\\|"),
-                if o.claim.qualitative { "qualitative".to_string() } else { num(o.claim.published) },
-                num(o.ours),
-                if o.claim.qualitative { "–".to_string() } else { num(o.ratio) },
-                o.verdict.word(),
-                why.replace('|', "\\|")
-            );
-        }
-        m.push('\n');
-        for (spec, _) in &s.figures {
+        let (by, rest) = claims_by_figure(s);
+        for ((spec, _), claims) in s.figures.iter().zip(&by) {
             let _ = write!(
                 m,
                 "### {} — ours against their {}\n\n*What their figure shows:* {}\n\n![{}](figures/{}.svg)\n\n",
                 spec.caption, spec.their, spec.shows, spec.id, spec.id
             );
+            if !claims.is_empty() {
+                m.push_str(HEAD);
+                for o in claims {
+                    row(&mut m, o);
+                }
+                m.push('\n');
+            }
+        }
+        if !rest.is_empty() {
+            let _ = write!(m, "### Other claims\n\n{HEAD}");
+            for o in rest {
+                row(&mut m, o);
+            }
+            m.push('\n');
         }
     }
     m
 }
 
-/// `claims.csv`.
+/// `claims.csv`: one row per claim; `kind` is `numeric` or `direction`, `band_lo`/`band_hi`
+/// the band of a `ratio` check, `restates` the claim it restates (not counted).
 pub fn claims_csv(sections: &[Section]) -> String {
-    let mut s = String::from("experiment,claim,metric,case,published,ours,ratio,verdict\n");
+    let mut s =
+        String::from("experiment,claim,metric,case,kind,published,ours,ratio,band_lo,band_hi,verdict,restates\n");
     for sec in sections {
         for o in &sec.outcomes {
+            let (blo, bhi) = band(o).map(|[l, h]| (l.to_string(), h.to_string())).unwrap_or_default();
             let _ = writeln!(
                 s,
-                "{},{},{},{},{},{},{},{}",
+                "{},{},{},{},{},{},{},{},{blo},{bhi},{},{}",
                 sec.published.experiment,
                 o.claim.id,
                 o.claim.metric.name(),
                 o.claim.metric.case_or_sweep().unwrap_or(""),
+                o.claim.kind().word(),
                 o.claim.published,
                 if o.ours.is_finite() { format!("{:.6}", o.ours) } else { String::new() },
                 if o.ratio.is_finite() { format!("{:.6}", o.ratio) } else { String::new() },
-                o.verdict.word()
+                o.verdict.word(),
+                o.claim.restates.as_deref().unwrap_or("")
             );
         }
     }
