@@ -13,7 +13,7 @@
 //!
 //! What \[S1\] states (implemented as stated):
 //! * loss detection by CoCoA+'s RTO estimate (strong/weak, CoCoA-03 §4.2), never multiplied
-//!   on successive losses: [`CocoaRto`] from [`super::cocoa_rto`], every copy armed with the
+//!   on successive losses: [`CocoaRto`] from [`crate::estimators::cocoa`], every copy armed with the
 //!   current overall RTO from its own send;
 //! * pacing at the filtered bandwidth × a pacing gain; the gain cycle has 10 phases, probe
 //!   1.2, drain 0.8, the others 1; each phase is one packet;

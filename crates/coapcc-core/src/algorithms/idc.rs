@@ -2,7 +2,7 @@
 //! §5.2.1 Algorithm 3; spec §8.2, OQ-29, OQ-30).
 //!
 //! A stop-and-wait sender whose next transmission (new message or retransmission) may leave
-//! only `spacing` after the previous one. Losses detected by the [Makarem RTO](super::makarem_rto)
+//! only `spacing` after the previous one. Losses detected by the [Makarem RTO](crate::estimators::makarem)
 //! (never backed off) multiply the spacing by `iw`; ACKs shrink it by `dw`, or by `fw` once it
 //! is below the spacing of the last loss (fast recovery towards a bandwidth that opened up).
 //!

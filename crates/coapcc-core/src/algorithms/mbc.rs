@@ -5,7 +5,7 @@
 //! a bandwidth sample); the last `m` samples are kept. The next copy may leave
 //! `min(samples) / pg` after the previous one, where the pacing gain `pg` cycles through
 //! 8 phases: probe 1.25, drain 0.75, then 1 six times. Losses are detected by the
-//! [Makarem RTO](super::makarem_rto), never backed off.
+//! [Makarem RTO](crate::estimators::makarem), never backed off.
 //!
 //! # When each step happens
 //!

@@ -49,6 +49,13 @@
 //! [`PCocoaState`] is what one destination keeps; per exchange ([`PCocoaExchange`]):
 //! `factor` = the VBF chosen at the original transmission, `base` = the timer armed for the
 //! latest copy, `aux` = the undithered RTO_init that armed the original.
+//!
+//! **State size**: 112 bytes, not the 64 of the other backoff controllers. Block 2's raise sets
+//! mdev_max to the mean of the RTTVAR values of the last `raise_after` (1 … 8) counted samples,
+//! a sliding mean that needs the values themselves: the history of 8 RTTVAR values in 8-byte
+//! [`Nanos`] is 64 bytes alone, SRTT, RTTVAR, mdev_max, RTO_init and the update time 40 more,
+//! the two runs, the history length and two flags 5 (109, padded to 112). Fewer bytes would
+//! need a shorter history or coarser values, which changes the results.
 
 use core::time::Duration;
 

@@ -1,5 +1,5 @@
 //! The Makarem RTO estimator (Makarem, Bou Diab, Mougharbel, Malouch, Computer Networks 207,
-//! 2022 \[S1\], §5.1 Algorithm 2; spec §8.1), shared by [`super::idc`] and [`super::mbc`], and
+//! 2022 \[S1\], §5.1 Algorithm 2; spec §8.1), shared by [`crate::algorithms::idc`] and [`crate::algorithms::mbc`], and
 //! usable on its own (the simulator's RTT-trace model feeds it samples and reads the RTO).
 //!
 //! ```text
@@ -98,7 +98,7 @@ pub fn is_spurious<X>(ex: &Exchange<X>, ack: &Ack) -> bool {
 }
 
 /// Constants of the Makarem estimator. `Default` is \[S1\]'s values. IDC and MBC carry it as
-/// their `rto` field; its keys sit beside theirs ([`config_with_makarem_rto`]).
+/// their `rto` field; its keys sit beside theirs (the `config_with_makarem_rto!` macro).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MakaremRtoParams {
     /// α: SRTT gain, and RTTVAR gain when R > SRTT.
