@@ -13,7 +13,7 @@
 //!
 //! What \[S1\] states (implemented as stated):
 //! * loss detection by CoCoA+'s RTO estimate (strong/weak, CoCoA-03 §4.2), never multiplied
-//!   on successive losses: [`CocoaRto`] from [`super::cocoa_rto`], every copy armed with the
+//!   on successive losses: [`CocoaRto`] from [`crate::estimators::cocoa`], every copy armed with the
 //!   current overall RTO from its own send;
 //! * pacing at the filtered bandwidth × a pacing gain; the gain cycle has 10 phases, probe
 //!   1.2, drain 0.8, the others 1; each phase is one packet;
@@ -64,7 +64,7 @@ use crate::pacing::{MAX_WINDOW, Window, div_gain};
 use crate::params::MAX_RETRANSMIT;
 use crate::random::Rng;
 use crate::ratio::Ratio;
-use crate::time::{Instant, from_nanos, nanos};
+use crate::time::{Instant, Nanos, OptNanos, from_nanos, nanos};
 
 /// \[S1\] §3.2: the filter covers the last 10 sending instants.
 pub const WINDOW: u8 = 10;
@@ -77,13 +77,64 @@ pub const DRAIN_GAIN: Ratio = Ratio::new(4, 5);
 /// Reconstruction (spec OQ-33): `w = min(1, retransmissions_in_window / 10)`.
 pub const WEIGHT_DIVISOR: u8 = 10;
 
-/// One send attempt in the filter window.
+/// One send attempt in the filter window (as [`Attempts::iter`] reads it back).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Attempt {
     /// The attempt was a retransmission.
     pub retransmission: bool,
     /// The inter-ACK time measured by its ACK; `None` if lost, unanswered yet, or cancelled.
     pub sample: Option<Duration>,
+}
+
+/// The filter window of the last send attempts, kept compactly: each attempt's sample as an
+/// 8-byte [`OptNanos`] in a [`Window`], its retransmission flag as bit `i` of a mask for
+/// slot `i` (144 bytes for 16 attempts, where a window of [`Attempt`]s takes 392).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Attempts {
+    /// The samples, slot by slot.
+    samples: Window<OptNanos>,
+    /// Bit `i`: the attempt in slot `i` was a retransmission.
+    retransmissions: u16,
+}
+
+impl Attempts {
+    /// Adds `attempt`, dropping the oldest beyond `capacity` (at most [`MAX_WINDOW`]).
+    pub fn push(&mut self, attempt: Attempt, capacity: u8) {
+        // The slot Window::push writes.
+        let cap = usize::from(capacity).clamp(1, MAX_WINDOW);
+        let bit = 1u16 << (usize::from(self.samples.next) % cap);
+        if attempt.retransmission {
+            self.retransmissions |= bit;
+        } else {
+            self.retransmissions &= !bit;
+        }
+        self.samples.push(OptNanos::new(attempt.sample), capacity);
+    }
+
+    /// Sets the sample of the most recent attempt (nothing when the window is empty).
+    pub fn set_newest_sample(&mut self, sample: Option<Duration>, capacity: u8) {
+        if let Some(slot) = self.samples.newest_mut(capacity) {
+            *slot = OptNanos::new(sample);
+        }
+    }
+
+    /// The stored attempts, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = Attempt> + '_ {
+        self.samples.iter().enumerate().map(|(i, s)| Attempt {
+            retransmission: self.retransmissions & (1u16 << (i % MAX_WINDOW)) != 0,
+            sample: s.get(),
+        })
+    }
+
+    /// How many attempts are stored.
+    pub fn len(&self) -> usize {
+        self.samples.len()
+    }
+
+    /// Whether no attempt is stored.
+    pub fn is_empty(&self) -> bool {
+        self.samples.is_empty()
+    }
 }
 
 /// Configuration of the BDP-CoAP reconstruction. `Default` is \[S1\]'s description plus the
@@ -144,23 +195,56 @@ impl BdpConfig {
     }
 }
 
-/// The state of the BDP-CoAP reconstruction for one destination.
+/// The state of the BDP-CoAP reconstruction for one destination, kept compactly: durations
+/// in 8-byte [`Nanos`]/[`OptNanos`], the latest ACK and departure as [`Instant`]s with flags
+/// (240 bytes). The remainder over 64 bytes is the filter window of the last `window` ≤ 16
+/// send attempts ([`Attempts`], 144 bytes: the filter takes the min and max of its samples
+/// and counts its retransmissions, so each attempt is needed) and the CoCoA+ estimator
+/// (56 bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BdpState {
     /// The last `window` send attempts and their inter-ACK samples.
-    pub attempts: Window<Attempt>,
-    /// When the latest ACK arrived (initially: the first transmission); `None` before it.
-    pub last_ack_time: Option<Instant>,
-    /// When the latest copy left; `None` before the first transmission.
-    pub last_send_time: Option<Instant>,
+    pub attempts: Attempts,
+    /// When the latest ACK arrived (valid when `acked`; see [`BdpState::last_ack_time`]).
+    last_ack: Instant,
+    /// When the latest copy left (valid when `sent`; see [`BdpState::last_send_time`]).
+    last_send: Instant,
+    /// Whether `last_ack` holds a time.
+    acked: bool,
+    /// Whether `last_send` holds a time.
+    sent: bool,
     /// Phase of the gain cycle at the latest update (0 = probe, 1 = drain).
     pub cycle_index: u8,
     /// Pacing gain chosen at the latest update.
     pub pg: Ratio,
     /// Minimum gap between the latest departure and the next (filtered spacing / pg).
-    pub spacing: Duration,
+    pub spacing: Nanos,
     /// The CoCoA+ RTO estimator (loss detection only).
     pub rto: CocoaRto,
+}
+
+impl BdpState {
+    /// When the latest ACK arrived (initially: the first transmission); `None` before it.
+    pub fn last_ack_time(&self) -> Option<Instant> {
+        self.acked.then_some(self.last_ack)
+    }
+
+    /// Sets when the latest ACK arrived (`None`: not yet).
+    pub fn set_last_ack_time(&mut self, at: Option<Instant>) {
+        self.acked = at.is_some();
+        self.last_ack = at.unwrap_or(Instant::ZERO);
+    }
+
+    /// When the latest copy left; `None` before the first transmission.
+    pub fn last_send_time(&self) -> Option<Instant> {
+        self.sent.then_some(self.last_send)
+    }
+
+    /// Sets when the latest copy left (`None`: nothing sent yet).
+    pub fn set_last_send_time(&mut self, at: Option<Instant>) {
+        self.sent = at.is_some();
+        self.last_send = at.unwrap_or(Instant::ZERO);
+    }
 }
 
 /// The BDP-CoAP reconstruction, the algorithm: the checked configuration, shared by every
@@ -236,7 +320,7 @@ impl Bdp {
             _ => Ratio::ONE,
         };
         if let Some(filtered) = self.filtered_spacing(st) {
-            st.spacing = div_gain(filtered, st.pg);
+            st.spacing = Nanos::new(div_gain(filtered, st.pg));
         }
     }
 }
@@ -247,12 +331,14 @@ impl Controller for Bdp {
 
     fn new_state(&self) -> BdpState {
         BdpState {
-            attempts: Window::default(),
-            last_ack_time: None,
-            last_send_time: None,
+            attempts: Attempts::default(),
+            last_ack: Instant::ZERO,
+            last_send: Instant::ZERO,
+            acked: false,
+            sent: false,
             cycle_index: 0,
             pg: Ratio::ONE,
-            spacing: Duration::ZERO,
+            spacing: Nanos::ZERO,
             rto: CocoaRto::new(self.config.initial_rto),
         }
     }
@@ -266,8 +352,10 @@ impl Controller for Bdp {
         _rng: &mut dyn Rng,
     ) -> Duration {
         // Guess 1: the first sample is the first RTT.
-        st.last_ack_time.get_or_insert(now);
-        st.last_send_time = Some(now);
+        if !st.acked {
+            st.set_last_ack_time(Some(now));
+        }
+        st.set_last_send_time(Some(now));
         // [S1] §3.2, guess 2: the window slides at every sending instant.
         st.attempts.push(Attempt { retransmission: ex.retransmissions() > 0, sample: None }, self.config.window);
         if ex.retransmissions() == 0 {
@@ -286,9 +374,9 @@ impl Controller for Bdp {
 
     fn on_ack(&self, st: &mut BdpState, now: Instant, ex: &Exchange<()>, _ack: &Ack) {
         // Guess 1: inter-ACK time; every ACK moves last_ACK_time.
-        let last = st.last_ack_time.unwrap_or(ex.first_sent());
+        let last = st.last_ack_time().unwrap_or(ex.first_sent());
         let sample = now - last;
-        st.last_ack_time = Some(now);
+        st.set_last_ack_time(Some(now));
         // CoCoA-03 §4.2: strong/weak sample measured from the original transmission.
         st.rto.on_sample(now, ex.retransmissions(), now - ex.first_sent(), &self.config.rto_params());
         // [S1] §3.2: the sample of an ACK of a retransmitted CON is cancelled, and neither
@@ -296,15 +384,13 @@ impl Controller for Bdp {
         if ex.retransmissions() > 0 {
             return;
         }
-        if let Some(slot) = st.attempts.newest_mut(self.config.window) {
-            slot.sample = Some(sample);
-        }
+        st.attempts.set_newest_sample(Some(sample), self.config.window);
         self.update(st);
     }
 
     fn earliest_send(&self, st: &BdpState, now: Instant) -> Instant {
-        match st.last_send_time {
-            Some(last) => last + st.spacing,
+        match st.last_send_time() {
+            Some(last) => last + st.spacing.get(),
             None => now,
         }
     }
@@ -340,8 +426,8 @@ mod tests {
     fn rng() -> Pcg64Mcg {
         Pcg64Mcg::seed_from_u64(1)
     }
-    fn attempts(list: &[(bool, Option<u64>)]) -> Window<Attempt> {
-        let mut w = Window::default();
+    fn attempts(list: &[(bool, Option<u64>)]) -> Attempts {
+        let mut w = Attempts::default();
         for &(retransmission, sample) in list {
             w.push(Attempt { retransmission, sample: sample.map(ms) }, WINDOW);
         }
@@ -397,7 +483,7 @@ mod tests {
         s.wait_ms(300);
         s.ack(); // retransmitted CON: weak RTO sample, no bandwidth sample, no phase
         assert_eq!(s.rto_ms(), Some(1575));
-        assert_eq!((s.state().cycle_index, s.state().spacing), (2, ms(400)));
+        assert_eq!((s.state().cycle_index, s.state().spacing.get()), (2, ms(400)));
         s.send(); // held until 2200 + 400
         s.wait_ms(100);
         s.wait_ms(500);
@@ -453,10 +539,10 @@ mod tests {
         let mut r = rng();
         let ex = c.start(at(0), 0, &mut r); // slot 3
         c.on_ack(at(600), &ex, &Ack::AMBIGUOUS); // inter-ACK 600 (from the first send)
-        assert_eq!((c.state().cycle_index, c.state().spacing), (0, ms(500))); // 600 / 1.2
+        assert_eq!((c.state().cycle_index, c.state().spacing.get()), (0, ms(500))); // 600 / 1.2
         let ex = c.start(at(600), 0, &mut r);
         c.on_ack(at(1200), &ex, &Ack::AMBIGUOUS);
-        assert_eq!((c.state().cycle_index, c.state().spacing), (1, ms(750))); // 600 / 0.8
+        assert_eq!((c.state().cycle_index, c.state().spacing.get()), (1, ms(750))); // 600 / 0.8
     }
 
     #[test]
@@ -475,7 +561,23 @@ mod tests {
         assert_eq!(after.attempts.len(), 2);
         assert_eq!(after.attempts.iter().filter(|a| a.sample.is_some()).count(), 1);
         assert!(after.attempts.iter().any(|a| a.retransmission && a.sample.is_none()));
-        assert_eq!(after.last_ack_time, Some(at(2100)));
+        assert_eq!(after.last_ack_time(), Some(at(2100)));
+    }
+
+    #[test]
+    fn an_attempt_pushed_over_a_retransmission_clears_its_flag() {
+        // Window of 3: the retransmission in slot 1 is overwritten by the fifth attempt.
+        let mut w = Attempts::default();
+        for (i, retransmission) in [false, true, false, false, false].into_iter().enumerate() {
+            w.push(Attempt { retransmission, sample: Some(ms(i as u64)) }, 3);
+        }
+        assert_eq!(w.len(), 3);
+        assert_eq!(w.iter().filter(|a| a.retransmission).count(), 0);
+        w.push(Attempt { retransmission: true, sample: None }, 3);
+        w.set_newest_sample(Some(ms(9)), 3);
+        let v: Vec<Attempt> = w.iter().collect();
+        assert_eq!(v.iter().filter(|a| a.retransmission).count(), 1);
+        assert!(v.contains(&Attempt { retransmission: true, sample: Some(ms(9)) }));
     }
 
     #[test]
@@ -597,9 +699,9 @@ mod tests {
     }
 
     #[test]
-    fn bdps_state_a_window_of_up_to_16_attempts_pacing_cocoa_plus_estimator_fits_512_bytes() {
+    fn bdps_state_a_window_of_up_to_16_attempts_pacing_cocoa_plus_estimator_fits_240_bytes() {
         // The per-destination footprint (README algorithm table); the configuration is not in it.
         let bytes = core::mem::size_of::<<Bdp as Controller>::State>();
-        assert!(bytes <= 512, "{bytes} bytes");
+        assert!(bytes <= 240, "{bytes} bytes");
     }
 }

@@ -2,7 +2,7 @@
 //! §5.2.1 Algorithm 3; spec §8.2, OQ-29, OQ-30).
 //!
 //! A stop-and-wait sender whose next transmission (new message or retransmission) may leave
-//! only `spacing` after the previous one. Losses detected by the [Makarem RTO](super::makarem_rto)
+//! only `spacing` after the previous one. Losses detected by the [Makarem RTO](crate::estimators::makarem)
 //! (never backed off) multiply the spacing by `iw`; ACKs shrink it by `dw`, or by `fw` once it
 //! is below the spacing of the last loss (fast recovery towards a bandwidth that opened up).
 //!
@@ -40,7 +40,7 @@ use crate::estimators::makarem::{self, MakaremRto, MakaremRtoParams, SampleSourc
 use crate::params::MAX_RETRANSMIT;
 use crate::random::Rng;
 use crate::ratio::Ratio;
-use crate::time::Instant;
+use crate::time::{Instant, Nanos, OptNanos};
 
 /// \[S1\] §5.2.1: incremental weight iw = 1.5 (recommended trade-off, used in Cooja).
 pub const IW: Ratio = Ratio::new(3, 2);
@@ -107,18 +107,35 @@ impl IdcConfig {
     }
 }
 
-/// The state of IDC-CoAP for one destination.
+/// The state of IDC-CoAP for one destination, kept compactly: durations in 8-byte
+/// [`Nanos`]/[`OptNanos`], the latest departure as an [`Instant`] with a flag (64 bytes, of
+/// which the Makarem estimator is 32).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct IdcState {
     /// Minimum time between the departures of two successive copies (any exchange).
-    pub spacing: Duration,
+    pub spacing: Nanos,
     /// The spacing at the latest RTO expiry ("congestion level"); `None` stands for +∞
     /// (fast start before the first loss).
-    pub loss_spacing: Option<Duration>,
-    /// When the latest copy left; `None` before the first transmission.
-    pub last_send_time: Option<Instant>,
+    pub loss_spacing: OptNanos,
+    /// When the latest copy left (valid when `sent`; see [`IdcState::last_send_time`]).
+    last_send: Instant,
+    /// Whether a copy has left.
+    sent: bool,
     /// The Makarem RTO estimator.
     pub rto: MakaremRto,
+}
+
+impl IdcState {
+    /// When the latest copy left; `None` before the first transmission.
+    pub fn last_send_time(&self) -> Option<Instant> {
+        self.sent.then_some(self.last_send)
+    }
+
+    /// Sets when the latest copy left (`None`: nothing sent yet).
+    pub fn set_last_send_time(&mut self, at: Option<Instant>) {
+        self.sent = at.is_some();
+        self.last_send = at.unwrap_or(Instant::ZERO);
+    }
 }
 
 /// IDC-CoAP, the algorithm: the checked configuration and its estimator constants, shared
@@ -162,12 +179,12 @@ impl Idc {
     /// \[S1\] Algorithm 3 line 12 (`spacing ← max(spacing, now − last_send_time)`: never
     /// schedule in the past), then the optional `max_spacing` bound.
     fn settle(&self, st: &mut IdcState, now: Instant) {
-        let since = st.last_send_time.map_or(Duration::ZERO, |t| now - t);
-        let spacing = st.spacing.max(since);
-        st.spacing = match self.config.max_spacing {
+        let since = st.last_send_time().map_or(Duration::ZERO, |t| now - t);
+        let spacing = st.spacing.get().max(since);
+        st.spacing = Nanos::new(match self.config.max_spacing {
             Some(max) => spacing.min(max),
             None => spacing,
-        };
+        });
     }
 }
 
@@ -177,9 +194,10 @@ impl Controller for Idc {
 
     fn new_state(&self) -> IdcState {
         IdcState {
-            spacing: self.config.initial_spacing,
-            loss_spacing: if self.config.fast_start { None } else { Some(Duration::ZERO) },
-            last_send_time: None,
+            spacing: Nanos::new(self.config.initial_spacing),
+            loss_spacing: if self.config.fast_start { OptNanos::NONE } else { OptNanos::new(Some(Duration::ZERO)) },
+            last_send: Instant::ZERO,
+            sent: false,
             rto: MakaremRto::new(&self.params),
         }
     }
@@ -193,15 +211,15 @@ impl Controller for Idc {
         _rng: &mut dyn Rng,
     ) -> Duration {
         // [S1] Algorithm 3 line 13: the spacing counts from the latest departure.
-        st.last_send_time = Some(now);
+        st.set_last_send_time(Some(now));
         // Spec §8.1, OQ-30: the current RTO from this copy's send; no backoff, no dithering.
         st.rto.rto()
     }
 
     fn on_timeout(&self, st: &mut IdcState, now: Instant, ex: &mut Exchange<()>) -> Retry {
         // [S1] Algorithm 3 lines 9–10: remember the congestion level, increase the spacing.
-        st.loss_spacing = Some(st.spacing);
-        st.spacing = self.config.iw.mul_duration(st.spacing);
+        st.loss_spacing = OptNanos::new(Some(st.spacing.get()));
+        st.spacing = Nanos::new(self.config.iw.mul_duration(st.spacing.get()));
         self.settle(st, now);
         // Spec §8.2: r = 4 retransmissions, then application loss.
         if ex.retransmissions() >= self.config.max_retransmit { Retry::GiveUp } else { Retry::Retransmit }
@@ -209,10 +227,10 @@ impl Controller for Idc {
 
     fn on_ack(&self, st: &mut IdcState, now: Instant, ex: &Exchange<()>, ack: &Ack) {
         // [S1] Algorithm 3 lines 3–7: slow decrease at or above the last loss point, fast below.
-        let s = st.spacing;
-        let slow = st.loss_spacing.is_some_and(|loss| s >= loss);
+        let s = st.spacing.get();
+        let slow = st.loss_spacing.get().is_some_and(|loss| s >= loss);
         let w = if slow { self.config.dw } else { self.config.fw };
-        st.spacing = s.saturating_sub(w.mul_duration(s));
+        st.spacing = Nanos::new(s.saturating_sub(w.mul_duration(s)));
         self.settle(st, now);
         // Spec §8.1, OQ-27, OQ-28: the RTT sample and the spurious flag of this exchange.
         if let Some(r) = makarem::rtt_sample(self.config.samples, now, ex, ack) {
@@ -222,8 +240,8 @@ impl Controller for Idc {
 
     fn earliest_send(&self, st: &IdcState, now: Instant) -> Instant {
         // [S1] Algorithm 3 line 13: last_send_time + spacing (the driver takes max with now).
-        match st.last_send_time {
-            Some(last) => last + st.spacing,
+        match st.last_send_time() {
+            Some(last) => last + st.spacing.get(),
             None => now,
         }
     }
@@ -260,7 +278,7 @@ mod tests {
     }
     fn with(ctrl: &mut Bound<Idc>, spacing: u64, loss: Option<u64>) {
         let st = ctrl.state();
-        ctrl.set_state(IdcState { spacing: ms(spacing), loss_spacing: loss.map(ms), ..st });
+        ctrl.set_state(IdcState { spacing: ms(spacing).into(), loss_spacing: loss.map(ms).into(), ..st });
     }
 
     #[test]
@@ -522,9 +540,9 @@ mod tests {
     }
 
     #[test]
-    fn idcs_state_spacing_loss_spacing_last_send_makarem_estimator_fits_104_bytes() {
+    fn idcs_state_spacing_loss_spacing_last_send_makarem_estimator_fits_64_bytes() {
         // The per-destination footprint (README algorithm table); the configuration is not in it.
         let bytes = core::mem::size_of::<<Idc as Controller>::State>();
-        assert!(bytes <= 104, "{bytes} bytes");
+        assert!(bytes <= 64, "{bytes} bytes");
     }
 }

@@ -5,7 +5,7 @@
 //! a bandwidth sample); the last `m` samples are kept. The next copy may leave
 //! `min(samples) / pg` after the previous one, where the pacing gain `pg` cycles through
 //! 8 phases: probe 1.25, drain 0.75, then 1 six times. Losses are detected by the
-//! [Makarem RTO](super::makarem_rto), never backed off.
+//! [Makarem RTO](crate::estimators::makarem), never backed off.
 //!
 //! # When each step happens
 //!
@@ -49,7 +49,7 @@ pub use crate::pacing::{MAX_WINDOW, Window};
 use crate::params::MAX_RETRANSMIT;
 use crate::random::Rng;
 use crate::ratio::Ratio;
-use crate::time::Instant;
+use crate::time::{Instant, Nanos};
 
 /// \[S1\] Table 2: m = 3 spacing samples (lower overhead).
 pub const WINDOW: u8 = 3;
@@ -113,24 +113,56 @@ impl MbcConfig {
     }
 }
 
-/// The state of MBC-CoAP for one destination.
+/// The state of MBC-CoAP for one destination, kept compactly: durations in 8-byte [`Nanos`],
+/// the latest ACK and departure as [`Instant`]s with flags (208 bytes). The remainder over
+/// 64 bytes is `Spacings`, \[S1\] Algorithm 4's window of the last `m` ≤ 16 inter-ACK times
+/// (136 bytes with its length and position; its minimum paces every copy, so each value is
+/// needed), and the Makarem estimator (32 bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MbcState {
     /// `Spacings`: the last `m` inter-ACK times.
-    pub spacings: Window<Duration>,
-    /// When the latest ACK arrived (initially: the first transmission, spec OQ-31); `None`
-    /// before the first transmission.
-    pub last_ack_time: Option<Instant>,
-    /// When the latest copy left; `None` before the first transmission.
-    pub last_send_time: Option<Instant>,
+    pub spacings: Window<Nanos>,
+    /// When the latest ACK arrived (valid when `acked`; see [`MbcState::last_ack_time`]).
+    last_ack: Instant,
+    /// When the latest copy left (valid when `sent`; see [`MbcState::last_send_time`]).
+    last_send: Instant,
+    /// Whether `last_ack` holds a time.
+    acked: bool,
+    /// Whether `last_send` holds a time.
+    sent: bool,
     /// Phase of the gain cycle of the latest transmission (0 = probe, 1 = drain).
     pub cycle_index: u8,
     /// Pacing gain chosen at the latest transmission.
     pub pg: Ratio,
     /// Minimum gap between the latest departure and the next (`min(Spacings)/pg`).
-    pub spacing: Duration,
+    pub spacing: Nanos,
     /// The Makarem RTO estimator.
     pub rto: MakaremRto,
+}
+
+impl MbcState {
+    /// When the latest ACK arrived (initially: the first transmission, spec OQ-31); `None`
+    /// before the first transmission.
+    pub fn last_ack_time(&self) -> Option<Instant> {
+        self.acked.then_some(self.last_ack)
+    }
+
+    /// Sets when the latest ACK arrived (`None`: not yet).
+    pub fn set_last_ack_time(&mut self, at: Option<Instant>) {
+        self.acked = at.is_some();
+        self.last_ack = at.unwrap_or(Instant::ZERO);
+    }
+
+    /// When the latest copy left; `None` before the first transmission.
+    pub fn last_send_time(&self) -> Option<Instant> {
+        self.sent.then_some(self.last_send)
+    }
+
+    /// Sets when the latest copy left (`None`: nothing sent yet).
+    pub fn set_last_send_time(&mut self, at: Option<Instant>) {
+        self.sent = at.is_some();
+        self.last_send = at.unwrap_or(Instant::ZERO);
+    }
 }
 
 /// MBC-CoAP, the algorithm: the checked configuration and its estimator constants, shared by
@@ -177,11 +209,13 @@ impl Controller for Mbc {
     fn new_state(&self) -> MbcState {
         MbcState {
             spacings: Window::default(),
-            last_ack_time: None,
-            last_send_time: None,
+            last_ack: Instant::ZERO,
+            last_send: Instant::ZERO,
+            acked: false,
+            sent: false,
             cycle_index: 0,
             pg: Ratio::ONE,
-            spacing: Duration::ZERO,
+            spacing: Nanos::ZERO,
             rto: MakaremRto::new(&self.params),
         }
     }
@@ -195,8 +229,10 @@ impl Controller for Mbc {
         _rng: &mut dyn Rng,
     ) -> Duration {
         // Spec OQ-31: last_ACK_time₀ = the first transmission, so the first sample is an RTT.
-        st.last_ack_time.get_or_insert(now);
-        st.last_send_time = Some(now);
+        if !st.acked {
+            st.set_last_ack_time(Some(now));
+        }
+        st.set_last_send_time(Some(now));
         // [S1] Algorithm 4 line 9: cycle_index ← (cycle_index + 1) mod 8.
         st.cycle_index = ((u16::from(st.cycle_index) + 1) % u16::from(self.config.cycle_length.max(1))) as u8;
         // Lines 10–20; spec OQ-32: "retransmission" = the packet leaving now.
@@ -207,7 +243,7 @@ impl Controller for Mbc {
             _ => Ratio::ONE,
         };
         // Line 21: spacing ← min(Spacings)/pg; spec OQ-31: 0 while there is no sample.
-        st.spacing = st.spacings.iter().min().map_or(Duration::ZERO, |&m| div_gain(m, st.pg));
+        st.spacing = Nanos::new(st.spacings.iter().min().map_or(Duration::ZERO, |&m| div_gain(m.get(), st.pg)));
         // Spec §8.1, OQ-30: the current RTO from this copy's send; no backoff, no dithering.
         st.rto.rto()
     }
@@ -219,9 +255,9 @@ impl Controller for Mbc {
 
     fn on_ack(&self, st: &mut MbcState, now: Instant, ex: &Exchange<()>, ack: &Ack) {
         // [S1] Algorithm 4 lines 3–6: every ACK gives an inter-ACK spacing sample.
-        let last = st.last_ack_time.unwrap_or(ex.first_sent());
-        st.spacings.push(now - last, self.config.window);
-        st.last_ack_time = Some(now);
+        let last = st.last_ack_time().unwrap_or(ex.first_sent());
+        st.spacings.push(Nanos::new(now - last), self.config.window);
+        st.set_last_ack_time(Some(now));
         // Spec §8.1, OQ-27, OQ-28: the RTT sample and the spurious flag of this exchange.
         if let Some(r) = makarem::rtt_sample(self.config.samples, now, ex, ack) {
             st.rto.sample(r, makarem::is_spurious(ex, ack), &self.params);
@@ -230,8 +266,8 @@ impl Controller for Mbc {
 
     fn earliest_send(&self, st: &MbcState, now: Instant) -> Instant {
         // [S1] Algorithm 4 line 8: last_send_time + spacing (the driver takes max with now).
-        match st.last_send_time {
-            Some(last) => last + st.spacing,
+        match st.last_send_time() {
+            Some(last) => last + st.spacing.get(),
             None => now,
         }
     }
@@ -269,13 +305,13 @@ mod tests {
         let mut st = c.state();
         st.spacings = Window::default();
         for &s in samples {
-            st.spacings.push(ms(s), c.config().window);
+            st.spacings.push(ms(s).into(), c.config().window);
         }
         st.cycle_index = cycle_index;
         c.set_state(st);
     }
     fn ring(st: &MbcState) -> Vec<u64> {
-        let mut v: Vec<u64> = st.spacings.iter().map(|d| d.as_millis() as u64).collect();
+        let mut v: Vec<u64> = st.spacings.iter().map(|d| d.get().as_millis() as u64).collect();
         v.sort();
         v
     }
@@ -301,7 +337,7 @@ mod tests {
         let mut s = Script::new(mbc(MbcConfig::default()));
         s.send();
         assert_eq!(s.state().spacing, Duration::ZERO);
-        assert_eq!(s.state().last_ack_time, Some(at(0)));
+        assert_eq!(s.state().last_ack_time(), Some(at(0)));
         s.wait_ms(400);
         s.ack();
         assert_eq!(ring(&s.state()), [400]);
@@ -317,7 +353,7 @@ mod tests {
         }
         // Samples 100, 200, 300, 400; m = 3 keeps the last three.
         assert_eq!(ring(&c.st), [200, 300, 400]);
-        assert_eq!(c.state().last_ack_time, Some(at(1000)));
+        assert_eq!(c.state().last_ack_time(), Some(at(1000)));
     }
 
     #[test]
@@ -348,7 +384,7 @@ mod tests {
         for i in 0..16u64 {
             c.start(at(i * 1000), 0, &mut r);
             let st = c.state();
-            seen.push((st.cycle_index, st.pg, st.spacing.as_millis() as u64));
+            seen.push((st.cycle_index, st.pg, st.spacing.get().as_millis() as u64));
         }
         let one = Ratio::ONE;
         let expect = [
@@ -374,7 +410,7 @@ mod tests {
         with_samples(&mut c, &[600], 7);
         assert_eq!(c.on_timeout(at(2000), &mut ex), Retry::Retransmit);
         c.retransmit(at(2000), &mut ex, &mut r);
-        assert_eq!((c.state().cycle_index, c.state().pg, c.state().spacing), (0, DRAIN_GAIN, ms(800)));
+        assert_eq!((c.state().cycle_index, c.state().pg, c.state().spacing.get()), (0, DRAIN_GAIN, ms(800)));
         assert_eq!(c.earliest_send(at(2000)), at(2800));
     }
 
@@ -446,8 +482,8 @@ mod tests {
 
     #[test]
     fn the_window_survives_any_state() {
-        let mut w = Window::<Duration> { slots: [ms(1); MAX_WINDOW], len: 200, next: 250 };
-        w.push(ms(2), 3);
+        let mut w = Window::<Nanos> { slots: [ms(1).into(); MAX_WINDOW], len: 200, next: 250 };
+        w.push(ms(2).into(), 3);
         assert!(w.len() <= MAX_WINDOW);
         assert!(w.newest_mut(0).is_some());
         let mut c = mbc(MbcConfig::default());
@@ -496,9 +532,9 @@ mod tests {
     }
 
     #[test]
-    fn mbcs_state_a_window_of_up_to_16_inter_ack_spacings_pacing_estimator_fits_384_bytes() {
+    fn mbcs_state_a_window_of_up_to_16_inter_ack_spacings_pacing_estimator_fits_208_bytes() {
         // The per-destination footprint (README algorithm table); the configuration is not in it.
         let bytes = core::mem::size_of::<<Mbc as Controller>::State>();
-        assert!(bytes <= 384, "{bytes} bytes");
+        assert!(bytes <= 208, "{bytes} bytes");
     }
 }

@@ -49,6 +49,13 @@
 //! [`PCocoaState`] is what one destination keeps; per exchange ([`PCocoaExchange`]):
 //! `factor` = the VBF chosen at the original transmission, `base` = the timer armed for the
 //! latest copy, `aux` = the undithered RTO_init that armed the original.
+//!
+//! **State size**: 112 bytes, not the 64 of the other backoff controllers. Block 2's raise sets
+//! mdev_max to the mean of the RTTVAR values of the last `raise_after` (1 … 8) counted samples,
+//! a sliding mean that needs the values themselves: the history of 8 RTTVAR values in 8-byte
+//! [`Nanos`] is 64 bytes alone, SRTT, RTTVAR, mdev_max, RTO_init and the update time 40 more,
+//! the two runs, the history length and two flags 5 (109, padded to 112). Fewer bytes would
+//! need a shorter history or coarser values, which changes the results.
 
 use core::time::Duration;
 
@@ -59,7 +66,7 @@ use crate::estimators::cocoa::{Aging, CocoaRto, CocoaRtoParams};
 use crate::params::{ACK_RANDOM_FACTOR, MAX_RETRANSMIT};
 use crate::random::{Rng, dither_factor};
 use crate::ratio::Ratio;
-use crate::time::{Instant, abs_diff, add, from_nanos, mul, nanos};
+use crate::time::{Instant, Nanos, OptNanos, abs_diff, add, from_nanos, mul};
 
 /// Spec §5.5: initial RTO_init, 2 s (the CoAP default; assumed).
 pub const INITIAL_RTO: Duration = Duration::from_secs(2);
@@ -179,50 +186,73 @@ impl Default for PCocoaConfig {
     }
 }
 
-/// The estimator state of one pCoCoA endpoint (spec §5.2).
+/// The estimator state of one pCoCoA endpoint (spec §5.2), kept compactly: durations in 8-byte
+/// [`Nanos`]/[`OptNanos`], the time of the last update as an [`Instant`] with a separate flag
+/// (112 bytes; see [`PCocoaState`]'s size-bound test for why 64 is out of reach).
+///
+/// The floor is the raise rule of \[S1\] block 2: mdev_max becomes the mean of the RTTVAR
+/// values of the last `raise_after` (1 … 8) counted samples, a sliding mean that needs those
+/// values themselves — the history of [`MAX_RAISE_AFTER`] = 8 values is 64 bytes on its own,
+/// and SRTT, RTTVAR, mdev_max, RTO_init and the update time add 40 more, the run counters and
+/// flags 5 (109, padded to 112).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PCocoaState {
     /// Smoothed RTT; `None` before the first sample.
-    pub srtt: Option<Duration>,
+    pub srtt: OptNanos,
     /// RTT variation (meaningless before the first sample).
-    pub rttvar: Duration,
+    pub rttvar: Nanos,
     /// Maximum mean deviation, the floor of the variance term of SRTO.
-    pub mdev_max: Duration,
+    pub mdev_max: Nanos,
     /// The RTO for original transmissions (undithered).
-    pub rto_init: Duration,
+    pub rto_init: Nanos,
+    /// RTTVAR after each of the last counted samples, newest first; `recent_len` are valid.
+    pub recent: [Nanos; MAX_RAISE_AFTER as usize],
+    /// When RTO_init was last updated or aged (valid when `updated`; see
+    /// [`PCocoaState::last_update`]).
+    last_update: Instant,
     /// Consecutive counted samples (R > SRTT) with RTTVAR > mdev_max (saturating).
     pub raise_run: u8,
     /// Consecutive counted samples (R > SRTT) with RTTVAR < mdev_max (saturating).
     pub decay_run: u8,
-    /// RTTVAR after each of the last counted samples, newest first; `recent_len` are valid.
-    pub recent: [Duration; MAX_RAISE_AFTER as usize],
     /// How many entries of `recent` are valid.
     pub recent_len: u8,
     /// Whether the latest sample revealed a spurious retransmission (k = 6 was used).
     pub spurious: bool,
-    /// When RTO_init was last updated or aged (for aging); `None` until first used.
-    pub last_update: Option<Instant>,
+    /// Whether `last_update` holds a time.
+    updated: bool,
 }
 
 impl PCocoaState {
-    /// A fresh endpoint with RTO_init = `initial_rto`.
-    pub const fn new(initial_rto: Duration) -> Self {
+    /// A fresh endpoint with RTO_init = `initial_rto` (saturating at `u64::MAX` ns).
+    pub fn new(initial_rto: Duration) -> Self {
         PCocoaState {
-            srtt: None,
-            rttvar: Duration::ZERO,
-            mdev_max: Duration::ZERO,
-            rto_init: initial_rto,
+            srtt: OptNanos::NONE,
+            rttvar: Nanos::ZERO,
+            mdev_max: Nanos::ZERO,
+            rto_init: Nanos::new(initial_rto),
+            recent: [Nanos::ZERO; MAX_RAISE_AFTER as usize],
+            last_update: Instant::ZERO,
             raise_run: 0,
             decay_run: 0,
-            recent: [Duration::ZERO; MAX_RAISE_AFTER as usize],
             recent_len: 0,
             spurious: false,
-            last_update: None,
+            updated: false,
         }
     }
 
+    /// When RTO_init was last updated or aged (for aging); `None` until first used.
+    pub fn last_update(&self) -> Option<Instant> {
+        self.updated.then_some(self.last_update)
+    }
+
+    /// Sets the time of the last update (`None`: never updated).
+    pub fn set_last_update(&mut self, at: Option<Instant>) {
+        self.updated = at.is_some();
+        self.last_update = at.unwrap_or(Instant::ZERO);
+    }
+
     /// Records the RTTVAR of a counted sample (newest first).
-    fn push_recent(&mut self, rttvar: Duration) {
+    fn push_recent(&mut self, rttvar: Nanos) {
         self.recent.rotate_right(1);
         if let Some(first) = self.recent.first_mut() {
             *first = rttvar;
@@ -233,7 +263,7 @@ impl PCocoaState {
     /// Mean of the newest `n` recorded RTTVAR values (rounded half up to the nanosecond).
     fn recent_mean(&self, n: u8) -> Duration {
         let n = usize::from(n.min(self.recent_len).max(1));
-        let sum: u128 = self.recent.iter().take(n).map(|d| u128::from(nanos(*d))).sum();
+        let sum: u128 = self.recent.iter().take(n).map(|d| u128::from(d.as_u64())).sum();
         let n = n as u128;
         let q = (sum + n / 2) / n;
         from_nanos(u64::try_from(q).unwrap_or(u64::MAX))
@@ -322,7 +352,7 @@ impl PCocoa {
 
     /// RTO_init and its update time after the aging due at `now` (spec OQ-14, §2.7).
     fn aged(&self, st: &PCocoaState, now: Instant) -> (Duration, Option<Instant>) {
-        let mut est = CocoaRto::new(INITIAL_RTO).with_overall(st.rto_init, st.last_update, false);
+        let mut est = CocoaRto::new(INITIAL_RTO).with_overall(st.rto_init.get(), st.last_update(), false);
         est.age(now, &self.aging_params());
         (est.overall.get().min(self.config.cap), est.last_update())
     }
@@ -334,34 +364,36 @@ impl PCocoa {
         // Spec §5.4: the spurious flag holds for this computation only.
         st.spurious = spurious;
         let first = st.srtt.is_none();
-        let srtt = match st.srtt {
+        let mut rttvar = st.rttvar.get();
+        let mut mdev_max = st.mdev_max.get();
+        let srtt = match st.srtt.get() {
             None => {
                 // Spec §5.2, OQ-16: SRTT = R, RTTVAR = R/2, mdev_max = R/2 (blocks 1–2 skipped).
-                st.rttvar = r / 2;
-                st.mdev_max = st.rttvar;
+                rttvar = r / 2;
+                mdev_max = rttvar;
                 r
             }
             Some(old) => {
                 // [S1] block 1: SRTT first; the new SRTT is used below.
                 let srtt = c.alpha.blend(r, old);
                 let dev = abs_diff(srtt, r);
-                let gain = if r < srtt.saturating_sub(st.rttvar) {
+                let gain = if r < srtt.saturating_sub(rttvar) {
                     // Sudden decrease: converge slowly.
                     c.gamma
-                } else if dev > st.rttvar {
+                } else if dev > rttvar {
                     // Large deviation: converge fast.
                     c.beta
                 } else {
                     c.alpha
                 };
-                st.rttvar = gain.blend(dev, st.rttvar);
+                rttvar = gain.blend(dev, rttvar);
                 // [S1] block 2 (spec OQ-18): only samples with R > SRTT count.
                 if r > srtt {
-                    st.push_recent(st.rttvar);
-                    if st.rttvar > st.mdev_max {
+                    st.push_recent(Nanos::new(rttvar));
+                    if rttvar > mdev_max {
                         st.raise_run = st.raise_run.saturating_add(1);
                         st.decay_run = 0;
-                    } else if st.rttvar < st.mdev_max {
+                    } else if rttvar < mdev_max {
                         st.decay_run = st.decay_run.saturating_add(1);
                         st.raise_run = 0;
                     } else {
@@ -370,29 +402,32 @@ impl PCocoa {
                     }
                     if st.raise_run >= c.raise_after {
                         // RTTVAR > mdev_max for 3 consecutive times: mean of the last 3 RTTVAR.
-                        st.mdev_max = st.recent_mean(c.raise_after);
+                        mdev_max = st.recent_mean(c.raise_after);
                     } else if st.decay_run >= c.decay_after {
                         // Spec OQ-18: "<" for 8 consecutive times: mdev_max ← (1−β)·mdev_max + β·RTTVAR.
-                        st.mdev_max = c.beta.blend(st.rttvar, st.mdev_max);
+                        mdev_max = c.beta.blend(rttvar, mdev_max);
                     }
                 }
                 srtt
             }
         };
-        st.srtt = Some(srtt);
+        st.rttvar = Nanos::new(rttvar);
+        st.mdev_max = Nanos::new(mdev_max);
+        st.srtt = OptNanos::new(Some(srtt));
         // [S1] block 3: k = 6 after a spurious retransmission, else 4.
         let k = if spurious { c.k_spurious } else { c.k };
         // [S1] block 4: SRTO = SRTT + max(k·RTTVAR, mdev_max).
-        let srto = add(srtt, mul(st.rttvar, u64::from(k)).max(st.mdev_max));
-        st.rto_init = if first && c.first_sample == FirstSample::Set {
+        let srto = add(srtt, mul(rttvar, u64::from(k)).max(mdev_max));
+        let rto_init = if first && c.first_sample == FirstSample::Set {
             srto
         } else {
             // [S1] block 4: RTO_init ← (1−δ)·SRTO + δ·RTO_init.
-            c.delta.blend(st.rto_init, srto)
+            c.delta.blend(st.rto_init.get(), srto)
         }
         // Spec OQ-14 (as OQ-4): RTO_init is clamped to the cap.
         .min(c.cap);
-        st.last_update = Some(now);
+        st.rto_init = Nanos::new(rto_init);
+        st.set_last_update(Some(now));
     }
 }
 
@@ -415,8 +450,8 @@ impl Controller for PCocoa {
         let timer = if ex.retransmissions() == 0 {
             // Spec OQ-14: lazy aging (off by default).
             let (rto, last) = self.aged(st, now);
-            st.rto_init = rto;
-            st.last_update = last;
+            st.rto_init = Nanos::new(rto);
+            st.set_last_update(last);
             // [S1] eq. 1–2, spec §5.4: the VBF is chosen once per exchange from RTO_init.
             ex.cc.factor = self.config.vbf.factor(rto);
             ex.cc.aux = rto;
@@ -491,7 +526,13 @@ mod tests {
     /// A controller with SRTT, RTTVAR, mdev_max and RTO_init set (milliseconds).
     fn with(srtt: Duration, rttvar: Duration, mdev_max: Duration, rto_init: Duration) -> Bound<PCocoa> {
         let mut p = fresh();
-        p.set_state(PCocoaState { srtt: Some(srtt), rttvar, mdev_max, rto_init, ..PCocoaState::new(INITIAL_RTO) });
+        p.set_state(PCocoaState {
+            srtt: Some(srtt).into(),
+            rttvar: rttvar.into(),
+            mdev_max: mdev_max.into(),
+            rto_init: rto_init.into(),
+            ..PCocoaState::new(INITIAL_RTO)
+        });
         p
     }
 
@@ -608,7 +649,7 @@ mod tests {
         let mut p = fresh();
         let mut st = PCocoaState::new(INITIAL_RTO);
         for (slot, v) in st.recent.iter_mut().zip(recent) {
-            *slot = ms(*v);
+            *slot = ms(*v).into();
         }
         st.recent_len = recent.len() as u8;
         st.raise_run = raise;
@@ -624,7 +665,12 @@ mod tests {
         // third exceedance → mdev_max = (237.5 + 180 + 160)/3 = 192.5;
         // SRTO = 1050 + max(950, 192.5) = 2000; RTO_init = (2000 + 2000)/2 = 2000.
         let mut p = with_runs(2, 0, &[180, 160]);
-        p.set_state(PCocoaState { srtt: Some(ms(1000)), rttvar: ms(200), mdev_max: ms(150), ..p.state() });
+        p.set_state(PCocoaState {
+            srtt: Some(ms(1000)).into(),
+            rttvar: ms(200).into(),
+            mdev_max: ms(150).into(),
+            ..p.state()
+        });
         p.alg.on_sample(&mut p.st, at(0), ms(1400), false);
         let s = p.state();
         assert_eq!(s.rttvar, us(237_500));
@@ -636,7 +682,12 @@ mod tests {
     #[test]
     fn a_second_consecutive_exceedance_leaves_mdev_max_alone() {
         let mut p = with_runs(1, 0, &[180]);
-        p.set_state(PCocoaState { srtt: Some(ms(1000)), rttvar: ms(200), mdev_max: ms(150), ..p.state() });
+        p.set_state(PCocoaState {
+            srtt: Some(ms(1000)).into(),
+            rttvar: ms(200).into(),
+            mdev_max: ms(150).into(),
+            ..p.state()
+        });
         p.alg.on_sample(&mut p.st, at(0), ms(1400), false);
         assert_eq!(p.state().raise_run, 2);
         assert_eq!(p.state().mdev_max, ms(150));
@@ -667,7 +718,12 @@ mod tests {
         // Run already 3 (the branch fired last time); another exceedance fires it again with the
         // newest three values: (237.5 + 200 + 190)/3 = 209.1666… → 209.166667 ms.
         let mut p = with_runs(3, 0, &[200, 190, 100]);
-        p.set_state(PCocoaState { srtt: Some(ms(1000)), rttvar: ms(200), mdev_max: ms(150), ..p.state() });
+        p.set_state(PCocoaState {
+            srtt: Some(ms(1000)).into(),
+            rttvar: ms(200).into(),
+            mdev_max: ms(150).into(),
+            ..p.state()
+        });
         p.alg.on_sample(&mut p.st, at(0), ms(1400), false);
         assert_eq!(p.state().raise_run, 4);
         assert_eq!(p.state().mdev_max, Duration::from_nanos(209_166_667));
@@ -680,10 +736,10 @@ mod tests {
         // mdev_max = 3/4·300 + 1/4·96.25 = 249.0625; SRTO = 1010 + max(385, 249.0625) = 1395.
         let mut p = with_runs(0, 7, &[]);
         p.set_state(PCocoaState {
-            srtt: Some(ms(1000)),
-            rttvar: ms(100),
-            mdev_max: ms(300),
-            rto_init: ms(1395),
+            srtt: Some(ms(1000)).into(),
+            rttvar: ms(100).into(),
+            mdev_max: ms(300).into(),
+            rto_init: ms(1395).into(),
             ..p.state()
         });
         p.alg.on_sample(&mut p.st, at(0), ms(1080), false);
@@ -697,7 +753,12 @@ mod tests {
     #[test]
     fn a_seventh_sample_below_mdev_max_does_not_decay_it() {
         let mut p = with_runs(0, 6, &[]);
-        p.set_state(PCocoaState { srtt: Some(ms(1000)), rttvar: ms(100), mdev_max: ms(300), ..p.state() });
+        p.set_state(PCocoaState {
+            srtt: Some(ms(1000)).into(),
+            rttvar: ms(100).into(),
+            mdev_max: ms(300).into(),
+            ..p.state()
+        });
         p.alg.on_sample(&mut p.st, at(0), ms(1080), false);
         assert_eq!(p.state().decay_run, 7);
         assert_eq!(p.state().mdev_max, ms(300));
@@ -707,10 +768,15 @@ mod tests {
     fn samples_at_or_below_srtt_keep_the_counters_and_history() {
         // Spec OQ-18: R = 1000 with SRTT 1000 leaves SRTT at 1000, so R > SRTT fails.
         let mut p = with_runs(0, 7, &[90]);
-        p.set_state(PCocoaState { srtt: Some(ms(1000)), rttvar: ms(100), mdev_max: ms(300), ..p.state() });
+        p.set_state(PCocoaState {
+            srtt: Some(ms(1000)).into(),
+            rttvar: ms(100).into(),
+            mdev_max: ms(300).into(),
+            ..p.state()
+        });
         p.alg.on_sample(&mut p.st, at(0), ms(1000), false);
         let s = p.state();
-        assert_eq!((s.raise_run, s.decay_run, s.recent_len, s.recent[0]), (0, 7, 1, ms(90)));
+        assert_eq!((s.raise_run, s.decay_run, s.recent_len, s.recent[0]), (0, 7, 1, ms(90).into()));
         assert_eq!(s.mdev_max, ms(300));
         // RTTVAR = 7/8·100 + 0 = 87.5; the next counted sample below mdev_max is the 8th:
         // R = 1100: SRTT = 875 + 137.5 = 1012.5, |·| = 87.5 ≤ 87.5 → RTTVAR = 87.5 → mdev_max =
@@ -725,7 +791,12 @@ mod tests {
     fn a_counted_sample_on_the_other_side_restarts_the_runs() {
         // Raise run 2, then a counted sample below mdev_max: raise run 0, decay run 1.
         let mut p = with_runs(2, 0, &[400, 400]);
-        p.set_state(PCocoaState { srtt: Some(ms(1000)), rttvar: ms(100), mdev_max: ms(300), ..p.state() });
+        p.set_state(PCocoaState {
+            srtt: Some(ms(1000)).into(),
+            rttvar: ms(100).into(),
+            mdev_max: ms(300).into(),
+            ..p.state()
+        });
         p.alg.on_sample(&mut p.st, at(0), ms(1080), false);
         assert_eq!((p.state().raise_run, p.state().decay_run), (0, 1));
         assert_eq!(p.state().mdev_max, ms(300));
@@ -924,7 +995,9 @@ mod tests {
     #[test]
     fn the_rto_init_is_not_aged_by_default_but_can_be() {
         let mut p = fresh();
-        p.set_state(PCocoaState { rto_init: ms(4000), last_update: Some(at(0)), ..PCocoaState::new(INITIAL_RTO) });
+        let mut st = PCocoaState { rto_init: ms(4000).into(), ..PCocoaState::new(INITIAL_RTO) };
+        st.set_last_update(Some(at(0)));
+        p.set_state(st);
         assert_eq!(p.rto(at(16_100)), Some(ms(4000)));
         let mut q = undithered(PCocoaConfig { aging: Aging::Draft, ..Default::default() });
         q.set_state(p.state());
@@ -968,9 +1041,12 @@ mod tests {
     }
 
     #[test]
-    fn pcocoas_state_with_its_history_of_up_to_8_rttvar_values_fits_216_bytes() {
+    fn pcocoas_state_with_its_history_of_up_to_8_rttvar_values_fits_112_bytes() {
         // The per-destination footprint (README algorithm table); the configuration is not in it.
+        // 64 B is out of reach without changing the raise rule: its sliding mean over the last
+        // `raise_after` ≤ 8 RTTVAR values needs the values (8 × 8 B = 64 B) on top of SRTT,
+        // RTTVAR, mdev_max, RTO_init and the update time (5 × 8 B) and 5 B of counters and flags.
         let bytes = core::mem::size_of::<<PCocoa as Controller>::State>();
-        assert!(bytes <= 216, "{bytes} bytes");
+        assert!(bytes <= 112, "{bytes} bytes");
     }
 }

@@ -2,7 +2,7 @@
 //!
 //! Karn's rule says a backed-off timer is kept for the next message until a valid sample
 //! arrives. Default CoAP and CoCoA forget it; Full Backoff carries it into the next exchange.
-//! This module holds the carried value; [`super::default_coap`] and [`super::cocoa`] decide
+//! This module holds the carried value; [`crate::algorithms::default_coap`] and [`crate::algorithms::cocoa`] decide
 //! how it is used (spec §4.6 table).
 
 use core::time::Duration;

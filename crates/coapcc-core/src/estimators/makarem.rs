@@ -1,5 +1,5 @@
 //! The Makarem RTO estimator (Makarem, Bou Diab, Mougharbel, Malouch, Computer Networks 207,
-//! 2022 \[S1\], §5.1 Algorithm 2; spec §8.1), shared by [`super::idc`] and [`super::mbc`], and
+//! 2022 \[S1\], §5.1 Algorithm 2; spec §8.1), shared by [`crate::algorithms::idc`] and [`crate::algorithms::mbc`], and
 //! usable on its own (the simulator's RTT-trace model feeds it samples and reads the RTO).
 //!
 //! ```text
@@ -47,7 +47,7 @@ use core::time::Duration;
 use crate::config::ConfigError;
 use crate::controller::{Ack, Exchange};
 use crate::ratio::Ratio;
-use crate::time::{Instant, abs_diff, add, div, from_nanos, mul};
+use crate::time::{Instant, Nanos, OptNanos, abs_diff, add, div, from_nanos, mul};
 
 /// \[S1\] §5.1: SRTT gain, and RTTVAR gain when the RTT rises (α = 1/8).
 pub const ALPHA: Ratio = Ratio::new(1, 8);
@@ -98,7 +98,7 @@ pub fn is_spurious<X>(ex: &Exchange<X>, ack: &Ack) -> bool {
 }
 
 /// Constants of the Makarem estimator. `Default` is \[S1\]'s values. IDC and MBC carry it as
-/// their `rto` field; its keys sit beside theirs ([`config_with_makarem_rto`]).
+/// their `rto` field; its keys sit beside theirs (the `config_with_makarem_rto!` macro).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MakaremRtoParams {
     /// α: SRTT gain, and RTTVAR gain when R > SRTT.
@@ -178,34 +178,35 @@ impl MakaremRtoParams {
     }
 }
 
-/// State of the Makarem estimator.
+/// State of the Makarem estimator, kept compactly: durations in 8-byte [`Nanos`]/[`OptNanos`]
+/// (32 bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MakaremRto {
     /// Smoothed RTT; `None` before the first sample.
-    pub srtt: Option<Duration>,
+    pub srtt: OptNanos,
     /// RTT variation (zero before the first sample).
-    pub rttvar: Duration,
+    pub rttvar: Nanos,
     /// The current RTO (armed, undithered, for every transmission).
-    pub rto: Duration,
+    pub rto: Nanos,
     /// The spurious flag used for the latest RTO computation (K = 7 when set).
     pub spurious: bool,
 }
 
 impl MakaremRto {
-    /// A fresh estimator with the initial RTO of `p`.
-    pub const fn new(p: &MakaremRtoParams) -> Self {
-        MakaremRto { srtt: None, rttvar: Duration::ZERO, rto: p.initial_rto, spurious: false }
+    /// A fresh estimator with the initial RTO of `p` (saturating at `u64::MAX` ns).
+    pub fn new(p: &MakaremRtoParams) -> Self {
+        MakaremRto { srtt: OptNanos::NONE, rttvar: Nanos::ZERO, rto: Nanos::new(p.initial_rto), spurious: false }
     }
 
     /// The current RTO.
     pub const fn rto(&self) -> Duration {
-        self.rto
+        self.rto.get()
     }
 
     /// Folds in the RTT sample `r` of an exchange; `spurious` says whether that exchange made
     /// a spurious retransmission (\[S1\] Algorithm 2; K = 7 when set). Returns the new RTO.
     pub fn sample(&mut self, r: Duration, spurious: bool, p: &MakaremRtoParams) -> Duration {
-        let (srtt, rttvar) = match self.srtt {
+        let (srtt, rttvar) = match self.srtt.get() {
             // [S1] §5.1: the first sample sets SRTT = R, RTTVAR = R/2.
             None => (r, div(r, 2)),
             Some(old) => {
@@ -213,22 +214,22 @@ impl MakaremRto {
                 let srtt = p.alpha.blend(r, old);
                 // Lines 2–6: the deviation from the *new* SRTT; fast (α) when the RTT rises.
                 let gain = if r > srtt { p.alpha } else { p.gamma };
-                (srtt, gain.blend(abs_diff(srtt, r), self.rttvar))
+                (srtt, gain.blend(abs_diff(srtt, r), self.rttvar.get()))
             }
         };
         // Lines 7–12: K = 7 after a spurious transmission, else 4; RTO = SRTT + K·RTTVAR.
         let k = if spurious { p.k_spurious } else { p.k };
-        self.srtt = Some(srtt);
-        self.rttvar = rttvar;
+        self.srtt = OptNanos::new(Some(srtt));
+        self.rttvar = Nanos::new(rttvar);
         self.spurious = spurious;
-        self.rto = p.clamp(add(srtt, mul(rttvar, u64::from(k))));
-        self.rto
+        self.rto = Nanos::new(p.clamp(add(srtt, mul(rttvar, u64::from(k)))));
+        self.rto.get()
     }
 
     /// \[S1\]'s ground-truth rule for trace-driven runs: a transmission that waits `r` for its
     /// ACK with the current RTO is spurious when RTO < `r`.
     pub fn would_be_spurious(&self, r: Duration) -> bool {
-        self.rto < r
+        self.rto.get() < r
     }
 
     /// Trace-model step: decides the spurious flag by [`MakaremRto::would_be_spurious`], then
@@ -339,9 +340,12 @@ mod tests {
         let mut e = MakaremRto::new(&p);
         assert_eq!(e.rto(), ms(2000));
         assert_eq!(e.sample(ms(500), false, &p), ms(1500));
-        assert_eq!((e.srtt, e.rttvar), (Some(ms(500)), ms(250)));
+        assert_eq!((e.srtt.get(), e.rttvar.get()), (Some(ms(500)), ms(250)));
         assert_eq!(e.sample(ms(600), false, &p), Duration::from_nanos(1_431_250_000));
-        assert_eq!((e.srtt, e.rttvar), (Some(Duration::from_micros(512_500)), Duration::from_nanos(229_687_500)));
+        assert_eq!(
+            (e.srtt.get(), e.rttvar.get()),
+            (Some(Duration::from_micros(512_500)), Duration::from_nanos(229_687_500))
+        );
     }
 
     #[test]
@@ -349,8 +353,8 @@ mod tests {
         // SRTT 512.5 → 461.1875 ms; R = 102 ≤ SRTT: RTTVAR = 31/32·229.6875 + 1/32·359.1875.
         let p = MakaremRtoParams::default();
         let mut e = MakaremRto {
-            srtt: Some(Duration::from_micros(512_500)),
-            rttvar: Duration::from_nanos(229_687_500),
+            srtt: Some(Duration::from_micros(512_500)).into(),
+            rttvar: Duration::from_nanos(229_687_500).into(),
             ..MakaremRto::new(&p)
         };
         e.sample(ms(102), false, &p);
@@ -362,7 +366,7 @@ mod tests {
     #[test]
     fn a_sample_equal_to_the_new_srtt_counts_as_falling() {
         let p = MakaremRtoParams::default();
-        let mut e = MakaremRto { srtt: Some(ms(800)), rttvar: ms(320), ..MakaremRto::new(&p) };
+        let mut e = MakaremRto { srtt: Some(ms(800)).into(), rttvar: ms(320).into(), ..MakaremRto::new(&p) };
         e.sample(ms(800), false, &p);
         // γ path: 31/32·320 = 310.
         assert_eq!(e.rttvar, ms(310));
@@ -399,7 +403,7 @@ mod tests {
         let mut e = MakaremRto::new(&p);
         assert_eq!(e.sample(Duration::MAX, true, &p), from_nanos(u64::MAX));
         e.sample(Duration::ZERO, false, &p);
-        assert!(e.rto <= p.highest());
+        assert!(e.rto() <= p.highest());
     }
 
     #[test]
@@ -492,5 +496,12 @@ mod tests {
         assert!(is_spurious(&ex, &echo(1)));
         assert!(!is_spurious(&ex, &echo(2)));
         assert!(!is_spurious(&ex, &Ack::AMBIGUOUS));
+    }
+
+    #[test]
+    fn the_makarem_estimator_srtt_rttvar_rto_and_spurious_flag_fits_32_bytes() {
+        // Part of IDC's and MBC's per-destination state (README algorithm table).
+        let bytes = core::mem::size_of::<MakaremRto>();
+        assert!(bytes <= 32, "{bytes} bytes");
     }
 }
