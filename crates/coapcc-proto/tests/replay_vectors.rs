@@ -6,7 +6,6 @@
 //! acknowledgements (with their times, timers and RTOs) must be those of the
 //! `.expected.jsonl` file, so the endpoint and the harness share one retransmission machine.
 
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use coapcc_core::registry::ConfigMapper;
@@ -17,11 +16,10 @@ use rand_core::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 use serde_json::{Value, json};
 
-const SERVER: u32 = 0;
+#[path = "../../../tests/support/replay_vectors.rs"]
+mod replay_vectors;
 
-fn vectors_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/replay")
-}
+const SERVER: u32 = 0;
 
 /// Applies `--set KEY=VALUE` overrides through serde, as the CLI does.
 struct Overrides(Vec<(String, Value)>);
@@ -123,15 +121,7 @@ fn run(script: &str) -> Vec<Value> {
         match words.as_slice() {
             [] => {}
             ["send"] => {
-                let template = Message {
-                    mtype: MessageType::Con,
-                    code: Code::GET,
-                    mid: 0,
-                    token: Token::EMPTY,
-                    options: Default::default(),
-                    payload: Default::default(),
-                };
-                ep.request(now, SERVER, template);
+                ep.request(now, SERVER, Message::con_request(Code::GET, ""));
             }
             ["wait", d] => {
                 let (int, frac) = d.split_once('.').unwrap_or((d, ""));
@@ -191,12 +181,7 @@ fn normalise(v: &Value) -> Value {
 
 #[test]
 fn every_replay_vector_gives_the_same_events_through_the_endpoint() {
-    let mut scripts: Vec<PathBuf> = std::fs::read_dir(vectors_dir())
-        .expect("tests/replay exists")
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "replay"))
-        .collect();
-    scripts.sort();
+    let scripts = replay_vectors::scripts();
     assert!(scripts.len() >= 60, "only {} replay vectors found", scripts.len());
     let mut failures = Vec::new();
     for path in &scripts {
@@ -207,8 +192,7 @@ fn every_replay_vector_gives_the_same_events_through_the_endpoint() {
             .map(|l| normalise(&serde_json::from_str(l).unwrap()))
             .collect();
         let got: Vec<Value> = run(&script).iter().map(normalise).collect();
-        if got != expected {
-            let i = got.iter().zip(&expected).position(|(a, b)| a != b).unwrap_or(got.len().min(expected.len()));
+        if let Some(i) = replay_vectors::first_difference(&got, &expected) {
             failures.push(format!(
                 "{}: first difference at event {}:\n  got:      {}\n  expected: {}",
                 path.file_name().unwrap().to_string_lossy(),
