@@ -8,6 +8,7 @@
 
 use std::sync::Arc;
 
+use coapcc_core::harness::script::{Command, parse_line};
 use coapcc_core::registry::ConfigMapper;
 use coapcc_core::{AnyConfig, Instant};
 use coapcc_proto::message::{encode_uint, option};
@@ -116,18 +117,13 @@ fn run(script: &str) -> Vec<Value> {
             }
         };
     for line in script.lines() {
-        let text = line.split('#').next().unwrap_or("").trim();
-        let words: Vec<&str> = text.split_whitespace().collect();
-        match words.as_slice() {
-            [] => {}
-            ["send"] => {
+        match parse_line(line).unwrap_or_else(|e| panic!("`{line}`: {e}")) {
+            None => {}
+            Some(Command::Send) => {
                 ep.request(now, SERVER, Message::con_request(Code::GET, ""));
             }
-            ["wait", d] => {
-                let (int, frac) = d.split_once('.').unwrap_or((d, ""));
-                let ns = int.parse::<u64>().unwrap() * 1_000_000
-                    + if frac.is_empty() { 0 } else { format!("{frac:0<6}").parse::<u64>().unwrap() };
-                let to = now.saturating_add(std::time::Duration::from_nanos(ns));
+            Some(Command::Wait(d)) => {
+                let to = now.saturating_add(d);
                 while let Some(t) = ep.poll_timeout().filter(|t| *t <= to) {
                     now = now.max(t);
                     ep.handle_timeout(now);
@@ -135,13 +131,8 @@ fn run(script: &str) -> Vec<Value> {
                 }
                 now = to;
             }
-            ["ack", rest @ ..] => {
-                let copy = match rest {
-                    [] => None,
-                    ["copy", k] => Some(k.parse::<usize>().unwrap()),
-                    _ => panic!("malformed `{text}`"),
-                };
-                let (mid, token) = copies[copy.unwrap_or(0)];
+            Some(Command::Ack(copy)) => {
+                let (mid, token) = copies[usize::from(copy.unwrap_or(0))];
                 let mut resp = Message {
                     mtype: MessageType::Ack,
                     code: Code::CONTENT,
@@ -151,11 +142,10 @@ fn run(script: &str) -> Vec<Value> {
                     payload: Default::default(),
                 };
                 if let Some(k) = copy {
-                    resp.add_option(option::TRANSMISSION_COUNT, encode_uint(k as u32));
+                    resp.add_option(option::TRANSMISSION_COUNT, encode_uint(u32::from(k)));
                 }
                 ep.handle_message(now, SERVER, Arc::new(resp));
             }
-            _ => panic!("unknown command `{text}`"),
         }
         drain(&mut ep, now, &mut out, &mut copies);
     }
