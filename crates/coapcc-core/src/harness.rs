@@ -10,6 +10,8 @@
 use core::fmt;
 use core::time::Duration;
 
+pub mod script;
+
 use crate::controller::{Ack, Controller, Echo};
 use crate::random::Rng;
 use crate::retransmission::{Fired, Outstanding};

@@ -13,18 +13,7 @@ use crate::scenario::{CoapConfig, EchoChoice, WorkloadConfig};
 
 /// The request every client sends: a CON GET with one Uri-Path option per path segment.
 pub fn request_template(coap: &CoapConfig) -> Message {
-    let mut m = Message {
-        mtype: MessageType::Con,
-        code: Code::GET,
-        mid: 0,
-        token: Token::EMPTY,
-        options: Default::default(),
-        payload: Default::default(),
-    };
-    for seg in coap.request_path.split('/').filter(|s| !s.is_empty()) {
-        m.add_option(option::URI_PATH, seg.as_bytes());
-    }
-    m
+    Message::con_request(Code::GET, &coap.request_path)
 }
 
 /// A payload of `len` zero bytes. Up to 2 KiB (any payload that fits a usual MTU) it borrows a

@@ -352,17 +352,7 @@ impl Scenario {
         let file = self.file.name.as_str();
         let bad = |problem: String| ScenarioError { file: file.into(), line: None, key: None, problem };
         let original = toml::Table::try_from(&self.file).map_err(|e| bad(e.to_string()))?;
-        let mut table = original.clone();
-        for s in settings {
-            apply_setting(&mut table, s, file)?;
-        }
-        match toml::Value::Table(table).try_into::<ScenarioFile>() {
-            Ok(sf) => check(sf, file),
-            Err(e) => {
-                let problem = e.message().replace('\n', " ");
-                Err(ScenarioError { key: blame(original, settings, file, &problem), ..bad(problem) })
-            }
-        }
+        apply_and_check(original, settings, file, |_| None)
     }
 }
 
@@ -496,7 +486,7 @@ fn key_at(text: &str, offset: usize, message: &str) -> Option<String> {
 
 /// Parses, overrides and checks a scenario. `file` names it in errors.
 pub fn parse(text: &str, file: &str, settings: &[Setting]) -> Result<Scenario, ScenarioError> {
-    let mut table: toml::Table = toml::from_str(text).map_err(|e| {
+    let table: toml::Table = toml::from_str(text).map_err(|e| {
         let off = e.span().map(|s| s.start);
         ScenarioError {
             file: file.into(),
@@ -518,7 +508,23 @@ pub fn parse(text: &str, file: &str, settings: &[Setting]) -> Result<Scenario, S
     if settings.is_empty() {
         return check(toml::from_str(text).map_err(from_text)?, file);
     }
-    let original = table.clone();
+    // The file's own error (with its line), unless a setting caused it.
+    apply_and_check(table, settings, file, |problem| match toml::from_str::<ScenarioFile>(text) {
+        Err(own) if own.message().replace('\n', " ") == problem => Some(from_text(own)),
+        _ => None,
+    })
+}
+
+/// `original` with `settings` applied (in order), deserialised and checked; `file` names it in
+/// errors. A deserialisation error (its newlines folded into spaces) is `own_error`'s, when that
+/// claims it, or else blamed on the setting that caused it.
+fn apply_and_check(
+    original: toml::Table,
+    settings: &[Setting],
+    file: &str,
+    own_error: impl FnOnce(&str) -> Option<ScenarioError>,
+) -> Result<Scenario, ScenarioError> {
+    let mut table = original.clone();
     for s in settings {
         apply_setting(&mut table, s, file)?;
     }
@@ -526,10 +532,8 @@ pub fn parse(text: &str, file: &str, settings: &[Setting]) -> Result<Scenario, S
         Ok(sf) => check(sf, file),
         Err(e) => {
             let problem = e.message().replace('\n', " ");
-            // The file's own error (with its line), unless a setting caused it.
-            match toml::from_str::<ScenarioFile>(text) {
-                Err(own) if own.message().replace('\n', " ") == problem => return Err(from_text(own)),
-                _ => {}
+            if let Some(own) = own_error(&problem) {
+                return Err(own);
             }
             Err(ScenarioError {
                 file: file.into(),

@@ -227,6 +227,23 @@ impl Message {
         Message { mtype, code: Code::EMPTY, mid, token: Token::EMPTY, options: Options::new(), payload: Payload::new() }
     }
 
+    /// A confirmable request `code` with no Message ID or token yet (the endpoint assigns
+    /// them) and one Uri-Path option per non-empty `/`-separated segment of `path`.
+    pub fn con_request(code: Code, path: &str) -> Message {
+        let mut m = Message {
+            mtype: MessageType::Con,
+            code,
+            mid: 0,
+            token: Token::EMPTY,
+            options: Options::new(),
+            payload: Payload::new(),
+        };
+        for seg in path.split('/').filter(|s| !s.is_empty()) {
+            m.add_option(option::URI_PATH, seg.as_bytes());
+        }
+        m
+    }
+
     /// Adds an option, keeping options ordered by number.
     pub fn add_option(&mut self, number: u16, value: impl AsRef<[u8]>) {
         let at = self.options.partition_point(|o| o.number <= number);

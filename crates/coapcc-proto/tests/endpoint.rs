@@ -24,17 +24,8 @@ fn endpoint(cfg: EndpointConfig) -> Ep {
 }
 
 fn get() -> Message {
-    let mut m = Message {
-        mtype: MessageType::Con,
-        code: Code::GET,
-        mid: 0,
-        token: Token::EMPTY,
-        options: Default::default(),
-        payload: Default::default(),
-    };
     // testbeds §1: "one Uri-Path option of 4 B": a 1-byte option header and a 3-byte path.
-    m.add_option(option::URI_PATH, b"res");
-    m
+    Message::con_request(Code::GET, "res")
 }
 
 fn at(ms: u64) -> Instant {

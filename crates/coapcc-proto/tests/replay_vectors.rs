@@ -6,9 +6,9 @@
 //! acknowledgements (with their times, timers and RTOs) must be those of the
 //! `.expected.jsonl` file, so the endpoint and the harness share one retransmission machine.
 
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use coapcc_core::harness::script::{Command, parse_line};
 use coapcc_core::registry::ConfigMapper;
 use coapcc_core::{AnyConfig, Instant};
 use coapcc_proto::message::{encode_uint, option};
@@ -17,11 +17,10 @@ use rand_core::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 use serde_json::{Value, json};
 
-const SERVER: u32 = 0;
+#[path = "../../../tests/support/replay_vectors.rs"]
+mod replay_vectors;
 
-fn vectors_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/replay")
-}
+const SERVER: u32 = 0;
 
 /// Applies `--set KEY=VALUE` overrides through serde, as the CLI does.
 struct Overrides(Vec<(String, Value)>);
@@ -118,26 +117,13 @@ fn run(script: &str) -> Vec<Value> {
             }
         };
     for line in script.lines() {
-        let text = line.split('#').next().unwrap_or("").trim();
-        let words: Vec<&str> = text.split_whitespace().collect();
-        match words.as_slice() {
-            [] => {}
-            ["send"] => {
-                let template = Message {
-                    mtype: MessageType::Con,
-                    code: Code::GET,
-                    mid: 0,
-                    token: Token::EMPTY,
-                    options: Default::default(),
-                    payload: Default::default(),
-                };
-                ep.request(now, SERVER, template);
+        match parse_line(line).unwrap_or_else(|e| panic!("`{line}`: {e}")) {
+            None => {}
+            Some(Command::Send) => {
+                ep.request(now, SERVER, Message::con_request(Code::GET, ""));
             }
-            ["wait", d] => {
-                let (int, frac) = d.split_once('.').unwrap_or((d, ""));
-                let ns = int.parse::<u64>().unwrap() * 1_000_000
-                    + if frac.is_empty() { 0 } else { format!("{frac:0<6}").parse::<u64>().unwrap() };
-                let to = now.saturating_add(std::time::Duration::from_nanos(ns));
+            Some(Command::Wait(d)) => {
+                let to = now.saturating_add(d);
                 while let Some(t) = ep.poll_timeout().filter(|t| *t <= to) {
                     now = now.max(t);
                     ep.handle_timeout(now);
@@ -145,13 +131,8 @@ fn run(script: &str) -> Vec<Value> {
                 }
                 now = to;
             }
-            ["ack", rest @ ..] => {
-                let copy = match rest {
-                    [] => None,
-                    ["copy", k] => Some(k.parse::<usize>().unwrap()),
-                    _ => panic!("malformed `{text}`"),
-                };
-                let (mid, token) = copies[copy.unwrap_or(0)];
+            Some(Command::Ack(copy)) => {
+                let (mid, token) = copies[usize::from(copy.unwrap_or(0))];
                 let mut resp = Message {
                     mtype: MessageType::Ack,
                     code: Code::CONTENT,
@@ -161,11 +142,10 @@ fn run(script: &str) -> Vec<Value> {
                     payload: Default::default(),
                 };
                 if let Some(k) = copy {
-                    resp.add_option(option::TRANSMISSION_COUNT, encode_uint(k as u32));
+                    resp.add_option(option::TRANSMISSION_COUNT, encode_uint(u32::from(k)));
                 }
                 ep.handle_message(now, SERVER, Arc::new(resp));
             }
-            _ => panic!("unknown command `{text}`"),
         }
         drain(&mut ep, now, &mut out, &mut copies);
     }
@@ -191,12 +171,7 @@ fn normalise(v: &Value) -> Value {
 
 #[test]
 fn every_replay_vector_gives_the_same_events_through_the_endpoint() {
-    let mut scripts: Vec<PathBuf> = std::fs::read_dir(vectors_dir())
-        .expect("tests/replay exists")
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "replay"))
-        .collect();
-    scripts.sort();
+    let scripts = replay_vectors::scripts();
     assert!(scripts.len() >= 60, "only {} replay vectors found", scripts.len());
     let mut failures = Vec::new();
     for path in &scripts {
@@ -207,8 +182,7 @@ fn every_replay_vector_gives_the_same_events_through_the_endpoint() {
             .map(|l| normalise(&serde_json::from_str(l).unwrap()))
             .collect();
         let got: Vec<Value> = run(&script).iter().map(normalise).collect();
-        if got != expected {
-            let i = got.iter().zip(&expected).position(|(a, b)| a != b).unwrap_or(got.len().min(expected.len()));
+        if let Some(i) = replay_vectors::first_difference(&got, &expected) {
             failures.push(format!(
                 "{}: first difference at event {}:\n  got:      {}\n  expected: {}",
                 path.file_name().unwrap().to_string_lossy(),

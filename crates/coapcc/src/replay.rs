@@ -1,18 +1,13 @@
-//! The replay script language: one controller, one destination, one exchange at a time.
-//!
-//! ```text
-//! # a comment; blank lines are ignored
-//! send          # the application starts a new exchange now
-//! wait 400      # the clock advances 400 ms (decimals allowed); expiring timers fire in order
-//! ack           # the current exchange is acknowledged now
-//! ack copy 1    # ... and the acknowledgement names transmission 1 (0 is the original)
-//! ```
+//! `coapcc replay`: a script in the replay language
+//! ([`coapcc_core::harness::script`]: `send`, `wait MS`, `ack`, `ack copy K`) run on one
+//! controller, one destination, one exchange at a time.
 //!
 //! Output: one JSON object per line, in time order (see [`format_event`]).
 
 use std::io::Write;
 use std::time::Duration;
 
+use coapcc_core::harness::script::parse_line;
 use coapcc_core::harness::{Event, StopAndWait};
 use coapcc_core::time::Millis;
 use coapcc_core::{AnyController, Instant};
@@ -21,16 +16,7 @@ use rand_pcg::Pcg64Mcg;
 
 use crate::error::CliError;
 
-/// One script command.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Command {
-    /// `send`
-    Send,
-    /// `wait MS`
-    Wait(Duration),
-    /// `ack` / `ack copy K`
-    Ack(Option<u16>),
-}
+pub use coapcc_core::harness::script::Command;
 
 /// A command and the script line it came from (1-based).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,56 +27,16 @@ pub struct Line {
     pub command: Command,
 }
 
-/// Parses a non-negative decimal number of milliseconds exactly (up to six decimals).
-fn parse_ms(s: &str) -> Result<Duration, String> {
-    let bad = || format!("expected a non-negative number of milliseconds (up to 6 decimals), got `{s}`");
-    let (int, frac) = s.split_once('.').unwrap_or((s, ""));
-    if (int.is_empty() && frac.is_empty())
-        || !int.bytes().all(|b| b.is_ascii_digit())
-        || !frac.bytes().all(|b| b.is_ascii_digit())
-        || frac.len() > 6
-    {
-        return Err(bad());
-    }
-    let whole: u64 = if int.is_empty() { 0 } else { int.parse().map_err(|_| bad())? };
-    let frac_ns: u64 = if frac.is_empty() { 0 } else { format!("{frac:0<6}").parse::<u64>().map_err(|_| bad())? };
-    let ns = whole
-        .checked_mul(1_000_000)
-        .and_then(|v| v.checked_add(frac_ns))
-        .ok_or_else(|| format!("`{s}` ms is too long"))?;
-    Ok(Duration::from_nanos(ns))
-}
-
 /// Parses a script. Errors name the line: `line 3: unknown command `snd``.
 pub fn parse(script: &str) -> Result<Vec<Line>, CliError> {
     let mut lines = Vec::new();
     for (i, raw) in script.lines().enumerate() {
         let number = i + 1;
-        let text = raw.split('#').next().unwrap_or("").trim();
-        if text.is_empty() {
-            continue;
+        match parse_line(raw) {
+            Ok(Some(command)) => lines.push(Line { number, command }),
+            Ok(None) => {}
+            Err(e) => return Err(CliError::usage(format!("line {number}: {e}"))),
         }
-        let err = |m: String| CliError::usage(format!("line {number}: {m}"));
-        let words: Vec<&str> = text.split_whitespace().collect();
-        let command = match words.as_slice() {
-            ["send"] => Command::Send,
-            ["wait", ms] => Command::Wait(parse_ms(ms).map_err(err)?),
-            ["ack"] => Command::Ack(None),
-            ["ack", "copy", k] => match k.parse::<u16>() {
-                Ok(k) if k <= 255 => Command::Ack(Some(k)),
-                _ => return Err(err(format!("copy must be a whole number from 0 to 255, got `{k}`"))),
-            },
-            ["send" | "ack", ..] | ["wait", ..] => {
-                return Err(err(format!("malformed `{text}`; expected `send`, `wait MS`, `ack` or `ack copy K`")));
-            }
-            [other, ..] => {
-                return Err(err(format!(
-                    "unknown command `{other}`; expected `send`, `wait MS`, `ack` or `ack copy K`"
-                )));
-            }
-            [] => continue,
-        };
-        lines.push(Line { number, command });
     }
     Ok(lines)
 }
@@ -152,18 +98,6 @@ pub fn run(controller: AnyController, lines: &[Line], seed: u64, out: &mut dyn W
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn milliseconds_parse_exactly_with_up_to_six_decimals() {
-        assert_eq!(parse_ms("400"), Ok(Duration::from_millis(400)));
-        assert_eq!(parse_ms("0.5"), Ok(Duration::from_micros(500)));
-        assert_eq!(parse_ms("1.000001"), Ok(Duration::from_nanos(1_000_001)));
-        assert!(parse_ms("-1").is_err());
-        assert!(parse_ms("1.0000001").is_err());
-        assert!(parse_ms("1e3").is_err());
-        assert!(parse_ms(".").is_err());
-        assert!(parse_ms("99999999999999999999").is_err());
-    }
 
     #[test]
     fn comments_and_blank_lines_are_skipped_and_line_numbers_kept() {

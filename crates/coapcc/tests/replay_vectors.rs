@@ -2,12 +2,11 @@
 //! binary with the arguments on its `# args:` line and compares the output with the
 //! `.expected.jsonl` file beside it, line by line.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-fn vectors_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/replay")
-}
+#[path = "../../../tests/support/replay_vectors.rs"]
+mod replay_vectors;
 
 fn args_of(script: &str, path: &Path) -> Vec<String> {
     let first = script.lines().next().unwrap_or("");
@@ -19,12 +18,7 @@ fn args_of(script: &str, path: &Path) -> Vec<String> {
 
 #[test]
 fn every_replay_vector_reproduces_its_expected_output() {
-    let mut scripts: Vec<PathBuf> = std::fs::read_dir(vectors_dir())
-        .expect("tests/replay exists")
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "replay"))
-        .collect();
-    scripts.sort();
+    let scripts = replay_vectors::scripts();
     assert!(!scripts.is_empty(), "no replay vectors found");
     let mut failures = Vec::new();
     for script_path in &scripts {
@@ -49,8 +43,7 @@ fn every_replay_vector_reproduces_its_expected_output() {
             continue;
         }
         let (g, e): (Vec<&str>, Vec<&str>) = (got.lines().collect(), expected.lines().collect());
-        if g != e {
-            let first_diff = g.iter().zip(&e).position(|(a, b)| a != b).unwrap_or(g.len().min(e.len()));
+        if let Some(first_diff) = replay_vectors::first_difference(&g, &e) {
             failures.push(format!(
                 "{name}: first difference at output line {}:\n  got:      {}\n  expected: {}",
                 first_diff + 1,

@@ -35,7 +35,7 @@ use coapcc_core::{AnyConfig, AnyController, ConfigError, Duration, Instant};
 use coapcc_driver::rng::{SimRng, below, stream_rng, uniform_duration};
 use coapcc_proto::endpoint::AutoResponse;
 use coapcc_proto::message::Payload;
-use coapcc_proto::{Code, Endpoint, EndpointConfig, Event, Message, MessageType, Token};
+use coapcc_proto::{Code, Endpoint, EndpointConfig, Event, Message, MessageType};
 use serde::Deserialize;
 
 use super::csma::{BurstFrame, Csma, CsmaConfig, CsmaOutput, DropCause, SendOutcome, TxStatus};
@@ -727,17 +727,6 @@ fn fnv(mut h: u64, x: u64) -> u64 {
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
     h
-}
-
-fn request_template() -> Message {
-    Message {
-        mtype: MessageType::Con,
-        code: Code::GET,
-        mid: 0,
-        token: Token::EMPTY,
-        options: Default::default(),
-        payload: Default::default(),
-    }
 }
 
 impl MultihopSim {
@@ -1698,7 +1687,7 @@ impl MultihopSim {
             }
             *left -= 1;
         }
-        a.ep.request(self.now, peer, request_template());
+        a.ep.request(self.now, peer, Message::con_request(Code::GET, ""));
         self.drain_app(app);
     }
 
