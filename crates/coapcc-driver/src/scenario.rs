@@ -397,6 +397,9 @@ const NBIOT_OPTIONAL_KEYS: &[&str] = &[
     "errors_mean_bad_ms",
     "errors_loss_good",
     "errors_loss_bad",
+    "errors_model",
+    "errors_mean_bad_packets",
+    "errors_mean_good_packets",
 ];
 
 /// Applies one setting to the document; returns the key's resolved path (`workload.flows`).
@@ -869,6 +872,20 @@ mod tests {
         let s = with(&["algorithms=[\"pcocoa\"]", "algorithm.pcocoa.alpha=1/4"]).unwrap();
         assert_eq!(algorithm_keys(&s.algorithms[0].1)["alpha"].as_float(), Some(0.25));
         assert_eq!(s.file.algorithm["pcocoa"]["alpha"].as_str(), Some("1/4"), "written back as in a file");
+    }
+
+    #[test]
+    fn the_per_packet_error_model_is_selected_by_bare_keys() {
+        let s = with(&["errors=high", "errors_model=packet", "errors_mean_bad_packets=5"]).unwrap();
+        let Model::Network { network: NetworkConfig::Nbiot(nbiot), .. } = s.model else { panic!("an NB-IoT model") };
+        let ge = nbiot.gilbert_elliott();
+        assert_eq!(ge.mode, crate::link::GeMode::Packet);
+        assert_eq!(
+            (ge.mean_bad_packets, ge.mean_good_packets),
+            (coapcc_core::Ratio::integer(5), coapcc_core::Ratio::integer(20))
+        );
+        let e = with(&["errors=high", "errors_model=packet", "errors_mean_bad_packets=0.5"]).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("network.nbiot.errors_mean_bad_packets"));
     }
 
     #[test]

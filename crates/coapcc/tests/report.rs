@@ -93,6 +93,11 @@ fn the_quick_report_holds_every_figure_and_claim_and_renders_in_a_browser() {
     assert_eq!(std::fs::read_to_string(out.join("status.md")).unwrap(), status_md(&csv).unwrap());
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(md.contains("| claim |") && md.contains("figures/"));
+    // The burst-scale investigation of the 10-flow error cases: its figure, its finding, and
+    // the link from each differing claim it covers.
+    assert!(out.join("figures/fasor-burst-scale.svg").exists(), "no burst-scale figure");
+    assert!(html.contains("id=\"inv-fasor-burst-scale\"") && html.contains("<strong>Finding:</strong> Time mode"));
+    assert!(md.contains("**Finding:** Time mode") && md.contains("Packet mode"), "no burst-scale finding");
     assert_eq!(std::fs::read_to_string(out.join("claims.csv")).unwrap().lines().count(), claims.len() + 1);
 
     let Some(chromium) = browser() else {

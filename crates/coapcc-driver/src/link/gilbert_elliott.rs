@@ -1,5 +1,7 @@
-//! [`GilbertElliott`]: a two-state Markov packet-error model with time-driven state changes
-//! (testbeds §1 "Link errors").
+//! [`GilbertElliott`]: a two-state Markov packet-error model with time-driven (default) or
+//! per-packet state changes (testbeds §1 "Link errors").
+//!
+//! # Time mode (`mode = "time"`, the default)
 //!
 //! The channel alternates between a good (low-error) and a bad (burst) state. Each sojourn
 //! lasts an exponentially distributed time with the state's mean (`mean_good_ms`,
@@ -27,6 +29,27 @@
 //! Stationary loss rate: `π_bad·loss_bad + π_good·loss_good` with
 //! `π_bad = mean_bad / (mean_bad + mean_good)`; see
 //! [`GilbertElliottConfig::stationary_loss`].
+//!
+//! # Packet mode (`mode = "packet"`, netem's `loss gemodel`)
+//!
+//! Linux netem's Gilbert–Elliott loss model (`tc qdisc … netem loss gemodel p r 1-h 1-k`)
+//! changes state once per packet offered, not with time: a packet is lost with the loss
+//! probability of the state it finds (`1-k` good, `1-h` bad), then the chain takes one
+//! Markov step (good → bad with probability `p`, bad → good with `r`) for the next packet.
+//! Here the steps are given as mean sojourns in packets: `p = 1 / mean_good_packets`,
+//! `r = 1 / mean_bad_packets` (each ≥ 1), so a burst lasts `mean_bad_packets` packets on
+//! average (geometric) whatever the time between packets, and an idle link keeps its state.
+//!
+//! * The state before the first packet is drawn from the stationary distribution
+//!   (`P(bad) = mean_bad_packets / (mean_bad_packets + mean_good_packets)`); netem starts in
+//!   the good state, which differs only during the first few bursts.
+//! * The loss decision is the same [`bernoulli`] draw from the pipeline's generator as in time
+//!   mode; the Markov step is drawn from the stage's own generator, so the trajectory depends
+//!   on the number of packets offered (as in netem), not on when they pass.
+//! * Statistics count sojourns (in [`GilbertElliottStats::good_sojourns`] /
+//!   [`bad_sojourns`](GilbertElliottStats::bad_sojourns)) and packets in the bad state; the
+//!   sojourn times stay zero.
+//! * Stationary loss: as in time mode with the means in packets.
 
 use coapcc_core::config::ConfigError;
 use coapcc_core::time::nanos;
@@ -45,6 +68,47 @@ pub const TESTBED_MEAN_BAD: Duration = Duration::from_secs(1);
 /// Mean sojourn in the low-error state, testbeds §1 \[D\].
 pub const TESTBED_MEAN_GOOD: Duration = Duration::from_secs(4);
 
+/// Default mean burst length in packets of [`GeMode::Packet`].
+pub const DEFAULT_MEAN_BAD_PACKETS: Ratio = Ratio::integer(2);
+/// Default mean good run in packets of [`GeMode::Packet`]: four times the burst, the ratio of
+/// the testbed sojourns ([`TESTBED_MEAN_GOOD`] / [`TESTBED_MEAN_BAD`]), so the stationary
+/// loss equals time mode's.
+pub const DEFAULT_MEAN_GOOD_PACKETS: Ratio = Ratio::integer(8);
+
+/// When a [`GilbertElliott`] stage changes state (see the module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GeMode {
+    /// A continuous-time chain with exponential sojourns (`mean_good_ms`, `mean_bad_ms`).
+    #[default]
+    Time,
+    /// One Markov step per packet offered, as Linux netem's `loss gemodel`
+    /// (`mean_good_packets`, `mean_bad_packets`).
+    Packet,
+}
+
+impl GeMode {
+    /// The configuration name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            GeMode::Time => "time",
+            GeMode::Packet => "packet",
+        }
+    }
+
+    fn is_time(&self) -> bool {
+        *self == GeMode::Time
+    }
+}
+
+fn is_default_bad_packets(r: &Ratio) -> bool {
+    *r == DEFAULT_MEAN_BAD_PACKETS
+}
+
+fn is_default_good_packets(r: &Ratio) -> bool {
+    *r == DEFAULT_MEAN_GOOD_PACKETS
+}
+
 /// Configuration of a [`GilbertElliott`] stage. `Default` is [`error_free`](Self::error_free);
 /// every key may be omitted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -60,6 +124,15 @@ pub struct GilbertElliottConfig {
     pub loss_good: Ratio,
     /// Loss probability of a packet in the bad state, in [0, 1].
     pub loss_bad: Ratio,
+    /// When the state changes: with time (default) or per packet (netem).
+    #[serde(skip_serializing_if = "GeMode::is_time")]
+    pub mode: GeMode,
+    /// [`GeMode::Packet`]: mean good run in packets (≥ 1; netem's `p` = 1 / this).
+    #[serde(skip_serializing_if = "is_default_good_packets")]
+    pub mean_good_packets: Ratio,
+    /// [`GeMode::Packet`]: mean burst length in packets (≥ 1; netem's `r` = 1 / this).
+    #[serde(skip_serializing_if = "is_default_bad_packets")]
+    pub mean_bad_packets: Ratio,
 }
 
 impl Default for GilbertElliottConfig {
@@ -76,7 +149,17 @@ impl GilbertElliottConfig {
             mean_bad: TESTBED_MEAN_BAD,
             loss_good: Ratio::ZERO,
             loss_bad: Ratio::ZERO,
+            mode: GeMode::Time,
+            mean_good_packets: DEFAULT_MEAN_GOOD_PACKETS,
+            mean_bad_packets: DEFAULT_MEAN_BAD_PACKETS,
         }
+    }
+
+    /// This configuration with per-packet state changes: mean burst `mean_bad_packets`, mean
+    /// good run `mean_good_packets` (netem `p = 1 / mean_good_packets`,
+    /// `r = 1 / mean_bad_packets`).
+    pub const fn per_packet(self, mean_good_packets: Ratio, mean_bad_packets: Ratio) -> Self {
+        GilbertElliottConfig { mode: GeMode::Packet, mean_good_packets, mean_bad_packets, ..self }
     }
 
     /// Testbeds §1 "medium": 50 % loss in the burst state, 0 % in the low-error state
@@ -91,8 +174,14 @@ impl GilbertElliottConfig {
         GilbertElliottConfig { loss_bad: Ratio::new(4, 5), loss_good: Ratio::new(1, 50), ..Self::error_free() }
     }
 
-    /// Checks the ranges: both means > 0, both probabilities in [0, 1].
+    /// Checks the ranges: both means > 0, both probabilities in [0, 1], both packet means ≥ 1.
     pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.mean_good_packets < Ratio::ONE {
+            return Err(ConfigError::new("mean_good_packets", "must be at least 1 packet"));
+        }
+        if self.mean_bad_packets < Ratio::ONE {
+            return Err(ConfigError::new("mean_bad_packets", "must be at least 1 packet"));
+        }
         if self.mean_good.is_zero() {
             return Err(ConfigError::new("mean_good_ms", "must be greater than 0"));
         }
@@ -113,9 +202,13 @@ impl GilbertElliottConfig {
         self.loss_good.is_zero() && self.loss_bad.is_zero()
     }
 
-    /// Long-run fraction of time in the bad state: `mean_bad / (mean_bad + mean_good)`.
+    /// Long-run fraction of time (time mode) or of packets (packet mode) in the bad state:
+    /// `mean_bad / (mean_bad + mean_good)`.
     pub fn stationary_bad(&self) -> f64 {
-        let (b, g) = (self.mean_bad.as_secs_f64(), self.mean_good.as_secs_f64());
+        let (b, g) = match self.mode {
+            GeMode::Time => (self.mean_bad.as_secs_f64(), self.mean_good.as_secs_f64()),
+            GeMode::Packet => (self.mean_bad_packets.to_f64(), self.mean_good_packets.to_f64()),
+        };
         if b + g == 0.0 { 0.0 } else { b / (b + g) }
     }
 
@@ -194,12 +287,25 @@ impl GilbertElliott {
             last_query: Instant::ZERO,
             stats: GilbertElliottStats::default(),
         };
-        ge.state = ge.stationary_state();
-        ge.until = Instant::ZERO + ge.draw_sojourn(ge.state);
+        match config.mode {
+            GeMode::Time => {
+                ge.state = ge.stationary_state();
+                ge.until = Instant::ZERO + ge.draw_sojourn(ge.state);
+            }
+            GeMode::Packet => {
+                // Exact: P(bad) = (bn/bd) / (bn/bd + gn/gd) = bn·gd / (bn·gd + gn·bd).
+                let (b, g) = (config.mean_bad_packets, config.mean_good_packets);
+                let bad = u64::from(b.numer()) * u64::from(g.denom());
+                let good = u64::from(g.numer()) * u64::from(b.denom());
+                ge.state = if below(&mut ge.trajectory, bad + good) < bad { GeState::Bad } else { GeState::Good };
+                ge.until = Instant::MAX;
+            }
+        }
         Ok(ge)
     }
 
-    /// A state drawn from the stationary distribution (exact: `below(bad + good) < bad`).
+    /// A state drawn from the stationary distribution of time mode (exact:
+    /// `below(bad + good) < bad`).
     fn stationary_state(&mut self) -> GeState {
         let (b, g) = (nanos(self.config.mean_bad), nanos(self.config.mean_good));
         if below(&mut self.trajectory, b.saturating_add(g)) < b { GeState::Bad } else { GeState::Good }
@@ -224,6 +330,8 @@ impl GilbertElliott {
     }
 
     /// The state at `t` (clamped to the latest query), generating the trajectory up to it.
+    /// In packet mode the state changes only when packets are offered, so this is the state
+    /// the next packet will find.
     ///
     /// A query more than [`RESTART_CYCLES`] mean cycles past the end of the current sojourn
     /// (≈ 61 days with the testbed means) restarts the chain at `t` from its stationary
@@ -232,6 +340,9 @@ impl GilbertElliott {
     pub fn state_at(&mut self, t: Instant) -> GeState {
         let t = t.max(self.last_query);
         self.last_query = t;
+        if self.config.mode == GeMode::Packet {
+            return self.state;
+        }
         let cycle = nanos(self.config.mean_good).saturating_add(nanos(self.config.mean_bad));
         if nanos(t - self.until) > cycle.saturating_mul(RESTART_CYCLES) {
             // A gap of over 2²⁰ mean cycles: the chain has long forgotten its state, so
@@ -262,8 +373,9 @@ impl GilbertElliott {
     }
 
     /// A packet passes the stage at `now` (clamped to the latest arrival, see
-    /// [`link`](super)): dropped with the loss probability of the state at that instant,
-    /// else it leaves at once.
+    /// [`link`](super)): dropped with the loss probability of the state at that instant
+    /// (packet mode: the state it finds, after which the chain takes one step), else it
+    /// leaves at once.
     #[inline]
     pub fn offer<R: Rng + ?Sized>(&mut self, now: Instant, rng: &mut R) -> Result<Instant, DropReason> {
         if self.config.is_error_free() {
@@ -277,7 +389,34 @@ impl GilbertElliott {
                 self.config.loss_bad
             }
         };
-        if bernoulli(rng, p) { Err(DropReason::Error) } else { Ok(t) }
+        let lost = bernoulli(rng, p);
+        if self.config.mode == GeMode::Packet {
+            self.packet_step();
+        }
+        if lost { Err(DropReason::Error) } else { Ok(t) }
+    }
+
+    /// Packet mode: one Markov step of the chain (netem `p` good → bad, `r` bad → good),
+    /// drawn from the trajectory's generator; a state left ends a counted sojourn.
+    fn packet_step(&mut self) {
+        let mean = match self.state {
+            GeState::Good => self.config.mean_good_packets,
+            GeState::Bad => self.config.mean_bad_packets,
+        };
+        // Leave with probability 1 / mean (validated ≥ 1, so a probability).
+        let leave = Ratio::new(mean.denom(), mean.numer());
+        if bernoulli(&mut self.trajectory, leave) {
+            match self.state {
+                GeState::Good => {
+                    self.stats.good_sojourns += 1;
+                    self.state = GeState::Bad;
+                }
+                GeState::Bad => {
+                    self.stats.bad_sojourns += 1;
+                    self.state = GeState::Good;
+                }
+            }
+        }
     }
 }
 
@@ -332,5 +471,70 @@ mod tests {
         let before = rng.clone();
         assert_eq!(ge.offer(Instant::from_millis(3_000), &mut rng), Ok(Instant::from_millis(3_000)));
         assert_eq!(rng, before);
+    }
+
+    /// Offers `n` packets 10 ms apart; returns (lost, the stage).
+    fn run_packets(config: GilbertElliottConfig, n: u64, seed: u64) -> (u64, GilbertElliott) {
+        let mut ge = GilbertElliott::new(config, stream_rng(seed, 0, 1)).unwrap();
+        let mut rng = stream_rng(seed, 0, 0);
+        let lost = (0..n).filter(|k| ge.offer(Instant::from_millis(k * 10), &mut rng).is_err()).count();
+        (lost as u64, ge)
+    }
+
+    #[test]
+    fn packet_mode_long_run_loss_rate_matches_its_stationary_value_within_sampling_error() {
+        let n = 400_000;
+        for (level, seed) in [(GilbertElliottConfig::medium(), 3), (GilbertElliottConfig::high(), 4)] {
+            let c = level.per_packet(Ratio::integer(20), Ratio::integer(5));
+            let expected = c.stationary_loss();
+            assert!((expected - level.stationary_loss()).abs() < 1e-12, "π_bad = 5 / 25 = 0.2 as in time mode");
+            let (lost, _) = run_packets(c, n, seed);
+            let rate = lost as f64 / n as f64;
+            // Bursts of ~25 packets per cycle: n / 25 independent cycles; the loss count's
+            // standard error is at most sqrt(cycles)·25·Δloss / n ≲ 0.004; allow 4 of them.
+            assert!((rate - expected).abs() < 0.016, "rate {rate} vs stationary {expected}");
+        }
+    }
+
+    #[test]
+    fn packet_mode_bursts_last_their_mean_length_in_packets() {
+        let c = GilbertElliottConfig::high().per_packet(Ratio::integer(16), Ratio::integer(4));
+        let (_, ge) = run_packets(c, 400_000, 9);
+        let stats = ge.stats();
+        let mean_burst = stats.packets_in_bad as f64 / stats.bad_sojourns as f64;
+        // ~16 000 geometric bursts with mean 4 and sd ≈ 3.5: standard error ≈ 0.03.
+        assert!((mean_burst - 4.0).abs() < 0.15, "mean burst {mean_burst} packets");
+        assert!(stats.good_time.is_zero() && stats.bad_time.is_zero(), "no sojourn times in packet mode");
+    }
+
+    #[test]
+    fn packet_mode_is_deterministic_and_does_not_depend_on_the_packet_times() {
+        let c = GilbertElliottConfig::medium().per_packet(Ratio::integer(8), Ratio::integer(2));
+        let run = |spacing_ms: u64| {
+            let mut ge = GilbertElliott::new(c, stream_rng(11, 0, 1)).unwrap();
+            let mut rng = stream_rng(11, 0, 0);
+            (0..5_000u64).map(|k| ge.offer(Instant::from_millis(k * spacing_ms), &mut rng).is_err()).collect::<Vec<_>>()
+        };
+        let a = run(10);
+        assert_eq!(a, run(10));
+        assert_eq!(a, run(10_000), "an idle link keeps its state");
+        assert!(a.iter().any(|&lost| lost) && a.iter().any(|&lost| !lost));
+    }
+
+    #[test]
+    fn a_packet_mean_below_one_packet_names_its_key() {
+        let c = GilbertElliottConfig::medium().per_packet(Ratio::integer(8), Ratio::new(1, 2));
+        assert_eq!(c.validate().unwrap_err().key, "mean_bad_packets");
+        let c = GilbertElliottConfig::medium().per_packet(Ratio::ZERO, Ratio::integer(2));
+        assert_eq!(c.validate().unwrap_err().key, "mean_good_packets");
+    }
+
+    #[test]
+    fn the_packet_mode_keys_parse_and_time_mode_serializes_as_before() {
+        let c: GilbertElliottConfig =
+            toml::from_str("mode = \"packet\"\nmean_bad_packets = 3\nloss_bad = 0.5\n").unwrap();
+        assert_eq!(c, GilbertElliottConfig::medium().per_packet(DEFAULT_MEAN_GOOD_PACKETS, Ratio::integer(3)));
+        let written = toml::to_string(&GilbertElliottConfig::medium()).unwrap();
+        assert!(!written.contains("mode") && !written.contains("packets"), "{written}");
     }
 }

@@ -57,7 +57,7 @@ use rand_core::Rng;
 use crate::rng::SimRng;
 
 pub use fifo_jitter::{FifoJitter, FifoJitterConfig, FifoJitterStats};
-pub use gilbert_elliott::{GeState, GilbertElliott, GilbertElliottConfig, GilbertElliottStats};
+pub use gilbert_elliott::{GeMode, GeState, GilbertElliott, GilbertElliottConfig, GilbertElliottStats};
 pub use normal_delay::{NormalDelay, NormalDelayConfig};
 pub use pipeline::{DropCounts, LinkSummary, Pipeline, PipelineConfig, PipelineStats, PipelineTotals};
 pub use propagation::{Propagation, PropagationConfig};
@@ -177,7 +177,8 @@ pub enum StageConfig {
     Propagation(PropagationConfig),
     /// `kind = "fifo_jitter"`: `lo_ms`, `hi_ms`.
     FifoJitter(FifoJitterConfig),
-    /// `kind = "gilbert_elliott"`: `mean_good_ms`, `mean_bad_ms`, `loss_good`, `loss_bad`.
+    /// `kind = "gilbert_elliott"`: `mean_good_ms`, `mean_bad_ms`, `loss_good`, `loss_bad`,
+    /// `mode` (`"time"` or `"packet"`), `mean_good_packets`, `mean_bad_packets`.
     GilbertElliott(GilbertElliottConfig),
     /// `kind = "token_bucket"`: `min_rate_pps`, `max_rate_pps`, `period_ms`, `depth_packets`.
     TokenBucket(TokenBucketConfig),

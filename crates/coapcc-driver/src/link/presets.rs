@@ -25,9 +25,10 @@
 use coapcc_core::config::ConfigError;
 use coapcc_core::{Duration, Ratio};
 
+use super::gilbert_elliott::DEFAULT_MEAN_BAD_PACKETS;
 use super::{
-    FifoJitterConfig, GilbertElliottConfig, NormalDelayConfig, PipelineConfig, PropagationConfig, SerializerConfig,
-    StageConfig, TokenBucketConfig,
+    FifoJitterConfig, GeMode, GilbertElliottConfig, NormalDelayConfig, PipelineConfig, PropagationConfig,
+    SerializerConfig, StageConfig, TokenBucketConfig,
 };
 
 /// Uplink rate of testbeds §1 \[S\], bits per second.
@@ -48,6 +49,10 @@ pub const NBIOT_BUFFER_SIZES: [u64; 4] = [2_500, 14_100, 28_200, 1_410_000];
 pub const RESIDUAL_RTT_MEAN: Duration = Duration::from_millis(500);
 /// Standard deviation of that RTT \[S\].
 pub const RESIDUAL_RTT_SD: Duration = Duration::from_millis(10);
+
+/// Good-to-bad ratio of the mean sojourns of testbeds §1 (4 s : 1 s), used for the default
+/// good run of the packet model so its stationary loss is the level's.
+const TESTBED_GOOD_TO_BAD: u32 = 4;
 
 /// The link-error levels of testbeds §1 (`errors = "none" | "medium" | "high"`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -161,6 +166,27 @@ pub struct NbiotConfig {
     /// Loss probability in the bad state, in [0, 1]; when absent, the `errors` level's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub errors_loss_bad: Option<Ratio>,
+    /// When the Gilbert–Elliott state changes: `"time"` (default; the `errors_mean_*_ms`
+    /// sojourns) or `"packet"` (netem's per-packet `loss gemodel`; the `errors_mean_*_packets`).
+    #[serde(default, skip_serializing_if = "is_time_mode")]
+    pub errors_model: GeMode,
+    /// Packet model: mean burst length in packets (2; ≥ 1), netem `r` = 1 / this.
+    #[serde(default = "default_mean_bad_packets", skip_serializing_if = "is_default_mean_bad_packets")]
+    pub errors_mean_bad_packets: Ratio,
+    /// Packet model: mean good run in packets (≥ 1), netem `p` = 1 / this; when absent, four
+    /// times the burst (the testbed's 4 s : 1 s), so the stationary loss is the `errors` level's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errors_mean_good_packets: Option<Ratio>,
+}
+
+fn is_time_mode(m: &GeMode) -> bool {
+    *m == GeMode::Time
+}
+fn default_mean_bad_packets() -> Ratio {
+    DEFAULT_MEAN_BAD_PACKETS
+}
+fn is_default_mean_bad_packets(r: &Ratio) -> bool {
+    *r == DEFAULT_MEAN_BAD_PACKETS
 }
 
 fn default_uplink_kbps() -> Ratio {
@@ -211,17 +237,32 @@ impl NbiotConfig {
             errors_mean_bad: default_mean_bad(),
             errors_loss_good: None,
             errors_loss_bad: None,
+            errors_model: GeMode::Time,
+            errors_mean_bad_packets: DEFAULT_MEAN_BAD_PACKETS,
+            errors_mean_good_packets: None,
         }
     }
 
     /// The Gilbert–Elliott configuration of both wireless directions.
     pub fn gilbert_elliott(&self) -> GilbertElliottConfig {
         let level = self.errors.config();
-        GilbertElliottConfig {
+        let ge = GilbertElliottConfig {
             mean_good: self.errors_mean_good,
             mean_bad: self.errors_mean_bad,
             loss_good: self.errors_loss_good.unwrap_or(level.loss_good),
             loss_bad: self.errors_loss_bad.unwrap_or(level.loss_bad),
+            ..level
+        };
+        match self.errors_model {
+            GeMode::Time => ge,
+            GeMode::Packet => {
+                let bad = self.errors_mean_bad_packets;
+                let good = self.errors_mean_good_packets.unwrap_or_else(|| {
+                    let ratio = TESTBED_GOOD_TO_BAD;
+                    Ratio::new(bad.numer().saturating_mul(ratio), bad.denom())
+                });
+                ge.per_packet(good, bad)
+            }
         }
     }
 
@@ -243,6 +284,8 @@ impl NbiotConfig {
                 "mean_bad_ms" => "errors_mean_bad_ms",
                 "loss_good" => "errors_loss_good",
                 "loss_bad" => "errors_loss_bad",
+                "mean_good_packets" => "errors_mean_good_packets",
+                "mean_bad_packets" => "errors_mean_bad_packets",
                 other => other,
             };
             ConfigError::new(key, e.problem)
@@ -350,5 +393,34 @@ mod tests {
         let kinds: Vec<_> =
             nbiot_downlink_path(2_500, LinkErrors::None).stages.iter().map(|s| s.kind().name()).collect();
         assert_eq!(kinds, ["fifo_jitter", "serializer", "gilbert_elliott", "propagation"]);
+    }
+
+    #[test]
+    fn the_nbiot_packet_model_keeps_the_level_stationary_loss() {
+        assert_eq!(
+            TESTBED_GOOD_TO_BAD as u128,
+            crate::link::gilbert_elliott::TESTBED_MEAN_GOOD.as_nanos()
+                / crate::link::gilbert_elliott::TESTBED_MEAN_BAD.as_nanos()
+        );
+        for errors in [LinkErrors::Medium, LinkErrors::High] {
+            let c = NbiotConfig {
+                errors_model: GeMode::Packet,
+                errors_mean_bad_packets: Ratio::integer(5),
+                ..NbiotConfig::testbed(2_500, errors)
+            };
+            let ge = c.gilbert_elliott();
+            assert_eq!(
+                (ge.mode, ge.mean_bad_packets, ge.mean_good_packets),
+                (GeMode::Packet, Ratio::integer(5), Ratio::integer(20))
+            );
+            assert!((ge.stationary_loss() - errors.config().stationary_loss()).abs() < 1e-12);
+            c.validate().unwrap();
+        }
+        let bad = NbiotConfig {
+            errors_model: GeMode::Packet,
+            errors_mean_good_packets: Some(Ratio::new(1, 2)),
+            ..NbiotConfig::testbed(2_500, LinkErrors::High)
+        };
+        assert_eq!(bad.validate().map_err(|e| e.key), Err("errors_mean_good_packets"));
     }
 }

@@ -7,10 +7,12 @@
 //! | [`experiments`] | which cases (scenario runs) each experiment needs, full and `--quick` |
 //! | [`published`] | the published values, read from `data/published/<experiment>.toml` |
 //! | [`evaluate`](mod@evaluate) | our number for each claim and the verdict |
+//! | [`investigate`] | sweeps of an open modelling choice showing where differing claims would hold |
 //! | [`render`] | figures, `index.html` (self-contained), `report.md`, `claims.csv` |
 
 pub mod evaluate;
 pub mod experiments;
+pub mod investigate;
 pub mod published;
 pub mod render;
 
@@ -107,7 +109,11 @@ pub fn run(args: &ReproduceArgs, out: &mut dyn Write) -> Result<(), CliError> {
     let mut plan = Vec::new();
     for id in &ids {
         let published = published::load(id).map_err(CliError::Failure)?;
-        let cs = cases(id, &args.scenarios, args.quick, args.replications).map_err(CliError::usage)?;
+        let mut cs = cases(id, &args.scenarios, args.quick, args.replications).map_err(CliError::usage)?;
+        if *id == "fasor" {
+            // After the experiment's own cases, so those run (and are numbered) as before.
+            cs.extend(investigate::burst_scale_cases(args.quick, args.replications).map_err(CliError::usage)?);
+        }
         let loaded: Vec<(Case, scenario::Scenario)> =
             cs.into_iter().map(|c| load_case(&args.scenarios, &c).map(|s| (c, s))).collect::<Result<_, _>>()?;
         plan.push((published, loaded));
@@ -167,12 +173,16 @@ pub fn run(args: &ReproduceArgs, out: &mut dyn Write) -> Result<(), CliError> {
         }
         let outcomes = published.claims.iter().map(|c| evaluate(&results, c)).collect();
         let figures = published.figures.iter().map(|f| (f.clone(), render::figure(f, &results))).collect();
-        sections.push(Section { published, cases: results, outcomes, figures });
+        let investigations = investigate::burst_scale(&results, &published).into_iter().collect();
+        sections.push(Section { published, cases: results, outcomes, figures, investigations });
     }
     bar.finish_and_clear();
     for s in &sections {
         for (spec, svg) in &s.figures {
             write_atomic(&dir.join("figures").join(format!("{}.svg", spec.id)), svg.as_bytes())?;
+        }
+        for inv in &s.investigations {
+            write_atomic(&dir.join("figures").join(format!("{}.svg", inv.id)), inv.svg.as_bytes())?;
         }
     }
     let title = if args.experiment() == "all" {

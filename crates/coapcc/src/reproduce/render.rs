@@ -6,6 +6,7 @@ use std::fmt::Write;
 use coapcc_sim::metrics::Quantiles;
 
 use super::evaluate::{CaseResult, CaseSeries, Outcome, Verdict, sweep_points};
+use super::investigate::Investigation;
 use super::published::{Check, ClaimKind, DEFAULT_BAND, FigureSpec, Published};
 use crate::figures::{
     BarGroup, BoxPanel, BoxStats, LinePanel, Series, SeriesStyle, bar_figure, box_figure, line_figure,
@@ -22,6 +23,16 @@ pub struct Section {
     pub outcomes: Vec<Outcome>,
     /// Figures: (spec, SVG).
     pub figures: Vec<(FigureSpec, String)>,
+    /// Investigations of open modelling choices (figure and finding), after the figures.
+    pub investigations: Vec<Investigation>,
+}
+
+/// The investigation a differing claim is linked to, if any.
+fn investigation_of<'a>(investigations: &'a [Investigation], o: &Outcome) -> Option<&'a Investigation> {
+    if o.verdict != Verdict::Differs {
+        return None;
+    }
+    investigations.iter().find(|i| i.claims.contains(&o.claim.id))
 }
 
 fn stats(q: &Quantiles) -> BoxStats {
@@ -739,7 +750,7 @@ fn claims_by_figure(s: &Section) -> (Vec<Vec<&Outcome>>, Vec<&Outcome>) {
     (by, rest)
 }
 
-fn claims_table(outcomes: &[&Outcome]) -> String {
+fn claims_table(outcomes: &[&Outcome], investigations: &[Investigation]) -> String {
     let mut h = String::from(
         "<table class=\"claims\"><tr><th>claim</th><th>source</th><th>published</th><th>ours</th><th>ours / published</th><th>verdict</th></tr>\n",
     );
@@ -759,6 +770,13 @@ fn claims_table(outcomes: &[&Outcome]) -> String {
                 note,
                 "<br><span class=\"small\"><em>Restates <a href=\"#claim-{0}\">{0}</a>; not counted on the scoreboard.</em></span>",
                 esc(r)
+            );
+        }
+        if let Some(i) = investigation_of(investigations, o) {
+            let _ = write!(
+                note,
+                "<br><span class=\"small\"><em>See <a href=\"#inv-{}\">the burst-scale investigation</a>.</em></span>",
+                esc(&i.id)
             );
         }
         let kind = if o.claim.kind() == ClaimKind::Numeric { "" } else { " (direction)" };
@@ -829,7 +847,7 @@ samples) is not evaluated, with the reason.</p>\n{}<div class=\"ratio-plot\">{}<
                 id = esc(&spec.id)
             );
             if !claims.is_empty() {
-                let _ = write!(h, "<h4>Claims this figure supports</h4>\n{}", claims_table(claims));
+                let _ = write!(h, "<h4>Claims this figure supports</h4>\n{}", claims_table(claims, &s.investigations));
             }
         }
         if !rest.is_empty() {
@@ -841,7 +859,18 @@ samples) is not evaluated, with the reason.</p>\n{}<div class=\"ratio-plot\">{}<
                 } else {
                     "Claims not tied to one of these figures"
                 },
-                claims_table(&rest)
+                claims_table(&rest, &s.investigations)
+            );
+        }
+        for inv in &s.investigations {
+            let _ = writeln!(
+                h,
+                "<h3 id=\"inv-{id}\">{}</h3>\n<p class=\"small\">{}</p>\n<figure class=\"figure\" id=\"fig-{id}\">{}</figure>\n<p><strong>Finding:</strong> {}</p>",
+                esc(&inv.title),
+                esc(&inv.about),
+                inv.svg,
+                esc(&inv.sentence),
+                id = esc(&inv.id)
             );
         }
         h.push_str("<h3>Cases</h3>\n");
@@ -912,13 +941,16 @@ pub fn markdown(title: &str, intro: &str, sections: &[Section]) -> String {
     let board = status_md(&csv).unwrap_or_else(|e| e);
     let mut m =
         format!("# {title}\n\n## Scoreboard\n\n{board}\n{}\n\n", intro.replace("<code>", "`").replace("</code>", "`"));
-    let row = |m: &mut String, o: &Outcome| {
+    let row = |m: &mut String, o: &Outcome, investigations: &[Investigation]| {
         let why = match &o.verdict {
             Verdict::NotEvaluated(r) => r.clone(),
             _ => o.rule.clone(),
         };
-        let restates =
+        let mut restates =
             o.claim.restates.as_deref().map(|r| format!(" (restates `{r}`; not counted)")).unwrap_or_default();
+        if let Some(i) = investigation_of(investigations, o) {
+            let _ = write!(restates, " (see [the burst-scale investigation](#{}))", i.id);
+        }
         let _ = writeln!(
             m,
             "| {}{restates} | {} | {} | {} | {} | **{}** ({}) |",
@@ -959,7 +991,7 @@ pub fn markdown(title: &str, intro: &str, sections: &[Section]) -> String {
             if !claims.is_empty() {
                 m.push_str(HEAD);
                 for o in claims {
-                    row(&mut m, o);
+                    row(&mut m, o, &s.investigations);
                 }
                 m.push('\n');
             }
@@ -967,9 +999,19 @@ pub fn markdown(title: &str, intro: &str, sections: &[Section]) -> String {
         if !rest.is_empty() {
             let _ = write!(m, "### Other claims\n\n{HEAD}");
             for o in rest {
-                row(&mut m, o);
+                row(&mut m, o, &s.investigations);
             }
             m.push('\n');
+        }
+        for inv in &s.investigations {
+            let _ = write!(
+                m,
+                "<a id=\"{id}\"></a>\n### {}\n\n{}\n\n![{id}](figures/{id}.svg)\n\n**Finding:** {}\n\n",
+                inv.title,
+                inv.about,
+                inv.sentence,
+                id = inv.id
+            );
         }
     }
     m
