@@ -139,3 +139,53 @@ proptest! {
 fn every_preset_builds_with_every_tested_retransmission_limit() {
     assert_eq!(configs().len(), ALGORITHMS.len() * 8);
 }
+
+/// Presets whose declared timer bounds are open at one end, each with the documented reason;
+/// any other preset must declare a lower bound above zero and an upper bound below
+/// `u64::MAX` ns, or the bounds property above checks nothing at that end.
+const OPEN_BOUNDS: &[(&str, Open, &str)] = &[
+    ("pcocoa", Open::Min, "RTO_init follows the samples down to zero: no floor in pCoCoA [S1]"),
+    (
+        "four-state",
+        Open::Min,
+        "the preset's estimator has no granularity term (granularity_ms = 0): zero RTTs give zero",
+    ),
+    ("fasor", Open::Min, "no lower bound on FastRTO (FASOR-02 §4.1): a zero RTT gives a zero timer"),
+    ("fasor-token", Open::Min, "as fasor (FASOR-02 §4.1)"),
+    ("bdp", Open::Min, "samples of zero drive the overall RTO towards zero; only max_rto bounds it"),
+    ("idc", Open::Both, "the Makarem estimator has no min_rto and no max_rto in the preset: SRTT + 7·RTTVAR saturates"),
+    ("mbc", Open::Both, "as idc (the Makarem estimator without min_rto or max_rto)"),
+];
+
+/// Which end of a preset's timer bounds is open.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Open {
+    /// `min == 0`.
+    Min,
+    /// `max == u64::MAX` ns.
+    Max,
+    /// Both.
+    Both,
+}
+
+#[test]
+fn every_preset_declares_real_timer_bounds_or_documents_why_not() {
+    let mut undocumented = Vec::new();
+    for a in ALGORITHMS {
+        let b = (a.preset)().build().unwrap().timer_bounds();
+        let open = match (b.min == Duration::ZERO, b.max == Duration::from_nanos(u64::MAX)) {
+            (false, false) => None,
+            (true, false) => Some(Open::Min),
+            (false, true) => Some(Open::Max),
+            (true, true) => Some(Open::Both),
+        };
+        let documented = OPEN_BOUNDS.iter().find(|(n, _, _)| *n == a.name).map(|(_, o, _)| *o);
+        if open != documented {
+            undocumented.push(format!(
+                "{}: declares {:?}..{:?}, open {open:?}, documented {documented:?}",
+                a.name, b.min, b.max
+            ));
+        }
+    }
+    assert!(undocumented.is_empty(), "{undocumented:#?}");
+}

@@ -74,6 +74,11 @@ pub struct RunMetrics {
     pub events: u64,
     /// Simulated time at the end, s.
     pub sim_time_s: f64,
+    /// Flows that did not finish before the run ended (the workload's `time_limit_ms`): their
+    /// `fct_s` is NaN and they are left out of the FCT quantiles and `jain_fct`, so this count
+    /// says how many the quantiles miss. Always 0 for long-lived flows, which never finish by
+    /// design (testbeds §2).
+    pub flows_unfinished: u64,
 }
 
 /// One window of a long-lived run (instantaneous rates, Makarem Fig. 23).

@@ -157,6 +157,7 @@ impl Recorder {
         let mut flows = Vec::with_capacity(self.flows.len());
         let (mut completed, mut failed) = (0u64, 0u64);
         let mut fcts = Vec::new();
+        let mut unfinished = 0u64;
         for (i, (mut r, p)) in self.flows.into_iter().zip(progress).enumerate() {
             r.rtts.shrink_to_fit();
             r.expired_rto.shrink_to_fit();
@@ -166,6 +167,8 @@ impl Recorder {
             };
             if fct_s.is_finite() {
                 fcts.push(fct_s);
+            } else if !long_lived {
+                unfinished += 1;
             }
             completed += u64::from(p.completed);
             failed += u64::from(p.failed);
@@ -213,6 +216,7 @@ impl Recorder {
             jain_fct: jain(&fcts),
             events: end.events,
             sim_time_s: end.now.since_epoch().as_secs_f64(),
+            flows_unfinished: unfinished,
         };
         let w = SERIES_WINDOW.as_secs_f64();
         let series = self
@@ -296,6 +300,7 @@ mod tests {
         assert_eq!(f0.expired_rto.len(), 1);
         let f1 = &res.flows[1];
         assert!(f1.fct_s.is_nan());
+        assert_eq!(res.run.flows_unfinished, 1, "flow 1 never ended");
         assert_eq!((f1.exchanges_completed, f1.exchanges_failed, f1.unnecessary_retransmissions), (0, 1, 1));
         // Duration: first start to last flow end.
         assert_eq!(res.run.duration_s, 4.5);
@@ -323,6 +328,7 @@ mod tests {
         let (up, down) = (empty_link(), empty_link());
         let res = r.finish(&w, |_| 0, Some((&up, &down)), RunEnd { now: at(7_000), end: w.end(), events: 6 });
         assert_eq!(res.run.duration_s, 10.0);
+        assert_eq!(res.run.flows_unfinished, 0, "long-lived flows never finish by design");
         assert_eq!(res.series.len(), 2);
         let s: Vec<(f64, f64, f64, f64)> =
             res.series.iter().map(|p| (p.t_s, p.resbw_per_s, p.send_rate_per_s, p.success_rate_per_s)).collect();

@@ -73,7 +73,7 @@ pub fn runs_csv(all: &[AlgorithmRuns]) -> String {
     if trace {
         s.push_str("algorithm,replication,samples,rmse_ms,spurious,mean_rtt_ms,mean_rto_ms\n");
     } else {
-        s.push_str("algorithm,replication,duration_s,exchanges_completed,exchanges_failed,goodput_per_s,loss_ratio,overhead,utilisation_up,utilisation_down,packets_up,packets_down,drops_buffer,drops_error,drops_no_token,jain_fct,events,sim_time_s,queue_delay_up_s,queue_delay_down_s,max_queue_up_bytes,max_queue_down_bytes\n");
+        s.push_str("algorithm,replication,duration_s,exchanges_completed,exchanges_failed,goodput_per_s,loss_ratio,overhead,utilisation_up,utilisation_down,packets_up,packets_down,drops_buffer,drops_error,drops_no_token,jain_fct,events,sim_time_s,queue_delay_up_s,queue_delay_down_s,max_queue_up_bytes,max_queue_down_bytes,flows_unfinished\n");
     }
     for a in all {
         for (r, out) in a.runs.iter().enumerate() {
@@ -82,7 +82,7 @@ pub fn runs_csv(all: &[AlgorithmRuns]) -> String {
                     let m = &run.run;
                     let _ = writeln!(
                         s,
-                        "{},{r},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                        "{},{r},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
                         a.algorithm,
                         num(m.duration_s),
                         m.exchanges_completed,
@@ -103,7 +103,8 @@ pub fn runs_csv(all: &[AlgorithmRuns]) -> String {
                         num(m.queue_delay_up_s),
                         num(m.queue_delay_down_s),
                         m.max_queue_up_bytes,
-                        m.max_queue_down_bytes
+                        m.max_queue_down_bytes,
+                        m.flows_unfinished
                     );
                 }
                 RunOutput::Trace(t) => {
@@ -153,6 +154,11 @@ pub struct Summary {
     pub completed_total: u64,
     /// Packets dropped by full buffers, summed over all runs.
     pub drops_buffer_total: u64,
+    /// Flows that did not finish before their run's time limit, summed over all runs; they are
+    /// left out of the FCT quantiles (see [`crate::metrics::RunMetrics::flows_unfinished`]).
+    pub flows_unfinished: u64,
+    /// Flows summed over all runs (network models).
+    pub flows_total: u64,
     /// Trace model: mean RMSE, ms.
     pub rmse_ms: f64,
     /// Trace model: mean spurious count.
@@ -171,11 +177,14 @@ pub fn summarise(all: &[AlgorithmRuns]) -> Vec<Summary> {
             let (mut goodput, mut loss, mut overhead, mut rmse, mut spurious) =
                 (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
             let (mut unnecessary_total, mut completed_total, mut drops_buffer_total) = (0u64, 0u64, 0u64);
+            let (mut flows_unfinished, mut flows_total) = (0u64, 0u64);
             for out in &a.runs {
                 match out {
                     RunOutput::Network(run) => {
                         completed_total += run.run.exchanges_completed;
                         drops_buffer_total += run.run.drops_buffer;
+                        flows_unfinished += run.run.flows_unfinished;
+                        flows_total += run.flows.len() as u64;
                         for f in &run.flows {
                             unnecessary_total += u64::from(f.unnecessary_retransmissions);
                             fct.push(f.fct_s);
@@ -208,6 +217,8 @@ pub fn summarise(all: &[AlgorithmRuns]) -> Vec<Summary> {
                 unnecessary_total,
                 completed_total,
                 drops_buffer_total,
+                flows_unfinished,
+                flows_total,
                 rmse_ms: mean(&rmse),
                 spurious: mean(&spurious),
             }
@@ -218,13 +229,13 @@ pub fn summarise(all: &[AlgorithmRuns]) -> Vec<Summary> {
 /// `summary.csv`: one row per algorithm.
 pub fn summary_csv(summaries: &[Summary]) -> String {
     let mut s = String::from(
-        "algorithm,runs,fct_p10_s,fct_p25_s,fct_p50_s,fct_p75_s,fct_p90_s,retransmissions_median,unnecessary_retransmissions_median,goodput_per_s,loss_ratio,overhead,rtt_p10_s,rtt_p25_s,rtt_p50_s,rtt_p75_s,rtt_p90_s,expired_rto_p10_s,expired_rto_p25_s,expired_rto_p50_s,expired_rto_p75_s,expired_rto_p90_s,rmse_ms,spurious\n",
+        "algorithm,runs,fct_p10_s,fct_p25_s,fct_p50_s,fct_p75_s,fct_p90_s,retransmissions_median,unnecessary_retransmissions_median,goodput_per_s,loss_ratio,overhead,rtt_p10_s,rtt_p25_s,rtt_p50_s,rtt_p75_s,rtt_p90_s,expired_rto_p10_s,expired_rto_p25_s,expired_rto_p50_s,expired_rto_p75_s,expired_rto_p90_s,rmse_ms,spurious,flows_unfinished\n",
     );
     for m in summaries {
         let q = |q: &Quantiles| format!("{},{},{},{},{}", num(q.p10), num(q.p25), num(q.p50), num(q.p75), num(q.p90));
         let _ = writeln!(
             s,
-            "{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{}",
             m.algorithm,
             m.runs,
             q(&m.fct),
@@ -236,7 +247,8 @@ pub fn summary_csv(summaries: &[Summary]) -> String {
             q(&m.rtt),
             q(&m.expired_rto),
             num(m.rmse_ms),
-            num(m.spurious)
+            num(m.spurious),
+            m.flows_unfinished
         );
     }
     s
@@ -308,6 +320,7 @@ pub fn summary_table(summaries: &[Summary], trace: bool) -> String {
                 "goodput/s",
                 "loss",
                 "overhead",
+                "unfinished",
             ]
             .map(String::from)
             .to_vec(),
@@ -326,6 +339,7 @@ pub fn summary_table(summaries: &[Summary], trace: bool) -> String {
                 f(m.goodput_per_s, 3),
                 f(m.loss_ratio, 4),
                 f(m.overhead, 4),
+                m.flows_unfinished.to_string(),
             ]);
         }
     }
@@ -343,6 +357,14 @@ pub fn summary_table(summaries: &[Summary], trace: bool) -> String {
         }
         out.push_str(line.trim_end());
         out.push('\n');
+    }
+    // Unfinished flows have no FCT: say so rather than let the quantiles look complete.
+    for m in summaries.iter().filter(|m| !trace && m.flows_unfinished > 0) {
+        let _ = writeln!(
+            out,
+            "warning: {}: {} of {} flows did not finish before the time limit (time_limit_ms); its FCT quantiles are over the finished flows only",
+            m.algorithm, m.flows_unfinished, m.flows_total
+        );
     }
     out
 }

@@ -144,6 +144,31 @@ fn flows_that_cannot_finish_are_cut_off_at_the_time_limit() {
         .unwrap();
     assert!(r.flows.iter().all(|f| f.fct_s.is_nan() && f.exchanges_completed == 0));
     assert!(r.run.sim_time_s <= 100.0);
+    assert_eq!(r.run.flows_unfinished, 2, "both flows are counted as unfinished");
+}
+
+#[test]
+fn retransmissions_after_losses_with_a_timer_far_above_the_rtt_are_all_necessary() {
+    // Half of the requests are lost on the uplink, nothing else: a lost copy never completes
+    // the round trip, and a delivered one completes it in 200 ms, long before the 2-3 s timer
+    // of Default CoAP expires — so every retransmission follows a lost copy.
+    let alg = AnyConfig::from_name("default").unwrap();
+    let r =
+        run_network(&lossy(Ratio::new(1, 2)), workload(3, FlowType::Continuous), &CoapConfig::default(), &alg, 9, 0)
+            .unwrap();
+    let retransmissions: u32 = r.flows.iter().map(|f| f.retransmissions).sum();
+    assert!(retransmissions > 50, "losses force retransmissions: {retransmissions}");
+    for f in &r.flows {
+        assert_eq!(f.unnecessary_retransmissions, 0, "flow {}: {} retransmissions", f.flow, f.retransmissions);
+    }
+    // The timers that expired were all at least ACK_TIMEOUT = 2 s, ten times the 200-ms RTT.
+    let expired = r.expired_rto();
+    let expired = expired.values().unwrap_or_default();
+    assert_eq!(
+        expired.len(),
+        retransmissions as usize + r.flows.iter().map(|f| f.exchanges_failed as usize).sum::<usize>()
+    );
+    assert!(expired.iter().all(|t| *t >= 2.0));
 }
 
 #[test]

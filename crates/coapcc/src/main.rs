@@ -125,6 +125,8 @@ fn algorithms(args: AlgorithmsArgs, out: &mut dyn Write) -> Result<(), CliError>
             writeln!(out, "# {name}: configuration keys and preset values (change with --set KEY=VALUE)")?;
             let table = keys_of(&config);
             out.write_all(toml::to_string(&table).map_err(|e| CliError::Failure(e.to_string()))?.as_bytes())?;
+            // Every preset name is a heading of docs/algorithms.md (checked by a test).
+            writeln!(out, "# documentation: docs/algorithms.md#{name}")?;
         }
     }
     Ok(())

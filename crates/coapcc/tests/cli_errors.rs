@@ -87,3 +87,36 @@ fn the_algorithms_table_lists_every_name_with_its_state_size() {
 fn a_set_without_equals_is_a_one_line_error() {
     assert_one_line_error(&["replay", "-a", "default", "--set", "max_retransmit"], "send\n", "expected KEY=VALUE");
 }
+
+#[test]
+fn every_algorithm_description_ends_with_a_link_to_an_existing_documentation_heading() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/algorithms.md")).unwrap();
+    for a in coapcc_core::ALGORITHMS {
+        let (code, out, err) = coapcc(&["algorithms", a.name], "");
+        assert_eq!(code, 0, "{err}");
+        let last = out.lines().last().unwrap_or_default();
+        assert_eq!(last, format!("# documentation: docs/algorithms.md#{}", a.name));
+        // A `### NAME` heading gives the GitHub anchor `#NAME` (names are lower-case, `-`-joined).
+        assert!(doc.lines().any(|l| l == format!("### {}", a.name)), "no heading for {} in docs/algorithms.md", a.name);
+    }
+}
+
+#[test]
+fn no_source_of_the_cli_points_users_at_the_internal_spec() {
+    fn walk(dir: &std::path::Path, hits: &mut Vec<String>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, hits);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                let text = std::fs::read_to_string(&p).unwrap();
+                if text.contains(concat!("shared/", "spec")) {
+                    hits.push(p.display().to_string());
+                }
+            }
+        }
+    }
+    let mut hits = Vec::new();
+    walk(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/src")), &mut hits);
+    assert!(hits.is_empty(), "the internal spec is not in the repository; point at docs/: {hits:?}");
+}

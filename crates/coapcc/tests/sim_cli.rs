@@ -368,3 +368,69 @@ fn an_algorithm_the_rtt_trace_model_cannot_feed_is_refused_at_load() {
     assert!(err.contains("key `algorithms`: `uip`: the RTT-trace model has no RTO estimator"), "{err}");
     assert!(out.is_empty() && !d.join("out").exists(), "nothing run or written");
 }
+
+fn last_column(csv: &str) -> Vec<String> {
+    csv.lines().skip(1).map(|l| l.rsplit(',').next().unwrap_or_default().to_string()).collect()
+}
+
+#[test]
+fn flows_cut_off_by_the_time_limit_are_counted_in_runs_and_summary_and_warned_about() {
+    // The uplink alone takes 200 ms one way: with a 100-ms time limit no flow can finish its
+    // single exchange, so each run has exactly 3 unfinished flows.
+    let text = GOOD.replace("flows = 2\n", "flows = 3\nexchanges_per_flow = 1\ntime_limit_ms = 100\n");
+    let d = tmp("unfinished");
+    let f = d.join("s.toml");
+    std::fs::write(&f, &text).unwrap();
+    let out_dir = d.join("out");
+    let (code, out, err) =
+        coapcc(&["sim", f.to_str().unwrap(), "--replications", "2", "--out", out_dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let runs = std::fs::read_to_string(out_dir.join("runs.csv")).unwrap();
+    assert!(runs.lines().next().unwrap().ends_with(",max_queue_down_bytes,flows_unfinished"), "{runs}");
+    assert_eq!(last_column(&runs), ["3", "3"]);
+    let summary = std::fs::read_to_string(out_dir.join("summary.csv")).unwrap();
+    assert!(summary.lines().next().unwrap().ends_with(",spurious,flows_unfinished"), "{summary}");
+    assert_eq!(last_column(&summary), ["6"]);
+    assert!(out.contains("warning: default: 6 of 6 flows did not finish before the time limit"), "{out}");
+    assert!(out.lines().next().is_some_and(|l| l.starts_with("==")), "{out}");
+    assert!(out.lines().nth(1).is_some_and(|l| l.ends_with("unfinished")), "{out}");
+
+    // The same scenario with the default (one day) time limit: every flow finishes, no warning.
+    std::fs::write(&f, text.replace("time_limit_ms = 100\n", "")).unwrap();
+    let out_dir = d.join("out2");
+    let (code, out, err) =
+        coapcc(&["sim", f.to_str().unwrap(), "--replications", "2", "--out", out_dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(last_column(&std::fs::read_to_string(out_dir.join("runs.csv")).unwrap()), ["0", "0"]);
+    assert_eq!(last_column(&std::fs::read_to_string(out_dir.join("summary.csv")).unwrap()), ["0"]);
+    assert!(!out.contains("warning"), "{out}");
+}
+
+#[test]
+fn the_unfinished_count_of_a_run_is_the_number_of_its_flows_without_a_completion_time() {
+    // Ten flows over a lossy link, cut off after 110 s (near the median FCT): some finish, some do not.
+    let d = tmp("cutoff");
+    let (code, out, err) = coapcc(&[
+        "sim",
+        &scenario("fasor/10-flows-high-errors-continuous.toml"),
+        "--replications",
+        "2",
+        "--algorithm",
+        "default",
+        "--set",
+        "time_limit_ms=110000",
+        "--out",
+        d.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let flows = std::fs::read_to_string(d.join("flows.csv")).unwrap();
+    let missing = |r: &str| {
+        flows.lines().skip(1).filter(|l| l.split(',').nth(1) == Some(r) && l.split(',').nth(3) == Some("")).count()
+    };
+    let per_run: Vec<String> = ["0", "1"].iter().map(|r| missing(r).to_string()).collect();
+    assert_eq!(last_column(&std::fs::read_to_string(d.join("runs.csv")).unwrap()), per_run);
+    let total = missing("0") + missing("1");
+    assert!(total > 0 && total < 20, "a mix of finished and unfinished flows: {total}");
+    assert_eq!(last_column(&std::fs::read_to_string(d.join("summary.csv")).unwrap()), [total.to_string()]);
+    assert!(out.contains(&format!("warning: default: {total} of 20 flows did not finish")), "{out}");
+}

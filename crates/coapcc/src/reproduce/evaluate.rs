@@ -433,6 +433,8 @@ mod tests {
             unnecessary_total: (unnecessary * 10.0) as u64,
             completed_total: 10,
             drops_buffer_total: 0,
+            flows_unfinished: 0,
+            flows_total: 10,
             rmse_ms: f64::NAN,
             spurious: f64::NAN,
         }
