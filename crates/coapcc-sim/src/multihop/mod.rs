@@ -1,7 +1,9 @@
 //! # Multihop low-power wireless: the link-layer world and its engine (issue 12)
 //!
-//! Composable, sans-IO pieces for the multihop IEEE 802.15.4 set-ups of
-//! `shared/spec/multihop.md` (Betzler 2014 on FlockLab, Makarem 2022 and Lim 2020 in Cooja).
+//! Composable, sans-IO pieces for the multihop IEEE 802.15.4 set-ups of three source papers
+//! (Betzler et al. 2014 on FlockLab, Makarem et al. 2022 and Lim 2020 in Cooja). Section numbers
+//! (§1.2 …, checks of §6) are those of the project's multihop model specification, to be
+//! published as `docs/multihop.md` when the model is wired to scenario files.
 //! Time is an argument ([`coapcc_core::Instant`], [`core::time::Duration`] in integer
 //! nanoseconds); randomness comes from a caller-owned generator
 //! ([`crate::rng::SimRng`] or any [`rand_core::Rng`]), never ambient. The pieces are run by
