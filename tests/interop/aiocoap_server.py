@@ -4,11 +4,12 @@
 Usage: aiocoap_server.py [--bind ADDR] [--port PORT]   (default 127.0.0.1:5683)
 
 Resources (the same as ours, so every client can run the same checks against every server):
-  /echo               GET: 2.05 "echo"; PUT/POST: 2.04 Changed with the request body as
-                      the response body (aiocoap does Block1 and Block2 itself)
-  /data?size=N        GET: 2.05 with N bytes (N <= 1 000 000) of the pattern
-                      byte i = i % 251 (Block2 when it does not fit one datagram);
-                      a bad or missing size answers 4.00
+  /echo               the request body back: 2.05 for GET and POST, 2.04 for PUT
+                      (aiocoap does Block1 and Block2 itself, so a block-wise PUT is
+                      echoed whole)
+  /data?size=N        GET: 2.05 with N bytes (N <= 1 000 000), the digits 0-9 repeated
+                      (Block2 when it does not fit one datagram); a bad or missing size
+                      answers 4.00
   /.well-known/core   the link format of the above
 
 It prints "ready" on stdout once the socket is bound; the test harness starts it in the
@@ -26,26 +27,26 @@ import aiocoap.resource as resource
 MAX_SIZE_BYTES = 1_000_000
 
 
-def pattern(size: int) -> bytes:
-    """The body of /data?size=N: byte i is i % 251 (a prime, so block borders show)."""
-    return bytes(i % 251 for i in range(size))
+def digits(size: int) -> bytes:
+    """The body of /data?size=N, as `coapcc server` has it: the digits 0-9 repeated."""
+    return (b"0123456789" * (size // 10 + 1))[:size]
 
 
 class Echo(resource.Resource):
-    """GET answers a fixed text; PUT and POST answer the request body."""
+    """Every method answers the request body."""
 
     async def render_get(self, request):
-        return aiocoap.Message(code=aiocoap.CONTENT, payload=b"echo")
+        return aiocoap.Message(code=aiocoap.CONTENT, payload=request.payload)
 
     async def render_put(self, request):
         return aiocoap.Message(code=aiocoap.CHANGED, payload=request.payload)
 
     async def render_post(self, request):
-        return aiocoap.Message(code=aiocoap.CHANGED, payload=request.payload)
+        return aiocoap.Message(code=aiocoap.CONTENT, payload=request.payload)
 
 
 class Data(resource.Resource):
-    """GET /data?size=N answers N pattern bytes."""
+    """GET /data?size=N answers N bytes of digits."""
 
     async def render_get(self, request):
         size = None
@@ -55,7 +56,7 @@ class Data(resource.Resource):
                 size = int(value)
         if size is None or size > MAX_SIZE_BYTES:
             return aiocoap.Message(code=aiocoap.BAD_REQUEST, payload=b"size=N needed, N <= 1000000")
-        return aiocoap.Message(code=aiocoap.CONTENT, payload=pattern(size))
+        return aiocoap.Message(code=aiocoap.CONTENT, payload=digits(size))
 
 
 async def main() -> None:

@@ -16,7 +16,7 @@ import org.eclipse.californium.elements.exception.ConnectorException;
  * the body needs it (both directions are automatic).
  *
  * <p>Usage: {@code Client GET|PUT|POST URI [--payload-bytes N] [--out FILE] [--timeout-s T]}.
- * A PUT/POST body is N pattern bytes (byte i = i % 251). Prints one line
+ * A PUT/POST body is N bytes of digits (0-9 repeated, the body of /data?size=N). Prints one line
  * {@code code=C bytes=N} (C like 2.05) and writes the response body to FILE if given.
  * Exit 0 on a success (2.xx) response, 1 on an error response, 2 on no response or bad usage.
  */
@@ -67,9 +67,9 @@ public final class Client {
             CoapResponse response;
             switch (method) {
                 case "GET" -> response = client.get();
-                case "PUT" -> response = client.put(Peer.pattern(payloadBytes),
+                case "PUT" -> response = client.put(Peer.digits(payloadBytes),
                         MediaTypeRegistry.APPLICATION_OCTET_STREAM);
-                case "POST" -> response = client.post(Peer.pattern(payloadBytes),
+                case "POST" -> response = client.post(Peer.digits(payloadBytes),
                         MediaTypeRegistry.APPLICATION_OCTET_STREAM);
                 default -> {
                     usage("unknown method " + method);

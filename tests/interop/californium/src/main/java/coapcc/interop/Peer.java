@@ -7,7 +7,7 @@ import org.eclipse.californium.core.network.CoapEndpoint;
 import org.eclipse.californium.elements.config.Configuration;
 import org.eclipse.californium.elements.config.UdpConfig;
 
-/** What the server and the client share: the configuration and the body pattern. */
+/** What the server and the client share: the configuration and the body of /data. */
 final class Peer {
     /** The largest body either side accepts (Block1 or Block2), above the 100 kB the tests move. */
     static final int MAX_BODY_BYTES = 1_000_000;
@@ -31,11 +31,11 @@ final class Peer {
         return builder.build();
     }
 
-    /** The body of /data?size=N: byte i is i % 251 (a prime, so block borders show). */
-    static byte[] pattern(int size) {
+    /** The body of /data?size=N, as `coapcc server` has it: the digits 0-9 repeated. */
+    static byte[] digits(int size) {
         byte[] body = new byte[size];
         for (int i = 0; i < size; i++) {
-            body[i] = (byte) (i % 251);
+            body[i] = (byte) ('0' + i % 10);
         }
         return body;
     }

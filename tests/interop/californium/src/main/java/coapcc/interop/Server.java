@@ -11,15 +11,15 @@ import org.eclipse.californium.elements.config.Configuration;
  * A Californium 3.14.0 server with the resources of `coapcc server`, for the interop tests.
  *
  * <p>Usage: {@code Server [HOST] PORT} (HOST defaults to 127.0.0.1; the tests use loopback only).
- * Resources: {@code /echo} (GET: "echo"; PUT/POST: 2.04 with the request body as the response
- * body), {@code /data?size=N} (GET: N bytes, byte i = i % 251, block-wise beyond one datagram;
- * 4.00 without a valid size), {@code /.well-known/core} (Californium's own). Prints "ready" once
+ * Resources: {@code /echo} (the request body back: 2.05 for GET and POST, 2.04 for PUT; a
+ * block-wise PUT is echoed whole), {@code /data?size=N} (GET: N bytes, the digits 0-9 repeated,
+ * block-wise beyond one datagram; 4.00 without a valid size), {@code /.well-known/core} (Californium's own). Prints "ready" once
  * the endpoint is started.
  */
 public final class Server {
     private Server() {}
 
-    /** /echo: GET answers a fixed text, PUT and POST the request body. */
+    /** /echo: every method answers the request body. */
     static final class Echo extends CoapResource {
         Echo() {
             super("echo");
@@ -27,7 +27,8 @@ public final class Server {
 
         @Override
         public void handleGET(CoapExchange exchange) {
-            exchange.respond(ResponseCode.CONTENT, "echo");
+            exchange.respond(ResponseCode.CONTENT, exchange.getRequestPayload(),
+                    MediaTypeRegistry.APPLICATION_OCTET_STREAM);
         }
 
         @Override
@@ -38,11 +39,11 @@ public final class Server {
 
         @Override
         public void handlePOST(CoapExchange exchange) {
-            handlePUT(exchange);
+            handleGET(exchange);
         }
     }
 
-    /** /data?size=N: GET answers N pattern bytes. */
+    /** /data?size=N: GET answers N bytes of digits. */
     static final class Data extends CoapResource {
         Data() {
             super("data");
@@ -64,7 +65,7 @@ public final class Server {
                 exchange.respond(ResponseCode.BAD_REQUEST, "size=N needed, 0 <= N <= 1000000");
                 return;
             }
-            exchange.respond(ResponseCode.CONTENT, Peer.pattern(size),
+            exchange.respond(ResponseCode.CONTENT, Peer.digits(size),
                     MediaTypeRegistry.APPLICATION_OCTET_STREAM);
         }
     }
