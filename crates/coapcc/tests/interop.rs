@@ -17,8 +17,8 @@ use std::time::Duration;
 
 /// How long one `coapcc client` run may take before it is killed (each takes well under 1 s).
 const OUR_CLIENT_LIMIT: Duration = Duration::from_secs(120);
-/// Exchanges per run, as the issue asks.
-const EXCHANGES: usize = 20;
+/// Requests (confirmable exchanges) per run, as the issue asks.
+const REQUESTS: u64 = 20;
 
 // --- Their clients against our server -------------------------------------------------------
 
@@ -57,43 +57,66 @@ fn algorithms() -> Vec<String> {
     names
 }
 
-/// Runs `coapcc client` and checks its exit status and every exchange of its `--json` lines:
-/// `exchanges` of them, none failed.
-fn our_client(server: &Server, path: &str, algorithm: &str, extra: &[&str], exchanges: usize) {
+/// Runs `coapcc client` and checks its exit status and its `--json` records: `requests`
+/// requests (one flow), each exchange answered with a 2.xx code (no give-up, no Reset), the
+/// flow and the summary with every request completed and none failed; `body_bytes` received
+/// in all when given.
+fn our_client(server: &Server, path: &str, algorithm: &str, extra: &[&str], requests: u64, body_bytes: Option<u64>) {
     let uri = format!("coap://127.0.0.1:{}{path}", server.port);
-    let count = exchanges.to_string();
+    let count = requests.to_string();
     let mut command = Command::new(env!("CARGO_BIN_EXE_coapcc"));
     command.args(["client", &uri, "--algorithm", algorithm, "--count", &count, "--timeout-s", "60", "--json"]);
     command.args(extra);
     let shown = format!("{command:?}");
     let run = run_bounded(&mut command, OUR_CLIENT_LIMIT).unwrap_or_else(|e| panic!("{e}"));
-    let context = format!(
-        "{shown} against the {:?} server\nexit: {}\nstdout:\n{}\nstderr:\n{}\nserver log:\n{}",
-        server.kind,
-        run.status,
-        run.stdout_text(),
-        run.stderr_text(),
-        server.log_text()
-    );
-    assert!(run.status.success(), "exit status 0 (every exchange succeeded): {context}");
-    let records = exchange_records(&run.stdout_text()).unwrap_or_else(|e| panic!("{e}: {context}"));
-    assert_eq!(records.len(), exchanges, "one JSON line per exchange: {context}");
-    for record in &records {
-        assert_eq!(record.get("failed"), Some(&serde_json::Value::Bool(false)), "exchange failed: {record}: {context}");
+    let context = || {
+        format!(
+            "{shown} against the {:?} server\nexit: {}\nstdout:\n{}\nstderr:\n{}\nserver log:\n{}",
+            server.kind,
+            run.status,
+            run.stdout_text(),
+            run.stderr_text(),
+            server.log_text()
+        )
+    };
+    assert!(run.status.success(), "exit status 0 (every exchange succeeded): {}", context());
+    let records = records(&run.stdout_text()).unwrap_or_else(|e| panic!("{e}: {}", context()));
+    let of_type = |t: &'static str| records.iter().filter(move |r| r["type"] == t);
+    let exchanges: Vec<_> = of_type("exchange").collect();
+    assert!(exchanges.len() as u64 >= requests, "an exchange record per exchange: {}", context());
+    for e in &exchanges {
+        let answered = e["code"].as_str().is_some_and(|c| c.starts_with("2."));
+        assert!(
+            answered && e["gave_up"] == false && e["reset"] == false,
+            "every exchange answered with 2.xx: {e}: {}",
+            context()
+        );
     }
+    let flows: Vec<_> = of_type("flow").collect();
+    assert_eq!(flows.len(), 1, "one flow record: {}", context());
+    assert_eq!(flows[0]["requests_ok"].as_u64(), Some(requests), "every request of the flow completed: {}", context());
+    assert_eq!(flows[0]["requests_failed"].as_u64(), Some(0), "no request failed: {}", context());
+    if let Some(bytes) = body_bytes {
+        assert_eq!(flows[0]["bytes_received"].as_u64(), Some(bytes), "the whole body arrived: {}", context());
+    }
+    let summary: Vec<_> = of_type("summary").collect();
+    assert_eq!(summary.len(), 1, "one summary record: {}", context());
+    assert_eq!(summary[0]["requests_ok"].as_u64(), Some(requests), "summary: {}", context());
+    assert_eq!(summary[0]["requests_failed"].as_u64(), Some(0), "summary: {}", context());
+    assert_eq!(summary[0]["timed_out"], false, "summary: {}", context());
 }
 
-/// The per-exchange objects of `coapcc client --json` output.
-fn exchange_records(stdout: &str) -> Result<Vec<serde_json::Value>, String> {
-    let mut records = Vec::new();
-    for line in stdout.lines().filter(|l| !l.trim().is_empty()) {
-        let value: serde_json::Value =
-            serde_json::from_str(line).map_err(|e| format!("not a JSON line ({e}): {line}"))?;
-        if value.get("event").and_then(|e| e.as_str()) == Some("exchange") {
-            records.push(value);
-        }
-    }
-    Ok(records)
+/// The records of `coapcc client --json`: one JSON object a line, each with a `type`.
+fn records(stdout: &str) -> Result<Vec<serde_json::Value>, String> {
+    stdout
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|line| {
+            let value: serde_json::Value =
+                serde_json::from_str(line).map_err(|e| format!("not a JSON line ({e}): {line}"))?;
+            if value["type"].is_string() { Ok(value) } else { Err(format!("a record without a type: {line}")) }
+        })
+        .collect()
 }
 
 /// Every algorithm: 20 GETs, 20 PUTs of a small body, and one block-wise GET of 100 000 bytes.
@@ -101,9 +124,10 @@ fn our_client_checks(kind: ServerKind) {
     let server = Server::start(kind);
     let small = SMALL_BYTES.to_string();
     for algorithm in algorithms() {
-        our_client(&server, "/echo", &algorithm, &["--method", "GET"], EXCHANGES);
-        our_client(&server, "/echo", &algorithm, &["--method", "PUT", "--payload-bytes", &small], EXCHANGES);
-        our_client(&server, &format!("/data?size={LARGE_BYTES}"), &algorithm, &["--method", "GET"], 1);
+        our_client(&server, "/echo", &algorithm, &["--method", "GET"], REQUESTS, None);
+        our_client(&server, "/echo", &algorithm, &["--method", "PUT", "--payload-bytes", &small], REQUESTS, None);
+        let large = Some(LARGE_BYTES as u64);
+        our_client(&server, &format!("/data?size={LARGE_BYTES}"), &algorithm, &["--method", "GET"], 1, large);
     }
 }
 

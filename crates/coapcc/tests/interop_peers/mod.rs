@@ -44,6 +44,7 @@ pub struct Peers {
 pub fn peers() -> &'static Peers {
     static PEERS: OnceLock<Result<Peers, String>> = OnceLock::new();
     let result = PEERS.get_or_init(|| {
+        remove_stale_scratch();
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().map_err(|e| e.to_string())?;
         let dir = std::env::var_os("COAPCC_PEERS_DIR").map_or_else(|| root.join("target/peers"), PathBuf::from);
         let mut command = Command::new(root.join("scripts/setup-peers"));
@@ -188,6 +189,19 @@ pub fn scratch(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("interop-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("the test's temporary folder can be made");
     dir.join(format!("{n}-{name}"))
+}
+
+/// Removes the scratch folders of earlier test processes that have ended (a folder per process,
+/// named after its PID; a live process keeps its own).
+fn remove_stale_scratch() {
+    let Ok(entries) = std::fs::read_dir(env!("CARGO_TARGET_TMPDIR")) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name.strip_prefix("interop-").and_then(|p| p.parse::<u32>().ok()) else { continue };
+        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 impl Server {
