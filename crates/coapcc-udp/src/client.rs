@@ -182,6 +182,17 @@ fn secs(i: Instant) -> f64 {
     i.as_nanos() as f64 / 1e9
 }
 
+/// `GET`, `POST`, `PUT`, `DELETE`, or the code as `0.dd`.
+pub fn method_name(c: Code) -> String {
+    match c {
+        Code::GET => "GET".into(),
+        Code::POST => "POST".into(),
+        Code::PUT => "PUT".into(),
+        Code(0x04) => "DELETE".into(),
+        c => code_text(c),
+    }
+}
+
 fn code_text(c: Code) -> String {
     format!("{c:?}")
 }
@@ -203,7 +214,7 @@ pub async fn run(run: &ClientRun, mut sink: impl FnMut(&Record)) -> std::io::Res
         target: run.target.to_string(),
         flows: run.flows,
         count: run.count,
-        method: code_text(run.method),
+        method: method_name(run.method),
     });
     let bind: SocketAddr =
         if run.target.is_ipv4() { ([0, 0, 0, 0], 0).into() } else { (std::net::Ipv6Addr::UNSPECIFIED, 0).into() };
