@@ -122,6 +122,7 @@ pub fn parse_uri(uri: &str) -> Result<CoapUri, String> {
     }
     let port = if port.is_empty() { 5683 } else { port.parse().map_err(|_| bad("the port must be 0-65535"))? };
     let (path, query) = path_query.split_once('?').unwrap_or((path_query, ""));
+    let path = path.strip_prefix('/').unwrap_or(path);
     Ok(CoapUri {
         host: host.to_string(),
         port,
