@@ -13,6 +13,7 @@
 //! | [`runtime`] | **start here**: [`runtime::spawn`] drives one endpoint over one socket (clients, servers, observers) |
 //! | [`config`] | algorithm presets with `--set` keys, client and server endpoint configurations |
 //! | [`server`] | the resources of `coapcc server` (`/echo`, `/data?size=N`, `/.well-known/core`) |
+//! | [`fuzz`] | datagram fuzzing of client and server endpoints (corpus, mutations), for tests and benchmarks |
 //! | [`block`] | RFC 7959 Block1/Block2 option values and block slicing |
 //! | [`clock`] | the wall clock ([`clock::Clock`]) and the OS seed |
 
@@ -20,5 +21,6 @@ pub mod block;
 pub mod client;
 pub mod clock;
 pub mod config;
+pub mod fuzz;
 pub mod runtime;
 pub mod server;
