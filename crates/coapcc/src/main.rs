@@ -66,6 +66,11 @@ enum Command {
     /// Run one controller through a scripted exchange sequence and print what it does.
     #[command(after_long_help = REPLAY_HELP)]
     Replay(ReplayArgs),
+    /// Real CoAP over UDP: N confirmable requests per flow, F concurrent flows, against any
+    /// CoAP server; per-exchange RTT, transmissions, timers; per-flow FCT.
+    Client(coapcc::udp_cmd::ClientArgs),
+    /// Real CoAP over UDP: serve /echo, /data?size=N and /.well-known/core.
+    Server(coapcc::udp_cmd::ServerArgs),
 }
 
 /// Arguments of `coapcc algorithms`.
@@ -152,6 +157,8 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Reproduce(args) => coapcc::reproduce::run(&args, &mut out)?,
         Command::Bench(args) => coapcc::bench::run(&args, &mut out)?,
         Command::Replay(args) => replay(args, &mut out)?,
+        Command::Client(args) => coapcc::udp_cmd::client(&args, &mut out)?,
+        Command::Server(args) => coapcc::udp_cmd::server(&args, &mut out)?,
     }
     match out.flush() {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(e.into()),
