@@ -13,7 +13,6 @@
     reason = "the harness bounds its waits for real processes by the wall clock; no result depends on it"
 )]
 
-use std::collections::HashSet;
 use std::fs::File;
 use std::io::Read;
 use std::net::{TcpListener, UdpSocket};
@@ -130,22 +129,24 @@ pub fn run_bounded(command: &mut Command, limit: Duration) -> Result<Run, String
 }
 
 /// A loopback port free for UDP and TCP (libcoap's server opens both), never handed out twice
-/// by this process.
+/// by this process. It is taken below Linux's ephemeral range (32768–60999), so no socket bound
+/// to port 0 meanwhile (our client's, a peer client's) can take it before the server binds it.
 pub fn free_port() -> u16 {
-    static GIVEN: Mutex<Option<HashSet<u16>>> = Mutex::new(None);
-    let mut given = GIVEN.lock().unwrap_or_else(|e| e.into_inner());
-    let given = given.get_or_insert_with(HashSet::new);
-    for _ in 0..100 {
-        let Ok(udp) = UdpSocket::bind("127.0.0.1:0") else { continue };
-        let Ok(address) = udp.local_addr() else { continue };
-        let port = address.port();
-        if given.contains(&port) || TcpListener::bind(("127.0.0.1", port)).is_err() {
-            continue;
+    const FIRST: u16 = 20_000;
+    const COUNT: u16 = 12_000;
+    static NEXT: Mutex<Option<u16>> = Mutex::new(None);
+    let mut next = NEXT.lock().unwrap_or_else(|e| e.into_inner());
+    // Start where this process's PID points, so parallel test processes rarely meet.
+    let offset = next.get_or_insert((std::process::id() % u32::from(COUNT)) as u16);
+    for _ in 0..COUNT {
+        let port = FIRST + *offset;
+        *offset = (*offset + 1) % COUNT;
+        let udp_free = UdpSocket::bind(("127.0.0.1", port)).is_ok();
+        if udp_free && TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
         }
-        given.insert(port);
-        return port;
     }
-    panic!("no free loopback port found in 100 tries");
+    panic!("no free loopback port between {FIRST} and {}", FIRST + COUNT - 1);
 }
 
 /// The CoAP servers of the tests.
@@ -205,8 +206,21 @@ fn remove_stale_scratch() {
 }
 
 impl Server {
-    /// Starts a server on a free loopback port and waits until it answers a GET.
+    /// Starts a server on a free loopback port and waits until it answers a GET; a server that
+    /// exits before answering (another process took the port first) is started again on
+    /// another port, three tries in all.
     pub fn start(kind: ServerKind) -> Server {
+        let mut failures = Vec::new();
+        for _ in 0..3 {
+            match Server::try_start(kind) {
+                Ok(server) => return server,
+                Err(failure) => failures.push(failure),
+            }
+        }
+        panic!("the {kind:?} server did not start in three tries:\n{}", failures.join("\n"));
+    }
+
+    fn try_start(kind: ServerKind) -> Result<Server, String> {
         let peers = peers();
         let port = free_port();
         let log = scratch(&format!("{kind:?}-server.log"));
@@ -244,11 +258,11 @@ impl Server {
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start the {kind:?} server ({command:?}): {e}"));
         let mut server = Server { kind, port, child, log };
-        server.wait_ready(&[".well-known", "core"]);
+        server.wait_ready(&[".well-known", "core"])?;
         if kind == ServerKind::Libcoap {
             server.create_libcoap_resources();
         }
-        server
+        Ok(server)
     }
 
     /// What the server wrote so far (for failure messages).
@@ -256,15 +270,21 @@ impl Server {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
-    /// Probes until a confirmable GET of `path` is answered, the process exits, or the limit.
-    fn wait_ready(&mut self, path: &[&str]) {
+    /// Probes until a confirmable GET of `path` is answered (`Ok`), the process exits (`Err`,
+    /// with its log), or the limit passes (a panic: a server that hangs is no port clash).
+    fn wait_ready(&mut self, path: &[&str]) -> Result<(), String> {
         let started = Instant::now();
         while started.elapsed() < READY_LIMIT {
             if let Ok(Some(status)) = self.child.try_wait() {
-                panic!("the {:?} server exited ({status}) before answering:\n{}", self.kind, self.log_text());
+                return Err(format!(
+                    "the {:?} server on port {} exited ({status}) before answering:\n{}",
+                    self.kind,
+                    self.port,
+                    self.log_text()
+                ));
             }
             if probe(self.port, path) {
-                return;
+                return Ok(());
             }
             thread::sleep(Duration::from_millis(50));
         }
