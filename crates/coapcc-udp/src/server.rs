@@ -14,7 +14,9 @@
 //! request cannot draw a response many times its size. A body never exceeds
 //! [`MAX_BODY_BYTES`]. Block1 uploads are acknowledged block by block without being kept
 //! (the server keeps no per-client state beyond the endpoint's duplicate cache), so the
-//! final response does not echo a block-wise body.
+//! final response does not echo a block-wise body; a whole body in a single block (Block1
+//! NUM 0 without M, as libcoap's `coap-client -b` sends every body that fits) is echoed by
+//! `/echo` like a plain one.
 //!
 //! Unknown path → 4.04; a method the resource does not serve → 4.05; a malformed query or
 //! Block option → 4.00.
@@ -172,7 +174,9 @@ fn upload(request: &Message) -> Reply {
             }
             let mut options = Options::new();
             options.push(option_value(option::BLOCK1, b.encode()));
-            Reply { code: if b.more { Code::CONTINUE } else { done }, options, payload: Payload::new() }
+            let whole = b.num == 0 && !b.more;
+            let payload = if echo && whole { request.payload.clone() } else { Payload::new() };
+            Reply { code: if b.more { Code::CONTINUE } else { done }, options, payload }
         }
     }
 }
@@ -234,5 +238,17 @@ mod tests {
         put.set_option(option::BLOCK1, Block { num: 1, more: false, szx: 0 }.encode());
         put.payload = Payload::from(vec![0; 3]);
         assert_eq!(reply(&put).code, Code::CHANGED);
+    }
+
+    #[test]
+    fn a_whole_body_in_a_single_block1_block_is_echoed_and_a_multi_block_one_is_not() {
+        let mut put = crate::config::request(Code::PUT, "echo", "");
+        put.add_option(option::BLOCK1, Block { num: 0, more: false, szx: 6 }.encode());
+        put.payload = Payload::from(b"hello".to_vec());
+        let r = reply(&put);
+        assert_eq!((r.code, &r.payload[..]), (Code::CHANGED, &b"hello"[..]));
+        put.set_option(option::BLOCK1, Block { num: 1, more: false, szx: 0 }.encode());
+        let r = reply(&put);
+        assert_eq!((r.code, r.payload.len()), (Code::CHANGED, 0));
     }
 }
