@@ -344,6 +344,7 @@ async fn request(
         if run.method == Code::GET {
             // RFC 7959 §2.4: ask for the block size from the first request on.
             m.add_option(option::BLOCK2, Block { num, more: false, szx }.encode());
+            // Numbered when the transfer turns out block-wise (see below).
             block = (num > 0).then_some(num);
         } else if blockwise_put {
             let size = size_of_szx(szx);
@@ -369,6 +370,9 @@ async fn request(
         rec.retransmissions += out.timers.len().saturating_sub(1) as u32;
         rec.bytes_sent += sent_bytes as u64;
         let response = out.result.as_ref().ok();
+        if run.method == Code::GET && response.is_some_and(|m| m.option(option::BLOCK2).is_some()) {
+            block = Some(num);
+        }
         let e = ExchangeRecord {
             flow: f,
             request: r,
