@@ -366,8 +366,8 @@ async fn request(
         first.get_or_insert(start);
         *last = out.ended;
         rec.exchanges += 1;
-        rec.transmissions += out.timers.len() as u32;
-        rec.retransmissions += out.timers.len().saturating_sub(1) as u32;
+        rec.transmissions += u32::from(out.copies);
+        rec.retransmissions += u32::from(out.copies.saturating_sub(1));
         rec.bytes_sent += sent_bytes as u64;
         let response = out.result.as_ref().ok();
         if run.method == Code::GET && response.is_some_and(|m| m.option(option::BLOCK2).is_some()) {
@@ -379,7 +379,7 @@ async fn request(
             block,
             start_s: secs(start),
             rtt_ms: out.rtt.map(ms),
-            transmissions: out.timers.len() as u32,
+            transmissions: u32::from(out.copies),
             timers_ms: out.timers.iter().copied().map(ms).collect(),
             echoed_copy: out.echoed_copy,
             gave_up: out.result == Err(Failure::GaveUp),
