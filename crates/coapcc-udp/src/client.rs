@@ -216,8 +216,13 @@ pub async fn run(run: &ClientRun, mut sink: impl FnMut(&Record)) -> std::io::Res
         count: run.count,
         method: method_name(run.method),
     });
-    let bind: SocketAddr =
-        if run.target.is_ipv4() { ([0, 0, 0, 0], 0).into() } else { (std::net::Ipv6Addr::UNSPECIFIED, 0).into() };
+    // A loopback target gets loopback sockets (nothing listens on other interfaces).
+    let bind: SocketAddr = match run.target {
+        SocketAddr::V4(t) if t.ip().is_loopback() => ([127, 0, 0, 1], 0).into(),
+        SocketAddr::V4(_) => ([0, 0, 0, 0], 0).into(),
+        SocketAddr::V6(t) if t.ip().is_loopback() => (std::net::Ipv6Addr::LOCALHOST, 0).into(),
+        SocketAddr::V6(_) => (std::net::Ipv6Addr::UNSPECIFIED, 0).into(),
+    };
     let (tx, mut rx) = mpsc::unbounded_channel();
     let mut tasks = tokio::task::JoinSet::new();
     for f in 0..run.flows {
