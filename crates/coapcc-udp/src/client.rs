@@ -19,7 +19,6 @@ use coapcc_driver::rng::{Stream, stream_rng};
 use coapcc_proto::message::{Payload, encode_uint, option};
 use coapcc_proto::{Code, Endpoint, EndpointConfig};
 use serde::Serialize;
-use tokio::net::UdpSocket;
 use tokio::sync::mpsc;
 
 use crate::block::{Block, MAX_SZX, size_of_szx};
@@ -226,7 +225,7 @@ pub async fn run(run: &ClientRun, mut sink: impl FnMut(&Record)) -> std::io::Res
     let (tx, mut rx) = mpsc::unbounded_channel();
     let mut tasks = tokio::task::JoinSet::new();
     for f in 0..run.flows {
-        let socket = UdpSocket::bind(bind).await?;
+        let socket = crate::runtime::bind(bind)?;
         let endpoint = endpoint(&config, run.seed, f)
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
         let (handle, _) = spawn(socket, endpoint, clock, Options::client());

@@ -480,3 +480,20 @@ impl Task {
         }
     }
 }
+
+/// The receive buffer asked for on sockets made by [`bind`]: 4 MiB (Linux caps it at
+/// `net.core.rmem_max`). The default (about 200 kB) holds only a few hundred small datagrams
+/// with their kernel overhead, so a server answering hundreds of concurrent clients would drop
+/// requests at bursts.
+pub const RECEIVE_BUFFER_BYTES: usize = 4 << 20;
+
+/// A UDP socket bound to `addr` with a [`RECEIVE_BUFFER_BYTES`] receive buffer (best effort:
+/// a refused size keeps the default). Must be called within a tokio runtime.
+pub fn bind(addr: SocketAddr) -> std::io::Result<UdpSocket> {
+    let domain = if addr.is_ipv4() { socket2::Domain::IPV4 } else { socket2::Domain::IPV6 };
+    let socket = socket2::Socket::new(domain, socket2::Type::DGRAM, Some(socket2::Protocol::UDP))?;
+    let _ = socket.set_recv_buffer_size(RECEIVE_BUFFER_BYTES);
+    socket.set_nonblocking(true)?;
+    socket.bind(&addr.into())?;
+    UdpSocket::from_std(socket.into())
+}

@@ -20,7 +20,7 @@ use tokio::net::UdpSocket;
 const LIMIT: Duration = Duration::from_secs(60);
 
 async fn server(lifetime: Duration) -> Handle {
-    let socket = UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    let socket = coapcc_udp::runtime::bind(([127, 0, 0, 1], 0).into()).unwrap();
     let ep = Endpoint::new(server_config(lifetime).unwrap(), stream_rng(1, 0, Stream::Server(0).id())).unwrap();
     spawn(socket, ep, Clock::start(), Options::server(Resources)).0
 }

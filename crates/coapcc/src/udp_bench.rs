@@ -131,8 +131,9 @@ fn report(out: &mut dyn Write, what: &str, m: &Measured) -> Result<(), CliError>
     let n = m.summary.exchanges;
     writeln!(
         out,
-        "{what}: {n} exchanges ({} failed) in {:.2} s = {:.0} exchanges/s; CPU per exchange: client {}, server {}; RTT p50 {:.3} ms",
+        "{what}: {n} exchanges ({} failed, {} retransmissions) in {:.2} s = {:.0} exchanges/s; CPU per exchange: client {}, server {}; RTT p50 {:.3} ms",
         m.summary.requests_failed,
+        m.summary.retransmissions,
         m.wall.as_secs_f64(),
         n as f64 / m.wall.as_secs_f64(),
         per_exchange(m.client_cpu, n),
