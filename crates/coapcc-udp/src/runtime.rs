@@ -11,7 +11,7 @@
 //!
 //! ```text
 //! let clock = Clock::start();                          // one per process, shared by every task
-//! let socket = UdpSocket::bind("127.0.0.1:0").await?;
+//! let socket = runtime::bind("127.0.0.1:0".parse()?)?;   // or any tokio UdpSocket (bind: 4 MiB receive buffer)
 //! let endpoint = Endpoint::new(config, coapcc_driver::rng::stream_rng(seed, 0, Stream::Client(i).id()))?;
 //! let (handle, mut reports) = spawn(socket, endpoint, clock, Options::client());
 //! let outcome = handle.request(server_addr, template)?.await?;   // an Outcome per CON exchange
