@@ -179,3 +179,14 @@ fn against_a_silent_server_every_algorithm_gives_up_after_exactly_the_timers_coa
         assert_eq!(copies, replay_timers.len(), "{name}: datagrams received");
     }
 }
+
+#[test]
+fn a_run_still_waiting_at_its_time_out_stops_there_with_exit_code_1() {
+    let silent = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let uri = format!("coap://{}/x", silent.local_addr().unwrap());
+    let (code, out, err) = coapcc(&["client", &uri, "--timeout-s", "0.3", "--json"], "");
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("time-out after 0.3 s"), "{err}");
+    let last = out.lines().last().unwrap_or_default();
+    assert!(last.contains("\"type\":\"summary\"") && last.contains("\"timed_out\":true"), "{out}");
+}
