@@ -19,7 +19,6 @@ use coapcc_driver::rng::{Stream, stream_rng};
 use coapcc_proto::message::{Payload, encode_uint, option};
 use coapcc_proto::{Code, Endpoint, EndpointConfig};
 use serde::Serialize;
-use tokio::net::UdpSocket;
 use tokio::sync::mpsc;
 
 use crate::block::{Block, MAX_SZX, size_of_szx};
@@ -216,12 +215,17 @@ pub async fn run(run: &ClientRun, mut sink: impl FnMut(&Record)) -> std::io::Res
         count: run.count,
         method: method_name(run.method),
     });
-    let bind: SocketAddr =
-        if run.target.is_ipv4() { ([0, 0, 0, 0], 0).into() } else { (std::net::Ipv6Addr::UNSPECIFIED, 0).into() };
+    // A loopback target gets loopback sockets (nothing listens on other interfaces).
+    let bind: SocketAddr = match run.target {
+        SocketAddr::V4(t) if t.ip().is_loopback() => ([127, 0, 0, 1], 0).into(),
+        SocketAddr::V4(_) => ([0, 0, 0, 0], 0).into(),
+        SocketAddr::V6(t) if t.ip().is_loopback() => (std::net::Ipv6Addr::LOCALHOST, 0).into(),
+        SocketAddr::V6(_) => (std::net::Ipv6Addr::UNSPECIFIED, 0).into(),
+    };
     let (tx, mut rx) = mpsc::unbounded_channel();
     let mut tasks = tokio::task::JoinSet::new();
     for f in 0..run.flows {
-        let socket = UdpSocket::bind(bind).await?;
+        let socket = crate::runtime::bind(bind)?;
         let endpoint = endpoint(&config, run.seed, f)
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
         let (handle, _) = spawn(socket, endpoint, clock, Options::client());
@@ -344,6 +348,7 @@ async fn request(
         if run.method == Code::GET {
             // RFC 7959 §2.4: ask for the block size from the first request on.
             m.add_option(option::BLOCK2, Block { num, more: false, szx }.encode());
+            // Numbered when the transfer turns out block-wise (see below).
             block = (num > 0).then_some(num);
         } else if blockwise_put {
             let size = size_of_szx(szx);
@@ -365,17 +370,20 @@ async fn request(
         first.get_or_insert(start);
         *last = out.ended;
         rec.exchanges += 1;
-        rec.transmissions += out.timers.len() as u32;
-        rec.retransmissions += out.timers.len().saturating_sub(1) as u32;
+        rec.transmissions += u32::from(out.copies);
+        rec.retransmissions += u32::from(out.copies.saturating_sub(1));
         rec.bytes_sent += sent_bytes as u64;
         let response = out.result.as_ref().ok();
+        if run.method == Code::GET && response.is_some_and(|m| m.option(option::BLOCK2).is_some()) {
+            block = Some(num);
+        }
         let e = ExchangeRecord {
             flow: f,
             request: r,
             block,
             start_s: secs(start),
             rtt_ms: out.rtt.map(ms),
-            transmissions: out.timers.len() as u32,
+            transmissions: u32::from(out.copies),
             timers_ms: out.timers.iter().copied().map(ms).collect(),
             echoed_copy: out.echoed_copy,
             gave_up: out.result == Err(Failure::GaveUp),

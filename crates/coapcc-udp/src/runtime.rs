@@ -11,7 +11,7 @@
 //!
 //! ```text
 //! let clock = Clock::start();                          // one per process, shared by every task
-//! let socket = UdpSocket::bind("127.0.0.1:0").await?;
+//! let socket = runtime::bind("127.0.0.1:0".parse()?)?;   // or any tokio UdpSocket (bind: 4 MiB receive buffer)
 //! let endpoint = Endpoint::new(config, coapcc_driver::rng::stream_rng(seed, 0, Stream::Client(i).id()))?;
 //! let (handle, mut reports) = spawn(socket, endpoint, clock, Options::client());
 //! let outcome = handle.request(server_addr, template)?.await?;   // an Outcome per CON exchange
@@ -20,7 +20,8 @@
 //! ```
 //!
 //! - **Clients** call [`Handle::request`] per confirmable exchange and await its [`Outcome`]:
-//!   the CoAP RTT, the copies sent with the timer armed for each, and the response
+//!   the CoAP RTT, the copies sent (counted from the datagrams) with the timer armed for each
+//!   (from `Event::Transmitted`, when the endpoint raises it), and the response
 //!   (piggybacked, or separate after an empty ACK) or the failure (give-up, Reset). Requests
 //!   may be issued concurrently; the endpoint queues them (NSTART) as in the simulator.
 //! - **Servers** pass a [`Handler`] in [`Options::handler`]; every new request (not a duplicate:
@@ -181,7 +182,10 @@ pub struct Outcome {
     pub ended: Instant,
     /// CoAP RTT: original transmission to the first acknowledgement (`None` on failure).
     pub rtt: Option<Duration>,
-    /// The timer armed for each copy sent, in order (its length is the number of copies).
+    /// Copies sent (original and retransmissions), counted from the datagrams themselves.
+    pub copies: u8,
+    /// The timer armed for each copy sent, in order (from [`Event::Transmitted`]: empty when the
+    /// endpoint's `transmitted_events` is off, as in the driver layer's scenario endpoints).
     pub timers: Vec<Duration>,
     /// The copy the acknowledgement echoed, when the echo mode names one.
     pub echoed_copy: Option<u8>,
@@ -194,7 +198,7 @@ pub struct Outcome {
 impl Outcome {
     /// Copies sent (original and retransmissions).
     pub fn transmissions(&self) -> usize {
-        self.timers.len()
+        usize::from(self.copies)
     }
 }
 
@@ -298,6 +302,7 @@ pub fn spawn(
 struct Pending {
     done: oneshot::Sender<Outcome>,
     first_sent: Option<Instant>,
+    copies: u8,
     timers: Vec<Duration>,
     /// Acknowledged empty; waiting for the separate response.
     acked: Option<(Duration, Option<u8>)>,
@@ -318,6 +323,12 @@ impl Task {
         let mut buf = vec![0u8; MAX_DATAGRAM_BYTES];
         let mut commands_open = true;
         loop {
+            // Timers that are due go first, so a stream of datagrams never starves them.
+            let now = self.clock.now();
+            if self.endpoint.poll_timeout().is_some_and(|t| t <= now) {
+                self.endpoint.handle_timeout(now);
+                self.drain(now).await;
+            }
             let deadline = self.endpoint.poll_timeout().map(|t| self.clock.deadline(t));
             let sleep = async {
                 match deadline {
@@ -342,7 +353,7 @@ impl Task {
                     Some(Command::Request { to, template, done }) => {
                         let now = self.clock.now();
                         let id = self.endpoint.request(now, to, template);
-                        self.pending.insert(id, Pending { done, first_sent: None, timers: Vec::new(), acked: None });
+                        self.pending.insert(id, Pending { done, first_sent: None, copies: 0, timers: Vec::new(), acked: None });
                         self.drain(now).await;
                     }
                     Some(Command::Stop) => break,
@@ -366,6 +377,7 @@ impl Task {
                 first_sent: p.first_sent,
                 ended: now,
                 rtt: None,
+                copies: p.copies,
                 timers: p.timers,
                 echoed_copy: None,
                 separate: false,
@@ -388,6 +400,12 @@ impl Task {
             self.on_event(now, e);
         }
         while let Some(t) = self.endpoint.poll_transmit() {
+            if let Origin::Request { id, copy } = t.origin {
+                if let Some(p) = self.pending.get_mut(&id) {
+                    p.first_sent.get_or_insert(now);
+                    p.copies = p.copies.max(copy.saturating_add(1));
+                }
+            }
             let bytes = codec::encode(&t.msg);
             self.report(Report::Sent { at: now, to: t.to, origin: t.origin, len_bytes: bytes.len(), mid: t.msg.mid });
             match self.socket.send_to(&bytes, t.to).await {
@@ -412,6 +430,7 @@ impl Task {
                 first_sent: p.first_sent,
                 ended: now,
                 rtt,
+                copies: p.copies,
                 timers: p.timers,
                 echoed_copy: echoed,
                 separate,
@@ -424,7 +443,6 @@ impl Task {
         match e {
             Event::Transmitted { id, timer, .. } => {
                 if let Some(p) = self.pending.get_mut(&id) {
-                    p.first_sent.get_or_insert(now);
                     p.timers.push(timer);
                 }
             }
@@ -461,4 +479,21 @@ impl Task {
             self.endpoint.respond_with(now, handle, reply.code, reply.options, reply.payload);
         }
     }
+}
+
+/// The receive buffer asked for on sockets made by [`bind`]: 4 MiB (Linux caps it at
+/// `net.core.rmem_max`). The default (about 200 kB) holds only a few hundred small datagrams
+/// with their kernel overhead, so a server answering hundreds of concurrent clients would drop
+/// requests at bursts.
+pub const RECEIVE_BUFFER_BYTES: usize = 4 << 20;
+
+/// A UDP socket bound to `addr` with a [`RECEIVE_BUFFER_BYTES`] receive buffer (best effort:
+/// a refused size keeps the default). Must be called within a tokio runtime.
+pub fn bind(addr: SocketAddr) -> std::io::Result<UdpSocket> {
+    let domain = if addr.is_ipv4() { socket2::Domain::IPV4 } else { socket2::Domain::IPV6 };
+    let socket = socket2::Socket::new(domain, socket2::Type::DGRAM, Some(socket2::Protocol::UDP))?;
+    let _ = socket.set_recv_buffer_size(RECEIVE_BUFFER_BYTES);
+    socket.set_nonblocking(true)?;
+    socket.bind(&addr.into())?;
+    UdpSocket::from_std(socket.into())
 }

@@ -19,7 +19,7 @@
 //! `/echo` like a plain one.
 //!
 //! Unknown path → 4.04; a method the resource does not serve → 4.05; a malformed query or
-//! Block option → 4.00.
+//! Block option → 4.00; an unrecognised critical option → 4.02; Proxy-Uri/Proxy-Scheme → 5.05.
 
 use std::net::SocketAddr;
 
@@ -40,6 +40,14 @@ pub const MAX_BODY_BYTES: usize = 16 << 20;
 /// 1 024 bytes of payload keeps a message within 1 152 bytes).
 pub const MAX_PLAIN_PAYLOAD_BYTES: usize = 1024;
 
+/// The critical options the server understands: Uri-Host, Uri-Port, Uri-Path, Uri-Query,
+/// Accept, Block2, Block1.
+const CRITICAL_UNDERSTOOD: [u16; 7] = [3, 7, 11, 15, 17, 23, 27];
+/// Proxy-Uri (RFC 7252 §5.10.2).
+const PROXY_URI: u16 = 35;
+/// Proxy-Scheme (RFC 7252 §5.10.2).
+const PROXY_SCHEME: u16 = 39;
+
 /// Content-Format 40: application/link-format (RFC 6690).
 const LINK_FORMAT: u32 = 40;
 
@@ -58,6 +66,15 @@ impl Handler for Resources {
 
 /// The reply to one request (see the module documentation).
 pub fn reply(request: &Message) -> Reply {
+    // RFC 7252 §5.4.1/§5.7.2: an unrecognised critical (odd) option is a 4.02; proxying is
+    // not offered (5.05).
+    if let Some(o) = request.options.iter().find(|o| o.number & 1 == 1 && !CRITICAL_UNDERSTOOD.contains(&o.number)) {
+        return if matches!(o.number, PROXY_URI | PROXY_SCHEME) {
+            Reply::code(Code(0xa5))
+        } else {
+            Reply::code(Code(0x82))
+        };
+    }
     let path = request.uri_path();
     let method = request.code;
     match (path.as_str(), method) {
@@ -227,6 +244,16 @@ mod tests {
         assert_eq!(reply(&crate::config::request(Code(0x04), "echo", "")).code, Code::METHOD_NOT_ALLOWED);
         assert_eq!(reply(&get("data", "size=x")).code, Code::BAD_REQUEST);
         assert_eq!(reply(&get("data", "size=99999999999")).code, Code::BAD_REQUEST);
+        let mut m = get("echo", "");
+        m.add_option(1, b"etag");
+        assert_eq!(reply(&m).code, Code(0x82), "If-Match is critical and not understood");
+        let mut m = get("echo", "");
+        m.add_option(35, b"coap://elsewhere/");
+        assert_eq!(reply(&m).code, Code(0xa5));
+        let mut m = get("echo", "");
+        m.add_option(option::TRANSMISSION_COUNT, [1]);
+        m.add_option(17, [0]);
+        assert_eq!(reply(&m).code, Code::CONTENT, "elective and understood options are fine");
     }
 
     #[test]

@@ -77,3 +77,36 @@ async fn a_silent_server_makes_the_client_give_up_after_max_retransmit() {
     assert_eq!(copies, 4);
     client.stop().await;
 }
+
+#[tokio::test]
+async fn a_scenario_style_pair_without_transmitted_events_or_handler_still_counts_copies_and_reports_them() {
+    // As the driver layer's `Endpoints` builds them: no Transmitted events, a server with a
+    // fixed response and no handler. Observers learn every copy from `Report::Sent`.
+    let clock = Clock::start();
+    let base = server_config(Duration::from_secs(10)).unwrap();
+    let server_cfg = coapcc_proto::EndpointConfig {
+        auto_response: Some(coapcc_proto::AutoResponse { code: Code::CONTENT, payload: vec![0u8; 20].into() }),
+        transmitted_events: false,
+        ..base
+    };
+    let server = Endpoint::new(server_cfg, stream_rng(2, 0, Stream::Server(0).id())).unwrap();
+    let (server, mut server_reports) = spawn(bind().await, server, clock, Options::default().with_reports());
+    let config = coapcc_proto::EndpointConfig {
+        transmitted_events: false,
+        ..client_config(&algorithm("fasor-token", &[]).unwrap()).unwrap()
+    };
+    let client = Endpoint::new(config, stream_rng(2, 0, Stream::Client(0).id())).unwrap();
+    let (client, mut reports) = spawn(bind().await, client, clock, Options::client().with_reports());
+    let out = client.request(server.local_addr(), request(Code::GET, "res", "")).unwrap().await.unwrap();
+    assert_eq!((out.transmissions(), out.timers.len(), out.echoed_copy), (1, 0, Some(0)));
+    assert_eq!(out.result.unwrap().payload.len(), 20);
+    client.stop().await;
+    server.stop().await;
+    let sent: Vec<Report> =
+        std::iter::from_fn(|| reports.try_recv().ok()).filter(|r| matches!(r, Report::Sent { .. })).collect();
+    assert!(matches!(sent[..], [Report::Sent { origin: Origin::Request { copy: 0, .. }, .. }]), "{sent:?}");
+    let answered = std::iter::from_fn(|| server_reports.try_recv().ok())
+        .filter(|r| matches!(r, Report::Sent { origin: Origin::Response { duplicate: false }, .. }))
+        .count();
+    assert_eq!(answered, 1);
+}

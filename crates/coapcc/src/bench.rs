@@ -21,6 +21,9 @@ pub enum Case {
     Matrix,
     /// One residual-bandwidth sender for `--hours` simulated hours (memory over long runs).
     Long,
+    /// Real CoAP on loopback: fuzzing throughput, exchanges per second and CPU per exchange
+    /// (see [`crate::udp_bench`]).
+    Udp,
 }
 
 /// Peak resident set size of this process, bytes (Linux `VmHWM`), if known.
@@ -97,6 +100,7 @@ pub fn run(args: &BenchArgs, out: &mut dyn Write) -> Result<(), CliError> {
     let (root, replications, hours, repeat) =
         (args.scenarios.as_path(), args.replications.max(1), args.hours.max(1), args.repeat.max(1));
     match args.case {
+        Case::Udp => crate::udp_bench::run(out)?,
         Case::Reference => {
             let s = load(
                 root,

@@ -15,6 +15,7 @@
 //! | [`progress`] | the worker pool and progress bar of `sim` and `reproduce` |
 //! | [`figures`] | SVG figures for `coapcc reproduce`: box plots, line plots, grouped bars (plotters, SVG only) |
 //! | [`error`] | [`error::CliError`]: user errors (exit 2) vs failures (exit 1) |
+//! | [`udp_bench`] | `coapcc bench --case udp`: fuzzing throughput and loopback exchanges per second, ours and libcoap's |
 //! | [`udp_cmd`] | `coapcc client` and `coapcc server`: real CoAP over UDP through `coapcc-udp` |
 
 pub mod bench;
@@ -27,4 +28,5 @@ pub mod replay;
 pub mod reproduce;
 pub mod sim_cmd;
 pub mod table;
+pub mod udp_bench;
 pub mod udp_cmd;

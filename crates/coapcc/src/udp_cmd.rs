@@ -271,9 +271,7 @@ pub fn server(args: &ServerArgs, out: &mut dyn Write) -> Result<(), CliError> {
     let config = coapcc_udp::config::server_config(lifetime).map_err(|e| CliError::Failure(e.to_string()))?;
     let rt = runtime()?;
     rt.block_on(async {
-        let socket = tokio::net::UdpSocket::bind(bind)
-            .await
-            .map_err(|e| CliError::Failure(format!("--bind {bind}: {e}")))?;
+        let socket = coapcc_udp::runtime::bind(bind).map_err(|e| CliError::Failure(format!("--bind {bind}: {e}")))?;
         let local = socket.local_addr()?;
         let endpoint = Endpoint::new(config, coapcc_sim::rng::stream_rng(seed, 0, coapcc_sim::rng::Stream::Server(0).id()))
             .map_err(|e| CliError::Failure(e.to_string()))?;
