@@ -59,7 +59,7 @@ fn network_columns_format_to_the_csv_bytes() {
 
 #[test]
 fn trace_columns_format_to_the_csv_bytes() {
-    let s = load("makarem/residual-low-variability.toml", &["replications=2"]);
+    let s = load("makarem/rtt-trace/row-01.toml", &["replications=2"]);
     let runs = run_scenario(&s, &|| {}).unwrap();
     assert_eq!(as_csv(&runs_columns(&runs)), runs_csv(&runs));
     let summaries = summarise(&runs);
@@ -95,7 +95,7 @@ fn a_job_output_survives_encoding_bit_for_bit() {
     use coapcc_sim::wire::{decode, encode};
     for (rel, sets) in [
         ("fasor/10-flows-high-errors-random.toml", &["replications=1"][..]),
-        ("makarem/residual-low-variability.toml", &["replications=1"][..]),
+        ("makarem/rtt-trace/row-01.toml", &["replications=1"][..]),
     ] {
         let s = load(rel, sets);
         let out = run_job(&s, 0, 0).unwrap();
