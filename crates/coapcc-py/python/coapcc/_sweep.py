@@ -118,6 +118,7 @@ def sweep(
     seed: Optional[int] = None,
     client: Any = None,
     jobs: Optional[int] = None,
+    progress: bool = False,
 ) -> SweepResult:
     """Runs ``scenario`` at every point of ``grid`` (``{"buffer_bytes": [2500, 5000],
     "flows": [10, 20]}``; the last key varies fastest): every (point, algorithm, replication)
@@ -126,6 +127,7 @@ def sweep(
     ``client=None`` runs the tasks on the local cores (``jobs`` threads, default all);
     a ``dask.distributed.Client`` runs them on its cluster (Dask's progress, dashboard and
     retries apply: a task lost with a killed worker is run again, with the same output).
+    ``progress=True`` shows Dask's progress bar (a widget in Jupyter, text in a terminal).
     ``algorithms``, ``replications``, ``seed`` override the scenario's as in :func:`sim`.
     The result is the same, value for value and in the same order, however it ran.
 
@@ -141,11 +143,11 @@ def sweep(
     if client is None:
         outputs = _coapcc.simulate_many([s._resolved for s in scenarios], jobs)
     else:
-        outputs = _on_cluster(client, scenarios)
+        outputs = _on_cluster(client, scenarios, progress)
     return SweepResult(base, pts, [SimResult(s, o) for s, o in zip(scenarios, outputs)])
 
 
-def _on_cluster(client: Any, scenarios: List[Scenario]) -> List[Any]:
+def _on_cluster(client: Any, scenarios: List[Scenario], progress: bool = False) -> List[Any]:
     """Submits every task of every point to ``client`` and gathers the outputs per point."""
     specs: List[TaskSpec] = []
     index: List[Tuple[int, int, int]] = []
@@ -159,6 +161,10 @@ def _on_cluster(client: Any, scenarios: List[Scenario]) -> List[Any]:
     digest = hashlib.sha256(repr([(s._source, s._file, s.settings) for s in scenarios]).encode()).hexdigest()[:16]
     keys = [f"coapcc-task-{digest}-{i}-{a}-{r}" for (i, a, r) in index]
     futures = client.map(run_task, specs, key=keys, pure=False)
+    if progress:
+        from dask.distributed import progress as show
+
+        show(futures)
     results = client.gather(futures)
     per: List[List[Tuple[int, int, bytes]]] = [[] for _ in scenarios]
     for (i, a, r), out in zip(index, results):
