@@ -382,6 +382,21 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_distribution_rebuilt_from_its_parts_is_equal_exact_or_binned() {
+        let mut d = Distribution::new();
+        for n in [10, Distribution::EXACT_LIMIT + 10] {
+            while d.len() < n as u64 {
+                d.push(0.5 + (d.len() % 997) as f64 * 1e-3);
+            }
+            let (exact, bins, count) = d.to_parts();
+            let back = Distribution::from_parts(exact.to_vec(), bins, count);
+            assert_eq!(back, d);
+            assert_eq!(back.quantile(0.9), d.quantile(0.9));
+        }
+        assert!(!d.is_exact());
+    }
+
+    #[test]
     fn quantiles_interpolate_like_pandas() {
         let mut xs = [4.0, 1.0, 3.0, 2.0];
         assert_eq!(quantile(&mut xs, 0.5), 2.5);
