@@ -175,3 +175,12 @@ def test_ctrl_c_interrupts_a_simulation_between_replications(repo):
             p.kill()
     assert p.returncode == 0, out
     assert out.startswith("interrupted"), out
+
+
+def test_a_scenario_survives_pickling_with_its_settings():
+    import pickle
+
+    s = coapcc.Scenario.load(ERRORS).set("flows", 7).set("algorithm.cocoa.aging", "off")
+    back = pickle.loads(pickle.dumps(s))
+    assert back.to_toml() == s.to_toml()
+    assert back.settings == [("flows", "7"), ("algorithm.cocoa.aging", "off")]
