@@ -177,6 +177,9 @@ impl Quantiles {
     }
 }
 
+/// One bin of a binned [`Distribution`]: `(key, count, sum of the values)`.
+pub type Bin = (u64, u64, f64);
+
 /// Values (CoAP RTTs, expired RTOs) kept for their quantiles in bounded memory: every value
 /// exactly up to [`Distribution::EXACT_LIMIT`] values, then in logarithmic bins 2⁻¹⁰ wide
 /// (each value within 0.1 % of its bin's mean), so that a run of any length keeps at most a
@@ -249,6 +252,20 @@ impl Distribution {
         d.bin_all();
         parts.into_iter().for_each(|p| d.merge(p));
         d
+    }
+
+    /// The distribution's whole state, to send it to another process: the exact values (in
+    /// arrival order) while exact, else the bins as `(key, count, sum)` in key order; and the
+    /// count. [`Distribution::from_parts`] rebuilds an equal distribution.
+    pub fn to_parts(&self) -> (&[f64], Option<Vec<Bin>>, u64) {
+        let bins = self.bins.as_ref().map(|b| b.iter().map(|(&k, &(n, sum))| (k, n, sum)).collect());
+        (&self.exact, bins, self.count)
+    }
+
+    /// The distribution [`Distribution::to_parts`] described.
+    pub fn from_parts(exact: Vec<f64>, bins: Option<Vec<Bin>>, count: u64) -> Distribution {
+        let bins = bins.map(|b| b.into_iter().map(|(k, n, sum)| (k, (n, sum))).collect());
+        Distribution { exact, bins, count }
     }
 
     /// Releases spare capacity (results kept for many runs hold only their values).
@@ -363,6 +380,21 @@ pub fn mean(xs: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_distribution_rebuilt_from_its_parts_is_equal_exact_or_binned() {
+        let mut d = Distribution::new();
+        for n in [10, Distribution::EXACT_LIMIT + 10] {
+            while d.len() < n as u64 {
+                d.push(0.5 + (d.len() % 997) as f64 * 1e-3);
+            }
+            let (exact, bins, count) = d.to_parts();
+            let back = Distribution::from_parts(exact.to_vec(), bins, count);
+            assert_eq!(back, d);
+            assert_eq!(back.quantile(0.9), d.quantile(0.9));
+        }
+        assert!(!d.is_exact());
+    }
 
     #[test]
     fn quantiles_interpolate_like_pandas() {

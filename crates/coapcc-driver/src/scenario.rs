@@ -563,14 +563,18 @@ fn blame(mut table: toml::Table, settings: &[Setting], file: &str, problem: &str
 
 /// Reads, overrides and checks a scenario file.
 pub fn load(path: &Path, settings: &[Setting]) -> Result<Scenario, ScenarioError> {
-    let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
-        file: file.clone(),
+    let text = read(path)?;
+    parse(&text, &path.display().to_string(), settings)
+}
+
+/// The text of a scenario file; the error names the file ([`load`] without the parsing).
+pub fn read(path: &Path) -> Result<String, ScenarioError> {
+    std::fs::read_to_string(path).map_err(|e| ScenarioError {
+        file: path.display().to_string(),
         line: None,
         key: None,
         problem: format!("cannot read: {e}"),
-    })?;
-    parse(&text, &file, settings)
+    })
 }
 
 /// Why an algorithm could not be configured.

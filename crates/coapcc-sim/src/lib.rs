@@ -15,7 +15,9 @@
 //! | [`multihop`] | the multihop 802.15.4 link-layer world of `multihop.md` §1 (issue 12, not yet wired into the engine): PHY, UDGM medium, CSMA, RDC, static RPL, topologies |
 //! | [`trace`] | the RTT-trace model (RMSE and spurious counts of RTO estimators) |
 //! | [`budget`] | what a scenario will cost (memory, events, wall time), estimated before it runs |
-//! | [`runner`] | every (algorithm, replication) in parallel, results in a fixed order |
+//! | [`runner`] | every (algorithm, replication) in parallel, results in a fixed order; one job alone ([`runner::run_job`]) |
+//! | [`sweep`] | sweep points (`--sweep KEY=V1,V2`) and their `sweep.csv` rows, shared by the CLI and the Python package |
+//! | [`wire`] | one job's output as bytes and back, exactly (jobs run in other processes) |
 //! | [`results`] | `flows.csv`, `runs.csv`, `summary.csv`, `series.csv` and the printed summary table |
 //! | [`metrics`], [`link`], [`rng`], [`workload`], [`recorder`], [`endpoints`] | re-exported from `coapcc-driver`, which both drivers share: metrics, the sans-IO link stages, the seeded random streams, the workload state machine, the flow recorder, the endpoint set-up |
 
@@ -26,8 +28,10 @@ pub mod engine;
 pub mod multihop;
 pub mod results;
 pub mod runner;
+pub mod sweep;
 pub mod timers;
 pub mod trace;
+pub mod wire;
 
 // What every driver shares lives in `coapcc-driver`; re-exported so `coapcc_sim::scenario`
 // and friends keep working.

@@ -9,6 +9,7 @@ use std::fmt::Write;
 
 use crate::metrics::{Distribution, Quantiles, mean};
 use crate::runner::{AlgorithmRuns, RunOutput};
+use crate::scenario::{Model, Scenario};
 
 fn num(x: f64) -> String {
     if x.is_finite() { format!("{x:.6}") } else { String::new() }
@@ -66,14 +67,20 @@ pub fn samples_csv(all: &[AlgorithmRuns]) -> String {
     s
 }
 
+/// The header of `runs.csv` for RTT-trace runs.
+const RUNS_TRACE_HEADER: &str = "algorithm,replication,samples,rmse_ms,spurious,mean_rtt_ms,mean_rto_ms\n";
+
+/// The header of `runs.csv` for network runs.
+const RUNS_NETWORK_HEADER: &str = "algorithm,replication,duration_s,exchanges_completed,exchanges_failed,goodput_per_s,loss_ratio,overhead,utilisation_up,utilisation_down,packets_up,packets_down,drops_buffer,drops_error,drops_no_token,jain_fct,events,sim_time_s,queue_delay_up_s,queue_delay_down_s,max_queue_up_bytes,max_queue_down_bytes,flows_unfinished\n";
+
 /// `runs.csv`: one row per algorithm × replication.
 pub fn runs_csv(all: &[AlgorithmRuns]) -> String {
     let mut s = String::new();
     let trace = all.iter().flat_map(|a| &a.runs).any(|r| matches!(r, RunOutput::Trace(_)));
     if trace {
-        s.push_str("algorithm,replication,samples,rmse_ms,spurious,mean_rtt_ms,mean_rto_ms\n");
+        s.push_str(RUNS_TRACE_HEADER);
     } else {
-        s.push_str("algorithm,replication,duration_s,exchanges_completed,exchanges_failed,goodput_per_s,loss_ratio,overhead,utilisation_up,utilisation_down,packets_up,packets_down,drops_buffer,drops_error,drops_no_token,jain_fct,events,sim_time_s,queue_delay_up_s,queue_delay_down_s,max_queue_up_bytes,max_queue_down_bytes,flows_unfinished\n");
+        s.push_str(RUNS_NETWORK_HEADER);
     }
     for a in all {
         for (r, out) in a.runs.iter().enumerate() {
@@ -367,4 +374,271 @@ pub fn summary_table(summaries: &[Summary], trace: bool) -> String {
         );
     }
     out
+}
+
+/// One column of a results table, typed: what a data-frame library builds its column from
+/// (the Python package hands these to Arrow without going through text).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Column {
+    /// Text (algorithm names, kinds).
+    Str(Vec<String>),
+    /// Counts and indices.
+    U64(Vec<u64>),
+    /// Measurements; NaN where the CSV field is empty.
+    F64(Vec<f64>),
+}
+
+impl Column {
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        match self {
+            Column::Str(v) => v.len(),
+            Column::U64(v) => v.len(),
+            Column::F64(v) => v.len(),
+        }
+    }
+
+    /// Whether the column has no row.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A results table as named, typed columns, in the order (and with the names) of the
+/// matching CSV file's header; the values are the CSV's before its fixed-precision formatting.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Columns {
+    /// `(name, column)`, every column of the same length.
+    pub columns: Vec<(String, Column)>,
+}
+
+/// Builds [`Columns`] row by row: one `push_*` per column of a row, in header order.
+struct Builder {
+    columns: Vec<(String, Column)>,
+    next: usize,
+}
+
+impl Builder {
+    fn new(header: &str, kinds: &str) -> Builder {
+        let columns = header
+            .split(',')
+            .zip(kinds.chars())
+            .map(|(name, k)| {
+                let c = match k {
+                    's' => Column::Str(Vec::new()),
+                    'u' => Column::U64(Vec::new()),
+                    _ => Column::F64(Vec::new()),
+                };
+                (name.to_string(), c)
+            })
+            .collect();
+        Builder { columns, next: 0 }
+    }
+
+    fn slot(&mut self) -> &mut Column {
+        let i = self.next % self.columns.len();
+        self.next += 1;
+        &mut self.columns[i].1
+    }
+
+    fn s(&mut self, x: &str) -> &mut Self {
+        if let Column::Str(v) = self.slot() {
+            v.push(x.to_string());
+        }
+        self
+    }
+
+    fn u(&mut self, x: u64) -> &mut Self {
+        if let Column::U64(v) = self.slot() {
+            v.push(x);
+        }
+        self
+    }
+
+    fn f(&mut self, x: f64) -> &mut Self {
+        if let Column::F64(v) = self.slot() {
+            v.push(x);
+        }
+        self
+    }
+
+    fn q(&mut self, q: &Quantiles) -> &mut Self {
+        self.f(q.p10).f(q.p25).f(q.p50).f(q.p75).f(q.p90)
+    }
+
+    fn finish(self) -> Columns {
+        Columns { columns: self.columns }
+    }
+}
+
+/// The header line of a CSV text.
+fn header(csv: &str) -> &str {
+    csv.lines().next().unwrap_or_default()
+}
+
+/// The columns of `flows.csv`.
+pub fn flows_columns(all: &[AlgorithmRuns]) -> Columns {
+    let mut b = Builder::new(header(&flows_csv(&[])), "suufuuuuuf");
+    for a in all {
+        for (r, out) in a.runs.iter().enumerate() {
+            if let RunOutput::Network(run) = out {
+                for f in &run.flows {
+                    b.s(&a.algorithm)
+                        .u(r as u64)
+                        .u(u64::from(f.flow))
+                        .f(f.fct_s)
+                        .u(u64::from(f.exchanges_completed))
+                        .u(u64::from(f.exchanges_failed))
+                        .u(u64::from(f.transmissions))
+                        .u(u64::from(f.retransmissions))
+                        .u(u64::from(f.unnecessary_retransmissions))
+                        .f(f.median_rtt_s);
+                }
+            }
+        }
+    }
+    b.finish()
+}
+
+/// The columns of `samples.csv`.
+pub fn samples_columns(all: &[AlgorithmRuns]) -> Columns {
+    let mut b = Builder::new(header(&samples_csv(&[])), "suusfu");
+    for a in all {
+        for (r, out) in a.runs.iter().enumerate() {
+            if let RunOutput::Network(run) = out {
+                for f in &run.flows {
+                    for (kind, d) in [("rtt", &f.rtts), ("expired_rto", &f.expired_rto)] {
+                        for (x, n) in d.weighted() {
+                            b.s(&a.algorithm).u(r as u64).u(u64::from(f.flow)).s(kind).f(x).u(n);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    b.finish()
+}
+
+/// The columns of `runs.csv`.
+pub fn runs_columns(all: &[AlgorithmRuns]) -> Columns {
+    let trace = all.iter().flat_map(|a| &a.runs).any(|r| matches!(r, RunOutput::Trace(_)));
+    let mut b = if trace {
+        Builder::new(header(RUNS_TRACE_HEADER), "suufuff")
+    } else {
+        Builder::new(header(RUNS_NETWORK_HEADER), "sufuufffffuuuuufufffuuu")
+    };
+    for a in all {
+        for (r, out) in a.runs.iter().enumerate() {
+            match out {
+                RunOutput::Network(run) if !trace => {
+                    let m = &run.run;
+                    b.s(&a.algorithm)
+                        .u(r as u64)
+                        .f(m.duration_s)
+                        .u(m.exchanges_completed)
+                        .u(m.exchanges_failed)
+                        .f(m.goodput_per_s)
+                        .f(m.loss_ratio)
+                        .f(m.overhead)
+                        .f(m.utilisation_up)
+                        .f(m.utilisation_down)
+                        .u(m.packets_up)
+                        .u(m.packets_down)
+                        .u(m.drops_buffer)
+                        .u(m.drops_error)
+                        .u(m.drops_no_token)
+                        .f(m.jain_fct)
+                        .u(m.events)
+                        .f(m.sim_time_s)
+                        .f(m.queue_delay_up_s)
+                        .f(m.queue_delay_down_s)
+                        .u(m.max_queue_up_bytes)
+                        .u(m.max_queue_down_bytes)
+                        .u(m.flows_unfinished);
+                }
+                RunOutput::Trace(t) if trace => {
+                    b.s(&a.algorithm)
+                        .u(r as u64)
+                        .u(u64::from(t.samples))
+                        .f(t.rmse_ms)
+                        .u(t.spurious)
+                        .f(t.mean_rtt_ms)
+                        .f(t.mean_rto_ms);
+                }
+                _ => {}
+            }
+        }
+    }
+    b.finish()
+}
+
+/// The columns of `summary.csv`.
+pub fn summary_columns(summaries: &[Summary]) -> Columns {
+    let mut b = Builder::new(header(&summary_csv(&[])), "suffffffffffffffffffffffu");
+    for m in summaries {
+        b.s(&m.algorithm)
+            .u(m.runs as u64)
+            .q(&m.fct)
+            .f(m.retransmissions.p50)
+            .f(m.unnecessary.p50)
+            .f(m.goodput_per_s)
+            .f(m.loss_ratio)
+            .f(m.overhead)
+            .q(&m.rtt)
+            .q(&m.expired_rto)
+            .f(m.rmse_ms)
+            .f(m.spurious)
+            .u(m.flows_unfinished);
+    }
+    b.finish()
+}
+
+/// The columns of `series.csv`, when there is one (see [`series_csv`]).
+pub fn series_columns(all: &[AlgorithmRuns]) -> Option<Columns> {
+    let csv = series_csv(all)?;
+    let trace = matches!(all.iter().find_map(|a| a.runs.first()), Some(RunOutput::Trace(_)));
+    let mut b = Builder::new(header(&csv), if trace { "suff" } else { "sffff" });
+    for a in all {
+        match a.runs.first() {
+            Some(RunOutput::Trace(t)) if trace => {
+                for (i, (rtt, rto)) in t.series.iter().enumerate() {
+                    b.s(&a.algorithm).u(i as u64).f(*rtt).f(*rto);
+                }
+            }
+            Some(RunOutput::Network(r)) if !trace => {
+                for p in &r.series {
+                    b.s(&a.algorithm).f(p.t_s).f(p.resbw_per_s).f(p.send_rate_per_s).f(p.success_rate_per_s);
+                }
+            }
+            _ => {}
+        }
+    }
+    Some(b.finish())
+}
+
+/// The files of one run of `s`, as `coapcc sim` writes them into its output folder, in the
+/// order it writes them (`summaries` are [`summarise`]'s of `results`): `flows.csv` (network models), `samples.csv` (when asked for;
+/// network models), `runs.csv`, `summary.csv`, `series.csv` (when there is a series) and the
+/// resolved `scenario.toml`. One list for the CLI and the Python package's `save`.
+pub fn result_files(
+    s: &Scenario,
+    results: &[AlgorithmRuns],
+    summaries: &[Summary],
+    samples: bool,
+) -> Vec<(&'static str, String)> {
+    let trace = matches!(s.model, Model::Trace(_));
+    let mut files = Vec::new();
+    if !trace {
+        files.push(("flows.csv", flows_csv(results)));
+        if samples {
+            files.push(("samples.csv", samples_csv(results)));
+        }
+    }
+    files.push(("runs.csv", runs_csv(results)));
+    files.push(("summary.csv", summary_csv(summaries)));
+    if let Some(series) = series_csv(results) {
+        files.push(("series.csv", series));
+    }
+    files.push(("scenario.toml", s.to_toml()));
+    files
 }

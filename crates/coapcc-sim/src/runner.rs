@@ -44,26 +44,81 @@ pub fn check(s: &Scenario) -> Result<(), String> {
     Ok(())
 }
 
+/// Runs replication `replication` of the scenario's algorithm number `algorithm` (its index in
+/// `s.algorithms`). Every random stream derives from (scenario seed, replication, stream), so
+/// a job run alone (in another process, on another machine) gives the same output as within
+/// [`run_scenario`]: this is the unit of work of a distributed sweep.
+pub fn run_job(s: &Scenario, algorithm: usize, replication: u32) -> Result<RunOutput, String> {
+    let (name, config) = s.algorithms.get(algorithm).ok_or_else(|| {
+        format!("{}: no algorithm number {algorithm} (the scenario has {})", s.file.name, s.algorithms.len())
+    })?;
+    match &s.model {
+        Model::Network { network, workload } => {
+            run_network(network, *workload, &s.file.coap, config, s.file.seed, replication)
+                .map(|n| RunOutput::Network(Box::new(n)))
+        }
+        Model::Trace(t) => {
+            let trace = t.generate(s.file.seed, replication);
+            run_trace(t, config, &trace).map(RunOutput::Trace)
+        }
+    }
+    .map_err(|e| format!("{name}, replication {replication}: {e}"))
+}
+
+/// Gathers job outputs (`((algorithm, replication), output)`, in any order) into
+/// [`AlgorithmRuns`] in scenario order, replication 0 first: the order [`run_scenario`]
+/// returns. A missing or duplicated job is an error naming it.
+pub fn assemble(
+    s: &Scenario,
+    outputs: impl IntoIterator<Item = ((usize, u32), RunOutput)>,
+) -> Result<Vec<AlgorithmRuns>, String> {
+    let reps = s.file.replications as usize;
+    let mut slots: Vec<Vec<Option<RunOutput>>> = s.algorithms.iter().map(|_| vec![None; reps]).collect();
+    for ((a, r), out) in outputs {
+        let slot = slots
+            .get_mut(a)
+            .and_then(|v| v.get_mut(r as usize))
+            .ok_or_else(|| format!("{}: no job (algorithm {a}, replication {r})", s.file.name))?;
+        if slot.replace(out).is_some() {
+            return Err(format!("{}: job (algorithm {a}, replication {r}) given twice", s.file.name));
+        }
+    }
+    s.algorithms
+        .iter()
+        .zip(slots)
+        .map(|((name, _), runs)| {
+            let runs = runs
+                .into_iter()
+                .enumerate()
+                .map(|(r, o)| o.ok_or_else(|| format!("{}: {name}, replication {r}: missing", s.file.name)))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(AlgorithmRuns { algorithm: name.clone(), runs })
+        })
+        .collect()
+}
+
 /// Runs the scenario on the current rayon pool. `progress` is called once per finished job
 /// (from worker threads).
 pub fn run_scenario(s: &Scenario, progress: &(dyn Fn() + Sync)) -> Result<Vec<AlgorithmRuns>, String> {
+    run_scenario_until(s, progress, &|| false)
+}
+
+/// [`run_scenario`], except that a job not yet started when `stop()` returns true is not
+/// started and the run ends with the error `interrupted` (a Python caller's Ctrl-C).
+pub fn run_scenario_until(
+    s: &Scenario,
+    progress: &(dyn Fn() + Sync),
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Result<Vec<AlgorithmRuns>, String> {
     let reps = s.file.replications;
     let jobs: Vec<(usize, u32)> = (0..s.algorithms.len()).flat_map(|a| (0..reps).map(move |r| (a, r))).collect();
     let outputs: Vec<Result<RunOutput, String>> = jobs
         .par_iter()
         .map(|&(a, r)| {
-            let (name, config) = &s.algorithms[a];
-            let out = match &s.model {
-                Model::Network { network, workload } => {
-                    run_network(network, *workload, &s.file.coap, config, s.file.seed, r)
-                        .map(|n| RunOutput::Network(Box::new(n)))
-                }
-                Model::Trace(t) => {
-                    let trace = t.generate(s.file.seed, r);
-                    run_trace(t, config, &trace).map(RunOutput::Trace)
-                }
+            if stop() {
+                return Err("interrupted".to_string());
             }
-            .map_err(|e| format!("{name}, replication {r}: {e}"));
+            let out = run_job(s, a, r);
             progress();
             out
         })

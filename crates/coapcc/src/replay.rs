@@ -66,9 +66,6 @@ pub fn format_event(e: &Event) -> String {
 /// Runs a parsed script on `controller`, writing each event as a JSON line to `out`.
 /// Timers still pending at the end of the script are not fired.
 pub fn run(controller: AnyController, lines: &[Line], seed: u64, out: &mut dyn Write) -> Result<(), CliError> {
-    let mut harness = StopAndWait::new(&controller);
-    let mut rng = Pcg64Mcg::seed_from_u64(seed);
-    let mut now = Instant::ZERO;
     let mut io_error: Option<std::io::Error> = None;
     let mut emit = |e: Event| {
         if io_error.is_none()
@@ -77,22 +74,39 @@ pub fn run(controller: AnyController, lines: &[Line], seed: u64, out: &mut dyn W
             io_error = Some(err);
         }
     };
-    for line in lines {
-        let result = match line.command {
-            Command::Send => harness.send(now, &mut rng, &mut emit),
-            Command::Wait(d) => {
-                now = now.saturating_add(d);
-                harness.advance_to(now, &mut rng, &mut emit);
-                Ok(())
-            }
-            Command::Ack(copy) => harness.ack(now, copy, &mut rng, &mut emit),
-        };
-        result.map_err(|e| CliError::usage(format!("line {}: {e}", line.number)))?;
-    }
+    run_with(controller, lines, seed, &mut emit)?;
     match io_error {
         Some(e) => Err(e.into()),
         None => Ok(()),
     }
+}
+
+/// Runs a parsed script on `controller`, handing each event to `emit` as it happens (the
+/// events before a failing line are emitted before the error). Timers still pending at the
+/// end of the script are not fired. The one runner of `coapcc replay` and the Python
+/// package's `coapcc.replay`.
+pub fn run_with(
+    controller: AnyController,
+    lines: &[Line],
+    seed: u64,
+    emit: &mut dyn FnMut(Event),
+) -> Result<(), CliError> {
+    let mut harness = StopAndWait::new(&controller);
+    let mut rng = Pcg64Mcg::seed_from_u64(seed);
+    let mut now = Instant::ZERO;
+    for line in lines {
+        let result = match line.command {
+            Command::Send => harness.send(now, &mut rng, &mut *emit),
+            Command::Wait(d) => {
+                now = now.saturating_add(d);
+                harness.advance_to(now, &mut rng, &mut *emit);
+                Ok(())
+            }
+            Command::Ack(copy) => harness.ack(now, copy, &mut rng, &mut *emit),
+        };
+        result.map_err(|e| CliError::usage(format!("line {}: {e}", line.number)))?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -4,9 +4,11 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use coapcc_sim::results::{flows_csv, runs_csv, samples_csv, series_csv, summarise, summary_csv, summary_table};
+use coapcc_sim::results::{result_files, summarise, summary_table};
 use coapcc_sim::runner::{job_count, run_scenario};
-use coapcc_sim::scenario::{self, Key, Model, Setting, SettingError, Value};
+use coapcc_sim::scenario::{self, Model, Setting};
+pub use coapcc_sim::sweep::{Point, Sweep, combinations};
+use coapcc_sim::sweep::{sweep_csv_header, sweep_csv_rows};
 
 use crate::error::CliError;
 use crate::files::write_atomic;
@@ -55,74 +57,6 @@ pub struct SimArgs {
     /// timer, per flow, in the order they occurred (network models).
     #[arg(long)]
     pub samples: bool,
-}
-
-/// One sweep dimension: a key and its values, each read once and kept with its text (which
-/// names the point's folder and its rows in `sweep.csv`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Sweep {
-    /// The key (as for `--set`).
-    pub key: Key,
-    /// Its values, each with its text as written.
-    pub values: Vec<(String, Value)>,
-}
-
-impl std::str::FromStr for Sweep {
-    type Err = SettingError;
-    /// Reads `KEY=V1,V2,…`.
-    fn from_str(s: &str) -> Result<Sweep, SettingError> {
-        let bad = || SettingError { key: None, problem: format!("bad --sweep `{s}`: expected KEY=V1,V2,…") };
-        let (k, v) = s.split_once('=').ok_or_else(bad)?;
-        let values: Vec<(String, Value)> =
-            v.split(',').map(str::trim).filter(|x| !x.is_empty()).map(|x| (x.to_string(), Value::parse(x))).collect();
-        if k.trim().is_empty() || values.is_empty() {
-            return Err(bad());
-        }
-        Ok(Sweep { key: k.parse()?, values })
-    }
-}
-
-/// One point of a sweep: a setting per swept key, with the value's text.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Point {
-    /// `(text as written, setting)`, one per sweep, in sweep order.
-    pub settings: Vec<(String, Setting)>,
-}
-
-impl Point {
-    /// A folder name for the point: `flows=200,buffer_bytes=28200`.
-    fn label(&self) -> String {
-        self.settings
-            .iter()
-            .map(|(text, s)| format!("{}={text}", s.key))
-            .collect::<Vec<_>>()
-            .join(",")
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() || "=,._-".contains(c) { c } else { '_' })
-            .collect()
-    }
-
-    fn is_empty(&self) -> bool {
-        self.settings.is_empty()
-    }
-}
-
-/// Every combination of the sweeps' values, in order (the last sweep varies fastest).
-pub fn combinations(sweeps: &[Sweep]) -> Vec<Point> {
-    let mut out: Vec<Point> = vec![Point::default()];
-    for s in sweeps {
-        out = out
-            .into_iter()
-            .flat_map(|prefix| {
-                s.values.iter().map(move |(text, v)| {
-                    let mut p = prefix.clone();
-                    p.settings.push((text.clone(), Setting { key: s.key.clone(), value: v.clone() }));
-                    p
-                })
-            })
-            .collect();
-    }
-    out
 }
 
 /// The overrides of `args`, in the order they apply: `--set`, `--replications`, `--seed`,
@@ -184,35 +118,16 @@ pub fn run(args: &SimArgs, out: &mut dyn Write) -> Result<(), CliError> {
         let base = out_dir(args, &s.file.name);
         let dir = if point.is_empty() { base.clone() } else { base.join(point.label()) };
         let trace = matches!(s.model, Model::Trace(_));
-        if !trace {
-            write_atomic(&dir.join("flows.csv"), flows_csv(&results).as_bytes())?;
-            if args.samples {
-                write_atomic(&dir.join("samples.csv"), samples_csv(&results).as_bytes())?;
-            }
+        for (name, text) in result_files(s, &results, &summaries, args.samples) {
+            write_atomic(&dir.join(name), text.as_bytes())?;
         }
-        write_atomic(&dir.join("runs.csv"), runs_csv(&results).as_bytes())?;
-        write_atomic(&dir.join("summary.csv"), summary_csv(&summaries).as_bytes())?;
-        if let Some(series) = series_csv(&results) {
-            write_atomic(&dir.join("series.csv"), series.as_bytes())?;
-        }
-        write_atomic(&dir.join("scenario.toml"), s.to_toml().as_bytes())?;
         let label = if point.is_empty() { String::new() } else { format!(" [{}]", point.label()) };
         writeln!(out, "== {}{label} (seed {}, {} replications)", s.file.name, s.file.seed, s.file.replications)?;
         out.write_all(summary_table(&summaries, trace).as_bytes())?;
         writeln!(out, "results: {}", dir.display())?;
         if !point.is_empty() {
-            let csv = summary_csv(&summaries);
-            let mut lines = csv.lines();
-            let header = lines.next().unwrap_or_default();
-            let text = sweep_csv.entry(base.clone()).or_insert_with(|| {
-                let keys: Vec<String> = point.settings.iter().map(|(_, s)| s.key.to_string()).collect();
-                format!("{},{header}\n", keys.join(","))
-            });
-            let values: Vec<String> =
-                point.settings.iter().map(|(text, _)| format!("\"{}\"", text.replace('"', "\"\""))).collect();
-            for l in lines {
-                text.push_str(&format!("{},{l}\n", values.join(",")));
-            }
+            let text = sweep_csv.entry(base.clone()).or_insert_with(|| sweep_csv_header(point));
+            text.push_str(&sweep_csv_rows(point, &summaries));
             // Rewritten after every point: an interrupted sweep keeps the points it finished.
             write_atomic(&base.join("sweep.csv"), text.as_bytes())?;
         }

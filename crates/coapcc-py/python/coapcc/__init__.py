@@ -1,0 +1,326 @@
+"""coapcc from Python: the algorithm registry, replay, simulation and sweeps.
+
+The simulator is the Rust one of the ``coapcc`` command-line tool (this package wraps it
+through PyO3), so a result here has the same numbers as ``coapcc sim`` and ``save()`` writes
+the same bytes. Tables come as pandas DataFrames, built from Arrow buffers.
+
+Example::
+
+    import coapcc
+    s = coapcc.Scenario.load("scenarios/fasor/10-flows-high-errors-random.toml")
+    s.set("flows", 20)
+    r = coapcc.sim(s, algorithms=["cocoa", "fasor"], replications=5)
+    r.summary[["algorithm", "fct_p50_s", "loss_ratio"]]
+    coapcc.sweep(s, grid={"buffer_bytes": [2500, 5000]}, replications=5).frame
+
+Errors are Python exceptions with the CLI's messages: a bad key, value, name or file is a
+``ValueError`` naming it (the CLI's exit code 2); a failure while running is a
+``RuntimeError``; Ctrl-C during a simulation raises ``KeyboardInterrupt``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+
+from . import _coapcc
+from ._frames import frame, maybe_frame
+from ._values import text_of
+
+__version__: str = _coapcc.__version__
+
+__all__ = [
+    "Scenario",
+    "SimResult",
+    "SweepResult",
+    "algorithm",
+    "algorithms",
+    "colour_of",
+    "palette",
+    "replay",
+    "sim",
+    "sweep",
+]
+
+
+def algorithms() -> Any:
+    """Every algorithm of the registry, one row each (``coapcc algorithms --format csv``).
+
+    Columns: ``name``, ``family``, ``exactness``, ``state_bytes``, ``spec``, ``source``.
+
+    >>> df = coapcc.algorithms()
+    >>> df[df.family == "backoff"].name.tolist()[:3]
+    ['default', 'default-aggressive', 'default-fb1']
+    """
+    return frame(_coapcc.algorithms_table())
+
+
+def algorithm(name: str) -> Dict[str, Any]:
+    """One algorithm: its registry row, ``keys`` (every configuration key with its preset
+    value, as ``coapcc algorithms NAME`` prints), ``family_presets`` (the presets of its
+    family) and ``documentation`` (its section of ``docs/algorithms.md``).
+
+    >>> coapcc.algorithm("fasor")["keys"]["max_retransmit"]
+    4
+
+    Raises ``ValueError`` (listing the valid names) for an unknown name.
+    """
+    return dict(_coapcc.algorithm_info(name))
+
+
+def replay(algorithm: str, script: str, *, seed: int = 1, no_dither: bool = False, **settings: Any) -> Any:
+    """``coapcc replay``: run a script (``send``, ``wait MS``, ``ack``, ``ack copy K``; one
+    command a line) on one controller and return its events.
+
+    Columns: ``t_ms``, ``event`` (``transmit``, ``ack``, ``give_up``), ``exchange``, ``copy``
+    (nullable integer), ``timer_ms`` (the timer armed for a transmission), ``rto_ms`` (after an
+    ack: the undithered timer of the next original transmission, when the notion applies).
+    Keyword arguments override configuration keys as ``--set`` does.
+
+    >>> coapcc.replay("cocoa", "send\\nwait 400\\nack\\n", no_dither=True)
+       t_ms     event  exchange  copy  timer_ms  rto_ms
+    0   0.0  transmit         1     0    2000.0     NaN
+    1 400.0       ack         1  <NA>       NaN  1600.0
+
+    Raises ``ValueError`` naming the line or the key (the CLI's message).
+    """
+    pairs = [(k, text_of(v)) for k, v in settings.items()]
+    df = frame(_coapcc.replay_events(algorithm, script, seed, pairs, no_dither))
+    df["copy"] = df["copy"].astype("Int64")
+    return df
+
+
+def palette() -> Dict[str, str]:
+    """The report's fixed colours (``#rrggbb``) per algorithm and series name: the same table
+    the SVG figures of ``coapcc reproduce`` use."""
+    return dict(_coapcc.palette())
+
+
+def colour_of(name: str) -> str:
+    """The colour (``#RRGGBB``) the report gives a series named ``name``: its palette entry,
+    else that of the name before a space or ``(``, else a stable colour derived from the name."""
+    return _coapcc.colour_of(name)
+
+
+class Scenario:
+    """A scenario: a scenario file's text plus settings, checked as ``coapcc sim`` checks it.
+
+    Load one with :meth:`Scenario.load`, or build one from keys::
+
+        s = coapcc.Scenario("mine", algorithms=["default", "cocoa"], replications=5,
+                            network={"nbiot": {"buffer_bytes": 2500}},
+                            workload={"flows": 10, "flow_type": "continuous"})
+
+    :meth:`set` applies a typed override exactly as ``--set KEY=VALUE`` does (bare or dotted
+    key; a Python ``str`` is read as the CLI reads VALUE); a bad key or value raises
+    ``ValueError`` naming the key, and leaves the scenario unchanged.
+    """
+
+    def __init__(self, name: str, **fields: Any) -> None:
+        """A scenario named ``name`` from the keys of a scenario file (``description`` and
+        ``source`` default to empty, ``seed`` and ``replications`` to 1)."""
+        table: Dict[str, Any] = {"name": name, "description": "", "source": "", "seed": 1, "replications": 1}
+        table.update(fields)
+        self._init(_coapcc.dict_to_toml(table), name, [])
+
+    def _init(self, source: str, file: str, settings: List[Tuple[str, str]]) -> None:
+        self._source = source
+        self._file = file
+        self._settings = list(settings)
+        self._resolved = _coapcc.resolve(source, file, self._settings)
+
+    @classmethod
+    def load(cls, path: Union[str, "os.PathLike[str]"]) -> "Scenario":
+        """The scenario file at ``path``.
+
+        >>> coapcc.Scenario.load("scenarios/cocoa/10-flows-nstart-4.toml").name
+        'cocoa/10-flows-nstart-4'
+        """
+        file = os.fspath(path)
+        return cls._from(_coapcc.read_scenario(file), file, [])
+
+    @classmethod
+    def from_toml(cls, text: str, file: str = "<string>") -> "Scenario":
+        """The scenario of a scenario file's text (``file`` names it in errors)."""
+        return cls._from(text, file, [])
+
+    @classmethod
+    def _from(cls, source: str, file: str, settings: List[Tuple[str, str]]) -> "Scenario":
+        s = cls.__new__(cls)
+        s._init(source, file, settings)
+        return s
+
+    def set(self, key: str, value: Any) -> "Scenario":
+        """Sets ``key`` (``"flows"``, ``"algorithm.cocoa.aging"``) to ``value`` as
+        ``--set KEY=VALUE`` would, and returns the scenario (so calls chain).
+
+        >>> s.set("flows", 50).set("algorithm.cocoa-plus.vbf", "makarem")
+        """
+        self._init(self._source, self._file, self._settings + [(key, text_of(value))])
+        return self
+
+    def with_settings(self, settings: Iterable[Tuple[str, Any]]) -> "Scenario":
+        """A copy with ``(key, value)`` settings applied after this one's."""
+        extra = [(k, text_of(v)) for k, v in settings]
+        return Scenario._from(self._source, self._file, self._settings + extra)
+
+    def to_toml(self) -> str:
+        """The fully resolved scenario as TOML (what ``scenario.toml`` of a result holds)."""
+        return self._resolved.to_toml()
+
+    @property
+    def name(self) -> str:
+        """The scenario's name (its default output folder is ``results/<name>/``)."""
+        return self._resolved.name
+
+    @property
+    def seed(self) -> int:
+        """The seed: replication ``r`` draws every random stream from (seed, r, stream)."""
+        return self._resolved.seed
+
+    @property
+    def replications(self) -> int:
+        """Replications per algorithm."""
+        return self._resolved.replications
+
+    @property
+    def algorithms(self) -> List[str]:
+        """The algorithms run, in order."""
+        return list(self._resolved.algorithms)
+
+    @property
+    def model(self) -> str:
+        """``"network"`` or ``"trace"`` (the RTT-trace model)."""
+        return self._resolved.model
+
+    @property
+    def settings(self) -> List[Tuple[str, str]]:
+        """The settings applied to the file, in order, as ``(key, CLI text)``."""
+        return list(self._settings)
+
+    def __getstate__(self) -> Dict[str, Any]:
+        return {"source": self._source, "file": self._file, "settings": self._settings}
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        self._init(state["source"], state["file"], state["settings"])
+
+    def __repr__(self) -> str:
+        return f"<coapcc.Scenario {self.name!r}: {', '.join(self.algorithms)}; {self.replications} replications, seed {self.seed}>"
+
+
+ScenarioLike = Union[Scenario, str, "os.PathLike[str]"]
+
+
+def _scenario(s: ScenarioLike) -> Scenario:
+    return s if isinstance(s, Scenario) else Scenario.load(s)
+
+
+def _run_settings(
+    algorithms: Optional[Sequence[str]], replications: Optional[int], seed: Optional[int]
+) -> List[Tuple[str, Any]]:
+    """The overrides of ``coapcc sim``'s options, in the order it applies them."""
+    out: List[Tuple[str, Any]] = []
+    if replications is not None:
+        out.append(("replications", replications))
+    if seed is not None:
+        out.append(("seed", seed))
+    if algorithms:
+        out.append(("algorithms", list(algorithms)))
+    return out
+
+
+class SimResult:
+    """The results of one scenario: ``flows``, ``runs``, ``summary``, ``series``,
+    ``samples`` (pandas DataFrames, the columns of the CLI's CSV files at full precision;
+    ``flows``/``samples`` are None for an RTT-trace scenario, ``series`` when there is
+    none), ``scenario`` and :meth:`save`."""
+
+    def __init__(self, scenario: Scenario, output: Any) -> None:
+        self.scenario: Scenario = scenario
+        self._output = output
+        self._frames: Dict[str, Any] = {}
+
+    def _frame(self, name: str) -> Any:
+        if name not in self._frames:
+            self._frames[name] = maybe_frame(getattr(self._output, name)())
+        return self._frames[name]
+
+    @property
+    def flows(self) -> Any:
+        """One row per algorithm × replication × flow (``flows.csv``)."""
+        return self._frame("flows")
+
+    @property
+    def runs(self) -> Any:
+        """One row per algorithm × replication (``runs.csv``)."""
+        return self._frame("runs")
+
+    @property
+    def summary(self) -> Any:
+        """One row per algorithm (``summary.csv``)."""
+        return self._frame("summary")
+
+    @property
+    def series(self) -> Any:
+        """Time series of replication 0 (``series.csv``), or None."""
+        return self._frame("series")
+
+    @property
+    def samples(self) -> Any:
+        """Every RTT sample and expired RTO per flow (``samples.csv``), or None."""
+        return self._frame("samples")
+
+    def summary_text(self) -> str:
+        """The summary table ``coapcc sim`` prints."""
+        return self._output.summary_text()
+
+    def save(self, directory: Union[str, "os.PathLike[str]"], samples: bool = False) -> List[Path]:
+        """Writes the files ``coapcc sim --out DIRECTORY`` writes (``samples.csv`` only when
+        ``samples``, as with ``--samples``), byte for byte; returns their paths."""
+        return _write_files(Path(directory), self._output.files(samples))
+
+    def __repr__(self) -> str:
+        return f"<coapcc.SimResult {self.scenario.name!r}>\n{self.summary_text()}"
+
+
+def _write_files(directory: Path, files: Iterable[Tuple[str, str]]) -> List[Path]:
+    """Writes each ``(name, text)`` through a temporary file and a rename, as the CLI does."""
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, text in files:
+        path = directory / name
+        tmp = directory / f".{name}.tmp-{os.getpid()}"
+        with open(tmp, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        os.replace(tmp, path)
+        written.append(path)
+    return written
+
+
+def sim(
+    scenario: ScenarioLike,
+    algorithms: Optional[Sequence[str]] = None,
+    replications: Optional[int] = None,
+    seed: Optional[int] = None,
+    jobs: Optional[int] = None,
+) -> SimResult:
+    """``coapcc sim``: run every algorithm × replication of ``scenario`` (a :class:`Scenario`
+    or a path) on ``jobs`` threads (default: all cores; results never depend on it).
+
+    ``algorithms``, ``replications`` and ``seed`` override the scenario's, as ``--algorithm``,
+    ``--replications`` and ``--seed`` do. The simulation runs without the GIL; Ctrl-C stops
+    it (``KeyboardInterrupt``) between replications.
+
+    >>> r = coapcc.sim("scenarios/fasor/10-flows-high-errors-random.toml", replications=2)
+    >>> r.summary.set_index("algorithm").fct_p50_s
+    """
+    s = _scenario(scenario)
+    extra = _run_settings(algorithms, replications, seed)
+    if extra:
+        s = s.with_settings(extra)
+    (output,) = _coapcc.simulate_many([s._resolved], jobs)
+    return SimResult(s, output)
+
+
+from ._sweep import SweepResult, sweep  # noqa: E402  (uses the names above)

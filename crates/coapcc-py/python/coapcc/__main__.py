@@ -1,0 +1,96 @@
+"""``python -m coapcc sweep SCENARIO --sweep KEY=V1,V2 …``: a sweep from the command line,
+locally or on a running Dask scheduler (``--scheduler tcp://HOST:PORT``), writing what
+``coapcc sim SCENARIO --sweep …`` writes (each point's files and ``sweep.csv``) and printing
+what it prints. Errors: one line ``error: …`` on standard error; exit code 2 for bad input,
+1 for a failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import List, Optional, Sequence, Tuple
+
+from . import Scenario, _coapcc, sweep
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m coapcc", description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="command", required=True)
+    s = sub.add_parser("sweep", help="run a sweep (locally or on a Dask scheduler) and write sweep.csv")
+    s.add_argument("scenario", help="scenario file (see scenarios/)")
+    s.add_argument("--sweep", action="append", required=True, metavar="KEY=V1,V2,…", help="a swept key (repeatable)")
+    s.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a scenario key (repeatable)")
+    s.add_argument("-a", "--algorithm", action="append", default=[], help="run this algorithm (repeatable)")
+    s.add_argument("--replications", type=int, help="replications per algorithm")
+    s.add_argument("--seed", type=int, help="seed instead of the scenario's")
+    s.add_argument("--out", type=Path, help="output folder (default results/<scenario name>/)")
+    s.add_argument("--scheduler", help="address of a running Dask scheduler (tcp://HOST:PORT); local without")
+    s.add_argument("--jobs", type=int, help="local worker threads (default: all cores)")
+    s.add_argument("--samples", action="store_true", help="also write samples.csv per point")
+    s.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    return p
+
+
+def _sweep(args: argparse.Namespace) -> None:
+    scenario = Scenario.load(args.scenario)
+    for item in args.set:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"expected KEY=VALUE, got `{item}`")
+        # The value text is read as the CLI reads it.
+        scenario.set(key.strip(), value.strip())
+    grid = {}
+    for text in args.sweep:
+        key, values = _coapcc.parse_sweep(text)
+        grid[key] = values
+    client = None
+    if args.scheduler:
+        from dask.distributed import Client
+
+        client = Client(args.scheduler)
+    try:
+        result = sweep(
+            scenario,
+            grid=grid,
+            algorithms=args.algorithm or None,
+            replications=args.replications,
+            seed=args.seed,
+            client=client,
+            jobs=args.jobs,
+        )
+    finally:
+        if client is not None:
+            client.close()
+    out = args.out if args.out is not None else Path("results") / scenario.name
+    result.save(out, samples=args.samples)
+    if not args.quiet:
+        for point, r in zip(result.points, result.results):
+            label = _coapcc.sweep_label([(k, v) for k, v in point])
+            s = r.scenario
+            print(f"== {s.name} [{label}] (seed {s.seed}, {s.replications} replications)")
+            sys.stdout.write(r.summary_text())
+            print(f"results: {out / label}")
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Runs the command line; returns the exit code."""
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "sweep":
+            _sweep(args)
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+    except (ValueError, TypeError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except (RuntimeError, OSError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,50 @@
+//! # coapcc-py
+//!
+//! The native module `coapcc._coapcc` of the Python package `coapcc` (PyO3, abi3): thin
+//! wrappers of the Rust crates, so Python gets the CLI's behaviour and bytes. The Python API
+//! researchers use (`coapcc.sim`, `coapcc.sweep`, `coapcc.Scenario`, …, with pandas frames)
+//! is the pure-Python layer in `python/coapcc/`; this module hands it results as Arrow
+//! tables ([`arrow::Table`], the Arrow C stream interface), never as CSV text.
+//!
+//! | module | what is there |
+//! |---|---|
+//! | [`arrow`] | results columns as Arrow record batches, exported through a PyCapsule |
+//! | [`values`] | Python values ↔ TOML values; CLI value texts as typed settings |
+//! | [`registry`] | `algorithms()`, `algorithm(name)`, `replay(…)`, the figure palette |
+//! | [`scenario`] | a resolved scenario (file text + settings, checked as `coapcc sim` checks it) |
+//! | [`sim`] | running scenarios without the GIL, interruptible; one job alone; results and files |
+//!
+//! Errors: what the CLI reports as a usage error (exit code 2) is a `ValueError` with the
+//! same message; a failure (exit code 1) is a `RuntimeError`; Ctrl-C is `KeyboardInterrupt`.
+
+pub mod arrow;
+pub mod registry;
+pub mod scenario;
+pub mod sim;
+pub mod values;
+
+use pyo3::prelude::*;
+
+/// The native module.
+#[pymodule]
+fn _coapcc(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<arrow::Table>()?;
+    m.add_class::<scenario::Resolved>()?;
+    m.add_class::<sim::Output>()?;
+    m.add_function(wrap_pyfunction!(registry::algorithms_table, m)?)?;
+    m.add_function(wrap_pyfunction!(registry::algorithm_info, m)?)?;
+    m.add_function(wrap_pyfunction!(registry::replay_events, m)?)?;
+    m.add_function(wrap_pyfunction!(registry::palette, m)?)?;
+    m.add_function(wrap_pyfunction!(registry::colour_of, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario::resolve, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario::dict_to_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario::read_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario::parse_sweep, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario::sweep_csv_header, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario::sweep_label, m)?)?;
+    m.add_function(wrap_pyfunction!(sim::simulate_many, m)?)?;
+    m.add_function(wrap_pyfunction!(sim::run_job, m)?)?;
+    m.add_function(wrap_pyfunction!(sim::gather, m)?)?;
+    Ok(())
+}

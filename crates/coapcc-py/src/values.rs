@@ -1,0 +1,81 @@
+//! Python values ↔ TOML values, and settings from the command line's value texts.
+//!
+//! The Python layer turns every override value into the text the CLI would read
+//! (`20`, `1.5`, `false`, `1/4`, `makarem`, `["a", "b"]`), so a setting made in Python is
+//! the very [`Setting`] `--set KEY=VALUE` makes ([`Value::parse`]), and a sweep task carries
+//! only strings to the process that runs it.
+
+use coapcc_sim::scenario::{Setting, Value};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+
+/// The setting `key = text`, the value read as the CLI reads `--set KEY=VALUE`. A bad key is
+/// a `ValueError` naming it.
+pub fn setting(key: &str, text: &str) -> PyResult<Setting> {
+    Ok(Setting { key: key.parse().map_err(|e| PyValueError::new_err(format!("{e}")))?, value: Value::parse(text) })
+}
+
+/// Settings from `(key, text)` pairs, in order.
+pub fn settings(pairs: &[(String, String)]) -> PyResult<Vec<Setting>> {
+    pairs.iter().map(|(k, t)| setting(k, t)).collect()
+}
+
+/// A TOML value as a Python value (tables as dicts, arrays as lists, date-times as text).
+pub fn to_py(py: Python<'_>, v: &toml::Value) -> PyResult<Py<PyAny>> {
+    Ok(match v {
+        toml::Value::String(s) => s.into_pyobject(py)?.into_any().unbind(),
+        toml::Value::Integer(i) => i.into_pyobject(py)?.into_any().unbind(),
+        toml::Value::Float(x) => x.into_pyobject(py)?.into_any().unbind(),
+        toml::Value::Boolean(b) => PyBool::new(py, *b).to_owned().into_any().unbind(),
+        toml::Value::Datetime(d) => d.to_string().into_pyobject(py)?.into_any().unbind(),
+        toml::Value::Array(a) => {
+            let items = a.iter().map(|x| to_py(py, x)).collect::<PyResult<Vec<_>>>()?;
+            PyList::new(py, items)?.into_any().unbind()
+        }
+        toml::Value::Table(t) => table_to_py(py, t)?.into_any().unbind(),
+    })
+}
+
+/// A TOML table as a Python dict (keys in the table's order).
+pub fn table_to_py<'py>(py: Python<'py>, t: &toml::Table) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for (k, v) in t {
+        d.set_item(k, to_py(py, v)?)?;
+    }
+    Ok(d)
+}
+
+/// A Python value as a TOML value: `bool`, `int`, `float`, `str`, lists and tuples, dicts
+/// with string keys; anything else is a `TypeError` naming `path` (the key it was given for).
+pub fn from_py(v: &Bound<'_, PyAny>, path: &str) -> PyResult<toml::Value> {
+    if v.is_instance_of::<PyBool>() {
+        return Ok(toml::Value::Boolean(v.extract()?));
+    }
+    if v.is_instance_of::<PyInt>() {
+        let i: i64 = v.extract().map_err(|_| PyValueError::new_err(format!("key `{path}`: integer out of range")))?;
+        return Ok(toml::Value::Integer(i));
+    }
+    if v.is_instance_of::<PyFloat>() {
+        return Ok(toml::Value::Float(v.extract()?));
+    }
+    if v.is_instance_of::<PyString>() {
+        return Ok(toml::Value::String(v.extract()?));
+    }
+    if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
+        let items = v.try_iter()?.map(|x| from_py(&x?, path)).collect::<PyResult<Vec<_>>>()?;
+        return Ok(toml::Value::Array(items));
+    }
+    if let Ok(d) = v.cast::<PyDict>() {
+        let mut t = toml::Table::new();
+        for (k, x) in d.iter() {
+            let k: String =
+                k.extract().map_err(|_| PyTypeError::new_err(format!("key `{path}`: table keys must be strings")))?;
+            let sub = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+            t.insert(k, from_py(&x, &sub)?);
+        }
+        return Ok(toml::Value::Table(t));
+    }
+    let kind = v.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".into());
+    Err(PyTypeError::new_err(format!("key `{path}`: a value of type `{kind}` cannot be written in a scenario")))
+}

@@ -1,0 +1,186 @@
+"""The package gives the CLI's data and bytes: registry, replay, scenarios, simulation."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import tomllib
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import coapcc
+from conftest import run_cli
+
+ERRORS = "scenarios/fasor/10-flows-high-errors-random.toml"
+
+
+def test_algorithms_lists_the_registry_as_the_cli_does(coapcc_bin):
+    cli = run_cli(coapcc_bin, "algorithms", "--format", "csv").stdout
+    py = coapcc.algorithms()
+    # Written back as the CLI writes its CSV (the source quoted), the frame gives its bytes.
+    lines = [",".join(py.columns)]
+    for r in py.itertuples(index=False):
+        source = r.source.replace('"', '""')
+        lines.append(f'{r.name},{r.family},{r.exactness},{r.state_bytes},{r.spec},"{source}"')
+    assert "\n".join(lines) + "\n" == cli
+
+
+def test_algorithm_gives_the_keys_and_preset_values_the_cli_prints(coapcc_bin):
+    for name in ["fasor", "cocoa-plus", "idc"]:
+        cli = tomllib.loads(run_cli(coapcc_bin, "algorithms", name).stdout)
+        info = coapcc.algorithm(name)
+        assert info["keys"] == cli
+        assert name in info["family_presets"]
+        assert info["documentation"] == f"docs/algorithms.md#{name}"
+
+
+def test_an_unknown_algorithm_is_a_value_error_with_the_cli_message(coapcc_bin):
+    cli = run_cli(coapcc_bin, "algorithms", "reno", check=False)
+    assert cli.returncode == 2
+    with pytest.raises(ValueError) as e:
+        coapcc.algorithm("reno")
+    assert cli.stderr.strip() == f"error: {e.value}"
+
+
+def test_replay_gives_the_events_the_cli_prints(coapcc_bin, tmp_path):
+    script = "send\nwait 2000\nwait 1500\nack copy 1\nsend\nwait 300\nack\n"
+    (tmp_path / "s.txt").write_text(script)
+    cli = run_cli(coapcc_bin, "replay", "-a", "cocoa", "--set", "max_retransmit=3", str(tmp_path / "s.txt")).stdout
+    expected = pd.DataFrame([json.loads(line) for line in cli.splitlines()])
+    got = coapcc.replay("cocoa", script, max_retransmit=3)
+    assert len(got) == len(expected) > 3
+    for col in ["t_ms", "timer_ms", "rto_ms"]:
+        if col in expected:
+            e = pd.to_numeric(expected[col], errors="coerce").to_numpy(dtype=float)
+            assert np.array_equal(got[col].to_numpy(dtype=float), e, equal_nan=True), col
+    assert got["event"].tolist() == expected["event"].tolist()
+    assert got["copy"].astype("float").fillna(-1).tolist() == expected["copy"].astype("float").fillna(-1).tolist()
+
+
+def test_a_bad_replay_line_is_a_value_error_naming_the_line():
+    with pytest.raises(ValueError, match="^line 2: unknown command `snd`"):
+        coapcc.replay("default", "send\nsnd\n")
+
+
+def test_set_raises_a_value_error_naming_the_key_and_leaves_the_scenario_unchanged(coapcc_bin, repo):
+    s = coapcc.Scenario.load(ERRORS)
+    before = s.to_toml()
+    with pytest.raises(ValueError) as e:
+        s.set("workload.flows", "lots")
+    assert "key `workload.flows`" in str(e.value)
+    assert s.to_toml() == before
+    cli = run_cli(coapcc_bin, "sim", ERRORS, "--set", "workload.flows=lots", "--quiet", check=False)
+    assert cli.returncode == 2
+    assert cli.stderr.strip() == f"error: {e.value}"
+    with pytest.raises(ValueError, match="key `bogus`: not in this scenario"):
+        s.set("bogus", 1)
+
+
+def test_a_scenario_built_in_python_runs_like_its_file(repo):
+    s = coapcc.Scenario(
+        "mine",
+        algorithms=["default", "cocoa"],
+        replications=2,
+        network={"nbiot": {"buffer_bytes": 2500, "errors": "high"}},
+        workload={"flows": 5, "flow_type": "random", "exchanges_per_flow": 10, "start_window_ms": 1000},
+    )
+    assert s.name == "mine" and s.algorithms == ["default", "cocoa"]
+    again = coapcc.Scenario.from_toml(s.to_toml(), "again")
+    a, b = coapcc.sim(s), coapcc.sim(again)
+    pd.testing.assert_frame_equal(a.flows, b.flows)
+
+
+def test_sim_saves_the_cli_files_byte_for_byte(coapcc_bin, repo, tmp_path):
+    args = ["--replications", "3", "--seed", "7", "-a", "cocoa", "-a", "fasor", "--set", "workload.flows=6"]
+    run_cli(coapcc_bin, "sim", ERRORS, *args, "--samples", "--quiet", "--out", str(tmp_path / "cli"))
+    s = coapcc.Scenario.load(ERRORS).set("workload.flows", 6)
+    r = coapcc.sim(s, algorithms=["cocoa", "fasor"], replications=3, seed=7, jobs=2)
+    r.save(tmp_path / "py", samples=True)
+    names = sorted(p.name for p in (tmp_path / "cli").iterdir())
+    assert names == ["flows.csv", "runs.csv", "samples.csv", "scenario.toml", "summary.csv"]
+    assert names == sorted(p.name for p in (tmp_path / "py").iterdir())
+    for n in names:
+        assert (tmp_path / "py" / n).read_bytes() == (tmp_path / "cli" / n).read_bytes(), n
+
+
+def test_frames_hold_the_csv_values_at_full_precision(coapcc_bin, tmp_path):
+    run_cli(coapcc_bin, "sim", ERRORS, "--replications", "2", "--samples", "--quiet", "--out", str(tmp_path))
+    r = coapcc.sim(coapcc.Scenario.load(ERRORS), replications=2)
+    for name in ["flows", "runs", "summary", "samples"]:
+        cli = pd.read_csv(tmp_path / f"{name}.csv", dtype=str, keep_default_na=False)
+        got = getattr(r, name)
+        assert list(got.columns) == list(cli.columns), name
+        assert len(got) == len(cli) > 0, name
+        for col in cli.columns:
+            if got[col].dtype.kind == "f":
+                # Formatted as the CSV formats them (6 decimals, NaN empty), the values give its text.
+                text = [f"{x:.6f}" if np.isfinite(x) else "" for x in got[col]]
+            else:
+                text = got[col].astype(str).tolist()
+            assert text == cli[col].tolist(), (name, col)
+
+
+def test_the_trace_model_has_runs_and_series_but_no_flows(coapcc_bin, repo, tmp_path):
+    path = "scenarios/makarem/rtt-trace/row-01.toml"
+    run_cli(coapcc_bin, "sim", path, "--replications", "2", "--quiet", "--out", str(tmp_path / "cli"))
+    s = coapcc.Scenario.load(path)
+    r = coapcc.sim(s, replications=2)
+    assert r.flows is None and r.samples is None
+    assert list(r.series.columns) == ["algorithm", "sample", "rtt_ms", "rto_ms"]
+    r.save(tmp_path / "py")
+    for p in (tmp_path / "cli").iterdir():
+        assert (tmp_path / "py" / p.name).read_bytes() == p.read_bytes(), p.name
+
+
+def test_results_do_not_depend_on_the_thread_count():
+    s = coapcc.Scenario.load(ERRORS)
+    a = coapcc.sim(s, replications=3, jobs=1)
+    b = coapcc.sim(s, replications=3, jobs=2)
+    pd.testing.assert_frame_equal(a.runs, b.runs)
+    pd.testing.assert_frame_equal(a.summary, b.summary)
+
+
+def test_ctrl_c_interrupts_a_simulation_between_replications(repo):
+    # A long simulation in a child process, interrupted after it started: it raises
+    # KeyboardInterrupt long before it could have finished.
+    code = textwrap.dedent(
+        """
+        import sys, time, coapcc
+        s = coapcc.Scenario.load("scenarios/fasor/400-flows-infinite-buffer-continuous.toml")
+        print("start", flush=True)
+        t = time.time()
+        try:
+            coapcc.sim(s, replications=2000, algorithms=["cocoa"], jobs=1)
+        except KeyboardInterrupt:
+            print(f"interrupted {time.time() - t:.3f}", flush=True)
+            sys.exit(0)
+        print("finished", flush=True)
+        sys.exit(1)
+        """
+    )
+    p = subprocess.Popen([sys.executable, "-c", code], cwd=repo, stdout=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout.readline().strip() == "start"
+        time.sleep(1.0)
+        p.send_signal(signal.SIGINT)
+        out, _ = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 0, out
+    assert out.startswith("interrupted"), out
+
+
+def test_a_scenario_survives_pickling_with_its_settings():
+    import pickle
+
+    s = coapcc.Scenario.load(ERRORS).set("flows", 7).set("algorithm.cocoa.aging", "off")
+    back = pickle.loads(pickle.dumps(s))
+    assert back.to_toml() == s.to_toml()
+    assert back.settings == [("flows", "7"), ("algorithm.cocoa.aging", "off")]

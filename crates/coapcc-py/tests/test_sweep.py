@@ -1,0 +1,140 @@
+"""Sweeps give the same result through the CLI, locally, and on a Dask cluster (also when a
+worker process is killed in the middle)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pandas as pd
+import pytest
+
+import coapcc
+from conftest import run_cli
+
+ERRORS = "scenarios/fasor/10-flows-high-errors-random.toml"
+GRID = {"workload.flows": [4, 8], "buffer_bytes": [2500, 5000]}
+CLI_SWEEP = ["--sweep", "workload.flows=4,8", "--sweep", "buffer_bytes=2500,5000"]
+RUN = dict(algorithms=["cocoa", "fasor"], replications=3, seed=5)
+CLI_RUN = ["-a", "cocoa", "-a", "fasor", "--replications", "3", "--seed", "5"]
+
+
+@pytest.fixture(scope="module")
+def cli_sweep(coapcc_bin, tmp_path_factory):
+    """``coapcc sim --sweep``'s output folder."""
+    out = tmp_path_factory.mktemp("cli")
+    run_cli(coapcc_bin, "sim", ERRORS, *CLI_RUN, *CLI_SWEEP, "--quiet", "--out", str(out))
+    return out
+
+
+@pytest.fixture(scope="module")
+def local():
+    return coapcc.sweep(ERRORS, grid=GRID, **RUN)
+
+
+def test_points_vary_the_last_key_fastest():
+    assert coapcc._sweep.points({"a": [1, 2], "b": ["x", "y"]}) == [
+        (("a", 1), ("b", "x")),
+        (("a", 1), ("b", "y")),
+        (("a", 2), ("b", "x")),
+        (("a", 2), ("b", "y")),
+    ]
+
+
+def test_a_local_sweep_writes_the_cli_files_byte_for_byte(cli_sweep, local, tmp_path):
+    local.save(tmp_path)
+    assert (tmp_path / "sweep.csv").read_bytes() == (cli_sweep / "sweep.csv").read_bytes()
+    cli_files = sorted(str(p.relative_to(cli_sweep)) for p in cli_sweep.rglob("*") if p.is_file())
+    py_files = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file())
+    assert py_files == cli_files and len(cli_files) == 1 + 4 * 4
+    for rel in cli_files:
+        assert (tmp_path / rel).read_bytes() == (cli_sweep / rel).read_bytes(), rel
+
+
+def test_the_frame_has_a_row_per_point_and_algorithm_in_order(local):
+    f = local.frame
+    assert list(f.columns[:3]) == ["workload.flows", "buffer_bytes", "algorithm"]
+    assert f[["workload.flows", "buffer_bytes", "algorithm"]].values.tolist() == [
+        [fl, b, a] for fl in [4, 8] for b in [2500, 5000] for a in ["cocoa", "fasor"]
+    ]
+    assert (f["runs"] == 3).all()
+
+
+def test_python_m_coapcc_sweep_writes_the_cli_sweep_csv(cli_sweep, tmp_path):
+    cmd = [sys.executable, "-m", "coapcc", "sweep", ERRORS, *CLI_RUN, *CLI_SWEEP, "--quiet", "--out", str(tmp_path)]
+    subprocess.run(cmd, check=True, timeout=300)
+    assert (tmp_path / "sweep.csv").read_bytes() == (cli_sweep / "sweep.csv").read_bytes()
+
+
+def test_python_m_coapcc_reports_a_bad_key_as_the_cli_does(coapcc_bin, tmp_path):
+    bad = ["--sweep", "workload.flowz=1,2"]
+    cli = run_cli(coapcc_bin, "sim", ERRORS, *bad, "--quiet", "--out", str(tmp_path / "a"), check=False)
+    py = subprocess.run(
+        [sys.executable, "-m", "coapcc", "sweep", ERRORS, *bad, "--quiet", "--out", str(tmp_path / "b")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert (py.returncode, py.stderr) == (cli.returncode, cli.stderr) == (2, py.stderr)
+    assert "workload.flowz" in py.stderr
+
+
+def test_a_sweep_on_a_local_cluster_of_two_processes_gives_the_identical_frame(cluster, local):
+    _, client = cluster
+    on_cluster = coapcc.sweep(ERRORS, grid=GRID, client=client, **RUN)
+    pd.testing.assert_frame_equal(on_cluster.frame, local.frame, check_exact=True)
+    assert on_cluster.to_csv() == local.to_csv()
+    for a, b in zip(on_cluster.results, local.results):
+        pd.testing.assert_frame_equal(a.flows, b.flows, check_exact=True)
+
+
+def test_python_m_coapcc_sweep_on_a_running_scheduler_writes_the_cli_sweep_csv(cluster, cli_sweep, tmp_path):
+    c, _ = cluster
+    cmd = [sys.executable, "-m", "coapcc", "sweep", ERRORS, *CLI_RUN, *CLI_SWEEP]
+    cmd += ["--scheduler", c.scheduler_address, "--quiet", "--out", str(tmp_path)]
+    subprocess.run(cmd, check=True, timeout=300)
+    assert (tmp_path / "sweep.csv").read_bytes() == (cli_sweep / "sweep.csv").read_bytes()
+
+
+def test_a_worker_killed_in_the_middle_of_a_sweep_loses_nothing(cluster):
+    _, client = cluster
+    scenario = "scenarios/fasor/400-flows-infinite-buffer-continuous.toml"
+    run = dict(algorithms=["cocoa", "fasor"], replications=12)
+    grid = {"workload.flows": [200, 400, 600]}
+    expected = coapcc.sweep(scenario, grid=grid, **run)
+    box = {}
+
+    def work():
+        try:
+            box["result"] = coapcc.sweep(scenario, grid=grid, client=client, **run)
+        except BaseException as e:  # handed to the test thread
+            box["error"] = e
+
+    t = threading.Thread(target=work)
+    t.start()
+    # Wait until some task has finished (so the sweep is under way), then kill a worker.
+    deadline = time.time() + 120
+    done = 0
+    while time.time() < deadline and done == 0:
+        done = client.run_on_scheduler(
+            lambda dask_scheduler: sum(
+                1 for k, ts in dask_scheduler.tasks.items() if str(k).startswith("coapcc-task") and ts.state == "memory"
+            )
+        )
+        time.sleep(0.02)
+    pids = client.run(os.getpid)
+    victim = sorted(pids.values())[0]
+    assert t.is_alive(), "the sweep ended before a worker could be killed"
+    os.kill(victim, signal.SIGKILL)
+    t.join(timeout=300)
+    assert not t.is_alive()
+    assert "error" not in box, box.get("error")
+    pd.testing.assert_frame_equal(box["result"].frame, expected.frame, check_exact=True)
+    assert box["result"].to_csv() == expected.to_csv()
+    # The cluster replaced the killed worker process.
+    client.wait_for_workers(2, timeout=60)
+    assert victim not in client.run(os.getpid).values()
