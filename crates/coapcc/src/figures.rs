@@ -140,6 +140,12 @@ fn is_analytic(name: &str) -> bool {
     name.starts_with("analytic")
 }
 
+/// A series named `documented…` (an investigation's point at the documented default) is drawn
+/// as large rings, so the point stays visible on top of the line through it.
+fn is_marker(name: &str) -> bool {
+    name.starts_with("documented")
+}
+
 // ---------------------------------------------------------------------------------------
 // Public data types
 
@@ -1024,6 +1030,8 @@ where
             let drawn = if s.style == SeriesStyle::Band {
                 let (Some(&a), Some(&b)) = (seg.first(), seg.last()) else { continue };
                 chart.draw_series(std::iter::once(Rectangle::new([a, b], c.mix(0.25).filled()))).map(|_| ())
+            } else if is_marker(&s.name) {
+                chart.draw_series(seg.iter().map(|&p| Circle::new(p, 6, c.stroke_width(2)))).map(|_| ())
             } else if seg.len() == 1 || s.style == SeriesStyle::Points {
                 chart.draw_series(seg.iter().map(|&p| Circle::new(p, 2, c.filled()))).map(|_| ())
             } else if s.style == SeriesStyle::Dashed {

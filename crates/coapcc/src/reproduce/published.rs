@@ -128,7 +128,7 @@ impl CauseKind {
     pub fn words(self) -> &'static str {
         match self {
             CauseKind::NoSweep => "no sweep explains it",
-            CauseKind::Investigation => "swept",
+            CauseKind::Investigation => "investigated",
             CauseKind::NotSwept => "not swept yet",
         }
     }

@@ -176,7 +176,9 @@ impl SweepSpec {
 
     /// The x-axis label: the key with its unit, or the words' indices.
     fn x_label(&self) -> String {
-        if self.words.is_empty() {
+        if self.unit == self.key {
+            self.key.to_string()
+        } else if self.words.is_empty() {
             format!("{} ({})", self.key, if self.unit.is_empty() { "–" } else { self.unit })
         } else {
             let w: Vec<String> = self.words.iter().enumerate().map(|(i, w)| format!("{i} = {w}")).collect();
@@ -389,7 +391,15 @@ fn figure(spec: &SweepSpec, sweeps: &[ClaimSweep], published: &Published, reps: 
         }
         panels.push(LinePanel {
             title: format!("{}{kind}", short_id(&s.claim, spec.experiment)),
-            x_label: spec.x_label(),
+            x_label: {
+                let at = s.holds_at();
+                let at = if at.is_empty() {
+                    "holds at no value".to_string()
+                } else {
+                    format!("holds at {}", at.iter().map(|x| spec.fmt(*x)).collect::<Vec<_>>().join(", "))
+                };
+                format!("{} — {at}", spec.x_label())
+            },
             y_label: claim.metric.name().into(),
             series,
             log_y: false,
