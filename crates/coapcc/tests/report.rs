@@ -200,7 +200,7 @@ fn the_readme_section_on_why_claims_differ_is_generated_from_the_full_run() {
     if std::env::var_os("COAPCC_BLESS_README").is_some() {
         // Regenerates the section (after the committed full-run files changed); then asserts.
         let at = readme.len() - body.len();
-        let fresh = format!("{}\n{}{}", &readme[..at], generated.trim_end(), &body[end..]);
+        let fresh = format!("{}\n{}\n{}", &readme[..at], generated.trim_end(), &body[end..]);
         std::fs::write(root().join("README.md"), &fresh).unwrap();
         return assert!(fresh.contains(generated.trim()));
     }
