@@ -39,7 +39,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::link::PipelineConfig;
-use crate::link::presets::{NbiotConfig, residual_bandwidth_forward, residual_bandwidth_return};
+use crate::link::presets::{NbiotConfig, residual_bandwidth_forward_with_depth, residual_bandwidth_return};
 use crate::trace::TraceConfig;
 
 /// An error in a scenario: the file, the key (dotted path) and what is wrong.
@@ -89,6 +89,10 @@ pub enum NetworkConfig {
         min_rate_pps: coapcc_core::Ratio,
         /// b: upper end of ResBW, packets per second.
         max_rate_pps: coapcc_core::Ratio,
+        /// Depth of the token bucket, packets (≥ 1; default 1, testbeds §2 [D]; the
+        /// token-bucket-depth investigation sweeps it). Not written when 1.
+        #[serde(default = "one_packet", skip_serializing_if = "is_one_packet")]
+        depth_packets: u32,
     },
     /// Any pipelines, stage by stage (see `coapcc_sim::link`).
     Custom {
@@ -104,12 +108,21 @@ impl NetworkConfig {
     pub fn pipelines(&self) -> (PipelineConfig, PipelineConfig) {
         match self {
             NetworkConfig::Nbiot(c) => (c.uplink_path(), c.downlink_path()),
-            NetworkConfig::Residual { min_rate_pps, max_rate_pps } => {
-                (residual_bandwidth_forward(*min_rate_pps, *max_rate_pps), residual_bandwidth_return())
-            }
+            NetworkConfig::Residual { min_rate_pps, max_rate_pps, depth_packets } => (
+                residual_bandwidth_forward_with_depth(*min_rate_pps, *max_rate_pps, *depth_packets),
+                residual_bandwidth_return(),
+            ),
             NetworkConfig::Custom { uplink, downlink } => (uplink.clone(), downlink.clone()),
         }
     }
+}
+
+fn one_packet() -> u32 {
+    1
+}
+
+fn is_one_packet(depth: &u32) -> bool {
+    *depth == 1
 }
 
 /// How each flow's client behaves (testbeds §1–2).
@@ -387,6 +400,7 @@ const OPTIONAL_KEYS: &[(&str, &str)] = &[
 /// Keys of the NB-IoT preset with defaults (`[network.nbiot]`, testbeds §1), for bare `--set`
 /// keys when the scenario uses that preset.
 const NBIOT_OPTIONAL_KEYS: &[&str] = &[
+    "buffer_counts_in_service",
     "uplink_kbps",
     "downlink_kbps",
     "uplink_delay_ms",
@@ -863,6 +877,28 @@ mod tests {
         assert_eq!(with(&["replications=3", "seed=9"]).unwrap().file.replications, 3);
         let s = parse(NBIOT, "t.toml", &[Setting::replications(4), Setting::seed(11)]).unwrap();
         assert_eq!((s.file.replications, s.file.seed), (4, 11));
+    }
+
+    #[test]
+    fn the_residual_token_bucket_depth_defaults_to_one_packet_and_is_written_only_when_set() {
+        const RESIDUAL: &str = "name = \"r\"\ndescription = \"d\"\nsource = \"s\"\nseed = 1\nreplications = 1\n\
+                                algorithms = [\"default\"]\n[network.residual]\nmin_rate_pps = 0.5\nmax_rate_pps = 1.5\n\
+                                [workload]\nflows = 1\nflow_type = \"long-lived\"\nduration_ms = 60000\n";
+        let depth = |s: &Scenario| match &s.file.network {
+            Some(n) => match &n.pipelines().0.stages[0] {
+                crate::link::StageConfig::TokenBucket(t) => t.depth_packets,
+                other => panic!("{other:?}"),
+            },
+            None => panic!("no network"),
+        };
+        let plain = parse(RESIDUAL, "r.toml", &[]).unwrap();
+        assert_eq!(depth(&plain), 1);
+        assert!(!plain.to_toml().contains("depth_packets"), "the default is not written");
+        let deep = parse(RESIDUAL, "r.toml", &["network.residual.depth_packets=4".parse().unwrap()]).unwrap();
+        assert_eq!(depth(&deep), 4);
+        assert!(deep.to_toml().contains("depth_packets = 4"));
+        let e = parse(RESIDUAL, "r.toml", &["network.residual.depth_packets=0".parse().unwrap()]).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("network.depth_packets"), "{e}");
     }
 
     #[test]

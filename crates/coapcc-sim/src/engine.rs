@@ -585,7 +585,11 @@ mod tests {
     fn a_long_lived_flow_keeps_only_its_open_exchanges_and_a_bounded_rtt_record() {
         // Residual bandwidth, 16 simulated hours: over 65 536 exchanges, retransmissions
         // whose responses arrive after the exchange ended, losses.
-        let net = NetworkConfig::Residual { min_rate_pps: Ratio::new(1, 1), max_rate_pps: Ratio::new(4, 1) };
+        let net = NetworkConfig::Residual {
+            min_rate_pps: Ratio::new(1, 1),
+            max_rate_pps: Ratio::new(4, 1),
+            depth_packets: 1,
+        };
         let workload = WorkloadConfig {
             flows: 1,
             flow_type: FlowType::LongLived,

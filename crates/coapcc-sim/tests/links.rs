@@ -26,7 +26,7 @@ proptest! {
         rate in prop_oneof![Just(30_000u64), Just(60_000), 1_000u64..1_000_000],
         arrivals in arrivals(),
     ) {
-        let mut link = Serializer::new(SerializerConfig { rate_bps: rate, buffer_bytes: buffer }).unwrap();
+        let mut link = Serializer::new(SerializerConfig { rate_bps: rate, buffer_bytes: buffer, count_in_service: false }).unwrap();
         // (start, finish, size) of every admitted packet.
         let mut admitted: Vec<(Instant, Instant, u32)> = Vec::new();
         let mut t = Instant::ZERO;
@@ -211,8 +211,11 @@ fn the_same_seed_gives_identical_outcomes_and_a_different_stream_or_seed_does_no
 
 #[test]
 fn an_out_of_order_offer_is_counted_and_treated_as_simultaneous() {
-    let config =
-        PipelineConfig::new([StageConfig::Serializer(SerializerConfig { rate_bps: 8_000, buffer_bytes: 100 })]);
+    let config = PipelineConfig::new([StageConfig::Serializer(SerializerConfig {
+        rate_bps: 8_000,
+        buffer_bytes: 100,
+        count_in_service: false,
+    })]);
     let mut p = Pipeline::new(&config, 0, 0, 0).unwrap();
     assert_eq!(p.offer(Instant::from_millis(50), 10), Ok(Instant::from_millis(60)));
     assert_eq!(p.offer(Instant::from_millis(10), 10), Ok(Instant::from_millis(70)));
@@ -274,7 +277,11 @@ fn a_pipeline_reads_from_toml_with_defaults_and_the_errors_name_the_key() {
 #[test]
 fn an_order_dependent_stage_after_a_normal_delay_is_rejected() {
     let mut config = presets::residual_bandwidth_forward(Ratio::ONE, Ratio::ONE);
-    config.stages.push(StageConfig::Serializer(SerializerConfig { rate_bps: 1, buffer_bytes: 1 }));
+    config.stages.push(StageConfig::Serializer(SerializerConfig {
+        rate_bps: 1,
+        buffer_bytes: 1,
+        count_in_service: false,
+    }));
     assert_eq!(config.validate().unwrap_err().key, "stages");
     // A propagation delay after it is fine.
     let config = presets::residual_bandwidth_forward(Ratio::ONE, Ratio::ONE).then(presets::residual_bandwidth_return());

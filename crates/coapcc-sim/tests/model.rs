@@ -26,13 +26,21 @@ fn fixed_nbiot() -> NetworkConfig {
     let rest = StageConfig::FifoJitter(FifoJitterConfig::new(ms(15), ms(15)));
     NetworkConfig::Custom {
         uplink: PipelineConfig::new([
-            StageConfig::Serializer(SerializerConfig { rate_bps: 60_000, buffer_bytes: 1_410_000 }),
+            StageConfig::Serializer(SerializerConfig {
+                rate_bps: 60_000,
+                buffer_bytes: 1_410_000,
+                count_in_service: false,
+            }),
             StageConfig::Propagation(PropagationConfig::new(ms(200))),
             rest,
         ]),
         downlink: PipelineConfig::new([
             rest,
-            StageConfig::Serializer(SerializerConfig { rate_bps: 30_000, buffer_bytes: 1_410_000 }),
+            StageConfig::Serializer(SerializerConfig {
+                rate_bps: 30_000,
+                buffer_bytes: 1_410_000,
+                count_in_service: false,
+            }),
             StageConfig::Propagation(PropagationConfig::new(ms(400))),
         ]),
     }
@@ -58,7 +66,7 @@ fn default_coap_on_residual_bandwidth_plateaus_at_one_over_mean_initial_timer_pl
     // testbeds §2, Makarem §6.2: with ResBW between 1/(RTO_init + RTT) and 1/RTT every original
     // finds no token (sent one RTT after the previous success) and its first retransmission
     // does, so each exchange takes T0 + RTT: goodput 1/(E[T0] + RTT) = 1/(2.5 + 0.5) s.
-    let net = NetworkConfig::Residual { min_rate_pps: Ratio::ONE, max_rate_pps: Ratio::ONE };
+    let net = NetworkConfig::Residual { min_rate_pps: Ratio::ONE, max_rate_pps: Ratio::ONE, depth_packets: 1 };
     let w = WorkloadConfig { duration: Some(Duration::from_secs(5 * 3600)), ..workload(1, FlowType::LongLived) };
     let r = run_network(&net, w, &CoapConfig::default(), &AnyConfig::from_name("default").unwrap(), 7, 0).unwrap();
     let g = r.run.goodput_per_s;

@@ -73,6 +73,12 @@ pub const PALETTE: &[(&str, [u8; 3])] = &[
     ("ResBW", [0xE0, 0x10, 0x60]),
     ("sending", [0x33, 0x55, 0xCC]),
     ("success", [0x22, 0x99, 0x55]),
+    // Investigations: our value per sweep point, the published value or bound, the band in
+    // which a numeric claim holds, and the point at the documented default.
+    ("ours", [0x1F, 0x4E, 0x9C]),
+    ("published", [0x20, 0x20, 0x20]),
+    ("band", [0x4C, 0xAF, 0x50]),
+    ("documented", [0xC0, 0x00, 0x00]),
 ];
 
 /// The colour of a series or box named `name`.
@@ -132,6 +138,12 @@ fn rgb(name: &str) -> RGBColor {
 
 fn is_analytic(name: &str) -> bool {
     name.starts_with("analytic")
+}
+
+/// A series named `documented…` (an investigation's point at the documented default) is drawn
+/// as large rings, so the point stays visible on top of the line through it.
+fn is_marker(name: &str) -> bool {
+    name.starts_with("documented")
 }
 
 // ---------------------------------------------------------------------------------------
@@ -203,6 +215,9 @@ pub enum SeriesStyle {
     Points,
     /// Staircase: each value holds until the next point's x (e.g. RTO over time).
     Step,
+    /// A shaded rectangle spanning the first and last point (corners), drawn under the lines
+    /// that follow it (e.g. the band in which a claim holds).
+    Band,
 }
 
 /// A named series of `(x, y)` points.
@@ -523,7 +538,7 @@ fn prepare_series(s: &Series, log_y: bool) -> PreparedSeries {
                 segments.push(cur);
             }
         }
-        SeriesStyle::Points | SeriesStyle::Step => {
+        SeriesStyle::Points | SeriesStyle::Step | SeriesStyle::Band => {
             let pts: Vec<_> = s.points.iter().copied().filter(valid).collect();
             if !pts.is_empty() {
                 segments.push(pts);
@@ -945,6 +960,7 @@ pub fn line_figure_in_columns(title: &str, panels: &[LinePanel], max_cols: usize
                 SeriesStyle::Dashed => Swatch::Dashed,
                 SeriesStyle::Points => Swatch::Points,
                 SeriesStyle::Step => Swatch::Step,
+                SeriesStyle::Band => Swatch::Fill,
             };
             legend.push(LegendEntry { name: s.name.clone(), swatch });
         }
@@ -1011,7 +1027,12 @@ where
         let c = rgb(&s.name);
         let line = c.stroke_width(if s.style == SeriesStyle::Step { 1 } else { 2 });
         for seg in &s.segments {
-            let drawn = if seg.len() == 1 || s.style == SeriesStyle::Points {
+            let drawn = if s.style == SeriesStyle::Band {
+                let (Some(&a), Some(&b)) = (seg.first(), seg.last()) else { continue };
+                chart.draw_series(std::iter::once(Rectangle::new([a, b], c.mix(0.25).filled()))).map(|_| ())
+            } else if is_marker(&s.name) {
+                chart.draw_series(seg.iter().map(|&p| Circle::new(p, 6, c.stroke_width(2)))).map(|_| ())
+            } else if seg.len() == 1 || s.style == SeriesStyle::Points {
                 chart.draw_series(seg.iter().map(|&p| Circle::new(p, 2, c.filled()))).map(|_| ())
             } else if s.style == SeriesStyle::Dashed {
                 chart.draw_series(DashedLineSeries::new(seg.iter().copied(), 7, 5, line)).map(|_| ())
@@ -1315,7 +1336,11 @@ mod tests {
                 assert_ne!(c, d, "{a} and {b} share a colour");
             }
         }
-        assert_eq!(PALETTE.len(), 27);
+        assert_eq!(
+            PALETTE.len(),
+            31,
+            "the algorithms, RTT, analytic, the rate series and the four investigation series"
+        );
         assert_eq!(colour_of("cocoa (sim)"), colour_of("cocoa"));
         assert_eq!(colour_of("analytic (cocoa)"), colour_of("analytic"));
         let x = colour_of("some-new-algorithm");

@@ -4,6 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use coapcc::reproduce::investigate::Findings;
+use coapcc::reproduce::investigate::causes::causes_md;
 use coapcc::reproduce::render::status_md;
 
 fn root() -> PathBuf {
@@ -98,6 +100,13 @@ fn the_quick_report_holds_every_figure_and_claim_and_renders_in_a_browser() {
     assert!(out.join("figures/fasor-burst-scale.svg").exists(), "no burst-scale figure");
     assert!(html.contains("id=\"inv-fasor-burst-scale\"") && html.contains("<strong>Finding:</strong> Time mode"));
     assert!(md.contains("**Finding:** Time mode") && md.contains("Packet mode"), "no burst-scale finding");
+    // Every investigation of the catalogue: its figure, its finding, and its causes file.
+    for s in coapcc::reproduce::investigate::catalogue::SWEEPS {
+        assert!(out.join(format!("figures/{}.svg", s.id)).exists(), "no figure of {}", s.id);
+        assert!(html.contains(&format!("id=\"inv-{}\"", s.id)), "no section for {}", s.id);
+    }
+    let findings = Findings::parse(&std::fs::read_to_string(out.join("investigations.toml")).unwrap()).unwrap();
+    assert_eq!(std::fs::read_to_string(out.join("causes.md")).unwrap(), causes_md(&csv, &findings).unwrap());
     assert_eq!(std::fs::read_to_string(out.join("claims.csv")).unwrap().lines().count(), claims.len() + 1);
 
     let Some(chromium) = browser() else {
@@ -162,5 +171,43 @@ fn the_readme_status_table_is_what_the_full_runs_claims_csv_gives() {
         body[..end].trim(),
         status_md(&csv).unwrap().trim(),
         "README's reproduction status differs from status.md of data/published/claims-full.csv"
+    );
+}
+
+const CAUSES_BEGIN: &str = "<!-- causes:begin";
+const CAUSES_END: &str = "<!-- causes:end -->";
+
+#[test]
+fn the_readme_section_on_why_claims_differ_is_generated_from_the_full_run() {
+    let csv = std::fs::read_to_string(root().join("data/published/claims-full.csv")).unwrap();
+    let findings =
+        Findings::parse(&std::fs::read_to_string(root().join("data/published/investigations-full.toml")).unwrap())
+            .unwrap();
+    // Every investigation of the catalogue is in the committed full run's findings.
+    for s in coapcc::reproduce::investigate::catalogue::SWEEPS {
+        assert!(
+            findings.investigations.iter().any(|f| f.id == s.id),
+            "data/published/investigations-full.toml is stale: no `{}` (rerun `coapcc reproduce all`)",
+            s.id
+        );
+    }
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let begin = readme.find(CAUSES_BEGIN).expect("README has no causes:begin marker");
+    let body = &readme[begin..];
+    let body = &body[body.find("-->").unwrap() + 3..];
+    let end = body.find(CAUSES_END).expect("README has no causes:end marker");
+    let generated = causes_md(&csv, &findings).unwrap();
+    if std::env::var_os("COAPCC_BLESS_README").is_some() {
+        // Regenerates the section (after the committed full-run files changed); then asserts.
+        let at = readme.len() - body.len();
+        let fresh = format!("{}\n{}\n{}", &readme[..at], generated.trim_end(), &body[end..]);
+        std::fs::write(root().join("README.md"), &fresh).unwrap();
+        return assert!(fresh.contains(generated.trim()));
+    }
+    assert_eq!(
+        body[..end].trim(),
+        generated.trim(),
+        "README's section on why claims differ is not causes.md of data/published/claims-full.csv and \
+data/published/investigations-full.toml (COAPCC_BLESS_README=1 regenerates it)"
     );
 }

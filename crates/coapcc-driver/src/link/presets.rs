@@ -104,7 +104,7 @@ pub fn nbiot_wireless_downlink(buffer_bytes: u64, errors: LinkErrors) -> Pipelin
 
 fn wireless(rate_bps: u64, delay: Duration, buffer_bytes: u64, errors: LinkErrors) -> PipelineConfig {
     PipelineConfig::new([
-        StageConfig::Serializer(SerializerConfig { rate_bps, buffer_bytes }),
+        StageConfig::Serializer(SerializerConfig { rate_bps, buffer_bytes, count_in_service: false }),
         StageConfig::GilbertElliott(errors.config()),
         StageConfig::Propagation(PropagationConfig::new(delay)),
     ])
@@ -134,6 +134,10 @@ pub fn nbiot_downlink_path(buffer_bytes: u64, errors: LinkErrors) -> PipelineCon
 pub struct NbiotConfig {
     /// Drop-tail buffer of each wireless direction, bytes (2 500, 14 100, 28 200, 1 410 000).
     pub buffer_bytes: u64,
+    /// Whether the packet being serialised counts against `buffer_bytes` (default `false`:
+    /// only waiting packets; the serializer's `count_in_service`). Not written when `false`.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub buffer_counts_in_service: bool,
     /// Link errors: `none`, `medium` (≈ 10 %), `high` (≈ 18 %); the `errors_*` keys refine it.
     pub errors: LinkErrors,
     /// Wireless uplink rate, kbit/s (60); must be a whole number of bit/s.
@@ -177,6 +181,10 @@ pub struct NbiotConfig {
     /// times the burst (the testbed's 4 s : 1 s), so the stationary loss is the `errors` level's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub errors_mean_good_packets: Option<Ratio>,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 fn is_time_mode(m: &GeMode) -> bool {
@@ -226,6 +234,7 @@ impl NbiotConfig {
     pub fn testbed(buffer_bytes: u64, errors: LinkErrors) -> Self {
         NbiotConfig {
             buffer_bytes,
+            buffer_counts_in_service: false,
             errors,
             uplink_kbps: default_uplink_kbps(),
             downlink_kbps: default_downlink_kbps(),
@@ -299,7 +308,11 @@ impl NbiotConfig {
         // serializer stage's own check refuse it too.
         let rate_bps = kbps_to_bps(kbps).unwrap_or(0);
         PipelineConfig::new([
-            StageConfig::Serializer(SerializerConfig { rate_bps, buffer_bytes: self.buffer_bytes }),
+            StageConfig::Serializer(SerializerConfig {
+                rate_bps,
+                buffer_bytes: self.buffer_bytes,
+                count_in_service: self.buffer_counts_in_service,
+            }),
             StageConfig::GilbertElliott(self.gilbert_elliott()),
             StageConfig::Propagation(PropagationConfig::new(delay)),
         ])
@@ -326,8 +339,14 @@ impl NbiotConfig {
 /// Sender → receiver in testbeds §2: ResBW drawn every 5 s from U(`min_pps`, `max_pps`)
 /// packets/s with a bucket of one packet, then one half of the N(500 ms, 10 ms) RTT.
 pub fn residual_bandwidth_forward(min_pps: Ratio, max_pps: Ratio) -> PipelineConfig {
+    residual_bandwidth_forward_with_depth(min_pps, max_pps, 1)
+}
+
+/// [`residual_bandwidth_forward`] with a token bucket of `depth_packets` (≥ 1) instead of one
+/// packet (the token-bucket-depth investigation; testbeds §2 [D]).
+pub fn residual_bandwidth_forward_with_depth(min_pps: Ratio, max_pps: Ratio, depth_packets: u32) -> PipelineConfig {
     PipelineConfig::new([
-        StageConfig::TokenBucket(TokenBucketConfig::uniform(min_pps, max_pps)),
+        StageConfig::TokenBucket(TokenBucketConfig { depth_packets, ..TokenBucketConfig::uniform(min_pps, max_pps) }),
         StageConfig::NormalDelay(NormalDelayConfig::split_rtt(RESIDUAL_RTT_MEAN, RESIDUAL_RTT_SD)),
     ])
 }
@@ -370,7 +389,11 @@ mod tests {
         let c = NbiotConfig { downlink_kbps: Ratio::new(25, 2), ..NbiotConfig::testbed(2_500, LinkErrors::None) };
         assert_eq!(
             c.downlink_path().stages[1],
-            StageConfig::Serializer(SerializerConfig { rate_bps: 12_500, buffer_bytes: 2_500 })
+            StageConfig::Serializer(SerializerConfig {
+                rate_bps: 12_500,
+                buffer_bytes: 2_500,
+                count_in_service: false
+            })
         );
         let bad = NbiotConfig { uplink_kbps: Ratio::new(1, 3), ..c };
         assert_eq!(bad.validate().map_err(|e| e.key), Err("uplink_kbps"));

@@ -15,6 +15,11 @@
 //! * Drop-tail: a packet that must wait is admitted iff (bytes waiting at its arrival) + its
 //!   size ≤ `buffer_bytes`; otherwise it is dropped ([`DropReason::Buffer`]) and leaves no
 //!   trace in the queue. Later, smaller packets may still fit.
+//! * With `count_in_service = true` (default `false`), the packet being serialised at the
+//!   arrival also counts: a packet that must wait is admitted iff (bytes waiting) + (bytes of
+//!   the packet on the link) + its size ≤ `buffer_bytes` — a buffer that holds the packet in
+//!   service until its last bit is sent (testbeds §1, "Bottleneck buffer"; the drop-tail
+//!   investigation sweeps it). A packet finding the link idle still always passes.
 //!
 //! Cost: O(1) amortised per offer. The queue is a `VecDeque` of `(start, size)` for the
 //! waiting packets with a running byte sum; an offer first pops the packets that have started
@@ -39,6 +44,14 @@ pub struct SerializerConfig {
     /// Capacity of the drop-tail buffer in bytes, counting only packets waiting for the link
     /// (0 = no buffer).
     pub buffer_bytes: u64,
+    /// Whether the packet being serialised counts against `buffer_bytes` too (default
+    /// `false`: only waiting packets count). Not written when `false`.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub count_in_service: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 impl SerializerConfig {
@@ -124,6 +137,9 @@ pub struct Serializer {
     waiting: VecDeque<Waiting>,
     /// Sum of `waiting[..].bytes`.
     waiting_bytes: u64,
+    /// The latest packet to start serialisation: (start, bytes) — the packet on the link
+    /// whenever the link is busy (for `count_in_service`).
+    started: Waiting,
     /// The hot state in nanoseconds; [`Serializer::stats`] presents it with units.
     hot: Hot,
     /// Serialisation times of packet sizes seen so far, in nanoseconds (0 = not computed):
@@ -156,6 +172,7 @@ impl Serializer {
             config,
             waiting: VecDeque::with_capacity(reserve),
             waiting_bytes: 0,
+            started: Waiting { start: 0, bytes: 0 },
             hot: Hot::default(),
             tx_ns: Vec::new(),
         })
@@ -215,12 +232,15 @@ impl Serializer {
                 break;
             }
             self.waiting_bytes -= front.bytes as u64;
+            self.started = *front;
             self.waiting.pop_front();
         }
         let start = t.max(self.hot.busy_until_ns);
         if start > t {
             let occupancy = self.waiting_bytes.saturating_add(bytes as u64);
-            if occupancy > self.config.buffer_bytes {
+            // The link is busy, so the latest packet to start is on it (FIFO, work-conserving).
+            let in_service = if self.config.count_in_service { self.started.bytes as u64 } else { 0 };
+            if occupancy.saturating_add(in_service) > self.config.buffer_bytes {
                 return Err(DropReason::Buffer);
             }
             self.waiting.push_back(Waiting { start, bytes });
@@ -230,6 +250,8 @@ impl Serializer {
             h.max_occupancy_packets = h.max_occupancy_packets.max(self.waiting.len() as u64);
             h.queued_packets += 1;
             h.queueing_delay_ns = h.queueing_delay_ns.saturating_add(start - t);
+        } else {
+            self.started = Waiting { start, bytes };
         }
         let tx = self.tx_ns(bytes);
         self.hot.busy_until_ns = start.saturating_add(tx);
@@ -243,7 +265,26 @@ mod tests {
     use super::*;
 
     fn link(rate_bps: u64, buffer_bytes: u64) -> Serializer {
-        Serializer::new(SerializerConfig { rate_bps, buffer_bytes }).unwrap()
+        Serializer::new(SerializerConfig { rate_bps, buffer_bytes, count_in_service: false }).unwrap()
+    }
+
+    #[test]
+    fn counting_the_packet_in_service_drops_what_would_fit_beside_it_only() {
+        // 8 000 bit/s = one byte per millisecond; 300 B of buffer.
+        let mut l =
+            Serializer::new(SerializerConfig { rate_bps: 8_000, buffer_bytes: 300, count_in_service: true }).unwrap();
+        assert_eq!(l.offer(ms(0), 100), Ok(ms(100)), "an idle link takes it, whatever the accounting");
+        assert_eq!(l.offer(ms(0), 150), Ok(ms(250)), "100 on the link + 150 waiting = 250 ≤ 300");
+        assert_eq!(l.offer(ms(0), 100), Err(DropReason::Buffer), "100 + 150 + 100 = 350 > 300");
+        assert_eq!(l.offer(ms(0), 50), Ok(ms(300)), "100 + 150 + 50 = 300 fits");
+        // At 100 ms the first has left; the 150-byte packet is on the link, 50 B wait.
+        assert_eq!(l.offer(ms(100), 100), Ok(ms(400)), "150 + 50 + 100 = 300 fits");
+        assert_eq!(l.offer(ms(100), 1), Err(DropReason::Buffer));
+        // Without the in-service packet counted, the third offer above is admitted.
+        let mut plain = link(8_000, 300);
+        plain.offer(ms(0), 100).unwrap();
+        plain.offer(ms(0), 150).unwrap();
+        assert_eq!(plain.offer(ms(0), 100), Ok(ms(350)));
     }
 
     fn ms(m: u64) -> Instant {
@@ -329,7 +370,8 @@ mod tests {
 
     #[test]
     fn a_zero_rate_names_its_key() {
-        let err = Serializer::new(SerializerConfig { rate_bps: 0, buffer_bytes: 10 }).unwrap_err();
+        let err =
+            Serializer::new(SerializerConfig { rate_bps: 0, buffer_bytes: 10, count_in_service: false }).unwrap_err();
         assert_eq!(err.key, "rate_bps");
     }
 }

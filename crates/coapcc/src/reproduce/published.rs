@@ -91,6 +91,47 @@ pub struct Claim {
     /// The id of the claim this one restates (the same fact in other words): it is shown,
     /// linked to that claim, but not counted in the scoreboard.
     pub restates: Option<String>,
+    /// Why ours differs, when no investigation of `investigate` explains it alone (`cause = {…}`).
+    pub cause: Option<Cause>,
+}
+
+/// Why a claim differs (issue 9, "Evidence for every difference"): `cause = { kind = "…",
+/// text = "…" }`, with `investigations = ["id", …]` when sweeps bear on it.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Cause {
+    /// What kind of cause it is.
+    pub kind: CauseKind,
+    /// The cause in words: what differs and why.
+    pub text: String,
+    /// The investigations that bear on it (required for `kind = "investigation"`, none for
+    /// `no-sweep`).
+    #[serde(default)]
+    pub investigations: Vec<String>,
+}
+
+/// The kind of a [`Cause`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CauseKind {
+    /// No sweep can explain it (a reconstructed algorithm, a reading of the spec, substituted
+    /// data): said plainly, with the reason.
+    NoSweep,
+    /// The named investigations sweep the parameter blamed.
+    Investigation,
+    /// A candidate parameter that no investigation sweeps yet (said plainly).
+    NotSwept,
+}
+
+impl CauseKind {
+    /// Its words in the report.
+    pub fn words(self) -> &'static str {
+        match self {
+            CauseKind::NoSweep => "no sweep explains it",
+            CauseKind::Investigation => "investigated",
+            CauseKind::NotSwept => "not swept yet",
+        }
+    }
 }
 
 /// The default band of a `ratio` check: ours/published in [0.8, 1.25] (issue 9, Rules).
@@ -150,6 +191,8 @@ struct ClaimText {
     range_reason: Option<String>,
     #[serde(default)]
     restates: Option<String>,
+    #[serde(default)]
+    cause: Option<Cause>,
 }
 
 const TEXT_KEYS: &[&str] = &[
@@ -165,6 +208,7 @@ const TEXT_KEYS: &[&str] = &[
     "note",
     "range_reason",
     "restates",
+    "cause",
 ];
 const CHECK_KEYS: &[&str] = &["check", "range", "value", "tolerance"];
 
@@ -683,6 +727,17 @@ fn claim(mut table: toml::Table, index: usize) -> Result<Claim, String> {
     } else if text.range_reason.is_some() {
         return Err(named("`range_reason` is only for `check = \"ratio\"`".into()));
     }
+    if let Some(c) = &text.cause {
+        match (c.kind, c.investigations.is_empty()) {
+            (CauseKind::Investigation, true) => {
+                return Err(named("`cause` of kind `investigation` needs `investigations`".into()));
+            }
+            (CauseKind::NoSweep | CauseKind::NotSwept, false) => {
+                return Err(named(format!("`cause` of kind `{}` names no investigations", c.kind.words())));
+            }
+            _ => {}
+        }
+    }
     Ok(Claim {
         id: text.id,
         text: text.text,
@@ -698,6 +753,7 @@ fn claim(mut table: toml::Table, index: usize) -> Result<Claim, String> {
         note: text.note,
         range_reason: text.range_reason,
         restates: text.restates,
+        cause: text.cause,
     })
 }
 
@@ -815,6 +871,22 @@ mod tests {
         assert!(e.contains("claim `the-claim`") && e.contains("tolerance"), "{e}");
         let e = error_of("metric = \"rmse_wins\"\na = \"x\"\nb = \"y\"\ncheck = \"roughly\"\n");
         assert!(e.contains("claim `the-claim`") && e.contains("roughly"), "{e}");
+    }
+
+    #[test]
+    fn a_cause_must_name_investigations_exactly_when_its_kind_is_investigation() {
+        const M: &str = "metric = \"rmse_wins\"\na = \"x\"\nb = \"y\"\ncheck = \"sign\"\n";
+        let e = error_of(&format!("{M}cause = {{ kind = \"investigation\", text = \"load\" }}\n"));
+        assert!(e.contains("claim `the-claim`") && e.contains("needs `investigations`"), "{e}");
+        let e = error_of(&format!("{M}cause = {{ kind = \"no-sweep\", text = \"t\", investigations = [\"i\"] }}\n"));
+        assert!(e.contains("claim `the-claim`") && e.contains("names no investigations"), "{e}");
+        let e = error_of(&format!("{M}cause = {{ kind = \"maybe\", text = \"t\" }}\n"));
+        assert!(e.contains("claim `the-claim`") && e.contains("maybe"), "{e}");
+        let ok =
+            parse(&claim_file(&format!("{M}cause = {{ kind = \"no-sweep\", text = \"spec reading\" }}\n")), "x.toml")
+                .unwrap();
+        let c = ok.claims[1].cause.as_ref().unwrap();
+        assert_eq!((c.kind, c.text.as_str()), (CauseKind::NoSweep, "spec reading"));
     }
 
     #[test]

@@ -27,12 +27,24 @@ pub struct Section {
     pub investigations: Vec<Investigation>,
 }
 
-/// The investigation a differing claim is linked to, if any.
-fn investigation_of<'a>(investigations: &'a [Investigation], o: &Outcome) -> Option<&'a Investigation> {
-    if o.verdict != Verdict::Differs {
+/// The investigations a differing (or not evaluated) claim is linked to: those listing it,
+/// then those its `cause` names.
+fn investigations_of<'a>(investigations: &'a [Investigation], o: &Outcome) -> Vec<&'a Investigation> {
+    if o.verdict == Verdict::Holds {
+        return Vec::new();
+    }
+    let named = o.claim.cause.as_ref().map(|c| c.investigations.as_slice()).unwrap_or_default();
+    let mut out: Vec<&Investigation> = investigations.iter().filter(|i| i.claims.contains(&o.claim.id)).collect();
+    out.extend(investigations.iter().filter(|i| named.contains(&i.id) && !i.claims.contains(&o.claim.id)));
+    out
+}
+
+/// The cause of a claim that does not hold, in words (`None` when it holds or has none).
+fn cause_words(o: &Outcome) -> Option<String> {
+    if o.verdict == Verdict::Holds {
         return None;
     }
-    investigations.iter().find(|i| i.claims.contains(&o.claim.id))
+    o.claim.cause.as_ref().map(|c| format!("Cause ({}): {}", c.kind.words(), c.text))
 }
 
 fn stats(q: &Quantiles) -> BoxStats {
@@ -772,11 +784,15 @@ fn claims_table(outcomes: &[&Outcome], investigations: &[Investigation]) -> Stri
                 esc(r)
             );
         }
-        if let Some(i) = investigation_of(investigations, o) {
+        if let Some(c) = cause_words(o) {
+            let _ = write!(note, "<br><span class=\"small\"><em>{}</em></span>", esc(&c));
+        }
+        for i in investigations_of(investigations, o) {
             let _ = write!(
                 note,
-                "<br><span class=\"small\"><em>See <a href=\"#inv-{}\">the burst-scale investigation</a>.</em></span>",
-                esc(&i.id)
+                "<br><span class=\"small\"><em>See <a href=\"#inv-{}\">{}</a>.</em></span>",
+                esc(&i.id),
+                esc(&i.short)
             );
         }
         let kind = if o.claim.kind() == ClaimKind::Numeric { "" } else { " (direction)" };
@@ -948,8 +964,11 @@ pub fn markdown(title: &str, intro: &str, sections: &[Section]) -> String {
         };
         let mut restates =
             o.claim.restates.as_deref().map(|r| format!(" (restates `{r}`; not counted)")).unwrap_or_default();
-        if let Some(i) = investigation_of(investigations, o) {
-            let _ = write!(restates, " (see [the burst-scale investigation](#{}))", i.id);
+        if let Some(c) = cause_words(o) {
+            let _ = write!(restates, " *{c}*");
+        }
+        for i in investigations_of(investigations, o) {
+            let _ = write!(restates, " (see [{}](#{}))", i.short, i.id);
         }
         let _ = writeln!(
             m,

@@ -1,8 +1,4 @@
-//! Investigations: sweeps of one modelling choice the paper leaves open, run beside an
-//! experiment's cases to show where its claims would hold. The verdicts stay on the documented
-//! defaults; an investigation only explains a difference.
-//!
-//! One so far, for the FASOR paper: the **burst scale** of the Gilbert–Elliott link errors in
+//! The FASOR paper's **burst scale** of the Gilbert–Elliott link errors in
 //! the 10-flow error cases (testbeds.md §1.2). The paper's netem changes state per packet and
 //! it says only that the states "alternate in suitably short intervals"; our default is a
 //! time-driven chain with 1 s / 4 s mean sojourns. The sweep runs the medium- and high-error
@@ -14,10 +10,11 @@ use std::fmt::Write;
 
 use coapcc_sim::scenario::{Setting, Value};
 
-use super::evaluate::{CaseResult, sweep_points};
-use super::experiments::Case;
-use super::published::{Check, DEFAULT_BAND, Metric, Published};
+use super::Investigation;
 use crate::figures::{LinePanel, Series, SeriesStyle, line_figure_in_columns};
+use crate::reproduce::evaluate::{CaseResult, sweep_points};
+use crate::reproduce::experiments::Case;
+use crate::reproduce::published::{Check, DEFAULT_BAND, Metric, Published};
 
 /// The investigation's id (its figure is `figures/<id>.svg`, its anchor `#inv-<id>`).
 pub const BURST_SCALE_ID: &str = "fasor-burst-scale";
@@ -113,31 +110,12 @@ impl Line {
     }
 }
 
-/// An investigation's result, for the report.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Investigation {
-    /// Id (anchor and figure file).
-    pub id: String,
-    /// Heading.
-    pub title: String,
-    /// What was varied and why.
-    pub about: String,
-    /// The finding in words, generated from the numbers.
-    pub sentence: String,
-    /// The figure (SVG).
-    pub svg: String,
-    /// The claims it bears on.
-    pub claims: Vec<String>,
-    /// The swept comparisons.
-    pub lines: Vec<Line>,
-}
-
 fn median_fct(c: &CaseResult, a: &str) -> Option<f64> {
     c.of(a).map(|s| s.fct.p50).filter(|v| v.is_finite() && *v > 0.0)
 }
 
 /// The published FCT-gain claim of FASOR against `b` in `case`.
-fn claim_for<'a>(published: &'a Published, case: &str, b: &str) -> Option<&'a super::published::Claim> {
+fn claim_for<'a>(published: &'a Published, case: &str, b: &str) -> Option<&'a crate::reproduce::published::Claim> {
     published.claims.iter().find(|c| match &c.metric {
         Metric::FctMedianReduction(v) => v.case.as_deref() == Some(case) && v.a == "fasor" && v.b == b,
         _ => false,
@@ -230,6 +208,7 @@ pub fn burst_scale(results: &[CaseResult], published: &Published) -> Option<Inve
     let sentence = sentence(&lines);
     Some(Investigation {
         id: BURST_SCALE_ID.into(),
+        short: "the burst-scale investigation".into(),
         title: "Investigation: the burst scale of the link errors (10 flows, medium and high errors)".into(),
         about: "The paper's netem changes the Gilbert–Elliott state per packet and the paper says only that the \
 states \"alternate in suitably short intervals\"; our default is a time-driven chain with mean sojourns of 1 s \
@@ -241,8 +220,17 @@ lines are the published gains."
         sentence,
         svg,
         claims,
-        lines,
     })
+}
+
+/// The claims it explains, from the data file alone (no run): FASOR's FCT-gain claims against
+/// the compared algorithms in the 10-flow error cases.
+pub fn claims(published: &Published) -> Vec<String> {
+    CASES
+        .iter()
+        .flat_map(|(level, flows)| VERSUS.iter().map(move |b| (base_case(level, flows), *b)))
+        .filter_map(|(case, b)| claim_for(published, &case, b).map(|c| c.id.clone()))
+        .collect()
 }
 
 /// The finding in words: per mode, how many of the swept claims hold at each point.

@@ -1,0 +1,324 @@
+//! The investigations of the general kind ([`SweepSpec`]), per experiment: each sweeps the
+//! parameter a differing claim's cause names (the claims' `cause` entries in
+//! `data/published/<experiment>.toml` link back by id). Replications per point are chosen so
+//! that `coapcc reproduce all` stays under about two minutes on two cores.
+
+use super::SweepSpec;
+
+const LOAD_UNKNOWN: &str = "The FASOR testbed's message sizes are not published (docs/testbeds.md §1 [D]); our 20-byte \
+response payload is the smallest plausible one, so the threshold is not a fitted value and the verdicts stay on it.";
+
+/// FASOR, 400 flows, infinite buffer: the claims that turn on the load (the bistable random case
+/// and the continuous one).
+const FASOR_400_INFINITE_CLAIMS: &[&str] = &[
+    "fasor-400-infinite-random-fct-fasor-vs-cocoa",
+    "fasor-400-infinite-random-unnecessary-fasor-vs-cocoa",
+    "fasor-400-infinite-random-unnecessary-default-vs-cocoa",
+    "fasor-400-infinite-random-fct-fasor-vs-cocoa-fb1",
+    "fasor-400-infinite-random-unnecessary-fasor-vs-cocoa-fb1",
+    "fasor-400-infinite-random-rtt-fasor-vs-cocoa-fb1",
+    "fasor-400-infinite-random-fct-fasor-token-vs-fasor",
+    "fasor-400-infinite-random-fct-fasor-second-only-to-token",
+    "fasor-400-infinite-continuous-fct-fasor-vs-cocoa",
+    "fasor-400-infinite-continuous-unnecessary-cocoa",
+    "fasor-400-infinite-continuous-unnecessary-fasor",
+    "fasor-400-infinite-continuous-unnecessary-default",
+    "fasor-400-infinite-continuous-fct-fasor-token-vs-fasor",
+    "fasor-400-infinite-continuous-fct-fasor-second-only-to-token",
+];
+
+const FASOR_400_INFINITE: &[&str] =
+    &["fasor/400-flows-infinite-buffer-random", "fasor/400-flows-infinite-buffer-continuous"];
+
+const FASOR_200_CLAIMS: &[&str] = &[
+    "fasor-200-medium-continuous-fct-fasor-vs-cocoa",
+    "fasor-200-medium-random-fct-fasor-vs-cocoa",
+    "fasor-200-infinite-continuous-fct-fasor-vs-cocoa",
+    "fasor-200-infinite-random-fct-fasor-vs-cocoa",
+];
+
+const FB_CLAIMS: &[&str] = &[
+    "fb-infinite-random-fct-default-vs-cocoa",
+    "fb-infinite-random-unnecessary-default-vs-cocoa",
+    "fb-infinite-random-expired-rto-cocoa-vs-default",
+];
+
+const PAYLOAD: &[f64] = &[20.0, 40.0, 60.0, 80.0];
+
+const LOAD_QUESTION: &str = "The infinite-buffer cases are bistable: CoCoA collapses only once the RTT exceeds its first \
+three backed-off timers (about 14 s), after which it takes no weak sample and stays at 2 s. Whether the queue gets there \
+depends on the load, i.e. on the message sizes and the number of flows.";
+
+/// Every investigation of the general kind, in report order.
+pub const SWEEPS: &[SweepSpec] = &[
+    SweepSpec {
+        id: "fasor-load-payload",
+        experiment: "fasor",
+        short: "the message-size investigation",
+        title: "Investigation: message size (load) with 400 flows and the infinite buffer",
+        question: LOAD_QUESTION,
+        bases: FASOR_400_INFINITE,
+        key: "response_payload_bytes",
+        also: &[],
+        words: &[],
+        unit: "B",
+        values: PAYLOAD,
+        default: 20.0,
+        algorithms: &[],
+        replications: [6, 1],
+        claims: FASOR_400_INFINITE_CLAIMS,
+        unknown: LOAD_UNKNOWN,
+    },
+    SweepSpec {
+        id: "fasor-load-flows",
+        experiment: "fasor",
+        short: "the flow-count investigation",
+        title: "Investigation: number of flows (load) with the infinite buffer",
+        question: LOAD_QUESTION,
+        bases: FASOR_400_INFINITE,
+        key: "flows",
+        also: &[],
+        words: &[],
+        unit: "flows",
+        values: &[400.0, 600.0, 800.0],
+        default: 400.0,
+        algorithms: &[],
+        replications: [6, 1],
+        claims: FASOR_400_INFINITE_CLAIMS,
+        unknown: "The paper's flow count (400) is published; the sweep shows how far our load is from the threshold, \
+not a different count to use.",
+    },
+    SweepSpec {
+        id: "fasor-cocoa-vbf-per-step",
+        experiment: "fasor",
+        short: "the CoCoA backoff-factor investigation",
+        title: "Investigation: CoCoA's variable backoff factor chosen per exchange or at every step",
+        question: "CoCoA picks its backoff factor from the RTO: 3 below 1 s, 2 up to 3 s, 1.5 above. Our default \
+(OQ-3) chooses it once per exchange from the RTO that arms the original; the FASOR paper says CoCoA \"uses the factor of \
+1.5 when the retransmission timer value is larger than 3 seconds\", which reads per step (`vbf_selection = \
+\"per-step\"`: 2 s → 2, 4, 6, 9, 13.5 s instead of 2, 4, 8, 16, 32 s). Shorter backed-off timers move the collapse \
+threshold of the infinite-buffer cases.",
+        bases: FASOR_400_INFINITE,
+        key: "algorithm.cocoa.vbf_selection",
+        also: &["algorithm.cocoa-fb1.vbf_selection"],
+        words: &["per-exchange", "per-step"],
+        unit: "",
+        values: &[0.0, 1.0],
+        default: 0.0,
+        algorithms: &[],
+        replications: [6, 1],
+        claims: FASOR_400_INFINITE_CLAIMS,
+        unknown: "The CoCoA draft's text reads per exchange and its pseudocode per step (docs/algorithms.md, CoCoA, \
+OQ-3); the verdicts stay on the per-exchange reading.",
+    },
+    SweepSpec {
+        id: "fasor-drop-tail-in-service",
+        experiment: "fasor",
+        short: "the drop-tail accounting investigation",
+        title: "Investigation: does the packet in service count against the 2 500-byte buffer?",
+        question: "With 400 continuous flows and the 2 500-byte buffer the paper reports no unnecessary \
+retransmission at all. Our drop-tail buffer counts only the packets waiting for the link (docs/testbeds.md §1, \
+\"Bottleneck buffer\"); a buffer that also holds the packet being sent is 26–54 bytes smaller in effect, so fewer \
+copies wait long enough for a timer to expire.",
+        bases: &["fasor/400-flows-small-buffer-continuous"],
+        key: "buffer_counts_in_service",
+        also: &[],
+        words: &["false", "true"],
+        unit: "",
+        values: &[0.0, 1.0],
+        default: 0.0,
+        algorithms: &[],
+        replications: [6, 1],
+        claims: &["fasor-400-small-continuous-no-unnecessary", "fasor-400-small-continuous-retx-fasor-vs-cocoa-fb1"],
+        unknown: "The paper does not say how its emulator accounts for the packet on the link.",
+    },
+    SweepSpec {
+        id: "fasor-200-load-payload",
+        experiment: "fasor",
+        short: "the 200-flow message-size investigation",
+        title: "Investigation: message size (load) with 200 flows",
+        question: "With 200 flows the published FASOR gains over CoCoA are small (3.7–8.3 %) and ours are slightly \
+negative: CoCoA does not collapse at this load. A larger message raises the load towards the threshold of the 400-flow \
+cases.",
+        bases: &[
+            "fasor/200-flows-medium-buffer-continuous",
+            "fasor/200-flows-medium-buffer-random",
+            "fasor/200-flows-infinite-buffer-continuous",
+            "fasor/200-flows-infinite-buffer-random",
+        ],
+        key: "response_payload_bytes",
+        also: &[],
+        words: &[],
+        unit: "B",
+        values: PAYLOAD,
+        default: 20.0,
+        algorithms: &["cocoa", "fasor"],
+        replications: [6, 1],
+        claims: FASOR_200_CLAIMS,
+        unknown: LOAD_UNKNOWN,
+    },
+    SweepSpec {
+        id: "fb-load-payload",
+        experiment: "full-backoff",
+        short: "the message-size investigation",
+        title: "Investigation: message size (load) with 400 random flows and the infinite buffer",
+        question: LOAD_QUESTION,
+        bases: &["full-backoff/400-flows-infinite-buffer-random"],
+        key: "response_payload_bytes",
+        also: &[],
+        words: &[],
+        unit: "B",
+        values: PAYLOAD,
+        default: 20.0,
+        algorithms: &["default", "cocoa"],
+        replications: [6, 1],
+        claims: FB_CLAIMS,
+        unknown: "The thesis's testbed is the FASOR one; its message sizes are not published (docs/testbeds.md §1 [D]).",
+    },
+    SweepSpec {
+        id: "fb-load-flows",
+        experiment: "full-backoff",
+        short: "the flow-count investigation",
+        title: "Investigation: number of random flows (load) with the infinite buffer",
+        question: LOAD_QUESTION,
+        bases: &["full-backoff/400-flows-infinite-buffer-random"],
+        key: "flows",
+        also: &[],
+        words: &[],
+        unit: "flows",
+        values: &[400.0, 600.0, 800.0],
+        default: 400.0,
+        algorithms: &["default", "cocoa"],
+        replications: [6, 1],
+        claims: FB_CLAIMS,
+        unknown: "The flow count (400) is published; the sweep shows how far our load is from the threshold.",
+    },
+    SweepSpec {
+        id: "fb-cocoa-vbf-per-step",
+        experiment: "full-backoff",
+        short: "the CoCoA backoff-factor investigation",
+        title: "Investigation: CoCoA's variable backoff factor chosen per exchange or at every step",
+        question: "As in the FASOR experiment: CoCoA's backoff factor chosen once per exchange (OQ-3, our default) \
+or at every step (the reading of the FASOR paper's sentence), on the bistable infinite-buffer random case.",
+        bases: &["full-backoff/400-flows-infinite-buffer-random", "full-backoff/400-flows-medium-buffer-random"],
+        key: "algorithm.cocoa.vbf_selection",
+        also: &["algorithm.cocoa-fb1.vbf_selection", "algorithm.cocoa-fb2.vbf_selection"],
+        words: &["per-exchange", "per-step"],
+        unit: "",
+        values: &[0.0, 1.0],
+        default: 0.0,
+        algorithms: &[],
+        replications: [6, 1],
+        claims: &[
+            "fb-infinite-random-fct-default-vs-cocoa",
+            "fb-infinite-random-unnecessary-default-vs-cocoa",
+            "fb-infinite-random-expired-rto-cocoa-vs-default",
+            "fb-medium-random-unnecessary-cocoa-fb2-vs-cocoa-fb1",
+            "fb-infinite-random-unnecessary-cocoa-fb2-vs-cocoa-fb1",
+            "fb-infinite-random-fct-cocoa-fb2-vs-cocoa-fb1",
+        ],
+        unknown: "The CoCoA draft's text reads per exchange and its pseudocode per step (docs/algorithms.md, CoCoA, \
+OQ-3); the verdicts stay on the per-exchange reading.",
+    },
+    SweepSpec {
+        id: "makarem-bucket-depth",
+        experiment: "makarem-rate",
+        short: "the token-bucket-depth investigation",
+        title: "Investigation: depth of the residual-bandwidth token bucket",
+        question: "The paper's residual bandwidth limits the sender to ResBW(t) packets/s but does not say how a burst \
+is treated; our token bucket holds one packet (docs/testbeds.md §2 [D]). A deeper bucket lets a sender that waited send \
+back to back, which matters most where ResBW is small (the plateau and the 0.2 packets/s point).",
+        bases: &["makarem/low-variability", "makarem/high-variability"],
+        key: "network.residual.depth_packets",
+        also: &[],
+        words: &[],
+        unit: "packets",
+        values: &[1.0, 2.0, 4.0, 8.0],
+        default: 1.0,
+        algorithms: &[],
+        replications: [1, 1],
+        claims: &[
+            "makarem-rate-low-plateau-cocoa-plus-small",
+            "makarem-rate-low-small-resbw-goodput-idc",
+            "makarem-rate-low-small-resbw-loss-idc",
+            "makarem-rate-low-small-resbw-loss-mbc",
+            "makarem-rate-low-overhead-idc-almost-none",
+            "makarem-rate-high-overhead-idc",
+        ],
+        unknown: "The paper names no bucket depth; one packet is the strictest reading of \"at most ResBW packets per \
+second\".",
+    },
+];
+
+/// The investigations of an experiment.
+pub fn of(experiment: &str) -> impl Iterator<Item = &'static SweepSpec> + '_ {
+    SWEEPS.iter().filter(move |s| s.experiment == experiment)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reproduce::investigate::burst_scale;
+    use crate::reproduce::investigate::causes::differing;
+    use crate::reproduce::published::{CauseKind, load};
+
+    fn data(file: &str) -> String {
+        let path = format!("{}/../../data/published/{file}", env!("CARGO_MANIFEST_DIR"));
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
+    /// The investigations of an experiment by id, the burst-scale one included.
+    fn ids_of(experiment: &str) -> Vec<&'static str> {
+        let mut ids: Vec<&str> = of(experiment).map(|s| s.id).collect();
+        if experiment == "fasor" {
+            ids.push(burst_scale::BURST_SCALE_ID);
+        }
+        ids
+    }
+
+    #[test]
+    fn every_claim_that_differs_in_the_full_run_has_an_investigation_or_a_cause() {
+        let rows = differing(&data("claims-full.csv")).unwrap();
+        assert!(!rows.is_empty());
+        let mut missing = Vec::new();
+        for r in &rows {
+            let p = load(&r.experiment).unwrap();
+            let claim =
+                p.claims.iter().find(|c| c.id == r.claim).unwrap_or_else(|| panic!("{} not in its file", r.claim));
+            let swept = of(&r.experiment).any(|s| s.claims.contains(&r.claim.as_str()))
+                || (r.experiment == "fasor" && burst_scale::claims(&p).contains(&r.claim));
+            if claim.cause.is_none() && !swept {
+                missing.push(r.claim.clone());
+            }
+        }
+        assert!(missing.is_empty(), "claims that differ without an investigation or a `cause`: {missing:?}");
+    }
+
+    #[test]
+    fn every_investigation_named_by_a_cause_exists_and_every_claim_an_investigation_lists_exists() {
+        for e in ["fasor", "full-backoff", "makarem-rto", "makarem-rate"] {
+            let p = load(e).unwrap();
+            for c in &p.claims {
+                for i in c.cause.iter().flat_map(|c| &c.investigations) {
+                    assert!(ids_of(e).contains(&i.as_str()), "claim {}: no investigation `{i}` in {e}", c.id);
+                }
+                if let Some(cause) = &c.cause {
+                    assert!(!cause.text.trim().is_empty(), "claim {}: empty cause", c.id);
+                    assert_eq!(cause.kind == CauseKind::Investigation, !cause.investigations.is_empty(), "{}", c.id);
+                }
+            }
+            for s in of(e) {
+                assert!(s.values.contains(&s.default), "{}: the default is not a swept value", s.id);
+                assert!(s.values.windows(2).all(|w| w[0] < w[1]), "{}: values not ascending", s.id);
+                for id in s.claims {
+                    assert!(p.claims.iter().any(|c| c.id == *id), "{}: claim {id} not in {e}", s.id);
+                }
+            }
+        }
+        let mut ids: Vec<&str> = SWEEPS.iter().map(|s| s.id).collect();
+        ids.sort_unstable();
+        let n = ids.len();
+        ids.dedup();
+        assert_eq!(ids.len(), n, "investigation ids are unique");
+    }
+}

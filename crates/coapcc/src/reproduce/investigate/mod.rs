@@ -1,0 +1,601 @@
+//! Investigations: sweeps of one modelling choice the paper leaves open, run beside an
+//! experiment's cases to show where its differing claims would hold (issue 9, "Evidence for
+//! every difference"). The verdicts stay on the documented defaults; an investigation only
+//! explains a difference.
+//!
+//! | module | what is there |
+//! |---|---|
+//! | this one | the general mechanism: a [`SweepSpec`] (base cases, one key, its values with the default marked, the claims it explains) → extra cases → each claim's own metric and verdict recomputed per point ([`sweep_investigation`]) → a figure and a sentence generated from the numbers |
+//! | [`catalogue`] | the investigations of the general kind, per experiment |
+//! | [`burst_scale`] | the FASOR burst-scale investigation (two modes of the Gilbert–Elliott chain, its own figure) |
+//! | [`causes`] | the README's "why claims differ" section, from `claims.csv`, the data files' `cause` entries and the investigations' findings |
+
+pub mod burst_scale;
+pub mod catalogue;
+pub mod causes;
+
+use std::fmt::Write;
+
+use coapcc_sim::scenario::{Setting, Value};
+use serde::{Deserialize, Serialize};
+
+use super::evaluate::{CaseResult, Outcome, Verdict, evaluate};
+use super::experiments::Case;
+use super::published::{Check, ClaimKind, DEFAULT_BAND, Published};
+use crate::figures::{LinePanel, Series, SeriesStyle, line_figure_in_columns};
+
+/// An investigation's result, for the report.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Investigation {
+    /// Id (anchor `#inv-<id>` and figure file `figures/<id>.svg`).
+    pub id: String,
+    /// How a claim's row links to it ("the burst-scale investigation").
+    pub short: String,
+    /// Heading.
+    pub title: String,
+    /// What was varied and why.
+    pub about: String,
+    /// The finding in words, generated from the numbers.
+    pub sentence: String,
+    /// The figure (SVG).
+    pub svg: String,
+    /// The claims it bears on.
+    pub claims: Vec<String>,
+}
+
+/// An investigation's finding as kept in `investigations.toml` (a full run's copy is
+/// `data/published/investigations-full.toml`, from which the README section is generated).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Finding {
+    /// Its id.
+    pub id: String,
+    /// The experiment it belongs to.
+    pub experiment: String,
+    /// Its heading.
+    pub title: String,
+    /// The finding in words.
+    pub sentence: String,
+    /// The claims it bears on.
+    pub claims: Vec<String>,
+}
+
+/// The `investigations.toml` file.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Findings {
+    /// Every investigation of the run, in report order.
+    #[serde(default, rename = "investigation")]
+    pub investigations: Vec<Finding>,
+}
+
+impl Findings {
+    /// The findings of a run's investigations, per experiment.
+    pub fn of<'a>(by_experiment: impl IntoIterator<Item = (&'a str, &'a [Investigation])>) -> Findings {
+        let mut investigations = Vec::new();
+        for (e, invs) in by_experiment {
+            for i in invs {
+                investigations.push(Finding {
+                    id: i.id.clone(),
+                    experiment: e.to_string(),
+                    title: i.title.clone(),
+                    sentence: i.sentence.clone(),
+                    claims: i.claims.clone(),
+                });
+            }
+        }
+        Findings { investigations }
+    }
+
+    /// As TOML.
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).unwrap_or_default()
+    }
+
+    /// Reads `investigations.toml`.
+    pub fn parse(text: &str) -> Result<Findings, String> {
+        toml::from_str(text).map_err(|e| format!("investigations.toml: {}", e.message()))
+    }
+}
+
+/// A sweep of one scenario key over the cases its claims are measured at.
+#[derive(Clone, Copy, Debug)]
+pub struct SweepSpec {
+    /// Id (anchor and figure file).
+    pub id: &'static str,
+    /// The experiment whose cases it sweeps.
+    pub experiment: &'static str,
+    /// How a claim's row links to it ("the message-size investigation").
+    pub short: &'static str,
+    /// Heading.
+    pub title: &'static str,
+    /// The question it answers and why the parameter is uncertain (the report's text).
+    pub question: &'static str,
+    /// The experiment's cases it re-runs: case names, or sweep names (every point of the sweep).
+    pub bases: &'static [&'static str],
+    /// The scenario key swept (`--set KEY=VALUE`).
+    pub key: &'static str,
+    /// Further keys set to the same value at every point (e.g. the same option of CoCoA+FB1).
+    pub also: &'static [&'static str],
+    /// For a key whose values are words: the words, and `values` are their indices (0, 1, …).
+    pub words: &'static [&'static str],
+    /// The key's unit in sentences ("B", "flows", "packets").
+    pub unit: &'static str,
+    /// The swept values, ascending; one of them is the documented default.
+    pub values: &'static [f64],
+    /// The documented default (the experiment's own cases; not run again).
+    pub default: f64,
+    /// Algorithms run at every point (empty: each case's own).
+    pub algorithms: &'static [&'static str],
+    /// Replications per point: full run, `--quick`.
+    pub replications: [u32; 2],
+    /// The claims it explains; each is recomputed per point by its own metric and check.
+    pub claims: &'static [&'static str],
+    /// The closing sentence: what the sources say about the parameter.
+    pub unknown: &'static str,
+}
+
+impl SweepSpec {
+    /// A value as written in sentences and case names (`40`, `0.5`).
+    pub fn fmt(&self, x: f64) -> String {
+        if let Some(w) = self.word(x) {
+            w.to_string()
+        } else if x.fract() == 0.0 {
+            format!("{x:.0}")
+        } else {
+            format!("{x}")
+        }
+    }
+
+    fn word(&self, x: f64) -> Option<&'static str> {
+        (x >= 0.0 && x.fract() == 0.0).then(|| self.words.get(x as usize).copied()).flatten()
+    }
+
+    fn value(&self, x: f64) -> Value {
+        if let Some(w) = self.word(x) {
+            match w {
+                "true" => Value::Boolean(true),
+                "false" => Value::Boolean(false),
+                _ => Value::Text(w.into()),
+            }
+        } else if x.fract() == 0.0 {
+            Value::Integer(x as i64)
+        } else {
+            Value::Float(x)
+        }
+    }
+
+    fn with_unit(&self, x: f64) -> String {
+        match self.unit {
+            "" => self.fmt(x),
+            // "1 packet", "2 packets".
+            u if x == 1.0 && u.ends_with('s') && u.len() > 1 => format!("1 {}", &u[..u.len() - 1]),
+            u => format!("{} {u}", self.fmt(x)),
+        }
+    }
+
+    /// The x-axis label: the key with its unit, or the words' indices.
+    fn x_label(&self) -> String {
+        if self.unit == self.key {
+            self.key.to_string()
+        } else if self.words.is_empty() {
+            format!("{} ({})", self.key, if self.unit.is_empty() { "–" } else { self.unit })
+        } else {
+            let w: Vec<String> = self.words.iter().enumerate().map(|(i, w)| format!("{i} = {w}")).collect();
+            format!("{} ({})", self.key, w.join(", "))
+        }
+    }
+
+    /// The sweep tag of its point cases for base case `base`.
+    fn tag(&self, base: &str) -> String {
+        format!("investigation/{}/{base}", self.id)
+    }
+
+    /// Replications per point (`--replications` overrides).
+    pub fn reps(&self, quick: bool, replications: Option<u32>) -> u32 {
+        replications.unwrap_or(if quick { self.replications[1] } else { self.replications[0] })
+    }
+
+    /// The experiment's cases it re-runs.
+    fn base_cases<'a>(&self, own: &'a [Case]) -> Vec<&'a Case> {
+        own.iter()
+            .filter(|c| self.bases.iter().any(|b| c.name == *b || c.sweep.as_ref().is_some_and(|(s, _)| s == b)))
+            .collect()
+    }
+}
+
+fn set(key: &str, value: impl Into<Value>) -> Result<Setting, String> {
+    Setting::new(key, value).map_err(|e| e.to_string())
+}
+
+/// The extra cases of `spec`: every base case at every swept value but the default (which is
+/// the experiment's own case), named `<base>@<key>=<value>`.
+pub fn sweep_cases(
+    spec: &SweepSpec,
+    own: &[Case],
+    quick: bool,
+    replications: Option<u32>,
+) -> Result<Vec<Case>, String> {
+    let bases = spec.base_cases(own);
+    if bases.is_empty() {
+        return Err(format!("investigation `{}`: none of its base cases {:?} is run", spec.id, spec.bases));
+    }
+    let mut out = Vec::new();
+    for &x in spec.values.iter().filter(|&&x| x != spec.default) {
+        for b in &bases {
+            let name = format!("{}@{}={}", b.name, spec.key, spec.fmt(x));
+            let mut sets = b.sets.clone();
+            sets.push(Setting::replications(spec.reps(quick, replications)));
+            if !spec.algorithms.is_empty() {
+                sets.push(Setting::algorithms(spec.algorithms.iter().copied()));
+            }
+            sets.push(set("name", name.clone())?);
+            for key in std::iter::once(&spec.key).chain(spec.also) {
+                sets.push(set(key, spec.value(x))?);
+            }
+            out.push(Case { name, file: b.file.clone(), sets, sweep: Some((spec.tag(&b.name), x)) });
+        }
+    }
+    Ok(out)
+}
+
+/// One explained claim across the sweep: its outcome at every value.
+#[derive(Clone, Debug)]
+pub struct ClaimSweep {
+    /// The claim's id.
+    pub claim: String,
+    /// (value, outcome) per swept value, ascending.
+    pub points: Vec<(f64, Outcome)>,
+}
+
+impl ClaimSweep {
+    /// The values at which the claim holds.
+    pub fn holds_at(&self) -> Vec<f64> {
+        self.points.iter().filter(|(_, o)| o.verdict == Verdict::Holds).map(|(x, _)| *x).collect()
+    }
+}
+
+/// Each explained claim's outcome per point: the claim's own metric and check, evaluated on
+/// the base cases as run at that value (the default: the experiment's own cases).
+pub fn claim_sweeps(spec: &SweepSpec, results: &[CaseResult], published: &Published) -> Vec<ClaimSweep> {
+    let own: Vec<Case> = results.iter().filter(|r| !is_point(&r.case)).map(|r| r.case.clone()).collect();
+    let bases = spec.base_cases(&own);
+    let mut per_value: Vec<(f64, Vec<CaseResult>)> = Vec::new();
+    for &x in spec.values {
+        let mut set = Vec::new();
+        for b in &bases {
+            let found = if x == spec.default {
+                results.iter().find(|r| r.case.name == b.name).cloned()
+            } else {
+                let tag = spec.tag(&b.name);
+                results.iter().find(|r| r.case.sweep.as_ref().is_some_and(|(s, v)| *s == tag && *v == x)).map(|r| {
+                    // Seen by the claim as the base case itself.
+                    CaseResult { case: (*b).clone(), ..r.clone() }
+                })
+            };
+            set.extend(found);
+        }
+        if set.len() == bases.len() {
+            per_value.push((x, set));
+        }
+    }
+    spec.claims
+        .iter()
+        .filter_map(|id| published.claims.iter().find(|c| c.id == *id))
+        .map(|claim| ClaimSweep {
+            claim: claim.id.clone(),
+            points: per_value.iter().map(|(x, cases)| (*x, evaluate(cases, claim))).collect(),
+        })
+        .collect()
+}
+
+/// Whether a case is a point of an investigation (not one of the experiment's own).
+pub fn is_point(c: &Case) -> bool {
+    c.sweep.as_ref().is_some_and(|(s, _)| s.starts_with("investigation/"))
+}
+
+/// The investigation of `spec` from the experiment's results (`None` when its cases did not run).
+pub fn sweep_investigation(
+    spec: &SweepSpec,
+    results: &[CaseResult],
+    published: &Published,
+    quick: bool,
+    replications: Option<u32>,
+) -> Option<Investigation> {
+    let sweeps = claim_sweeps(spec, results, published);
+    if sweeps.iter().all(|s| s.points.len() < 2) {
+        return None;
+    }
+    let own_reps: Vec<u32> = {
+        let own: Vec<Case> = results.iter().filter(|r| !is_point(&r.case)).map(|r| r.case.clone()).collect();
+        let names: Vec<&str> = spec.base_cases(&own).iter().map(|c| c.name.as_str()).collect();
+        let mut r: Vec<u32> =
+            results.iter().filter(|r| names.contains(&r.case.name.as_str())).map(|r| r.replications).collect();
+        r.sort_unstable();
+        r.dedup();
+        r
+    };
+    let reps = spec.reps(quick, replications);
+    let about = format!(
+        "{} Swept: {} = {} (the documented default {} is the experiment's own case{}, with its {} replications; every other \
+point runs {} replication{} per algorithm). Each claim's value is recomputed per point by its own metric and check; the \
+verdicts above stay on the default.",
+        spec.question,
+        spec.key,
+        spec.values.iter().map(|x| spec.fmt(*x)).collect::<Vec<_>>().join(", "),
+        spec.with_unit(spec.default),
+        if spec.base_cases(&results.iter().map(|r| r.case.clone()).collect::<Vec<_>>()).len() > 1 { "s" } else { "" },
+        own_reps.iter().map(u32::to_string).collect::<Vec<_>>().join("/"),
+        reps,
+        if reps == 1 { "" } else { "s" },
+    );
+    let svg = figure(spec, &sweeps, published, reps);
+    Some(Investigation {
+        id: spec.id.into(),
+        short: spec.short.into(),
+        title: spec.title.into(),
+        about,
+        sentence: sentence(spec, &sweeps),
+        svg,
+        claims: sweeps.iter().map(|s| s.claim.clone()).collect(),
+    })
+}
+
+/// One panel per claim: ours per point, the published value (or a direction claim's bound)
+/// dashed, the band of a numeric claim shaded, the documented default marked.
+fn figure(spec: &SweepSpec, sweeps: &[ClaimSweep], published: &Published, reps: u32) -> String {
+    let (lo, hi) = (spec.values[0], spec.values[spec.values.len() - 1]);
+    let mut panels = Vec::new();
+    for s in sweeps {
+        let Some(claim) = published.claims.iter().find(|c| c.id == s.claim) else { continue };
+        let ours: Vec<(f64, f64)> = s.points.iter().map(|(x, o)| (*x, o.ours)).collect();
+        let mut series = Vec::new();
+        let bound = match claim.check {
+            Check::AtMost { value } | Check::AtLeast { value } => value,
+            Check::Sign {} => 0.0,
+            _ => claim.published,
+        };
+        if claim.kind() == ClaimKind::Numeric {
+            let band = match claim.check {
+                Check::Ratio { range } => range.unwrap_or(DEFAULT_BAND),
+                Check::Within { tolerance } => {
+                    [1.0 - tolerance / claim.published.abs(), 1.0 + tolerance / claim.published.abs()]
+                }
+                _ => DEFAULT_BAND,
+            };
+            let (a, b) = (band[0] * claim.published, band[1] * claim.published);
+            series.push(Series::new(
+                format!(
+                    "band in which a numeric claim holds (default [{}, {}] × published)",
+                    DEFAULT_BAND[0], DEFAULT_BAND[1]
+                ),
+                vec![(lo, a.min(b)), (hi, a.max(b))],
+                SeriesStyle::Band,
+            ));
+        }
+        series.push(Series::new(
+            "published value (direction claims: the bound, 0 for a sign)",
+            vec![(lo, bound), (hi, bound)],
+            SeriesStyle::Dashed,
+        ));
+        series.push(Series::new("ours", ours.clone(), SeriesStyle::Line));
+        series.push(Series::new("ours", ours.clone(), SeriesStyle::Points));
+        series.push(Series::new(
+            "documented default (the verdict)",
+            ours.iter().filter(|p| p.0 == spec.default).copied().collect(),
+            SeriesStyle::Points,
+        ));
+        let mut kind = if claim.kind() == ClaimKind::Numeric { "" } else { " (direction)" }.to_string();
+        if ours.iter().all(|p| !p.1.is_finite()) {
+            kind.push_str(": not evaluated at any value");
+        }
+        panels.push(LinePanel {
+            title: format!("{}{kind}", short_id(&s.claim, spec.experiment)),
+            x_label: {
+                let at = s.holds_at();
+                let at = if at.is_empty() {
+                    "holds at no value".to_string()
+                } else {
+                    format!("holds at {}", at.iter().map(|x| spec.fmt(*x)).collect::<Vec<_>>().join(", "))
+                };
+                format!("{} — {at}", spec.x_label())
+            },
+            y_label: claim.metric.name().into(),
+            series,
+            log_y: false,
+        });
+    }
+    let title = spec.title.trim_start_matches("Investigation: ");
+    let mut chars = title.chars();
+    let title: String = chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default();
+    line_figure_in_columns(
+        &format!("{title} ({reps} replication{} per point)", if reps == 1 { "" } else { "s" }),
+        &panels,
+        2,
+    )
+}
+
+/// A claim id without its experiment's prefix (panel titles).
+fn short_id<'a>(id: &'a str, experiment: &str) -> &'a str {
+    let e = experiment.split('-').next().unwrap_or(experiment);
+    id.strip_prefix(experiment).or_else(|| id.strip_prefix(e)).map(|r| r.trim_start_matches('-')).unwrap_or(id)
+}
+
+/// The finding in words, from the verdicts per point: how many claims hold at each value, then
+/// each group of claims by where it holds, then what the sources say about the parameter.
+pub fn sentence(spec: &SweepSpec, sweeps: &[ClaimSweep]) -> String {
+    let n = sweeps.len();
+    let mut s = String::new();
+    let counts: Vec<String> = spec
+        .values
+        .iter()
+        .map(|&x| {
+            let k = sweeps.iter().filter(|c| c.holds_at().contains(&x)).count();
+            let d = if x == spec.default { " (default)" } else { "" };
+            format!("{k} at {}{d}", spec.with_unit(x))
+        })
+        .collect();
+    let _ = write!(s, "Of the {n} claims explained, {} hold{}. ", counts.join(", "), if n == 1 { "s" } else { "" });
+    // Group the claims by where they hold.
+    let mut groups: Vec<(String, Vec<&str>)> = Vec::new();
+    let mut threshold_above_default = false;
+    for c in sweeps {
+        let at = c.holds_at();
+        let evaluated: Vec<f64> = c.points.iter().map(|p| p.0).collect();
+        let phrase = if at.is_empty() {
+            "hold at no swept value".to_string()
+        } else if at.len() == evaluated.len() {
+            "hold at every swept value".to_string()
+        } else if !spec.words.is_empty() {
+            format!("hold only at {} = {}", spec.key, at.iter().map(|x| spec.fmt(*x)).collect::<Vec<_>>().join(", "))
+        } else if evaluated.iter().skip_while(|x| !at.contains(x)).all(|x| at.contains(x)) {
+            let from = at[0];
+            if from > spec.default {
+                threshold_above_default = true;
+            }
+            format!("hold from {} = {}", spec.key, spec.with_unit(from))
+        } else if evaluated.iter().take_while(|x| at.contains(x)).count() == at.len() {
+            format!("hold up to {} = {}", spec.key, spec.with_unit(at[at.len() - 1]))
+        } else {
+            format!("hold only at {}", at.iter().map(|x| spec.with_unit(*x)).collect::<Vec<_>>().join(", "))
+        };
+        match groups.iter_mut().find(|(p, _)| *p == phrase) {
+            Some((_, ids)) => ids.push(&c.claim),
+            None => groups.push((phrase, vec![&c.claim])),
+        }
+    }
+    let parts: Vec<String> = groups
+        .iter()
+        .map(|(phrase, ids)| {
+            let phrase = if ids.len() == 1 { phrase.replacen("hold", "holds", 1) } else { phrase.clone() };
+            format!("{} {phrase} ({})", ids.len(), ids.join(", "))
+        })
+        .collect();
+    let _ = write!(s, "{}. ", parts.join("; "));
+    if threshold_above_default {
+        let _ = write!(s, "The default {} lies below that threshold. ", spec.with_unit(spec.default));
+    }
+    s.push_str(spec.unknown);
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reproduce::published::parse;
+
+    const SPEC: SweepSpec = SweepSpec {
+        id: "x-size",
+        experiment: "x",
+        short: "the size investigation",
+        title: "Investigation: size",
+        question: "Does size matter?",
+        bases: &["x/base"],
+        key: "response_payload_bytes",
+        also: &[],
+        words: &[],
+        unit: "B",
+        values: &[20.0, 40.0, 60.0, 80.0],
+        default: 20.0,
+        algorithms: &[],
+        replications: [8, 1],
+        claims: &["c1", "c2"],
+        unknown: "The testbed's sizes are not published.",
+    };
+
+    fn outcome(v: Verdict) -> Outcome {
+        let p = parse(
+            "experiment = \"x\"\ntitle = \"t\"\npaper = \"p\"\nseed = \"0\"\n[[claim]]\nid = \"c\"\ntext = \"t\"\n\
+source = \"s\"\nmetric = \"fct_median\"\ncase = \"x/base\"\na = \"cocoa\"\npublished = 1.0\ncheck = \"ratio\"\n",
+            "x.toml",
+        )
+        .unwrap();
+        Outcome { claim: p.claims[0].clone(), ours: 1.0, ratio: 1.0, verdict: v, rule: String::new() }
+    }
+
+    fn sweep(id: &str, holds: &[bool]) -> ClaimSweep {
+        ClaimSweep {
+            claim: id.into(),
+            points: SPEC
+                .values
+                .iter()
+                .zip(holds)
+                .map(|(x, h)| (*x, outcome(if *h { Verdict::Holds } else { Verdict::Differs })))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn the_sentence_names_the_threshold_above_the_default_and_what_is_unpublished() {
+        let s = sentence(&SPEC, &[sweep("c1", &[false, true, true, true]), sweep("c2", &[false, false, false, false])]);
+        assert!(
+            s.starts_with("Of the 2 claims explained, 0 at 20 B (default), 1 at 40 B, 1 at 60 B, 1 at 80 B hold."),
+            "{s}"
+        );
+        assert!(s.contains("1 holds from response_payload_bytes = 40 B (c1); 1 holds at no swept value (c2)."), "{s}");
+        assert!(
+            s.contains("The default 20 B lies below that threshold. The testbed's sizes are not published."),
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn claims_holding_at_scattered_values_are_listed_and_no_threshold_is_claimed() {
+        let s = sentence(&SPEC, &[sweep("c1", &[true, false, true, false])]);
+        assert!(s.contains("1 holds only at 20 B, 60 B (c1)"), "{s}");
+        assert!(!s.contains("threshold"), "{s}");
+        let s = sentence(&SPEC, &[sweep("c1", &[true, true, false, false]), sweep("c2", &[true; 4])]);
+        assert!(
+            s.contains("1 holds up to response_payload_bytes = 40 B (c1); 1 holds at every swept value (c2)"),
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn point_cases_copy_the_base_case_and_set_the_key_except_at_the_default() {
+        let own = vec![
+            Case { name: "x/base".into(), file: "x/base.toml".into(), sets: vec![], sweep: None },
+            Case { name: "x/other".into(), file: "x/other.toml".into(), sets: vec![], sweep: None },
+        ];
+        let cases = sweep_cases(&SPEC, &own, false, None).unwrap();
+        assert_eq!(cases.len(), 3, "40, 60, 80 B of the one base case");
+        let c = &cases[0];
+        assert_eq!(c.name, "x/base@response_payload_bytes=40");
+        assert_eq!(c.file, std::path::Path::new("x/base.toml"));
+        assert!(c.sets.contains(&set("response_payload_bytes", 40_i64).unwrap()));
+        assert!(c.sets.contains(&Setting::replications(8)));
+        assert!(is_point(c) && !is_point(&own[0]));
+        let quick = sweep_cases(&SPEC, &own, true, None).unwrap();
+        assert!(quick[0].sets.contains(&Setting::replications(1)));
+        let none = SweepSpec { bases: &["x/missing"], ..SPEC };
+        assert!(sweep_cases(&none, &own, false, None).unwrap_err().contains("x-size"));
+    }
+
+    #[test]
+    fn a_word_valued_key_is_set_as_text_on_every_key_named() {
+        let spec = SweepSpec {
+            key: "algorithm.cocoa.vbf_selection",
+            also: &["algorithm.cocoa-fb1.vbf_selection"],
+            words: &["per-exchange", "per-step"],
+            unit: "",
+            values: &[0.0, 1.0],
+            default: 0.0,
+            ..SPEC
+        };
+        let own = vec![Case { name: "x/base".into(), file: "x/base.toml".into(), sets: vec![], sweep: None }];
+        let cases = sweep_cases(&spec, &own, false, None).unwrap();
+        assert_eq!(cases.len(), 1);
+        assert_eq!(cases[0].name, "x/base@algorithm.cocoa.vbf_selection=per-step");
+        assert!(cases[0].sets.contains(&set("algorithm.cocoa.vbf_selection", "per-step").unwrap()));
+        assert!(cases[0].sets.contains(&set("algorithm.cocoa-fb1.vbf_selection", "per-step").unwrap()));
+        assert_eq!(spec.x_label(), "algorithm.cocoa.vbf_selection (0 = per-exchange, 1 = per-step)");
+        assert_eq!(spec.with_unit(0.0), "per-exchange");
+    }
+
+    #[test]
+    fn a_panel_title_drops_the_experiment_prefix() {
+        assert_eq!(short_id("fasor-400-infinite-random-fct", "fasor"), "400-infinite-random-fct");
+        assert_eq!(short_id("fb-infinite-random", "full-backoff"), "fb-infinite-random");
+        assert_eq!(short_id("makarem-rate-low-plateau", "makarem-rate"), "low-plateau");
+    }
+}
