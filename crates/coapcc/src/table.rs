@@ -48,20 +48,52 @@ pub fn algorithms_table() -> String {
     out
 }
 
-/// The same table as CSV (for pandas).
+/// The same table as CSV (RFC 4180, for pandas): a field with a comma, quote or line break is
+/// quoted, quotes doubled.
 pub fn algorithms_csv() -> String {
     let mut out = String::from("name,family,exactness,state_bytes,spec,source\n");
     for a in ALGORITHMS {
-        let _ = writeln!(
-            out,
-            "{},{},{},{},{},\"{}\"",
-            a.name,
-            a.family,
-            a.exactness,
-            a.state_bytes,
-            a.spec,
-            a.source.replace('"', "\"\"")
-        );
+        let fields = [
+            csv_field(a.name),
+            csv_field(&a.family.to_string()),
+            csv_field(&a.exactness.to_string()),
+            a.state_bytes.to_string(),
+            csv_field(a.spec),
+            csv_field(a.source),
+        ];
+        out.push_str(&fields.join(","));
+        out.push('\n');
     }
     out
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_csv_row_has_as_many_fields_as_the_header_when_quotes_are_respected() {
+        let csv = algorithms_csv();
+        let count = |line: &str| {
+            let (mut n, mut quoted) = (1, false);
+            for c in line.chars() {
+                match c {
+                    '"' => quoted = !quoted,
+                    ',' if !quoted => n += 1,
+                    _ => {}
+                }
+            }
+            n
+        };
+        let mut lines = csv.lines();
+        let header = count(lines.next().unwrap());
+        for l in lines {
+            assert_eq!(count(l), header, "{l}");
+        }
+        assert!(csv.contains("\"§8.1, §8.3\""), "the mbc spec field is quoted");
+    }
 }
