@@ -55,6 +55,10 @@ pub struct SimArgs {
     /// timer, per flow, in the order they occurred (network models).
     #[arg(long)]
     pub samples: bool,
+    /// Describe the scenarios instead of running them: topology, routing tree and hop counts
+    /// (and map.svg) for a multihop scenario, the link stages for the others.
+    #[arg(long)]
+    pub describe: bool,
 }
 
 /// One sweep dimension: a key and its values, each read once and kept with its text (which
@@ -151,6 +155,9 @@ pub fn run(args: &SimArgs, out: &mut dyn Write) -> Result<(), CliError> {
     if args.scenarios.is_empty() {
         return Err(CliError::usage("no scenario file given (see scenarios/)"));
     }
+    if args.describe {
+        return crate::multihop_cmd::describe(args, &settings(args), out);
+    }
     let set = settings(args);
     let points = combinations(&args.sweep);
     // Check every scenario (and sweep point) before running any, so a typo in the last one
@@ -178,30 +185,21 @@ pub fn run(args: &SimArgs, out: &mut dyn Write) -> Result<(), CliError> {
         let total = job_count(s) as u64;
         let bar = progress::bar(total, args.quiet);
         bar.set_message(s.file.name.clone());
-        let results = pool.install(|| run_scenario(s, &|| bar.inc(1))).map_err(CliError::Failure)?;
-        bar.finish_and_clear();
-        let summaries = summarise(&results);
         let base = out_dir(args, &s.file.name);
         let dir = if point.is_empty() { base.clone() } else { base.join(point.label()) };
-        let trace = matches!(s.model, Model::Trace(_));
-        if !trace {
-            write_atomic(&dir.join("flows.csv"), flows_csv(&results).as_bytes())?;
-            if args.samples {
-                write_atomic(&dir.join("samples.csv"), samples_csv(&results).as_bytes())?;
-            }
-        }
-        write_atomic(&dir.join("runs.csv"), runs_csv(&results).as_bytes())?;
-        write_atomic(&dir.join("summary.csv"), summary_csv(&summaries).as_bytes())?;
-        if let Some(series) = series_csv(&results) {
-            write_atomic(&dir.join("series.csv"), series.as_bytes())?;
-        }
-        write_atomic(&dir.join("scenario.toml"), s.to_toml().as_bytes())?;
         let label = if point.is_empty() { String::new() } else { format!(" [{}]", point.label()) };
-        writeln!(out, "== {}{label} (seed {}, {} replications)", s.file.name, s.file.seed, s.file.replications)?;
-        out.write_all(summary_table(&summaries, trace).as_bytes())?;
-        writeln!(out, "results: {}", dir.display())?;
+        let summary_text = if let Model::Multihop(_) = s.model {
+            let (csv, table) = pool.install(|| crate::multihop_cmd::run_to(s, &dir, &|| bar.inc(1)))?;
+            bar.finish_and_clear();
+            writeln!(out, "== {}{label} (seed {}, {} replications)", s.file.name, s.file.seed, s.file.replications)?;
+            out.write_all(table.as_bytes())?;
+            writeln!(out, "results: {}", dir.display())?;
+            csv
+        } else {
+            run_network_or_trace(args, s, &dir, &label, &pool, &bar, out)?
+        };
         if !point.is_empty() {
-            let csv = summary_csv(&summaries);
+            let csv = summary_text;
             let mut lines = csv.lines();
             let header = lines.next().unwrap_or_default();
             let text = sweep_csv.entry(base.clone()).or_insert_with(|| {
@@ -218,4 +216,38 @@ pub fn run(args: &SimArgs, out: &mut dyn Write) -> Result<(), CliError> {
         }
     }
     Ok(())
+}
+
+/// Runs a network or RTT-trace scenario into `dir`, prints its table; returns summary.csv.
+fn run_network_or_trace(
+    args: &SimArgs,
+    s: &scenario::Scenario,
+    dir: &Path,
+    label: &str,
+    pool: &rayon::ThreadPool,
+    bar: &indicatif::ProgressBar,
+    out: &mut dyn Write,
+) -> Result<String, CliError> {
+    {
+        let results = pool.install(|| run_scenario(s, &|| bar.inc(1))).map_err(CliError::Failure)?;
+        bar.finish_and_clear();
+        let summaries = summarise(&results);
+        let trace = matches!(s.model, Model::Trace(_));
+        if !trace {
+            write_atomic(&dir.join("flows.csv"), flows_csv(&results).as_bytes())?;
+            if args.samples {
+                write_atomic(&dir.join("samples.csv"), samples_csv(&results).as_bytes())?;
+            }
+        }
+        write_atomic(&dir.join("runs.csv"), runs_csv(&results).as_bytes())?;
+        write_atomic(&dir.join("summary.csv"), summary_csv(&summaries).as_bytes())?;
+        if let Some(series) = series_csv(&results) {
+            write_atomic(&dir.join("series.csv"), series.as_bytes())?;
+        }
+        write_atomic(&dir.join("scenario.toml"), s.to_toml().as_bytes())?;
+        writeln!(out, "== {}{label} (seed {}, {} replications)", s.file.name, s.file.seed, s.file.replications)?;
+        out.write_all(summary_table(&summaries, trace).as_bytes())?;
+        writeln!(out, "results: {}", dir.display())?;
+        Ok(summary_csv(&summaries))
+    }
 }

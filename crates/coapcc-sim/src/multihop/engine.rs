@@ -413,6 +413,11 @@ pub struct MultihopConfig {
     pub blackhole_host: bool,
     /// Diagnostics: these motes' applications discard everything (their MAC still ACKs).
     pub blackhole_nodes: Vec<u16>,
+    /// The checked configuration of the workload's algorithm (or TCP scheme), when a scenario
+    /// file gives one (with its `[algorithm.NAME]` keys); `None`: the registry preset of the
+    /// workload's `algorithm` / `scheme` name. Not a key: set by the scenario layer.
+    #[serde(skip)]
+    pub algorithm_config: Option<AnyConfig>,
 }
 
 impl Default for MultihopConfig {
@@ -437,6 +442,7 @@ impl Default for MultihopConfig {
             workload: Workload::default(),
             blackhole_host: false,
             blackhole_nodes: Vec::new(),
+            algorithm_config: None,
         }
     }
 }
@@ -471,7 +477,16 @@ pub fn build_endpoint(
 /// A fresh TCP retransmission controller of `scheme` (`uip`, `uip-dither`, `lim`) with the
 /// retransmission limit `max_retransmissions`.
 pub fn build_tcp_controller(scheme: &str, max_retransmissions: u8) -> Result<Arc<AnyController>, ConfigError> {
-    let mut cfg = match AnyConfig::from_name(scheme) {
+    build_tcp_controller_from(AnyConfig::from_name(scheme), max_retransmissions)
+}
+
+/// A fresh TCP retransmission controller from a checked `uip` / `lim` configuration, with the
+/// workload's retransmission limit `max_retransmissions` (which wins over the configuration's).
+pub fn build_tcp_controller_from(
+    config: Option<AnyConfig>,
+    max_retransmissions: u8,
+) -> Result<Arc<AnyController>, ConfigError> {
+    let mut cfg = match config {
         Some(c @ (AnyConfig::Uip(_) | AnyConfig::Lim(_))) => c,
         _ => return Err(ConfigError::new("workload.scheme", "must be uip, uip-dither or lim")),
     };
@@ -845,7 +860,7 @@ impl MultihopSim {
         match self.cfg.workload.clone() {
             Workload::CoapSaturated(w) => {
                 // Built and checked once, shared by every endpoint of the run.
-                let alg = build_algorithm(&w.algorithm)?;
+                let alg = self.algorithm(&w.algorithm)?;
                 if w.nstart == 0 {
                     return Err(ConfigError::new("workload.nstart", "must be at least 1"));
                 }
@@ -890,7 +905,7 @@ impl MultihopSim {
             }
             Workload::CoapOneToOne(w) => {
                 // Built and checked once, shared by every endpoint of the run.
-                let alg = build_algorithm(&w.algorithm)?;
+                let alg = self.algorithm(&w.algorithm)?;
                 if w.nstart == 0 {
                     return Err(ConfigError::new("workload.nstart", "must be at least 1"));
                 }
@@ -912,7 +927,7 @@ impl MultihopSim {
             }
             Workload::CoapManyToMany(w) => {
                 // Built and checked once, shared by every endpoint of the run.
-                let alg = build_algorithm(&w.algorithm)?;
+                let alg = self.algorithm(&w.algorithm)?;
                 if w.nstart == 0 {
                     return Err(ConfigError::new("workload.nstart", "must be at least 1"));
                 }
@@ -946,7 +961,7 @@ impl MultihopSim {
             }
             Workload::CoapCrossTraffic(w) => {
                 // Built and checked once, shared by every endpoint of the run.
-                let alg = build_algorithm(&w.algorithm)?;
+                let alg = self.algorithm(&w.algorithm)?;
                 if w.nstart == 0 {
                     return Err(ConfigError::new("workload.nstart", "must be at least 1"));
                 }
@@ -996,7 +1011,10 @@ impl MultihopSim {
                     return Err(ConfigError::new("workload.payload_bytes", "must be positive"));
                 }
                 // Built and checked once, shared by every connection of the run.
-                let ctrl = build_tcp_controller(&w.scheme, w.max_retransmissions)?;
+                let ctrl = match self.cfg.algorithm_config {
+                    Some(c) => build_tcp_controller_from(Some(c), w.max_retransmissions)?,
+                    None => build_tcp_controller(&w.scheme, w.max_retransmissions)?,
+                };
                 let mut clients: Vec<(u32, u16)> = (0..n)
                     .filter(|&i| NodeId(i) != root)
                     .map(|i| (self.dodag.hops(NodeId(i)).unwrap_or(0), i))
@@ -1042,6 +1060,14 @@ impl MultihopSim {
         self.apps.push(CoapApp { addr, ep, timer_gen: 0, timer_at: None, peer, to_issue, flow });
         self.app_of.insert(addr, k);
         k
+    }
+
+    /// The workload's CoAP algorithm: the scenario's checked configuration, else the preset.
+    fn algorithm(&self, name: &str) -> Result<Arc<AnyController>, ConfigError> {
+        match self.cfg.algorithm_config {
+            Some(c) => Ok(Arc::new(c.build()?)),
+            None => build_algorithm(name),
+        }
     }
 
     /// Records every processed event's (time, kind, subject) for tests (check 14).

@@ -80,9 +80,11 @@ pub mod csma;
 pub mod engine;
 pub mod medium;
 pub mod metrics;
+pub mod output;
 pub mod phy;
 pub mod rdc;
 pub mod rpl;
+pub mod scenario;
 pub mod tcp;
 pub mod topology;
 
