@@ -915,8 +915,6 @@ impl MultihopSim {
                     None => topo.with_role(Role::EndNode).into_iter().map(|x| x.0).collect(),
                 };
                 check(&servers)?;
-                AnyConfig::from_name(&w.algorithm)
-                    .ok_or_else(|| ConfigError::new("workload.algorithm", "unknown algorithm"))?;
                 for &s in &servers {
                     let rng = stream_rng(self.seed, 0, streams::ENDPOINT | u64::from(s));
                     let ep = build_endpoint(&alg, w.nstart, true, rng)?;
