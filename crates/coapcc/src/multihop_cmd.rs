@@ -21,6 +21,15 @@ use crate::error::CliError;
 use crate::files::write_atomic;
 use crate::sim_cmd::{SimArgs, out_dir};
 
+/// Checks multihop scenario `s` loaded from `path` (every algorithm's configuration built once);
+/// the error names the file and the dotted key.
+pub fn check(path: &Path, s: &scenario::Scenario) -> Result<(), CliError> {
+    mh::configs(s).map(|_| ()).map_err(|mut e| {
+        e.file = path.display().to_string();
+        CliError::usage(e.to_string())
+    })
+}
+
 /// Runs multihop scenario `s` on the current rayon pool and writes `runs.csv`, `flows.csv`,
 /// `nodes.csv`, `summary.csv` and `scenario.toml` into `dir`. Returns (summary.csv text, the
 /// printed table).
@@ -117,6 +126,7 @@ pub fn describe(args: &SimArgs, set: &[Setting], out: &mut dyn Write) -> Result<
         writeln!(out, "algorithms: {}", s.file.algorithms.join(", "))?;
         match &s.model {
             Model::Multihop(_) => {
+                check(p, &s)?;
                 let cfg = mh::config_of(&s).map_err(|e| CliError::usage(e.to_string()))?;
                 let layout = Layout::of(&cfg, run_seed(s.file.seed, 0))
                     .map_err(|e| CliError::usage(format!("{}: {e}", s.file.name)))?;

@@ -167,6 +167,9 @@ pub fn run(args: &SimArgs, out: &mut dyn Write) -> Result<(), CliError> {
         for point in &points {
             let all: Vec<Setting> = set.iter().chain(point.settings.iter().map(|(_, s)| s)).cloned().collect();
             let s = scenario::load(p, &all).map_err(|e| CliError::usage(e.to_string()))?;
+            if let Model::Multihop(_) = s.model {
+                crate::multihop_cmd::check(p, &s)?;
+            }
             coapcc_sim::runner::check(&s).map_err(CliError::usage)?;
             // Refused before anything is allocated for it; a long run says so first.
             let threads = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
