@@ -70,6 +70,31 @@ fn multihop_ci_figure(spec: &FigureSpec, cases: &[CaseResult], of: &str) -> Stri
     box_figure(&title, &panels, false)
 }
 
+/// A multihop figure (`kind = "mh-bars:METRIC"`): grouped bars, one group per case, one bar per
+/// algorithm: the mean of run metric METRIC over the replications (their intervals are in the
+/// case tables and the `mh-ci` figures).
+fn multihop_bar_figure(spec: &FigureSpec, cases: &[CaseResult], of: &str) -> String {
+    let title = format!("{of}: mean over the replications (ours; their {})", spec.their);
+    let groups: Vec<BarGroup> = spec
+        .cases
+        .iter()
+        .filter_map(|n| cases.iter().find(|c| &c.case.name == n))
+        .map(|c| BarGroup {
+            label: label(&c.case.name),
+            bars: c
+                .multihop
+                .iter()
+                .filter(|(a, _)| spec.algorithms.is_empty() || spec.algorithms.contains(a))
+                .filter_map(|(a, ms)| {
+                    let (_, v) = ms.iter().find(|(n, _)| n == of)?;
+                    Some((a.clone(), super::evaluate::mh_mean_ci(v).0))
+                })
+                .collect(),
+        })
+        .collect();
+    bar_figure(&title, of, &groups, false)
+}
+
 /// A short label for a case in a panel title.
 fn label(case: &str) -> String {
     case.rsplit('/').next().unwrap_or(case).replace('-', " ")
@@ -197,6 +222,9 @@ pub fn figure(spec: &FigureSpec, cases: &[CaseResult]) -> String {
     };
     if let Some(of) = spec.kind.strip_prefix("mh-ci:") {
         return multihop_ci_figure(spec, cases, of);
+    }
+    if let Some(of) = spec.kind.strip_prefix("mh-bars:") {
+        return multihop_bar_figure(spec, cases, of);
     }
     match spec.kind.as_str() {
         "fct-box" => boxed(|s| &s.fct, "flow completion time (s)"),
