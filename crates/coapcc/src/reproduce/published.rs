@@ -823,7 +823,7 @@ mod tests {
 
     #[test]
     fn every_data_file_loads_with_typed_metrics_and_checks() {
-        for e in ["fasor", "full-backoff", "makarem-rto", "makarem-rate"] {
+        for e in ["fasor", "full-backoff", "makarem-rto", "makarem-rate", "betzler", "lim", "makarem-cooja"] {
             let p = load(e).unwrap_or_else(|err| panic!("{err}"));
             assert!(!p.claims.is_empty(), "{e}");
         }
