@@ -93,6 +93,12 @@ pub enum TopologyChoice {
         /// Node count.
         nodes: u32,
     },
+    /// Any node list (`[[multihop.topology.node]]` with `x_m`, `y_m`, optional `z_m` and
+    /// `role`); ids are list positions; exactly one border router.
+    Nodes {
+        /// The nodes, by id.
+        node: Vec<NodeSpec>,
+    },
     /// `nodes` motes on a line, `spacing_m` apart; node 0 is the border router, the others
     /// end nodes (for the minimal scenarios of §6).
     Line {
@@ -101,6 +107,37 @@ pub enum TopologyChoice {
         /// Spacing, m.
         spacing_m: f64,
     },
+}
+
+/// One node of a [`TopologyChoice::Nodes`] list.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeSpec {
+    /// x, m.
+    pub x_m: f64,
+    /// y, m.
+    pub y_m: f64,
+    /// z, m (default 0).
+    #[serde(default)]
+    pub z_m: f64,
+    /// `border_router`, `end_node` (default), `sender` or `receiver`.
+    #[serde(default)]
+    pub role: RoleChoice,
+}
+
+/// A node's role as written in a scenario file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RoleChoice {
+    /// The DODAG root.
+    BorderRouter,
+    /// A CoAP server / TCP client.
+    #[default]
+    EndNode,
+    /// A Makarem sender.
+    Sender,
+    /// The Makarem receiver.
+    Receiver,
 }
 
 impl TopologyChoice {
@@ -122,6 +159,30 @@ impl TopologyChoice {
             TopologyChoice::MakaremRing12 => Topology::makarem_ring12(),
             TopologyChoice::MakaremDumbbell { nodes } => Topology::makarem_dumbbell(*nodes)
                 .ok_or_else(|| ConfigError::new("topology.nodes", "a dumbbell has 7, 10 or 15 nodes"))?,
+            TopologyChoice::Nodes { node } => {
+                if node.len() < 2 || node.len() > 1000 {
+                    return Err(ConfigError::new("topology.node", "a node list has 2 to 1000 nodes"));
+                }
+                if node.iter().any(|n| !(n.x_m.is_finite() && n.y_m.is_finite() && n.z_m.is_finite())) {
+                    return Err(ConfigError::new("topology.node", "coordinates must be finite numbers of metres"));
+                }
+                if node.iter().filter(|n| n.role == RoleChoice::BorderRouter).count() != 1 {
+                    return Err(ConfigError::new("topology.node", "exactly one node has role = \"border_router\""));
+                }
+                let nodes = node
+                    .iter()
+                    .map(|n| Node {
+                        pos: Position { x_m: n.x_m, y_m: n.y_m, z_m: n.z_m },
+                        role: match n.role {
+                            RoleChoice::BorderRouter => Role::BorderRouter,
+                            RoleChoice::EndNode => Role::EndNode,
+                            RoleChoice::Sender => Role::Sender,
+                            RoleChoice::Receiver => Role::Receiver,
+                        },
+                    })
+                    .collect();
+                Topology { nodes }
+            }
             TopologyChoice::Line { nodes, spacing_m } => {
                 if *nodes < 2 || *nodes > 1000 {
                     return Err(ConfigError::new("topology.nodes", "a line has 2 to 1000 nodes"));

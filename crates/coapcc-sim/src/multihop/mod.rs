@@ -76,8 +76,7 @@
 //!
 //! **Still left:** R6 only if RPL control traffic is ever modelled; 6LoWPAN fragmentation
 //! (OQ-M9 option); MRHOF dynamics (`rpl_mode = dynamic_mrhof`); Linux delayed ACK options
-//! (OQ-M14); node lists (x, y, role) written in a scenario file (a `TopologyChoice` variant);
-//! per-node RTT sample traces for Lim's Figs. 2–3 (only timers and counts are recorded);
+//! (OQ-M14); per-node RTT sample traces for Lim's Figs. 2–3 (only timers and counts are recorded);
 //! calibration questions the `betzler` and `makarem-cooja` reports raise (README, reproduction
 //! status: ContikiMAC repairs Betzler's calibrated loss, CoCoA4's long exchanges, IDC's low
 //! goodput on ContikiMAC meshes).

@@ -370,6 +370,25 @@ receiver = 0
     }
 
     #[test]
+    fn a_node_list_written_in_the_file_is_the_topology() {
+        let text = LINE.replace(
+            "kind = \"line\"\nnodes = 3\nspacing_m = 40.0\n",
+            "kind = \"nodes\"\n[[multihop.topology.node]]\nx_m = 0.0\ny_m = 0.0\nrole = \"border_router\"\n\
+             [[multihop.topology.node]]\nx_m = 40.0\ny_m = 0.0\n[[multihop.topology.node]]\nx_m = 80.0\ny_m = 0.0\n",
+        );
+        let s = load(&text, &[]).unwrap();
+        let cfgs = configs(&s).unwrap();
+        let topo = cfgs[0].1.topology.build().unwrap();
+        assert_eq!(topo.len(), 3);
+        assert_eq!(topo.border_router(), Some(super::super::NodeId(0)));
+        let r = MultihopSim::new(cfgs[0].1.clone(), 1).unwrap();
+        assert_eq!(r.dodag().hops(super::super::NodeId(2)), Some(2));
+        let two_roots = text.replace("x_m = 80.0\ny_m = 0.0\n", "x_m = 80.0\ny_m = 0.0\nrole = \"border_router\"\n");
+        let e = configs(&load(&two_roots, &[]).unwrap()).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("multihop.topology.node"), "{e}");
+    }
+
+    #[test]
     fn results_do_not_depend_on_the_thread_count() {
         let s = load(LINE, &[]).unwrap();
         let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
