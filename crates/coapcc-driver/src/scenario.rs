@@ -302,6 +302,11 @@ pub struct ScenarioFile {
     /// RTT-trace model (instead of network and workload).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<TraceConfig>,
+    /// Multihop IEEE 802.15.4 model (instead of network and workload; issue 12): the keys of
+    /// `coapcc_sim::multihop::engine::MultihopConfig`, typed and checked by the simulator,
+    /// which owns that model (`coapcc_sim::multihop::scenario`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multihop: Option<toml::Table>,
     /// Keys applied to every algorithm that has them.
     #[serde(default)]
     pub all_algorithms: toml::Table,
@@ -326,6 +331,9 @@ pub enum Model {
     },
     /// Estimators fed an RTT trace (testbeds §3).
     Trace(TraceConfig),
+    /// The multihop 802.15.4 model (issue 12): its `[multihop]` table as written, typed and
+    /// checked by `coapcc_sim::multihop::scenario` (the driver does not know the model).
+    Multihop(toml::Table),
 }
 
 /// A checked scenario, ready to run.
@@ -371,7 +379,7 @@ impl Scenario {
 
 pub use crate::overrides::{Key, Setting, SettingError, Value};
 
-const SECTIONS: [&str; 4] = ["network", "workload", "coap", "trace"];
+const SECTIONS: [&str; 5] = ["network", "workload", "coap", "trace", "multihop"];
 
 /// Keys with defaults that a file may leave out, and their table (for bare `--set` keys).
 const OPTIONAL_KEYS: &[(&str, &str)] = &[
@@ -742,6 +750,12 @@ fn check(sf: ScenarioFile, file: &str) -> Result<Scenario, ScenarioError> {
         }
     }
     let model = match (&sf.network, &sf.workload, &sf.trace) {
+        _ if sf.multihop.is_some() => {
+            if sf.network.is_some() || sf.workload.is_some() || sf.trace.is_some() {
+                return Err(err("multihop", "a multihop scenario has no [network], [workload] or [trace]".into()));
+            }
+            Model::Multihop(sf.multihop.clone().unwrap_or_default())
+        }
         (Some(n), Some(w), None) => {
             check_network(n, file)?;
             check_workload(w, file)?;
@@ -752,7 +766,7 @@ fn check(sf: ScenarioFile, file: &str) -> Result<Scenario, ScenarioError> {
             Model::Trace(t.clone())
         }
         (_, _, Some(_)) => return Err(err("trace", "a trace scenario has no [network] or [workload]".into())),
-        (None, _, None) => return Err(err("network", "missing table [network] (or [trace])".into())),
+        (None, _, None) => return Err(err("network", "missing table [network] (or [trace] or [multihop])".into())),
         (_, None, None) => return Err(err("workload", "missing table [workload]".into())),
     };
     if sf.coap.token_bytes > 7 {

@@ -106,12 +106,14 @@ impl Resolved {
         self.scenario.algorithms.iter().map(|(n, _)| n.clone()).collect()
     }
 
-    /// `"network"` or `"trace"`.
+    /// `"network"`, `"trace"` or `"multihop"` (`sim` runs the first two; a multihop scenario
+    /// runs with `coapcc sim` for now).
     #[getter]
     fn model(&self) -> &'static str {
         match self.scenario.model {
             Model::Network { .. } => "network",
             Model::Trace(_) => "trace",
+            Model::Multihop(_) => "multihop",
         }
     }
 

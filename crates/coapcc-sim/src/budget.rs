@@ -52,6 +52,11 @@ pub const EVENTS_PER_EXCHANGE: u64 = 11;
 pub const EVENTS_PER_SECOND: u64 = 2_000_000;
 /// Runs estimated to take longer than this (seconds of wall time) are announced.
 pub const LONG_RUN_S: f64 = 60.0;
+/// Multihop model: events per mote and simulated second (ContikiMAC channel checks and
+/// traffic; an upper-end figure of the Lim and Betzler scenarios).
+pub const MULTIHOP_EVENTS_PER_NODE_SECOND: u64 = 60;
+/// Multihop model: memory per running replication (motes, queues, results).
+pub const MULTIHOP_RUN_BYTES: u64 = 8 << 20;
 /// Memory assumed available when `/proc/meminfo` cannot be read, bytes (4 GiB).
 pub const FALLBACK_AVAILABLE_BYTES: u64 = 4 << 30;
 
@@ -99,6 +104,16 @@ pub fn estimate(s: &Scenario, threads: usize) -> Estimate {
     let concurrent = jobs.min(threads.max(1) as u64);
     let (network, workload) = match &s.model {
         Model::Network { network, workload } => (network, workload),
+        Model::Multihop(_) => {
+            let (nodes, duration_s) = crate::multihop::scenario::config_of(s)
+                .ok()
+                .and_then(|c| c.topology.build().ok().map(|t| (t.len() as u64, c.duration.as_secs_f64())))
+                .unwrap_or((30, 600.0));
+            let events =
+                jobs.saturating_mul(saturating(nodes as f64 * duration_s * MULTIHOP_EVENTS_PER_NODE_SECOND as f64));
+            let bytes = BASE_BYTES.saturating_add(concurrent.saturating_mul(MULTIHOP_RUN_BYTES));
+            return Estimate { bytes, events, wall_s: events as f64 / EVENTS_PER_SECOND as f64 / concurrent as f64 };
+        }
         Model::Trace(t) => {
             // Each running job holds its trace; each result keeps its leading (RTT, RTO) pairs.
             let samples = u64::from(t.samples);
@@ -159,6 +174,7 @@ pub fn admit(s: &Scenario, threads: usize, available: u64) -> Result<Option<Stri
         let keys = match s.model {
             Model::Trace(_) => "`samples`",
             Model::Network { .. } => "`flows`, `exchanges_per_flow`",
+            Model::Multihop(_) => "`multihop.duration_ms`",
         };
         return Err(format!(
             "{}: needs an estimated {} of memory ({} bytes) but {} is available; reduce {keys}, \

@@ -12,7 +12,7 @@
 //! |---|---|
 //! | [`scenario`] | **start here**: scenario files (TOML) checked once into a [`scenario::Scenario`]; `--set` overrides (from `coapcc-driver`) |
 //! | [`engine`] | the event loop of the network models: clients, server, one pipeline per direction, ground-truth metrics |
-//! | [`multihop`] | the multihop 802.15.4 link-layer world of `multihop.md` §1 (issue 12, not yet wired into the engine): PHY, UDGM medium, CSMA, RDC, static RPL, topologies |
+//! | [`multihop`] | the multihop 802.15.4 link-layer world of `multihop.md` §1 (issue 12): PHY, UDGM medium, CSMA, RDC, static RPL, topologies, the engine; `[multihop]` scenario files (`multihop::scenario`) and their CSV outputs (`multihop::output`) |
 //! | [`trace`] | the RTT-trace model (RMSE and spurious counts of RTO estimators) |
 //! | [`budget`] | what a scenario will cost (memory, events, wall time), estimated before it runs |
 //! | [`runner`] | every (algorithm, replication) in parallel, results in a fixed order; one job alone ([`runner::run_job`]) |

@@ -35,6 +35,9 @@ pub fn job_count(s: &Scenario) -> usize {
 /// algorithm of an RTT-trace scenario must have an RTO estimator the trace model can feed.
 /// The error names the file's scenario and the key.
 pub fn check(s: &Scenario) -> Result<(), String> {
+    if let Model::Multihop(_) = &s.model {
+        crate::multihop::scenario::configs(s).map_err(|e| e.to_string())?;
+    }
     if let Model::Trace(t) = &s.model {
         for (name, config) in &s.algorithms {
             // An empty trace builds the estimator and feeds it nothing.
@@ -61,6 +64,7 @@ pub fn run_job(s: &Scenario, algorithm: usize, replication: u32) -> Result<RunOu
             let trace = t.generate(s.file.seed, replication);
             run_trace(t, config, &trace).map(RunOutput::Trace)
         }
+        Model::Multihop(_) => Err("a multihop scenario runs through `multihop::scenario::run`".to_string()),
     }
     .map_err(|e| format!("{name}, replication {replication}: {e}"))
 }
@@ -99,6 +103,8 @@ pub fn assemble(
 
 /// Runs the scenario on the current rayon pool. `progress` is called once per finished job
 /// (from worker threads).
+///
+/// A multihop scenario is refused: it runs through [`crate::multihop::scenario::run`].
 pub fn run_scenario(s: &Scenario, progress: &(dyn Fn() + Sync)) -> Result<Vec<AlgorithmRuns>, String> {
     run_scenario_until(s, progress, &|| false)
 }
@@ -110,6 +116,9 @@ pub fn run_scenario_until(
     progress: &(dyn Fn() + Sync),
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<Vec<AlgorithmRuns>, String> {
+    if let Model::Multihop(_) = &s.model {
+        return Err(format!("{}: a multihop scenario runs through `multihop::scenario::run`", s.file.name));
+    }
     let reps = s.file.replications;
     let jobs: Vec<(usize, u32)> = (0..s.algorithms.len()).flat_map(|a| (0..reps).map(move |r| (a, r))).collect();
     let outputs: Vec<Result<RunOutput, String>> = jobs

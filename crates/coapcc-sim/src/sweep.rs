@@ -91,18 +91,28 @@ pub fn combinations(sweeps: &[Sweep]) -> Vec<Point> {
 /// The header line of `sweep.csv` (with its newline): the swept keys, then the columns of
 /// `summary.csv`.
 pub fn sweep_csv_header(point: &Point) -> String {
+    sweep_csv_header_for(point, &summary_csv(&[]))
+}
+
+/// The header of `sweep.csv` for any kind of scenario: the swept keys, then the header line of
+/// the point's own `summary.csv` text (a multihop summary has other columns).
+pub fn sweep_csv_header_for(point: &Point, summary_csv_text: &str) -> String {
     let keys: Vec<String> = point.settings.iter().map(|(_, s)| s.key.to_string()).collect();
-    let csv = summary_csv(&[]);
-    format!("{},{}\n", keys.join(","), csv.lines().next().unwrap_or_default())
+    format!("{},{}\n", keys.join(","), summary_csv_text.lines().next().unwrap_or_default())
 }
 
 /// The rows of `sweep.csv` for one point (each with its newline): the point's value texts
 /// (quoted), then the point's `summary.csv` row of each algorithm.
 pub fn sweep_csv_rows(point: &Point, summaries: &[Summary]) -> String {
+    sweep_csv_rows_for(point, &summary_csv(summaries))
+}
+
+/// [`sweep_csv_rows`] from the point's `summary.csv` text, for any kind of scenario.
+pub fn sweep_csv_rows_for(point: &Point, summary_csv_text: &str) -> String {
     let values: Vec<String> =
         point.settings.iter().map(|(text, _)| format!("\"{}\"", text.replace('"', "\"\""))).collect();
     let mut out = String::new();
-    for l in summary_csv(summaries).lines().skip(1) {
+    for l in summary_csv_text.lines().skip(1) {
         let _ = writeln!(out, "{},{l}", values.join(","));
     }
     out

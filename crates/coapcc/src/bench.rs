@@ -24,6 +24,9 @@ pub enum Case {
     /// Real CoAP on loopback: fuzzing throughput, exchanges per second and CPU per exchange
     /// (see [`crate::udp_bench`]).
     Udp,
+    /// `lim/e2-contikimac-5x5` (Lim's 5 × 5 ContikiMAC grid, 10 min of data) with `uip`, one
+    /// core: the multihop model next to the reference case.
+    Multihop,
 }
 
 /// Peak resident set size of this process, bytes (Linux `VmHWM`), if known.
@@ -163,6 +166,42 @@ pub fn run(args: &BenchArgs, out: &mut dyn Write) -> Result<(), CliError> {
                 rayon::current_num_threads()
             )?;
             writeln!(out, "wall time:                 {wall:.2} s")?;
+            if let Some(rss) = peak_rss_bytes() {
+                writeln!(out, "peak RSS:                  {:.1} MiB", rss as f64 / 1048576.0)?;
+            }
+        }
+        Case::Multihop => {
+            let s = load(
+                root,
+                "lim/e2-contikimac-5x5.toml",
+                &[format!("replications={replications}"), "algorithms=[\"uip\"]".into()],
+            )?;
+            let (pool, pinned) = one_core_pool()?;
+            let (mut rates, mut walls, mut sim_rates) = (Vec::new(), Vec::new(), Vec::new());
+            let (mut events, mut sim_s) = (0u64, 0.0f64);
+            for _ in 0..repeat {
+                let t0 = Instant::now();
+                let runs =
+                    pool.install(|| coapcc_sim::multihop::scenario::run(&s, &|| {})).map_err(CliError::Failure)?;
+                let wall = t0.elapsed().as_secs_f64();
+                events = runs[0].runs.iter().map(|r| r.events).sum();
+                sim_s = runs[0].runs.iter().map(|r| r.end_ns as f64 / 1e9).sum();
+                rates.push(events as f64 / wall / 1e6);
+                walls.push(wall / f64::from(replications));
+                sim_rates.push(sim_s / wall);
+            }
+            let core = if pinned { "1 core (thread pinned)" } else { "1 thread (could not pin it to a core)" };
+            writeln!(
+                out,
+                "case: {} with uip, {replications} replications on {core}, run {repeat} times; median (min–max)",
+                s.file.name
+            )?;
+            let (m, lo, hi) = spread(&rates);
+            writeln!(out, "events per second:         {m:.2} million ({lo:.2}–{hi:.2}); {events} events per run")?;
+            let (m, lo, hi) = spread(&sim_rates);
+            writeln!(out, "simulated s per wall s:    {m:.0} ({lo:.0}–{hi:.0}); {sim_s:.0} simulated seconds per run")?;
+            let (m, lo, hi) = spread(&walls);
+            writeln!(out, "wall time per replication: {m:.4} s ({lo:.4}–{hi:.4})")?;
             if let Some(rss) = peak_rss_bytes() {
                 writeln!(out, "peak RSS:                  {:.1} MiB", rss as f64 / 1048576.0)?;
             }

@@ -22,6 +22,7 @@ pub mod bench;
 pub mod error;
 pub mod figures;
 pub mod files;
+pub mod multihop_cmd;
 pub mod overrides;
 pub mod progress;
 pub mod replay;

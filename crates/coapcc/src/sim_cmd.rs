@@ -4,11 +4,11 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use coapcc_sim::results::{result_files, summarise, summary_table};
+use coapcc_sim::results::{result_files, summarise, summary_csv, summary_table};
 use coapcc_sim::runner::{job_count, run_scenario};
 use coapcc_sim::scenario::{self, Model, Setting};
 pub use coapcc_sim::sweep::{Point, Sweep, combinations};
-use coapcc_sim::sweep::{sweep_csv_header, sweep_csv_rows};
+use coapcc_sim::sweep::{sweep_csv_header_for, sweep_csv_rows_for};
 
 use crate::error::CliError;
 use crate::files::write_atomic;
@@ -57,6 +57,10 @@ pub struct SimArgs {
     /// timer, per flow, in the order they occurred (network models).
     #[arg(long)]
     pub samples: bool,
+    /// Describe the scenarios instead of running them: topology, routing tree and hop counts
+    /// (and map.svg) for a multihop scenario, the link stages for the others.
+    #[arg(long)]
+    pub describe: bool,
 }
 
 /// The overrides of `args`, in the order they apply: `--set`, `--replications`, `--seed`,
@@ -85,6 +89,9 @@ pub fn run(args: &SimArgs, out: &mut dyn Write) -> Result<(), CliError> {
     if args.scenarios.is_empty() {
         return Err(CliError::usage("no scenario file given (see scenarios/)"));
     }
+    if args.describe {
+        return crate::multihop_cmd::describe(args, &settings(args), out);
+    }
     let set = settings(args);
     let points = combinations(&args.sweep);
     // Check every scenario (and sweep point) before running any, so a typo in the last one
@@ -94,6 +101,9 @@ pub fn run(args: &SimArgs, out: &mut dyn Write) -> Result<(), CliError> {
         for point in &points {
             let all: Vec<Setting> = set.iter().chain(point.settings.iter().map(|(_, s)| s)).cloned().collect();
             let s = scenario::load(p, &all).map_err(|e| CliError::usage(e.to_string()))?;
+            if let Model::Multihop(_) = s.model {
+                crate::multihop_cmd::check(p, &s)?;
+            }
             coapcc_sim::runner::check(&s).map_err(CliError::usage)?;
             // Refused before anything is allocated for it; a long run says so first.
             let threads = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
@@ -112,25 +122,50 @@ pub fn run(args: &SimArgs, out: &mut dyn Write) -> Result<(), CliError> {
         let total = job_count(s) as u64;
         let bar = progress::bar(total, args.quiet);
         bar.set_message(s.file.name.clone());
-        let results = pool.install(|| run_scenario(s, &|| bar.inc(1))).map_err(CliError::Failure)?;
-        bar.finish_and_clear();
-        let summaries = summarise(&results);
         let base = out_dir(args, &s.file.name);
         let dir = if point.is_empty() { base.clone() } else { base.join(point.label()) };
-        let trace = matches!(s.model, Model::Trace(_));
-        for (name, text) in result_files(s, &results, &summaries, args.samples) {
-            write_atomic(&dir.join(name), text.as_bytes())?;
-        }
         let label = if point.is_empty() { String::new() } else { format!(" [{}]", point.label()) };
-        writeln!(out, "== {}{label} (seed {}, {} replications)", s.file.name, s.file.seed, s.file.replications)?;
-        out.write_all(summary_table(&summaries, trace).as_bytes())?;
-        writeln!(out, "results: {}", dir.display())?;
+        let summary_text = if let Model::Multihop(_) = s.model {
+            let (csv, table) = pool.install(|| crate::multihop_cmd::run_to(s, &dir, &|| bar.inc(1)))?;
+            bar.finish_and_clear();
+            writeln!(out, "== {}{label} (seed {}, {} replications)", s.file.name, s.file.seed, s.file.replications)?;
+            out.write_all(table.as_bytes())?;
+            writeln!(out, "results: {}", dir.display())?;
+            csv
+        } else {
+            run_network_or_trace(args, s, &dir, &label, &pool, &bar, out)?
+        };
         if !point.is_empty() {
-            let text = sweep_csv.entry(base.clone()).or_insert_with(|| sweep_csv_header(point));
-            text.push_str(&sweep_csv_rows(point, &summaries));
+            let text = sweep_csv.entry(base.clone()).or_insert_with(|| sweep_csv_header_for(point, &summary_text));
+            text.push_str(&sweep_csv_rows_for(point, &summary_text));
             // Rewritten after every point: an interrupted sweep keeps the points it finished.
             write_atomic(&base.join("sweep.csv"), text.as_bytes())?;
         }
     }
     Ok(())
+}
+
+/// Runs a network or RTT-trace scenario into `dir`, prints its table; returns summary.csv.
+fn run_network_or_trace(
+    args: &SimArgs,
+    s: &scenario::Scenario,
+    dir: &Path,
+    label: &str,
+    pool: &rayon::ThreadPool,
+    bar: &indicatif::ProgressBar,
+    out: &mut dyn Write,
+) -> Result<String, CliError> {
+    {
+        let results = pool.install(|| run_scenario(s, &|| bar.inc(1))).map_err(CliError::Failure)?;
+        bar.finish_and_clear();
+        let summaries = summarise(&results);
+        let trace = matches!(s.model, Model::Trace(_));
+        for (name, text) in result_files(s, &results, &summaries, args.samples) {
+            write_atomic(&dir.join(name), text.as_bytes())?;
+        }
+        writeln!(out, "== {}{label} (seed {}, {} replications)", s.file.name, s.file.seed, s.file.replications)?;
+        out.write_all(summary_table(&summaries, trace).as_bytes())?;
+        writeln!(out, "results: {}", dir.display())?;
+        Ok(summary_csv(&summaries))
+    }
 }

@@ -434,3 +434,93 @@ fn the_unfinished_count_of_a_run_is_the_number_of_its_flows_without_a_completion
     assert_eq!(last_column(&std::fs::read_to_string(d.join("summary.csv")).unwrap()), [total.to_string()]);
     assert!(out.contains(&format!("warning: default: {total} of 20 flows did not finish")), "{out}");
 }
+
+const MULTIHOP: &str = r#"
+name = "t/multihop"
+description = "d"
+source = "s"
+seed = 1
+replications = 2
+algorithms = ["default", "cocoa"]
+[multihop]
+rdc = "contikimac"
+duration_ms = 30000
+[multihop.topology]
+kind = "line"
+nodes = 3
+spacing_m = 40.0
+[multihop.workload]
+kind = "coap_saturated"
+window_start_ms = 0
+senders = [2]
+receiver = 0
+"#;
+
+#[test]
+fn a_multihop_run_writes_its_csv_files_identically_for_any_thread_count() {
+    let d = tmp("multihop");
+    let f = d.join("m.toml");
+    std::fs::write(&f, MULTIHOP).unwrap();
+    let mut outputs = Vec::new();
+    for jobs in ["1", "2"] {
+        let out = d.join(format!("out{jobs}"));
+        let (code, stdout, err) =
+            coapcc(&["sim", f.to_str().unwrap(), "--out", out.to_str().unwrap(), "--jobs", jobs, "-q"]);
+        assert_eq!(code, 0, "{err}");
+        assert!(stdout.contains("throughput_per_s") && stdout.contains("cocoa"), "{stdout}");
+        let files: Vec<String> = ["runs.csv", "flows.csv", "nodes.csv", "summary.csv"]
+            .iter()
+            .map(|n| std::fs::read_to_string(out.join(n)).unwrap())
+            .collect();
+        outputs.push(files);
+    }
+    assert_eq!(outputs[0], outputs[1]);
+    let runs = &outputs[0][0];
+    assert_eq!(runs.lines().count(), 5, "header + 2 algorithms × 2 replications:\n{runs}");
+    let nodes = &outputs[0][2];
+    assert!(nodes.lines().nth(1).unwrap().contains("border_router"), "{nodes}");
+}
+
+#[test]
+fn a_bad_multihop_key_is_named_with_the_file_and_its_dotted_path() {
+    assert_scenario_error(&MULTIHOP.replace("rdc = \"contikimac\"", "rdc = \"xmac\""), &["multihop.rdc", "xmac"]);
+    assert_scenario_error(
+        &format!("{MULTIHOP}[multihop.csma]\nqueuebuf_num = 0\n"),
+        &["multihop.csma.queuebuf_num", "at least 1"],
+    );
+    assert_scenario_error(&MULTIHOP.replace("receiver = 0", "receiver = 7"), &["multihop.workload"]);
+}
+
+#[test]
+fn describe_prints_the_routing_tree_and_writes_a_map() {
+    let d = tmp("describe");
+    let (code, stdout, err) =
+        coapcc(&["sim", "--describe", &scenario("lim/e2-contikimac-4x4.toml"), "--out", d.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    // Spec multihop.md §6 check 10: Lim 4 × 4 mean hop count 3.2, max 6.
+    assert!(stdout.contains("mean 3.20, max 6"), "{stdout}");
+    assert!(stdout.contains("carrier sense 47.6 m"), "{stdout}");
+    let svg = std::fs::read_to_string(d.join("map.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("DODAG edge"), "{}", &svg[..200.min(svg.len())]);
+    let (code, stdout, err) =
+        coapcc(&["sim", "--describe", &scenario("nbiot/400-flows-14100-byte-buffer-continuous.toml")]);
+    assert_eq!(code, 0, "{err}");
+    assert!(stdout.contains("uplink (client → server) link stages"), "{stdout}");
+}
+
+#[test]
+fn every_multihop_scenario_loads_and_describes() {
+    for dir in ["lim", "betzler", "makarem-cooja"] {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(dir);
+        let mut n = 0;
+        for e in std::fs::read_dir(&root).unwrap() {
+            let p = e.unwrap().path();
+            let d = tmp("every");
+            let (code, stdout, err) = coapcc(&["sim", "--describe", p.to_str().unwrap(), "--out", d.to_str().unwrap()]);
+            assert_eq!(code, 0, "{}: {err}", p.display());
+            assert!(stdout.contains("hop counts to the border router"), "{stdout}");
+            n += 1;
+        }
+        assert!(n >= 5, "{dir}: {n} scenarios");
+    }
+}

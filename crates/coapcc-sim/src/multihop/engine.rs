@@ -93,6 +93,12 @@ pub enum TopologyChoice {
         /// Node count.
         nodes: u32,
     },
+    /// Any node list (`[[multihop.topology.node]]` with `x_m`, `y_m`, optional `z_m` and
+    /// `role`); ids are list positions; exactly one border router.
+    Nodes {
+        /// The nodes, by id.
+        node: Vec<NodeSpec>,
+    },
     /// `nodes` motes on a line, `spacing_m` apart; node 0 is the border router, the others
     /// end nodes (for the minimal scenarios of §6).
     Line {
@@ -101,6 +107,37 @@ pub enum TopologyChoice {
         /// Spacing, m.
         spacing_m: f64,
     },
+}
+
+/// One node of a [`TopologyChoice::Nodes`] list.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeSpec {
+    /// x, m.
+    pub x_m: f64,
+    /// y, m.
+    pub y_m: f64,
+    /// z, m (default 0).
+    #[serde(default)]
+    pub z_m: f64,
+    /// `border_router`, `end_node` (default), `sender` or `receiver`.
+    #[serde(default)]
+    pub role: RoleChoice,
+}
+
+/// A node's role as written in a scenario file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RoleChoice {
+    /// The DODAG root.
+    BorderRouter,
+    /// A CoAP server / TCP client.
+    #[default]
+    EndNode,
+    /// A Makarem sender.
+    Sender,
+    /// The Makarem receiver.
+    Receiver,
 }
 
 impl TopologyChoice {
@@ -122,6 +159,30 @@ impl TopologyChoice {
             TopologyChoice::MakaremRing12 => Topology::makarem_ring12(),
             TopologyChoice::MakaremDumbbell { nodes } => Topology::makarem_dumbbell(*nodes)
                 .ok_or_else(|| ConfigError::new("topology.nodes", "a dumbbell has 7, 10 or 15 nodes"))?,
+            TopologyChoice::Nodes { node } => {
+                if node.len() < 2 || node.len() > 1000 {
+                    return Err(ConfigError::new("topology.node", "a node list has 2 to 1000 nodes"));
+                }
+                if node.iter().any(|n| !(n.x_m.is_finite() && n.y_m.is_finite() && n.z_m.is_finite())) {
+                    return Err(ConfigError::new("topology.node", "coordinates must be finite numbers of metres"));
+                }
+                if node.iter().filter(|n| n.role == RoleChoice::BorderRouter).count() != 1 {
+                    return Err(ConfigError::new("topology.node", "exactly one node has role = \"border_router\""));
+                }
+                let nodes = node
+                    .iter()
+                    .map(|n| Node {
+                        pos: Position { x_m: n.x_m, y_m: n.y_m, z_m: n.z_m },
+                        role: match n.role {
+                            RoleChoice::BorderRouter => Role::BorderRouter,
+                            RoleChoice::EndNode => Role::EndNode,
+                            RoleChoice::Sender => Role::Sender,
+                            RoleChoice::Receiver => Role::Receiver,
+                        },
+                    })
+                    .collect();
+                Topology { nodes }
+            }
             TopologyChoice::Line { nodes, spacing_m } => {
                 if *nodes < 2 || *nodes > 1000 {
                     return Err(ConfigError::new("topology.nodes", "a line has 2 to 1000 nodes"));
@@ -413,6 +474,11 @@ pub struct MultihopConfig {
     pub blackhole_host: bool,
     /// Diagnostics: these motes' applications discard everything (their MAC still ACKs).
     pub blackhole_nodes: Vec<u16>,
+    /// The checked configuration of the workload's algorithm (or TCP scheme), when a scenario
+    /// file gives one (with its `[algorithm.NAME]` keys); `None`: the registry preset of the
+    /// workload's `algorithm` / `scheme` name. Not a key: set by the scenario layer.
+    #[serde(skip)]
+    pub algorithm_config: Option<AnyConfig>,
 }
 
 impl Default for MultihopConfig {
@@ -437,6 +503,7 @@ impl Default for MultihopConfig {
             workload: Workload::default(),
             blackhole_host: false,
             blackhole_nodes: Vec::new(),
+            algorithm_config: None,
         }
     }
 }
@@ -471,7 +538,16 @@ pub fn build_endpoint(
 /// A fresh TCP retransmission controller of `scheme` (`uip`, `uip-dither`, `lim`) with the
 /// retransmission limit `max_retransmissions`.
 pub fn build_tcp_controller(scheme: &str, max_retransmissions: u8) -> Result<Arc<AnyController>, ConfigError> {
-    let mut cfg = match AnyConfig::from_name(scheme) {
+    build_tcp_controller_from(AnyConfig::from_name(scheme), max_retransmissions)
+}
+
+/// A fresh TCP retransmission controller from a checked `uip` / `lim` configuration, with the
+/// workload's retransmission limit `max_retransmissions` (which wins over the configuration's).
+pub fn build_tcp_controller_from(
+    config: Option<AnyConfig>,
+    max_retransmissions: u8,
+) -> Result<Arc<AnyController>, ConfigError> {
+    let mut cfg = match config {
         Some(c @ (AnyConfig::Uip(_) | AnyConfig::Lim(_))) => c,
         _ => return Err(ConfigError::new("workload.scheme", "must be uip, uip-dither or lim")),
     };
@@ -845,7 +921,7 @@ impl MultihopSim {
         match self.cfg.workload.clone() {
             Workload::CoapSaturated(w) => {
                 // Built and checked once, shared by every endpoint of the run.
-                let alg = build_algorithm(&w.algorithm)?;
+                let alg = self.algorithm(&w.algorithm)?;
                 if w.nstart == 0 {
                     return Err(ConfigError::new("workload.nstart", "must be at least 1"));
                 }
@@ -890,7 +966,7 @@ impl MultihopSim {
             }
             Workload::CoapOneToOne(w) => {
                 // Built and checked once, shared by every endpoint of the run.
-                let alg = build_algorithm(&w.algorithm)?;
+                let alg = self.algorithm(&w.algorithm)?;
                 if w.nstart == 0 {
                     return Err(ConfigError::new("workload.nstart", "must be at least 1"));
                 }
@@ -900,8 +976,6 @@ impl MultihopSim {
                     None => topo.with_role(Role::EndNode).into_iter().map(|x| x.0).collect(),
                 };
                 check(&servers)?;
-                AnyConfig::from_name(&w.algorithm)
-                    .ok_or_else(|| ConfigError::new("workload.algorithm", "unknown algorithm"))?;
                 for &s in &servers {
                     let rng = stream_rng(self.seed, 0, streams::ENDPOINT | u64::from(s));
                     let ep = build_endpoint(&alg, w.nstart, true, rng)?;
@@ -912,7 +986,7 @@ impl MultihopSim {
             }
             Workload::CoapManyToMany(w) => {
                 // Built and checked once, shared by every endpoint of the run.
-                let alg = build_algorithm(&w.algorithm)?;
+                let alg = self.algorithm(&w.algorithm)?;
                 if w.nstart == 0 {
                     return Err(ConfigError::new("workload.nstart", "must be at least 1"));
                 }
@@ -946,7 +1020,7 @@ impl MultihopSim {
             }
             Workload::CoapCrossTraffic(w) => {
                 // Built and checked once, shared by every endpoint of the run.
-                let alg = build_algorithm(&w.algorithm)?;
+                let alg = self.algorithm(&w.algorithm)?;
                 if w.nstart == 0 {
                     return Err(ConfigError::new("workload.nstart", "must be at least 1"));
                 }
@@ -996,7 +1070,10 @@ impl MultihopSim {
                     return Err(ConfigError::new("workload.payload_bytes", "must be positive"));
                 }
                 // Built and checked once, shared by every connection of the run.
-                let ctrl = build_tcp_controller(&w.scheme, w.max_retransmissions)?;
+                let ctrl = match self.cfg.algorithm_config {
+                    Some(c) => build_tcp_controller_from(Some(c), w.max_retransmissions)?,
+                    None => build_tcp_controller(&w.scheme, w.max_retransmissions)?,
+                };
                 let mut clients: Vec<(u32, u16)> = (0..n)
                     .filter(|&i| NodeId(i) != root)
                     .map(|i| (self.dodag.hops(NodeId(i)).unwrap_or(0), i))
@@ -1042,6 +1119,14 @@ impl MultihopSim {
         self.apps.push(CoapApp { addr, ep, timer_gen: 0, timer_at: None, peer, to_issue, flow });
         self.app_of.insert(addr, k);
         k
+    }
+
+    /// The workload's CoAP algorithm: the scenario's checked configuration, else the preset.
+    fn algorithm(&self, name: &str) -> Result<Arc<AnyController>, ConfigError> {
+        match self.cfg.algorithm_config {
+            Some(c) => Ok(Arc::new(c.build()?)),
+            None => build_algorithm(name),
+        }
     }
 
     /// Records every processed event's (time, kind, subject) for tests (check 14).

@@ -7,9 +7,10 @@
 //! Time is an argument ([`coapcc_core::Instant`], [`core::time::Duration`] in integer
 //! nanoseconds); randomness comes from a caller-owned generator
 //! ([`crate::rng::SimRng`] or any [`rand_core::Rng`]), never ambient. The pieces are run by
-//! [`engine::MultihopSim`], which is not yet wired into scenario files or the CLI; its
-//! configuration already deserializes with `deny_unknown_fields` so it can become scenario
-//! keys.
+//! [`engine::MultihopSim`]. A scenario file with a `[multihop]` table is typed into its
+//! [`engine::MultihopConfig`] by [`scenario`] (presets, per-algorithm configuration, errors
+//! naming the dotted key) and run by `coapcc sim` / `coapcc reproduce`; [`output`] writes the
+//! CSV files and the summary (`docs/multihop.md`).
 //!
 //! ## Map
 //!
@@ -24,6 +25,8 @@
 //! | [`engine`] | §1–4 | the discrete-event engine: every mote's CSMA + RDC on the medium, hop-by-hop forwarding on the DODAG with per-hop frame sizes, t_fwd / t_app, SLIP and host delay, CoAP endpoints and TCP on top; [`engine::MultihopConfig`] (serde, `Default` = spec values); workloads Makarem saturated senders, Betzler 1-to-1, many-to-many and cross-traffic burst, Lim TCP reports |
 //! | [`tcp`] | §4.3 | window-of-one uIP TCP: SYN set-up, one unacknowledged segment, timers from the `uip` / `uip-dither` / `lim` controllers, the Linux server |
 //! | [`metrics`] | §2.5, §3.4, §4.4 | per-flow CoAP results, per-node TCP results, Jain's index, per-node MAC counters and duty cycle |
+//! | [`scenario`] | — | `[multihop]` scenario tables: presets (`version`, `mote`), `nstart_by_algorithm`, the algorithm list, parallel deterministic replications |
+//! | [`output`] | §2.5, §3.4, §4.4 | named run metrics, `runs.csv`, `flows.csv`, `nodes.csv`, `summary.csv` (means with Student-t 95 % CIs) |
 //!
 //! Contiki 2.7 / 3.0 differences are presets: [`phy::FrameRules::for_version`] (rule 4),
 //! [`medium::UdgmConfig::for_version`] (CCA threshold −77 / −90 dBm, RSSI truncation),
@@ -71,18 +74,22 @@
 //! event loop in `rdc`'s tests (senders' [`rdc::StrobeTrain`]s, receivers' channel checks and
 //! [`rdc::Listener`]s, hardware ACKs): a prototype of what the engine integration must do.
 //!
-//! **Still left:** scenario files and CLI (`frame_len_mode` and [`engine::MultihopConfig`]
-//! as scenario keys); R6 only if RPL control traffic is ever modelled; 6LoWPAN
-//! fragmentation (OQ-M9 option); MRHOF dynamics (`rpl_mode = dynamic_mrhof`); Linux
-//! delayed ACK options (OQ-M14).
+//! **Still left:** R6 only if RPL control traffic is ever modelled; 6LoWPAN fragmentation
+//! (OQ-M9 option); MRHOF dynamics (`rpl_mode = dynamic_mrhof`); Linux delayed ACK options
+//! (OQ-M14); per-node RTT sample traces for Lim's Figs. 2–3 (only timers and counts are recorded);
+//! calibration questions the `betzler` and `makarem-cooja` reports raise (README, reproduction
+//! status: ContikiMAC repairs Betzler's calibrated loss, CoCoA4's long exchanges, IDC's low
+//! goodput on ContikiMAC meshes).
 
 pub mod csma;
 pub mod engine;
 pub mod medium;
 pub mod metrics;
+pub mod output;
 pub mod phy;
 pub mod rdc;
 pub mod rpl;
+pub mod scenario;
 pub mod tcp;
 pub mod topology;
 

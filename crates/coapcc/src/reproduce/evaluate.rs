@@ -37,7 +37,16 @@ pub struct CaseResult {
     pub series: CaseSeries,
     /// Whether this is an RTT-trace case.
     pub trace: bool,
+    /// A multihop case: per algorithm (scenario order), every run metric's values over the
+    /// replications (`coapcc_sim::multihop::output::run_metrics`); empty otherwise.
+    pub multihop: Vec<(String, MultihopMetrics)>,
 }
+
+/// One algorithm's multihop run metrics: (name, value per replication), in `runs.csv` order.
+pub type MultihopMetrics = Vec<(String, Vec<f64>)>;
+
+/// Mean and 95 % confidence half-width.
+type MeanCi = (f64, f64);
 
 impl CaseResult {
     /// The summary of `algorithm`.
@@ -210,9 +219,62 @@ fn fold_max(v: impl Iterator<Item = f64>) -> f64 {
     v.filter(|x| x.is_finite()).fold(f64::NAN, |m, x| if m >= x { m } else { x })
 }
 
+/// The replication values of multihop run metric `of` for algorithm `a` in case `case`.
+fn mh_values<'a>(cases: &'a [CaseResult], case: &str, a: &str, of: &str) -> Result<&'a [f64], String> {
+    let c = find(cases, case)?;
+    let (_, metrics) = c
+        .multihop
+        .iter()
+        .find(|(n, _)| n == a)
+        .ok_or_else(|| format!("algorithm `{a}` not in multihop case `{case}`"))?;
+    metrics
+        .iter()
+        .find(|(n, _)| n == of)
+        .map(|(_, v)| v.as_slice())
+        .ok_or_else(|| format!("case `{case}` has no run metric `{of}`"))
+}
+
+/// Mean and 95 % confidence half-width (Student t) of replication values.
+pub fn mh_mean_ci(xs: &[f64]) -> (f64, f64) {
+    coapcc_sim::multihop::output::mean_ci(xs)
+}
+
+/// The multihop metrics (`mh_mean`, `mh_gain`, `mh_diff`, `mh_ci_gap`, `mh_ratio`).
+fn mh_metric(cases: &[CaseResult], kind: Kind<'_>) -> Result<f64, String> {
+    let pair = |m: &super::published::MhOf| -> Result<(MeanCi, MeanCi), String> {
+        let b = m.b.as_deref().unwrap_or(&m.a);
+        let case_b = m.case_b.as_deref().unwrap_or(&m.case);
+        Ok((mh_mean_ci(mh_values(cases, &m.case, &m.a, &m.of)?), mh_mean_ci(mh_values(cases, case_b, b, &m.of)?)))
+    };
+    match kind {
+        Kind::MhMean(m) => Ok(mh_mean_ci(mh_values(cases, &m.case, &m.a, &m.of)?).0),
+        Kind::MhGain(m) => pair(m).map(|((a, _), (b, _))| a / b - 1.0),
+        Kind::MhDiff(m) => pair(m).map(|((a, _), (b, _))| a - b),
+        Kind::MhRatio(m) => pair(m).map(|((a, _), (b, _))| a / b),
+        Kind::MhCiGap(m) => pair(m).map(|((a, ca), (b, cb))| ci_gap(a, ca, b, cb)),
+        _ => Err("not a multihop metric".into()),
+    }
+}
+
+/// The gap between the intervals `a ± ca` and `b ± cb`, relative to `b`: > 0 iff a's interval
+/// lies wholly above b's, < 0 iff wholly below, 0 if they overlap (or touch).
+pub fn ci_gap(a: f64, ca: f64, b: f64, cb: f64) -> f64 {
+    let scale = if b.abs() > 0.0 { b.abs() } else { 1.0 };
+    if a - ca > b + cb {
+        (a - ca - (b + cb)) / scale
+    } else if a + ca < b - cb {
+        (a + ca - (b - cb)) / scale
+    } else {
+        0.0
+    }
+}
+
 /// Our value for a claim's metric (definitions: `data/published/README.md`).
 pub fn metric(cases: &[CaseResult], claim: &Claim) -> Result<f64, String> {
     match claim.metric.kind() {
+        k @ (Kind::MhMean(_) | Kind::MhGain(_) | Kind::MhDiff(_) | Kind::MhCiGap(_) | Kind::MhRatio(_)) => {
+            mh_metric(cases, k)
+        }
         Kind::FctMedianSpread(m) => {
             let c = find(cases, &m.case)?;
             let meds: Vec<f64> = m.algorithms.iter().map(|a| of(c, a).map(|s| s.fct.p50)).collect::<Result<_, _>>()?;
@@ -450,7 +512,66 @@ mod tests {
             summaries,
             series: CaseSeries::None,
             trace: false,
+            multihop: Vec::new(),
         }
+    }
+
+    fn mh_case(name: &str, algs: &[(&str, &[f64])]) -> CaseResult {
+        let mut c = case(name, Vec::new());
+        c.multihop = algs.iter().map(|(a, v)| (a.to_string(), vec![("goodput_bps".to_string(), v.to_vec())])).collect();
+        c
+    }
+
+    fn mh_claim(body: &str) -> Claim {
+        let text = format!(
+            "experiment = \"x\"\ntitle = \"t\"\npaper = \"p\"\nseed = \"s\"\n[[claim]]\nid = \"c\"\ntext = \"t\"\nsource = \"s\"\n{body}"
+        );
+        parse(&text, "x.toml").unwrap().claims.remove(0)
+    }
+
+    #[test]
+    fn confidence_intervals_that_overlap_give_a_gap_of_zero_and_separate_ones_its_sign() {
+        assert_eq!(ci_gap(10.0, 1.0, 9.5, 1.0), 0.0);
+        assert!((ci_gap(10.0, 1.0, 5.0, 1.0) - 0.6).abs() < 1e-12);
+        assert!((ci_gap(5.0, 1.0, 10.0, 1.0) + 0.3).abs() < 1e-12);
+    }
+
+    #[test]
+    fn multihop_metrics_compare_algorithms_and_cases_by_their_replication_means() {
+        let cases = [
+            mh_case("m/x", &[("lim", &[10.0, 12.0]), ("uip", &[5.0, 5.0])]),
+            mh_case("m/y", &[("lim", &[20.0, 24.0])]),
+        ];
+        let gain = mh_claim(
+            "metric = \"mh_gain\"\ncase = \"m/x\"\nof = \"goodput_bps\"\na = \"lim\"\nb = \"uip\"\npublished = 1.0\nqualitative = true\ncheck = \"sign\"",
+        );
+        assert!((metric(&cases, &gain).unwrap() - 1.2).abs() < 1e-12);
+        assert_eq!(evaluate(&cases, &gain).verdict, Verdict::Holds);
+        let ratio = mh_claim(
+            "metric = \"mh_ratio\"\ncase = \"m/x\"\ncase_b = \"m/y\"\nof = \"goodput_bps\"\na = \"lim\"\npublished = 0.5\ncheck = \"at_most\"\nvalue = 0.8",
+        );
+        assert!((metric(&cases, &ratio).unwrap() - 0.5).abs() < 1e-12);
+        let diff = mh_claim(
+            "metric = \"mh_diff\"\ncase = \"m/y\"\ncase_b = \"m/x\"\nof = \"goodput_bps\"\na = \"lim\"\npublished = 1.0\nqualitative = true\ncheck = \"sign\"",
+        );
+        assert!((metric(&cases, &diff).unwrap() - 11.0).abs() < 1e-12);
+        // lim's interval in m/x: 11 ± 12.706·1 (t with 1 degree of freedom) overlaps uip's 5 ± 0.
+        let gap = mh_claim(
+            "metric = \"mh_ci_gap\"\ncase = \"m/x\"\nof = \"goodput_bps\"\na = \"lim\"\nb = \"uip\"\npublished = 1.0\nqualitative = true\ncheck = \"sign\"",
+        );
+        assert_eq!(metric(&cases, &gap).unwrap(), 0.0);
+        assert_eq!(evaluate(&cases, &gap).verdict, Verdict::Differs);
+        let missing = mh_claim(
+            "metric = \"mh_mean\"\ncase = \"m/x\"\nof = \"fairness\"\na = \"lim\"\npublished = 1.0\ncheck = \"ratio\"",
+        );
+        assert!(matches!(evaluate(&cases, &missing).verdict, Verdict::NotEvaluated(_)));
+    }
+
+    #[test]
+    fn a_multihop_comparison_without_b_or_case_b_is_refused_when_the_file_loads() {
+        let text = "experiment = \"x\"\ntitle = \"t\"\npaper = \"p\"\nseed = \"s\"\n[[claim]]\nid = \"c\"\ntext = \"t\"\nsource = \"s\"\nmetric = \"mh_gain\"\ncase = \"m/x\"\nof = \"goodput_bps\"\na = \"lim\"\npublished = 1.0\ncheck = \"sign\"";
+        let e = parse(text, "x.toml").unwrap_err();
+        assert!(e.contains("needs `b` or `case_b`"), "{e}");
     }
 
     /// Our run: in case `c`, a's median FCT is 50 against b's 100 (a reduction of exactly

@@ -46,6 +46,15 @@ pub const EXPERIMENTS: &[Experiment] = &[
         id: "makarem-rate",
         about: "Makarem Figs. 23, 26–31: rates vs residual bandwidth; goodput, loss, overhead sweeps",
     },
+    Experiment {
+        id: "betzler",
+        about: "Betzler 2014 (FlockLab surrogate): 1-to-1 and many-to-many tables, No RDC vs ContikiMAC",
+    },
+    Experiment { id: "lim", about: "Lim 2020 (Cooja grids): uIP TCP timers with NullRDC / ContikiMAC, Figs. 2–8" },
+    Experiment {
+        id: "makarem-cooja",
+        about: "Makarem §6.2.2 (Cooja): IDC-CoAP vs CoCoA+ vs CoAP on ring, chain, dumbbell, grid, square, U",
+    },
 ];
 
 fn files_in(root: &Path, dir: &str) -> Result<Vec<PathBuf>, String> {
@@ -144,6 +153,100 @@ pub fn cases(id: &str, root: &Path, quick: bool, replications: Option<u32>) -> R
                     file: "makarem/residual-high-variability.toml".into(),
                     sets: s,
                     sweep: Some(("makarem/high-variability".into(), w)),
+                });
+            }
+            out
+        }
+        "betzler" => plain(files_in(root, "betzler")?, &reps(2)),
+        "lim" => {
+            let sets = reps(3);
+            // e0-* are the `uip` runs of e1/e2-*-5x5 (same seed): not run twice.
+            let mut out: Vec<Case> = plain(
+                files_in(root, "lim")?
+                    .into_iter()
+                    .filter(|f| {
+                        let f = f.to_string_lossy();
+                        !f.contains("-loss") && !f.contains("/e0-")
+                    })
+                    .collect(),
+                &sets,
+            );
+            // Figs. 7–8: random loss 5, 10, 15 % as the UDGM TX success ratio (OQ-M11); 0 % is
+            // e3-*-4x4-queue4 (the same runs).
+            for (file, sweep) in [
+                ("lim/e4-nullrdc-4x4-loss.toml", "lim/e4-nullrdc-4x4"),
+                ("lim/e5-contikimac-4x4-loss.toml", "lim/e5-contikimac-4x4"),
+            ] {
+                for loss in [5, 10, 15] {
+                    let name = format!("{sweep}@loss={loss}");
+                    let mut s = sets.clone();
+                    s.push(set("multihop.udgm.success_ratio_tx", Value::Float(f64::from(100 - loss) / 100.0))?);
+                    s.push(set("name", name.clone())?);
+                    out.push(Case { name, file: file.into(), sets: s, sweep: Some((sweep.into(), f64::from(loss))) });
+                }
+            }
+            // §4.2.3: the default limit of 8 retransmissions.
+            for (file, base) in [
+                ("lim/e1-nullrdc-4x4.toml", "lim/e1-nullrdc-4x4"),
+                ("lim/e2-contikimac-4x4.toml", "lim/e2-contikimac-4x4"),
+            ] {
+                let name = format!("{base}@limit=8");
+                let mut s = sets.clone();
+                s.push(set("multihop.workload.max_retransmissions", 8_i64)?);
+                s.push(set("algorithms", Value::parse("[\"uip\"]"))?);
+                s.push(set("name", name.clone())?);
+                out.push(Case { name, file: file.into(), sets: s, sweep: None });
+            }
+            out
+        }
+        "makarem-cooja" => {
+            let sets = reps(2);
+            let mut out = Vec::new();
+            let mut point = |file: &str, sweep: &str, key: &str, label: &str, x: f64, v: Value| -> Result<(), String> {
+                let name = format!("{sweep}@{label}");
+                let mut s = sets.clone();
+                s.push(set(key, v)?);
+                s.push(set("name", name.clone())?);
+                out.push(Case { name, file: file.into(), sets: s, sweep: Some((sweep.into(), x)) });
+                Ok(())
+            };
+            for tx in [100, 95, 90] {
+                let v = Value::Float(f64::from(tx) / 100.0);
+                point(
+                    "makarem-cooja/ring-12.toml",
+                    "makarem-cooja/ring-12",
+                    "multihop.udgm.success_ratio_tx",
+                    &format!("tx={tx}"),
+                    f64::from(tx),
+                    v,
+                )?;
+            }
+            for n in [4_i64, 8, 12] {
+                point(
+                    "makarem-cooja/chain.toml",
+                    "makarem-cooja/chain",
+                    "multihop.topology.nodes",
+                    &format!("n={n}"),
+                    n as f64,
+                    Value::from(n),
+                )?;
+            }
+            for n in [7_i64, 10, 15] {
+                point(
+                    "makarem-cooja/dumbbell.toml",
+                    "makarem-cooja/dumbbell",
+                    "multihop.topology.nodes",
+                    &format!("n={n}"),
+                    n as f64,
+                    Value::from(n),
+                )?;
+            }
+            for f in ["grid-30", "square-18", "u-15"] {
+                out.push(Case {
+                    name: format!("makarem-cooja/{f}"),
+                    file: format!("makarem-cooja/{f}.toml").into(),
+                    sets: sets.clone(),
+                    sweep: None,
                 });
             }
             out

@@ -85,6 +85,49 @@ fn load_case(root: &Path, c: &Case) -> Result<scenario::Scenario, CliError> {
     scenario::load(&root.join(&c.file), &c.sets).map_err(|e| CliError::usage(e.to_string()))
 }
 
+/// Runs multihop case `case` (scenario `s`) on `pool`, writes its CSVs into `data`, and keeps
+/// every run metric's replication values for the claims and figures.
+fn multihop_case(
+    case: Case,
+    s: &scenario::Scenario,
+    data: &Path,
+    pool: &rayon::ThreadPool,
+    progress: &(dyn Fn() + Sync),
+) -> Result<CaseResult, CliError> {
+    use coapcc_sim::multihop::{output, scenario as mh};
+    let cfgs = mh::configs(s).map_err(|e| CliError::usage(e.to_string()))?;
+    let runs = pool.install(|| mh::run(s, progress)).map_err(CliError::Failure)?;
+    let summary = output::summarise(&cfgs, &runs);
+    write_atomic(&data.join("runs.csv"), output::runs_csv(&cfgs, &runs, s.file.seed).as_bytes())?;
+    write_atomic(&data.join("flows.csv"), output::flows_csv(&runs).as_bytes())?;
+    write_atomic(&data.join("nodes.csv"), output::nodes_csv(&cfgs, &runs, s.file.seed).as_bytes())?;
+    write_atomic(&data.join("summary.csv"), output::summary_csv(&summary, s.file.replications).as_bytes())?;
+    write_atomic(&data.join("scenario.toml"), s.to_toml().as_bytes())?;
+    let multihop = runs
+        .iter()
+        .zip(&cfgs)
+        .map(|(a, (_, cfg))| {
+            let rows: Vec<Vec<(&'static str, f64)>> = a.runs.iter().map(|r| output::run_metrics(cfg, r)).collect();
+            let names: Vec<&'static str> =
+                rows.first().map(|r| r.iter().map(|(n, _)| *n).collect()).unwrap_or_default();
+            let metrics =
+                names.iter().enumerate().map(|(i, n)| (n.to_string(), rows.iter().map(|r| r[i].1).collect())).collect();
+            (a.algorithm.clone(), metrics)
+        })
+        .collect();
+    Ok(CaseResult {
+        case,
+        description: s.file.description.clone(),
+        source: s.file.source.clone(),
+        seed: s.file.seed,
+        replications: s.file.replications,
+        summaries: Vec::new(),
+        series: CaseSeries::None,
+        trace: false,
+        multihop,
+    })
+}
+
 /// Runs `coapcc reproduce` (with `--list`, prints the experiments).
 pub fn run(args: &ReproduceArgs, out: &mut dyn Write) -> Result<(), CliError> {
     if args.list {
@@ -133,9 +176,13 @@ pub fn run(args: &ReproduceArgs, out: &mut dyn Write) -> Result<(), CliError> {
         let mut results = Vec::new();
         for (case, s) in loaded {
             bar.set_message(case.name.clone());
-            let runs = pool.install(|| run_scenario(&s, &|| bar.inc(1))).map_err(CliError::Failure)?;
             // Every finished case is on disk at once: an interrupted run loses nothing finished.
             let data = dir.join("data").join(&case.name);
+            if let Model::Multihop(_) = s.model {
+                results.push(multihop_case(case, &s, &data, &pool, &|| bar.inc(1))?);
+                continue;
+            }
+            let runs = pool.install(|| run_scenario(&s, &|| bar.inc(1))).map_err(CliError::Failure)?;
             let trace = matches!(s.model, Model::Trace(_));
             if !trace {
                 write_atomic(&data.join("flows.csv"), flows_csv(&runs).as_bytes())?;
@@ -175,6 +222,7 @@ pub fn run(args: &ReproduceArgs, out: &mut dyn Write) -> Result<(), CliError> {
                 summaries,
                 series,
                 trace,
+                multihop: Vec::new(),
             });
         }
         let outcomes = published.claims.iter().map(|c| evaluate(&results, c)).collect();

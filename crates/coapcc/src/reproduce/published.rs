@@ -497,6 +497,26 @@ pub struct Rows {
     pub b: String,
 }
 
+/// A multihop run metric (`coapcc_sim::multihop::output::run_metrics`, e.g. `goodput_bps`)
+/// of algorithm `a` in `case`, compared (where the metric compares) with algorithm `b`
+/// (default `a`) in case `case_b` (default `case`).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MhOf {
+    /// The case.
+    pub case: String,
+    /// The run metric.
+    pub of: String,
+    /// The algorithm.
+    pub a: String,
+    /// The algorithm it is compared with (default `a`).
+    #[serde(default)]
+    pub b: Option<String>,
+    /// The case it is compared in (default `case`).
+    #[serde(default)]
+    pub case_b: Option<String>,
+}
+
 /// What a metric computes, with its fields (see `evaluate::metric`).
 #[derive(Clone, Copy, Debug)]
 pub enum Kind<'a> {
@@ -530,6 +550,18 @@ pub enum Kind<'a> {
     SpuriousWins(&'a Rows),
     /// Fraction of trace rows where both are lower.
     RmseAndSpuriousWins(&'a Rows),
+    /// Multihop: the mean over replications of a run metric of `a`.
+    MhMean(&'a MhOf),
+    /// Multihop: mean(a) / mean(b) − 1 (> 0 iff a is higher).
+    MhGain(&'a MhOf),
+    /// Multihop: mean(a) − mean(b) (for counts that may be 0).
+    MhDiff(&'a MhOf),
+    /// Multihop: the gap between the 95 % confidence intervals of a and b, relative to
+    /// mean(b): > 0 iff a's interval lies wholly above b's, < 0 iff wholly below, 0 if they
+    /// overlap.
+    MhCiGap(&'a MhOf),
+    /// Multihop: mean(a) / mean(b).
+    MhRatio(&'a MhOf),
 }
 
 macro_rules! metrics {
@@ -621,6 +653,11 @@ metrics! {
     RmseWins(Rows) = "rmse_wins" => |s| Kind::RmseWins(s);
     SpuriousWins(Rows) = "spurious_wins" => |s| Kind::SpuriousWins(s);
     RmseAndSpuriousWins(Rows) = "rmse_and_spurious_wins" => |s| Kind::RmseAndSpuriousWins(s);
+    MhMean(MhOf) = "mh_mean" => |s| Kind::MhMean(s);
+    MhGain(MhOf) = "mh_gain" => |s| Kind::MhGain(s);
+    MhDiff(MhOf) = "mh_diff" => |s| Kind::MhDiff(s);
+    MhCiGap(MhOf) = "mh_ci_gap" => |s| Kind::MhCiGap(s);
+    MhRatio(MhOf) = "mh_ratio" => |s| Kind::MhRatio(s);
 }
 
 impl OfOne {
@@ -655,6 +692,7 @@ impl Metric {
             Kind::UnnecessaryTotal(t) | Kind::BufferDropsTotal(t) => t.case.as_deref(),
             Kind::WastedCapacityFraction(s) => Some(&s.case),
             Kind::MaxOverheadOver(s) => Some(&s.sweep),
+            Kind::MhMean(m) | Kind::MhGain(m) | Kind::MhDiff(m) | Kind::MhCiGap(m) | Kind::MhRatio(m) => Some(&m.case),
             Kind::Increase(..)
             | Kind::UnnecessaryReductionMax(_)
             | Kind::UnnecessaryReductionMaxPairs(_)
@@ -682,6 +720,12 @@ impl Metric {
                 (Some(_), false) => Err("give `case` or `cases`, not both".into()),
                 _ => Ok(()),
             },
+            Kind::MhGain(m) | Kind::MhDiff(m) | Kind::MhCiGap(m) | Kind::MhRatio(m)
+                if m.b.is_none() && m.case_b.is_none() =>
+            {
+                Err(format!("`{}` needs `b` or `case_b`", self.name()))
+            }
+            Kind::MhMean(m) if m.b.is_some() || m.case_b.is_some() => Err("`mh_mean` takes no `b` or `case_b`".into()),
             _ => Ok(()),
         }
     }
@@ -804,6 +848,9 @@ pub fn text_of(experiment: &str) -> Option<&'static str> {
         "full-backoff" => include_str!("../../../../data/published/full-backoff.toml"),
         "makarem-rto" => include_str!("../../../../data/published/makarem-rto.toml"),
         "makarem-rate" => include_str!("../../../../data/published/makarem-rate.toml"),
+        "betzler" => include_str!("../../../../data/published/betzler.toml"),
+        "lim" => include_str!("../../../../data/published/lim.toml"),
+        "makarem-cooja" => include_str!("../../../../data/published/makarem-cooja.toml"),
         _ => return None,
     })
 }
@@ -832,7 +879,7 @@ mod tests {
 
     #[test]
     fn every_data_file_loads_with_typed_metrics_and_checks() {
-        for e in ["fasor", "full-backoff", "makarem-rto", "makarem-rate"] {
+        for e in ["fasor", "full-backoff", "makarem-rto", "makarem-rate", "betzler", "lim", "makarem-cooja"] {
             let p = load(e).unwrap_or_else(|err| panic!("{err}"));
             assert!(!p.claims.is_empty(), "{e}");
         }

@@ -51,6 +51,62 @@ fn stats(q: &Quantiles) -> BoxStats {
     BoxStats { p10: q.p10, p25: q.p25, p50: q.p50, p75: q.p75, p90: q.p90 }
 }
 
+/// A multihop figure (`kind = "mh-ci:METRIC"`): per case a panel, per algorithm the mean of
+/// run metric METRIC over the replications drawn as a line with its 95 % confidence interval
+/// as the box (whiskers = box: the interval).
+fn multihop_ci_figure(spec: &FigureSpec, cases: &[CaseResult], of: &str) -> String {
+    let title = if spec.their.starts_with("none") {
+        format!("{of}: mean and 95 % confidence interval (ours)")
+    } else {
+        format!("{of}: mean and 95 % confidence interval (ours; their {})", spec.their)
+    };
+    let panels: Vec<BoxPanel> = spec
+        .cases
+        .iter()
+        .filter_map(|n| cases.iter().find(|c| &c.case.name == n))
+        .map(|c| BoxPanel {
+            title: label(&c.case.name),
+            y_label: format!("{of} (mean, 95 % CI)"),
+            boxes: c
+                .multihop
+                .iter()
+                .filter(|(a, _)| spec.algorithms.is_empty() || spec.algorithms.contains(a))
+                .filter_map(|(a, ms)| {
+                    let (_, v) = ms.iter().find(|(n, _)| n == of)?;
+                    let (m, ci) = super::evaluate::mh_mean_ci(v);
+                    Some((a.clone(), BoxStats { p10: m - ci, p25: m - ci, p50: m, p75: m + ci, p90: m + ci }))
+                })
+                .collect(),
+        })
+        .collect();
+    box_figure(&title, &panels, false)
+}
+
+/// A multihop figure (`kind = "mh-bars:METRIC"`): grouped bars, one group per case, one bar per
+/// algorithm: the mean of run metric METRIC over the replications (their intervals are in the
+/// case tables and the `mh-ci` figures).
+fn multihop_bar_figure(spec: &FigureSpec, cases: &[CaseResult], of: &str) -> String {
+    let title = format!("{of}: mean over the replications (ours; their {})", spec.their);
+    let groups: Vec<BarGroup> = spec
+        .cases
+        .iter()
+        .filter_map(|n| cases.iter().find(|c| &c.case.name == n))
+        .map(|c| BarGroup {
+            label: label(&c.case.name),
+            bars: c
+                .multihop
+                .iter()
+                .filter(|(a, _)| spec.algorithms.is_empty() || spec.algorithms.contains(a))
+                .filter_map(|(a, ms)| {
+                    let (_, v) = ms.iter().find(|(n, _)| n == of)?;
+                    Some((a.clone(), super::evaluate::mh_mean_ci(v).0))
+                })
+                .collect(),
+        })
+        .collect();
+    bar_figure(&title, of, &groups, false)
+}
+
 /// A short label for a case in a panel title.
 fn label(case: &str) -> String {
     case.rsplit('/').next().unwrap_or(case).replace('-', " ")
@@ -176,6 +232,12 @@ pub fn figure(spec: &FigureSpec, cases: &[CaseResult]) -> String {
             .collect();
         box_figure(&title, &panels, false)
     };
+    if let Some(of) = spec.kind.strip_prefix("mh-ci:") {
+        return multihop_ci_figure(spec, cases, of);
+    }
+    if let Some(of) = spec.kind.strip_prefix("mh-bars:") {
+        return multihop_bar_figure(spec, cases, of);
+    }
     match spec.kind.as_str() {
         "fct-box" => boxed(|s| &s.fct, "flow completion time (s)"),
         "retransmissions-box" => boxed(|s| &s.retransmissions, "retransmissions per flow"),
@@ -909,7 +971,51 @@ samples) is not evaluated, with the reason.</p>\n{}<div class=\"ratio-plot\">{}<
     h
 }
 
+/// Run metrics shown in a multihop case's table (those the case has).
+const MH_TABLE: &[&str] = &[
+    "goodput_bps",
+    "retransmitted_segments",
+    "fairness",
+    "connection_failures",
+    "throughput_per_s",
+    "duration_mean_s",
+    "retries_per_exchange",
+    "goodput_per_s",
+    "app_loss_ratio",
+    "overhead",
+    "duty_cycle_mean",
+];
+
+fn multihop_table(c: &CaseResult) -> String {
+    let cols: Vec<&str> = MH_TABLE
+        .iter()
+        .copied()
+        .filter(|m| c.multihop.first().is_some_and(|(_, ms)| ms.iter().any(|(n, _)| n == m)))
+        .collect();
+    let mut t = String::from("<table><tr><th>algorithm</th>");
+    for m in &cols {
+        let _ = write!(t, "<th>{} (mean ± 95 % CI)</th>", esc(m));
+    }
+    t.push_str("</tr>");
+    for (a, ms) in &c.multihop {
+        let _ = write!(t, "<tr><td>{}</td>", esc(a));
+        for m in &cols {
+            let cell = ms.iter().find(|(n, _)| n == m).map_or(String::new(), |(_, v)| {
+                let (mean, ci) = super::evaluate::mh_mean_ci(v);
+                format!("{} ± {}", num(mean), num(ci))
+            });
+            let _ = write!(t, "<td class=\"n\">{cell}</td>");
+        }
+        t.push_str("</tr>");
+    }
+    t.push_str("</table>");
+    t
+}
+
 fn case_table(c: &CaseResult) -> String {
+    if !c.multihop.is_empty() {
+        return multihop_table(c);
+    }
     let mut t = String::from("<table>");
     if c.trace {
         t.push_str("<tr><th>algorithm</th><th>RMSE (ms)</th><th>spurious</th></tr>");

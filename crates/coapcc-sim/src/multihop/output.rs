@@ -1,0 +1,396 @@
+//! What `coapcc sim` writes for a multihop scenario (spec multihop.md §2.5, §3.4, §4.4): one
+//! row of named metrics per run (`runs.csv`), per-flow / per-node application results
+//! (`flows.csv`), per-node link-layer counters with position, role, hop count and duty cycle
+//! (`nodes.csv`), and per-algorithm means with 95 % confidence intervals (`summary.csv` and
+//! the printed table). Every file is long-format CSV with a header row, loadable with
+//! `pandas.read_csv`.
+
+use super::NodeId;
+use super::engine::{MultihopConfig, MultihopSim, Workload};
+use super::metrics::MultihopResult;
+use super::scenario::{MultihopRuns, run_seed};
+use super::topology::Role;
+
+/// Named metrics of one run, in a fixed order for a given workload kind. Units in the names.
+///
+/// * all: `events`, `simulated_s`, `packets_delivered`, `packets_dropped`, `mac_data_frames`,
+///   `mac_noack`, `mac_collision`, `mac_cca_busy`, `mac_rx_corrupted`, `mac_drops`,
+///   `copies_per_ok_train`, `duty_cycle_mean` (motes other than the border router);
+/// * CoAP (§2.5, §3.4): `exchanges_completed`, `exchanges_failed`, `retries_per_exchange`,
+///   `duration_mean_s`, `throughput_per_s` (1-to-1: completed / Σ per-server active time;
+///   otherwise completed / (last ACK − first send)), `inverse_duration_per_s` (OQ-M5),
+///   `in_flight_mean` (throughput × duration, Little's law), `goodput_per_s` (distinct
+///   requests received in the window / window length), `app_loss_ratio`, `overhead`;
+/// * TCP (§4.4): `goodput_bps`, `offered_bps`, `retransmitted_segments`, `fairness`,
+///   `setup_failures`, `broken`, `connection_failures`, `rtt_samples`,
+///   `max_retransmissions_delivered`, `min_rtt_samples_per_node`.
+pub fn run_metrics(cfg: &MultihopConfig, r: &MultihopResult) -> Vec<(&'static str, f64)> {
+    let mut m: Vec<(&'static str, f64)> = Vec::new();
+    let sim_s = r.end_ns as f64 / 1e9;
+    m.push(("events", r.events as f64));
+    m.push(("simulated_s", sim_s));
+    m.push(("packets_delivered", r.packets_delivered as f64));
+    m.push(("packets_dropped", r.packets_dropped as f64));
+    let t = r.mac_total();
+    m.push(("mac_data_frames", t.data_frames as f64));
+    m.push(("mac_noack", t.tx_noack as f64));
+    m.push(("mac_collision", t.tx_collision as f64));
+    m.push(("mac_cca_busy", t.cca_busy as f64));
+    m.push(("mac_rx_corrupted", t.rx_corrupted as f64));
+    m.push((
+        "mac_drops",
+        (t.drop_no_neighbor_queue + t.drop_no_buffer + t.drop_queue_full + t.drop_retry_limit) as f64,
+    ));
+    m.push(("copies_per_ok_train", ratio(t.copies_in_ok_trains as f64, t.tx_ok as f64)));
+    let root = cfg.topology.build().ok().and_then(|t| t.border_router()).map(NodeId::index);
+    let duty: Vec<f64> =
+        r.mac.iter().enumerate().filter(|(i, _)| Some(*i) != root).map(|(_, c)| c.duty_cycle(r.end_ns)).collect();
+    m.push(("duty_cycle_mean", ratio(duty.iter().sum(), duty.len() as f64)));
+    if let Some(tcp) = &r.tcp {
+        m.push(("goodput_bps", tcp.goodput_bps));
+        m.push(("offered_bps", tcp.offered_bps));
+        m.push(("retransmitted_segments", tcp.retransmitted_segments as f64));
+        m.push(("fairness", tcp.fairness));
+        m.push(("setup_failures", tcp.setup_failures as f64));
+        m.push(("broken", tcp.broken as f64));
+        m.push(("connection_failures", (tcp.setup_failures + tcp.broken) as f64));
+        m.push(("rtt_samples", tcp.nodes.iter().map(|n| n.rtt_samples).sum::<u64>() as f64));
+        m.push((
+            "max_retransmissions_delivered",
+            f64::from(tcp.nodes.iter().map(|n| n.max_retransmissions_delivered).max().unwrap_or(0)),
+        ));
+        m.push(("min_rtt_samples_per_node", tcp.nodes.iter().map(|n| n.rtt_samples).min().unwrap_or(0) as f64));
+        return m;
+    }
+    let completed: u64 = r.coap.iter().map(|f| f.completed).sum();
+    let failed: u64 = r.coap.iter().map(|f| f.failed).sum();
+    let retrans: u64 = r.coap.iter().map(|f| f.retransmissions).sum();
+    let dur_ns: u128 = r.coap.iter().map(|f| f.duration_sum_ns).sum();
+    let duration = ratio(dur_ns as f64 / 1e9, completed as f64);
+    let throughput = if matches!(cfg.workload, Workload::CoapOneToOne(_)) {
+        let active: f64 = r
+            .coap
+            .iter()
+            .filter_map(|f| match (f.first_send_ns, f.last_ack_ns) {
+                (Some(a), Some(b)) if b > a => Some((b - a) as f64 / 1e9),
+                _ => None,
+            })
+            .sum();
+        ratio(completed as f64, active)
+    } else {
+        let first = r.coap.iter().filter_map(|f| f.first_send_ns).min();
+        let last = r.coap.iter().filter_map(|f| f.last_ack_ns).max();
+        match (first, last) {
+            (Some(a), Some(b)) if b > a => completed as f64 / ((b - a) as f64 / 1e9),
+            _ => 0.0,
+        }
+    };
+    m.push(("exchanges_completed", completed as f64));
+    m.push(("exchanges_failed", failed as f64));
+    m.push(("retries_per_exchange", ratio(retrans as f64, (completed + failed) as f64)));
+    m.push(("duration_mean_s", duration));
+    m.push(("throughput_per_s", throughput));
+    m.push(("inverse_duration_per_s", ratio(1.0, duration)));
+    m.push(("in_flight_mean", throughput * duration));
+    let window_s = match &cfg.workload {
+        Workload::CoapSaturated(w) => (sim_s - w.window_start.as_secs_f64()).max(0.0),
+        _ => sim_s,
+    };
+    let distinct: u64 = r.coap.iter().map(|f| f.distinct_received_in_window).sum();
+    let ended: u64 = r.coap.iter().map(|f| f.ended_in_window).sum();
+    let failed_w: u64 = r.coap.iter().map(|f| f.failed_in_window).sum();
+    let tx_w: u64 = r.coap.iter().map(|f| f.transmissions_in_window).sum();
+    let done_w: u64 = r.coap.iter().map(|f| f.completed_in_window).sum();
+    m.push(("goodput_per_s", ratio(distinct as f64, window_s)));
+    m.push(("app_loss_ratio", ratio(failed_w as f64, ended as f64)));
+    m.push(("overhead", ratio(tx_w as f64 - done_w as f64, done_w as f64)));
+    m
+}
+
+fn ratio(a: f64, b: f64) -> f64 {
+    if b > 0.0 { a / b } else { 0.0 }
+}
+
+/// Two-sided 95 % Student-t quantile for `df` degrees of freedom (1.96 beyond 30).
+pub fn t95(df: usize) -> f64 {
+    const T: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+    ];
+    if df == 0 { f64::NAN } else { T.get(df - 1).copied().unwrap_or(1.96) }
+}
+
+/// Mean and 95 % confidence half-width (Student t; 0 for one value).
+pub fn mean_ci(xs: &[f64]) -> (f64, f64) {
+    let n = xs.len();
+    if n == 0 {
+        return (0.0, 0.0);
+    }
+    let mean = xs.iter().sum::<f64>() / n as f64;
+    if n == 1 {
+        return (mean, 0.0);
+    }
+    let var = xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1) as f64;
+    (mean, t95(n - 1) * (var / n as f64).sqrt())
+}
+
+/// Per algorithm: every metric's (name, mean, 95 % CI half-width) over the replications.
+pub type Summary = Vec<(String, Vec<(&'static str, f64, f64)>)>;
+
+/// The per-algorithm summary of `runs` (configurations in the same order).
+pub fn summarise(cfgs: &[(String, MultihopConfig)], runs: &[MultihopRuns]) -> Summary {
+    runs.iter()
+        .zip(cfgs)
+        .map(|(a, (_, cfg))| {
+            let rows: Vec<Vec<(&'static str, f64)>> = a.runs.iter().map(|r| run_metrics(cfg, r)).collect();
+            let names: Vec<&'static str> =
+                rows.first().map(|r| r.iter().map(|(n, _)| *n).collect()).unwrap_or_default();
+            let stats = names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| {
+                    let xs: Vec<f64> = rows.iter().map(|r| r[i].1).collect();
+                    let (m, ci) = mean_ci(&xs);
+                    (*n, m, ci)
+                })
+                .collect();
+            (a.algorithm.clone(), stats)
+        })
+        .collect()
+}
+
+fn num(x: f64) -> String {
+    if x.is_finite() { format!("{x}") } else { String::new() }
+}
+
+fn q(s: &str) -> String {
+    if s.contains([',', '"', '\n']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() }
+}
+
+/// `runs.csv`: algorithm, replication, seed, then every metric of [`run_metrics`].
+pub fn runs_csv(cfgs: &[(String, MultihopConfig)], runs: &[MultihopRuns], seed: u64) -> String {
+    let mut out = String::new();
+    let mut header = false;
+    for (a, (_, cfg)) in runs.iter().zip(cfgs) {
+        for (i, r) in a.runs.iter().enumerate() {
+            let m = run_metrics(cfg, r);
+            if !header {
+                let names: Vec<&str> = m.iter().map(|(n, _)| *n).collect();
+                out.push_str(&format!("algorithm,replication,seed,{}\n", names.join(",")));
+                header = true;
+            }
+            let vals: Vec<String> = m.iter().map(|(_, v)| num(*v)).collect();
+            out.push_str(&format!("{},{i},{},{}\n", q(&a.algorithm), run_seed(seed, i as u32), vals.join(",")));
+        }
+    }
+    out
+}
+
+/// `summary.csv`: algorithm, metric, mean, ci95 (half-width), replications.
+pub fn summary_csv(summary: &Summary, replications: u32) -> String {
+    let mut out = String::from("algorithm,metric,mean,ci95,replications\n");
+    for (a, stats) in summary {
+        for (n, m, ci) in stats {
+            out.push_str(&format!("{},{n},{},{},{replications}\n", q(a), num(*m), num(*ci)));
+        }
+    }
+    out
+}
+
+/// `flows.csv`: CoAP per flow (client node, server node, counts, durations, throughput) or
+/// TCP per mote (hops, reports, bytes, retransmissions, RTT samples, failures).
+pub fn flows_csv(runs: &[MultihopRuns]) -> String {
+    let tcp = runs.iter().flat_map(|a| &a.runs).any(|r| r.tcp.is_some());
+    let mut out = if tcp {
+        String::from(
+            "algorithm,replication,node,hops,reports,delivered_bytes,retransmitted_segments,syn_retransmissions,\
+rtt_samples,max_retransmissions_delivered,setup_failed,broken\n",
+        )
+    } else {
+        String::from(
+            "algorithm,replication,flow,client_node,server_node,completed,failed,retransmissions,duration_mean_s,\
+throughput_per_s,first_send_s,last_ack_s,completed_in_window,failed_in_window,transmissions_in_window,\
+distinct_received_in_window\n",
+        )
+    };
+    let opt = |x: Option<u16>| x.map_or("host".to_string(), |n| n.to_string());
+    let opt_s = |x: Option<u64>| x.map_or(String::new(), |n| num(n as f64 / 1e9));
+    for a in runs {
+        for (i, r) in a.runs.iter().enumerate() {
+            if let Some(t) = &r.tcp {
+                for n in &t.nodes {
+                    out.push_str(&format!(
+                        "{},{i},{},{},{},{},{},{},{},{},{},{}\n",
+                        q(&a.algorithm),
+                        n.node,
+                        n.hops,
+                        n.reports,
+                        n.delivered_bytes,
+                        n.retransmitted_segments,
+                        n.syn_retransmissions,
+                        n.rtt_samples,
+                        n.max_retransmissions_delivered,
+                        n.setup_failed,
+                        n.broken
+                    ));
+                }
+            } else {
+                for (k, f) in r.coap.iter().enumerate() {
+                    out.push_str(&format!(
+                        "{},{i},{k},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+                        q(&a.algorithm),
+                        opt(f.node),
+                        opt(f.peer),
+                        f.completed,
+                        f.failed,
+                        f.retransmissions,
+                        num(f.mean_duration_s()),
+                        num(f.throughput_per_s()),
+                        opt_s(f.first_send_ns),
+                        opt_s(f.last_ack_ns),
+                        f.completed_in_window,
+                        f.failed_in_window,
+                        f.transmissions_in_window,
+                        f.distinct_received_in_window
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A role's word in the CSV files and `--describe`.
+pub fn role_word(r: Role) -> &'static str {
+    match r {
+        Role::BorderRouter => "border_router",
+        Role::EndNode => "end_node",
+        Role::Sender => "sender",
+        Role::Receiver => "receiver",
+    }
+}
+
+/// `nodes.csv`: per run and mote: role, position, parent and hop count in that run's DODAG,
+/// every MAC counter (collisions, CCA busy, drops by cause, copies per ContikiMAC train) and
+/// the radio duty cycle.
+pub fn nodes_csv(cfgs: &[(String, MultihopConfig)], runs: &[MultihopRuns], seed: u64) -> String {
+    let mut out = String::from(
+        "algorithm,replication,node,role,x_m,y_m,parent,hops,data_frames,acks_sent,tx_ok,tx_noack,tx_collision,\
+cca_busy,rx_corrupted,rx_delivered,rx_duplicates,drop_no_neighbor_queue,drop_no_buffer,drop_queue_full,\
+drop_retry_limit,copies_in_ok_trains,copies_per_ok_train,burst_followers_ok,radio_on_s,duty_cycle\n",
+    );
+    for (a, (_, cfg)) in runs.iter().zip(cfgs) {
+        let Ok(topo) = cfg.topology.build() else { continue };
+        for (i, r) in a.runs.iter().enumerate() {
+            let sim = MultihopSim::new(cfg.clone(), run_seed(seed, i as u32)).ok();
+            let dodag = sim.as_ref().map(|s| s.dodag());
+            for (k, c) in r.mac.iter().enumerate() {
+                let id = NodeId::from_index(k);
+                let node = topo.nodes.get(k);
+                let parent = dodag.and_then(|d| d.parent(id)).map_or(String::new(), |p| p.0.to_string());
+                let hops = dodag.and_then(|d| d.hops(id)).map_or(String::new(), |h| h.to_string());
+                out.push_str(&format!(
+                    "{},{i},{k},{},{},{},{parent},{hops},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+                    q(&a.algorithm),
+                    node.map_or("", |n| role_word(n.role)),
+                    node.map_or(String::new(), |n| num(n.pos.x_m)),
+                    node.map_or(String::new(), |n| num(n.pos.y_m)),
+                    c.data_frames,
+                    c.acks_sent,
+                    c.tx_ok,
+                    c.tx_noack,
+                    c.tx_collision,
+                    c.cca_busy,
+                    c.rx_corrupted,
+                    c.rx_delivered,
+                    c.rx_duplicates,
+                    c.drop_no_neighbor_queue,
+                    c.drop_no_buffer,
+                    c.drop_queue_full,
+                    c.drop_retry_limit,
+                    c.copies_in_ok_trains,
+                    num(ratio(c.copies_in_ok_trains as f64, c.tx_ok as f64)),
+                    c.burst_followers_ok,
+                    num(c.radio_on_ns as f64 / 1e9),
+                    num(c.duty_cycle(r.end_ns))
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The metrics shown in the printed table, by workload kind.
+fn table_metrics(tcp: bool) -> &'static [&'static str] {
+    if tcp {
+        &["goodput_bps", "retransmitted_segments", "fairness", "connection_failures", "duty_cycle_mean"]
+    } else {
+        &[
+            "throughput_per_s",
+            "duration_mean_s",
+            "retries_per_exchange",
+            "goodput_per_s",
+            "app_loss_ratio",
+            "overhead",
+            "duty_cycle_mean",
+        ]
+    }
+}
+
+/// The printed summary: one row per algorithm, `mean ± ci95` per main metric.
+pub fn summary_table(summary: &Summary, tcp: bool) -> String {
+    let cols = table_metrics(tcp);
+    let mut rows: Vec<Vec<String>> =
+        vec![std::iter::once("algorithm".to_string()).chain(cols.iter().map(|c| c.to_string())).collect()];
+    for (a, stats) in summary {
+        let mut row = vec![a.clone()];
+        for c in cols {
+            let cell = stats
+                .iter()
+                .find(|(n, _, _)| n == c)
+                .map_or(String::from("-"), |(_, m, ci)| format!("{} ± {}", sig(*m), sig(*ci)));
+            row.push(cell);
+        }
+        rows.push(row);
+    }
+    let widths: Vec<usize> =
+        (0..rows[0].len()).map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0)).collect();
+    let mut out = String::new();
+    for r in &rows {
+        let cells: Vec<String> =
+            r.iter().zip(&widths).map(|(c, w)| format!("{c}{}", " ".repeat(w - c.chars().count()))).collect();
+        out.push_str(cells.join("  ").trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// `x` with 3 significant digits.
+fn sig(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    let digits = (2 - x.abs().log10().floor() as i32).max(0) as usize;
+    format!("{x:.digits$}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn student_t_intervals_use_the_small_sample_quantile() {
+        let (m, ci) = mean_ci(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0]);
+        assert!((m - 5.5).abs() < 1e-12);
+        // sd = 3.0277, se = 0.9574, t(9) = 2.262.
+        assert!((ci - 2.262 * 0.957_427).abs() < 1e-4, "{ci}");
+        assert_eq!(mean_ci(&[4.0]), (4.0, 0.0));
+    }
+
+    #[test]
+    fn three_significant_digits_are_printed() {
+        assert_eq!(sig(1234.5), "1234");
+        assert_eq!(sig(0.012345), "0.0123");
+        assert_eq!(sig(1.5), "1.50");
+    }
+}
