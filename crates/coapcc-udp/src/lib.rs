@@ -7,3 +7,4 @@
 //! RNG as arguments, so a controller behaves on a socket exactly as in `coapcc sim`.
 
 pub mod clock;
+pub mod emulator;

@@ -11,12 +11,14 @@
 //! | [`reproduce`] | `coapcc reproduce`: the papers' experiments, claims checked, HTML/Markdown report |
 //! | [`sim_cmd`] | `coapcc sim`: scenarios in, summary table and CSV files out |
 //! | [`bench`](mod@bench) | `coapcc bench`: events per second, simulated seconds per wall second, peak RSS |
+//! | [`emulate_cmd`] | `coapcc emulate`: the real-time link emulator (`coapcc_udp::emulator`) |
 //! | [`files`] | atomic file writes |
 //! | [`progress`] | the worker pool and progress bar of `sim` and `reproduce` |
 //! | [`figures`] | SVG figures for `coapcc reproduce`: box plots, line plots, grouped bars (plotters, SVG only) |
 //! | [`error`] | [`error::CliError`]: user errors (exit 2) vs failures (exit 1) |
 
 pub mod bench;
+pub mod emulate_cmd;
 pub mod error;
 pub mod figures;
 pub mod files;

@@ -66,6 +66,9 @@ enum Command {
     /// Run one controller through a scripted exchange sequence and print what it does.
     #[command(after_long_help = REPLAY_HELP)]
     Replay(ReplayArgs),
+    /// Relay UDP between clients and a server through the simulator's link model, in real
+    /// time (rates, buffers, delays, errors); counters on Ctrl-C and SIGUSR1.
+    Emulate(coapcc::emulate_cmd::EmulateArgs),
 }
 
 /// Arguments of `coapcc algorithms`.
@@ -152,6 +155,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Reproduce(args) => coapcc::reproduce::run(&args, &mut out)?,
         Command::Bench(args) => coapcc::bench::run(&args, &mut out)?,
         Command::Replay(args) => replay(args, &mut out)?,
+        Command::Emulate(args) => coapcc::emulate_cmd::run(&args, &mut out)?,
     }
     match out.flush() {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(e.into()),
