@@ -7,6 +7,7 @@
 //! |---|---|
 //! | [`overrides`] | `--set KEY=VALUE` applied to any algorithm configuration through serde |
 //! | [`replay`] | the replay script language: parser, runner (on `coapcc_core::harness`) and JSON-lines output |
+//! | [`sim_pcap`] | `coapcc sim --pcap`: replication 0 of each algorithm as pcap files |
 //! | [`table`] | the `coapcc algorithms` table |
 //! | [`reproduce`] | `coapcc reproduce`: the papers' experiments, claims checked, HTML/Markdown report |
 //! | [`sim_cmd`] | `coapcc sim`: scenarios in, summary table and CSV files out |
@@ -27,4 +28,5 @@ pub mod progress;
 pub mod replay;
 pub mod reproduce;
 pub mod sim_cmd;
+pub mod sim_pcap;
 pub mod table;

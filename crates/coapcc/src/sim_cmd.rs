@@ -55,6 +55,10 @@ pub struct SimArgs {
     /// timer, per flow, in the order they occurred (network models).
     #[arg(long)]
     pub samples: bool,
+    /// Also write pcap/<algorithm>.pcap: the datagrams of replication 0 of each algorithm at
+    /// every node (IPv4/UDP headers, 10.0.0.x addresses, simulated timestamps), for Wireshark.
+    #[arg(long)]
+    pub pcap: bool,
 }
 
 /// One sweep dimension: a key and its values, each read once and kept with its text (which
@@ -200,6 +204,11 @@ pub fn run(args: &SimArgs, out: &mut dyn Write) -> Result<(), CliError> {
         writeln!(out, "== {}{label} (seed {}, {} replications)", s.file.name, s.file.seed, s.file.replications)?;
         out.write_all(summary_table(&summaries, trace).as_bytes())?;
         writeln!(out, "results: {}", dir.display())?;
+        if args.pcap {
+            for f in crate::sim_pcap::write_captures(s, &dir)? {
+                writeln!(out, "pcap: {}", f.display())?;
+            }
+        }
         if !point.is_empty() {
             let csv = summary_csv(&summaries);
             let mut lines = csv.lines();
