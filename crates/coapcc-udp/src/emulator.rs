@@ -68,8 +68,10 @@ pub struct EmulatorConfig {
     pub to: SocketAddr,
     /// The link (a scenario's `[network]`).
     pub network: NetworkConfig,
-    /// Seed of the link's generators (replication 0 of a scenario with this seed).
+    /// Seed of the link's generators (with `replication`, as in a scenario with this seed).
     pub seed: u64,
+    /// Replication whose link streams are used (0 for `coapcc emulate`).
+    pub replication: u32,
     /// Bytes added to every datagram's size when offered to a pipeline (IPv4 + UDP: 28).
     pub header_bytes: u32,
     /// How long before a departure the relay stops sleeping and polls the clock.
@@ -89,6 +91,7 @@ impl EmulatorConfig {
             to,
             network,
             seed: 1,
+            replication: 0,
             header_bytes: DEFAULT_HEADER_BYTES,
             spin: DEFAULT_SPIN,
             pcap: None,
@@ -210,6 +213,9 @@ pub struct Report {
     pub refused: u64,
     /// Every datagram, if [`EmulatorConfig::keep_log`].
     pub log: Vec<PacketRecord>,
+    /// The (uplink, downlink) pipelines as they ended (in the final report only), for link
+    /// figures such as utilisation.
+    pub links: Option<Box<(Pipeline, Pipeline)>>,
 }
 
 impl Report {
@@ -349,8 +355,10 @@ impl Emulator {
         let bad = |dir: &str, e: coapcc_core::config::ConfigError| {
             EmulatorError::Config(format!("{dir}: key `{}`: {}", e.key, e.problem))
         };
-        let up = Pipeline::new(&up, config.seed, 0, Stream::LinkUp(0).id()).map_err(|e| bad("uplink", e))?;
-        let down = Pipeline::new(&down, config.seed, 0, Stream::LinkDown(0).id()).map_err(|e| bad("downlink", e))?;
+        let up = Pipeline::new(&up, config.seed, config.replication, Stream::LinkUp(0).id())
+            .map_err(|e| bad("uplink", e))?;
+        let down = Pipeline::new(&down, config.seed, config.replication, Stream::LinkDown(0).id())
+            .map_err(|e| bad("downlink", e))?;
         let listen = UdpSocket::bind(config.listen).await?;
         let unix_offset = crate::clock::unix_now().saturating_sub(clock.now().since_epoch());
         Ok(Emulator { config, listen, pipelines: [up, down], clock, unix_offset })
@@ -478,6 +486,8 @@ impl Emulator {
         }
         let mut final_report = self.snapshot(&report, &heap, started, upstreams.len());
         final_report.log = report.log;
+        let [up, down] = self.pipelines;
+        final_report.links = Some(Box::new((up, down)));
         Ok(final_report)
     }
 
@@ -489,6 +499,7 @@ impl Emulator {
             clients: clients as u64,
             refused: report.refused,
             log: Vec::new(),
+            links: None,
         };
         for (i, d) in r.directions.iter_mut().enumerate() {
             d.totals = self.pipelines[i].totals();

@@ -99,13 +99,15 @@ async fn a_rate_and_delay_link_delivers_at_the_model_departure_instants() {
         link_free = start.saturating_add(ser);
         let expected = link_free.saturating_add(Duration::from_millis(50));
         assert_eq!(record.outcome, Ok(expected), "the pipeline's departure is the model's");
+        // Never early; late by scheduling only (generous: the test host may be busy). A relay
+        // that ignored the model would be 63–178 ms early.
         let error = arrived.as_nanos() as i64 - expected.as_nanos() as i64;
-        assert!((-1_000_000..5_000_000).contains(&error), "arrived {error} ns from the model departure");
+        assert!((-1_000_000..30_000_000).contains(&error), "arrived {error} ns from the model departure");
     }
     let d = report.direction(Direction::Uplink);
     assert_eq!(d.forwarded, 10);
     assert_eq!(d.timing.len(), 10);
-    assert!(d.timing.quantile(0.5).unwrap() < Duration::from_millis(5), "{report}");
+    assert!(d.timing.quantile(0.5).unwrap() < Duration::from_millis(20), "{report}");
 }
 
 #[tokio::test(flavor = "current_thread")]

@@ -12,13 +12,16 @@
 //! | [`reproduce`] | `coapcc reproduce`: the papers' experiments, claims checked, HTML/Markdown report |
 //! | [`sim_cmd`] | `coapcc sim`: scenarios in, summary table and CSV files out |
 //! | [`bench`](mod@bench) | `coapcc bench`: events per second, simulated seconds per wall second, peak RSS |
+//! | [`crosscheck`] | `coapcc reproduce crosscheck`: simulation against the loopback testbed |
 //! | [`emulate_cmd`] | `coapcc emulate`: the real-time link emulator (`coapcc_udp::emulator`) |
 //! | [`files`] | atomic file writes |
 //! | [`progress`] | the worker pool and progress bar of `sim` and `reproduce` |
 //! | [`figures`] | SVG figures for `coapcc reproduce`: box plots, line plots, grouped bars (plotters, SVG only) |
+//! | [`testbed_cmd`] | `coapcc testbed`: a scenario in real time on loopback, same CSV files as `sim` |
 //! | [`error`] | [`error::CliError`]: user errors (exit 2) vs failures (exit 1) |
 
 pub mod bench;
+pub mod crosscheck;
 pub mod emulate_cmd;
 pub mod error;
 pub mod figures;
@@ -30,3 +33,4 @@ pub mod reproduce;
 pub mod sim_cmd;
 pub mod sim_pcap;
 pub mod table;
+pub mod testbed_cmd;

@@ -69,6 +69,9 @@ enum Command {
     /// Relay UDP between clients and a server through the simulator's link model, in real
     /// time (rates, buffers, delays, errors); counters on Ctrl-C and SIGUSR1.
     Emulate(coapcc::emulate_cmd::EmulateArgs),
+    /// Run a scenario file in real time on loopback (server, link emulator and flows in one
+    /// process) and write the same CSV files as `coapcc sim`.
+    Testbed(coapcc::testbed_cmd::TestbedArgs),
 }
 
 /// Arguments of `coapcc algorithms`.
@@ -156,6 +159,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Bench(args) => coapcc::bench::run(&args, &mut out)?,
         Command::Replay(args) => replay(args, &mut out)?,
         Command::Emulate(args) => coapcc::emulate_cmd::run(&args, &mut out)?,
+        Command::Testbed(args) => coapcc::testbed_cmd::run(&args, &mut out)?,
     }
     match out.flush() {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(e.into()),

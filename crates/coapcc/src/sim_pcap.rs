@@ -10,11 +10,15 @@ use coapcc_sim::scenario::{Model, Scenario};
 
 use crate::error::CliError;
 
+/// An algorithm or variant name as a file name: every character but letters, digits and
+/// `._-` becomes `_`.
+pub fn file_stem(algorithm: &str) -> String {
+    algorithm.chars().map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect()
+}
+
 /// The file of `algorithm`'s capture under `dir`: `dir/pcap/<algorithm>.pcap`.
 pub fn pcap_path(dir: &Path, algorithm: &str) -> PathBuf {
-    let name: String =
-        algorithm.chars().map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect();
-    dir.join("pcap").join(format!("{name}.pcap"))
+    dir.join("pcap").join(format!("{}.pcap", file_stem(algorithm)))
 }
 
 /// Runs replication 0 of every algorithm of `s` again, capturing, and writes one pcap per
