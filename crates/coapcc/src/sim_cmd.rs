@@ -55,7 +55,7 @@ pub struct SimArgs {
     /// timer, per flow, in the order they occurred (network models).
     #[arg(long)]
     pub samples: bool,
-    /// Also write pcap/<algorithm>.pcap: the datagrams of replication 0 of each algorithm at
+    /// Also write pcap/ALGORITHM.pcap: the datagrams of replication 0 of each algorithm at
     /// every node (IPv4/UDP headers, 10.0.0.x addresses, simulated timestamps), for Wireshark.
     #[arg(long)]
     pub pcap: bool,

@@ -38,7 +38,7 @@ pub struct TestbedArgs {
     /// Output folder (default `results/testbed/<scenario name>/`).
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Also write pcap/<algorithm>-<replication>.pcap: both sides of the emulator.
+    /// Also write pcap/ALGORITHM-REPLICATION.pcap: both sides of the emulator.
     #[arg(long)]
     pub pcap: bool,
     /// Refuse a scenario whose estimated real time exceeds this many seconds.
