@@ -1,8 +1,9 @@
 //! `coapcc reproduce crosscheck`: simulation against reality. The scenarios of
 //! `scenarios/crosscheck/` run with the simulator (many replications) and with the real-time
 //! loopback testbed (a few, [`crate::testbed_cmd`]); per algorithm, the testbed's median flow
-//! completion time and median retransmissions per flow must fall within 15 % of the
-//! simulation's, or inside the spread of the simulation's per-replication medians. Not part
+//! completion time, median retransmissions and median unnecessary retransmissions per flow
+//! must fall within 15 % of the simulation's, or inside the spread of the simulation's
+//! per-replication medians. Not part
 //! of `reproduce all` (it runs in real time, and its numbers depend on the host).
 
 use std::fmt::Write as _;
@@ -32,7 +33,8 @@ pub const TESTBED_REPLICATIONS: u32 = 3;
 pub struct Comparison {
     /// The algorithm.
     pub algorithm: String,
-    /// `fct_median_s` or `retransmissions_median`.
+    /// `fct_median_s`, `retransmissions_median` or `unnecessary_retransmissions_median`
+    /// (ground truth in the simulation, from the emulator's packet log in the testbed).
     pub metric: &'static str,
     /// The simulation's value over all its flows.
     pub sim: f64,
@@ -68,7 +70,14 @@ fn median(mut v: Vec<f64>) -> f64 {
 /// Per-flow values of one metric in one run.
 fn per_flow(run: &RunOutput, metric: &str) -> Vec<f64> {
     let RunOutput::Network(r) = run else { return Vec::new() };
-    r.flows.iter().map(|f| if metric == "fct_median_s" { f.fct_s } else { f64::from(f.retransmissions) }).collect()
+    r.flows
+        .iter()
+        .map(|f| match metric {
+            "fct_median_s" => f.fct_s,
+            "unnecessary_retransmissions_median" => f64::from(f.unnecessary_retransmissions),
+            _ => f64::from(f.retransmissions),
+        })
+        .collect()
 }
 
 /// Compares the testbed's runs with the simulation's, per algorithm and metric.
@@ -76,7 +85,7 @@ pub fn compare(sim: &[AlgorithmRuns], testbed: &[AlgorithmRuns]) -> Vec<Comparis
     let mut out = Vec::new();
     for t in testbed {
         let Some(s) = sim.iter().find(|s| s.algorithm == t.algorithm) else { continue };
-        for metric in ["fct_median_s", "retransmissions_median"] {
+        for metric in ["fct_median_s", "retransmissions_median", "unnecessary_retransmissions_median"] {
             let all = |runs: &[RunOutput]| median(runs.iter().flat_map(|r| per_flow(r, metric)).collect());
             let reps: Vec<f64> = s.runs.iter().map(|r| median(per_flow(r, metric))).collect();
             let lo = reps.iter().copied().fold(f64::INFINITY, f64::min);
