@@ -73,6 +73,12 @@ pub struct EndpointConfig {
     pub token_len: u8,
     /// How long the server remembers a request for duplicate detection (EXCHANGE_LIFETIME).
     pub exchange_lifetime: Duration,
+    /// The most requests the server remembers for duplicate detection at once. When a new
+    /// request finds the cache full, the oldest entry is forgotten early (counted in
+    /// [`EndpointStats::duplicate_evictions`]), so a flood of distinct (spoofed) requests
+    /// cannot grow memory past this bound (RFC 7252 §4.5 leaves the cache's size to the
+    /// implementation). Default [`DEFAULT_DUPLICATE_CACHE_ENTRIES`].
+    pub duplicate_cache_entries: usize,
     /// Server: answer every new request at once with this response (a fixed resource), instead
     /// of raising [`Event::Request`] for the application.
     pub auto_response: Option<AutoResponse>,
@@ -80,6 +86,16 @@ pub struct EndpointConfig {
     /// the same from [`Transmit::origin`] turns it off and saves an event per copy.
     pub transmitted_events: bool,
 }
+
+/// The default bound of the server's duplicate cache ([`EndpointConfig::duplicate_cache_entries`]):
+/// 2²⁰ requests (about 150 MB at most), far above what any simulated server remembers within
+/// EXCHANGE_LIFETIME, so the bound never changes a simulation. Servers on real sockets set a
+/// smaller one.
+pub const DEFAULT_DUPLICATE_CACHE_ENTRIES: usize = 1 << 20;
+
+/// How many separate CON responses a client remembers per destination to acknowledge their
+/// duplicates again.
+const RECENT_SEPARATE: usize = 16;
 
 /// A fixed response the server sends to every request (see [`EndpointConfig::auto_response`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -99,6 +115,7 @@ impl EndpointConfig {
             echo: EchoMode::None,
             token_len: 2,
             exchange_lifetime: coapcc_core::params::TransmissionParams::default().exchange_lifetime(),
+            duplicate_cache_entries: DEFAULT_DUPLICATE_CACHE_ENTRIES,
             auto_response: None,
             transmitted_events: true,
         }
@@ -239,6 +256,12 @@ pub struct EndpointStats {
     pub malformed: u64,
     /// Messages of a kind this endpoint does not handle (e.g. NON responses to nothing).
     pub ignored: u64,
+    /// Server: requests forgotten before EXCHANGE_LIFETIME because the duplicate cache was
+    /// full ([`EndpointConfig::duplicate_cache_entries`]).
+    pub duplicate_evictions: u64,
+    /// Confirmable messages this endpoint could not match (an empty CON "ping", a separate
+    /// response to nothing awaited, a reserved code), answered with a Reset (RFC 7252 §4.2, §4.3).
+    pub resets_sent: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -267,6 +290,10 @@ struct Peer {
     release_at: Option<Instant>,
     /// Requests acknowledged with an empty ACK, waiting for a separate response.
     awaiting: Vec<(RequestId, Token)>,
+    /// Message IDs of the latest separate CON responses acknowledged (at most
+    /// [`RECENT_SEPARATE`]): a copy of one (our ACK was lost) is acknowledged again
+    /// (RFC 7252 §4.5), not reset.
+    acked_separate: VecDeque<u16>,
     next_mid: u16,
 }
 
@@ -420,6 +447,12 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
         self.peers.get(to).and_then(|p| self.config.algorithm.rto(&p.state, now))
     }
 
+    /// Requests the server currently remembers for duplicate detection (at most
+    /// [`EndpointConfig::duplicate_cache_entries`]).
+    pub fn duplicate_cache_len(&self) -> usize {
+        self.server.seen.len()
+    }
+
     /// Exchanges outstanding or queued towards `to`.
     pub fn pending(&self, to: &A) -> usize {
         self.peers.get(to).map_or(0, |p| p.outstanding.len() + p.queue.len())
@@ -440,6 +473,7 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
                 queue: VecDeque::new(),
                 release_at: None,
                 awaiting: Vec::new(),
+                acked_separate: VecDeque::new(),
                 next_mid,
             };
             self.peers.insert(to, peer);
@@ -467,6 +501,9 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
             (MessageType::Ack, _) => self.client_ack(now, from, msg),
             (MessageType::Rst, _) => self.client_reset(from, msg.mid),
             (MessageType::Con | MessageType::Non, c) if c.is_response() => self.client_separate_response(from, msg),
+            // RFC 7252 §4.2/§4.3: an empty CON (a "ping") or a CON with a reserved code is
+            // rejected with a Reset.
+            (MessageType::Con, _) => self.reset(from, msg.mid),
             _ => self.stats.ignored += 1,
         }
     }
@@ -474,12 +511,29 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
     /// Server: answers a request announced by [`Event::Request`] with a piggybacked response
     /// (CON) or a NON response; the answer is cached for duplicates.
     pub fn respond(&mut self, now: Instant, handle: RequestHandle<A>, code: Code, payload: impl Into<Payload>) {
+        self.respond_with(now, handle, code, Options::new(), payload);
+    }
+
+    /// As [`Endpoint::respond`], with options (Block2, Content-Format…) on the response; the
+    /// transmission-count echo is added to them when the request carried one.
+    pub fn respond_with(
+        &mut self,
+        now: Instant,
+        handle: RequestHandle<A>,
+        code: Code,
+        options: Options,
+        payload: impl Into<Payload>,
+    ) {
         self.expire_seen(now);
         let Some((seen, request)) = self.server.seen.get_mut(&(handle.from, handle.mid)) else {
             self.stats.ignored += 1;
             return;
         };
-        let resp = Arc::new(response_to(request, handle.mid, code, payload.into()));
+        let mut resp = response_to(request, handle.mid, code, payload.into());
+        for o in options {
+            resp.add_option(o.number, o.value);
+        }
+        let resp = Arc::new(resp);
         *seen = Seen::Answered(Arc::clone(&resp));
         self.transmits.push_back(Transmit {
             to: handle.from,
@@ -672,22 +726,46 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
         });
     }
 
+    fn reset(&mut self, to: A, mid: u16) {
+        self.stats.resets_sent += 1;
+        self.transmits.push_back(Transmit {
+            to,
+            msg: Arc::new(Message::empty(MessageType::Rst, mid)),
+            origin: Origin::Empty,
+        });
+    }
+
     fn client_separate_response(&mut self, from: A, msg: Arc<Message>) {
         let Some(peer) = self.peers.get_mut(&from) else {
-            self.stats.ignored += 1;
+            if msg.mtype == MessageType::Con {
+                self.reset(from, msg.mid);
+            } else {
+                self.stats.ignored += 1;
+            }
             return;
         };
-        let Some(i) = peer.awaiting.iter().position(|(_, t)| msg.token.as_bytes().starts_with(t.as_bytes())) else {
-            self.stats.ignored += 1;
+        let i = peer.awaiting.iter().position(|(_, t)| msg.token.as_bytes().starts_with(t.as_bytes()));
+        let ack =
+            Transmit { to: from, msg: Arc::new(Message::empty(MessageType::Ack, msg.mid)), origin: Origin::Empty };
+        let Some(i) = i else {
+            if msg.mtype == MessageType::Con && peer.acked_separate.contains(&msg.mid) {
+                self.stats.ignored += 1;
+                self.transmits.push_back(ack);
+            } else if msg.mtype == MessageType::Con {
+                // RFC 7252 §4.2: a CON the endpoint cannot process is rejected.
+                self.reset(from, msg.mid);
+            } else {
+                self.stats.ignored += 1;
+            }
             return;
         };
         let (id, _) = peer.awaiting.remove(i);
         if msg.mtype == MessageType::Con {
-            self.transmits.push_back(Transmit {
-                to: from,
-                msg: Arc::new(Message::empty(MessageType::Ack, msg.mid)),
-                origin: Origin::Empty,
-            });
+            if peer.acked_separate.len() >= RECENT_SEPARATE {
+                peer.acked_separate.pop_front();
+            }
+            peer.acked_separate.push_back(msg.mid);
+            self.transmits.push_back(ack);
         }
         self.events.push_back(Event::Response { id, to: from, response: msg });
     }
@@ -740,6 +818,12 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
             token: msg.token,
             echo: msg.option(option::TRANSMISSION_COUNT).map(OptionValue::from_slice),
         };
+        while self.server.seen.len() >= self.config.duplicate_cache_entries.max(1) {
+            // The cache is full: forget the oldest request early (bounded memory).
+            let Some((_, a, mid)) = self.server.expiry.pop_front() else { break };
+            self.server.seen.remove(&(a, mid));
+            self.stats.duplicate_evictions += 1;
+        }
         self.server.expiry.push_back((now, from, msg.mid));
         match &self.config.auto_response {
             Some(r) => {

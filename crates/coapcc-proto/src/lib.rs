@@ -21,6 +21,7 @@ pub mod endpoint;
 pub mod message;
 
 pub use endpoint::{
-    AutoResponse, EchoMode, Endpoint, EndpointConfig, EndpointStats, Event, Origin, RequestHandle, RequestId, Transmit,
+    AutoResponse, DEFAULT_DUPLICATE_CACHE_ENTRIES, EchoMode, Endpoint, EndpointConfig, EndpointStats, Event, Origin,
+    RequestHandle, RequestId, Transmit,
 };
 pub use message::{Code, Message, MessageType, Token};

@@ -87,6 +87,16 @@ impl Code {
     pub const CONTENT: Code = Code(0x45);
     /// 4.04 Not Found.
     pub const NOT_FOUND: Code = Code(0x84);
+    /// 2.31 Continue (RFC 7959 §2.9.1).
+    pub const CONTINUE: Code = Code(0x5f);
+    /// 4.00 Bad Request.
+    pub const BAD_REQUEST: Code = Code(0x80);
+    /// 4.05 Method Not Allowed.
+    pub const METHOD_NOT_ALLOWED: Code = Code(0x85);
+    /// 4.08 Request Entity Incomplete (RFC 7959 §2.9.2).
+    pub const REQUEST_ENTITY_INCOMPLETE: Code = Code(0x88);
+    /// 4.13 Request Entity Too Large.
+    pub const REQUEST_ENTITY_TOO_LARGE: Code = Code(0x8d);
 
     /// The class (0 = request/empty, 2 = success, 4 = client error, 5 = server error).
     pub fn class(self) -> u8 {
@@ -169,8 +179,22 @@ impl fmt::Debug for Token {
 
 /// Option numbers used here (RFC 7252 §5.10 and this project's experimental number).
 pub mod option {
+    /// Uri-Host (RFC 7252 §5.10.1).
+    pub const URI_HOST: u16 = 3;
+    /// Uri-Port (RFC 7252 §5.10.1).
+    pub const URI_PORT: u16 = 7;
     /// Uri-Path (RFC 7252 §5.10.1).
     pub const URI_PATH: u16 = 11;
+    /// Uri-Query (RFC 7252 §5.10.1).
+    pub const URI_QUERY: u16 = 15;
+    /// Block2 (RFC 7959 §2.1).
+    pub const BLOCK2: u16 = 23;
+    /// Block1 (RFC 7959 §2.1).
+    pub const BLOCK1: u16 = 27;
+    /// Size2 (RFC 7959 §4).
+    pub const SIZE2: u16 = 28;
+    /// Size1 (RFC 7252 §5.10.9, RFC 7959 §4).
+    pub const SIZE1: u16 = 60;
     /// Content-Format (RFC 7252 §5.10.3).
     pub const CONTENT_FORMAT: u16 = 12;
     /// The transmission-count echo: FASOR-02's Rexmit-Cnt and pCoCoA's Transmission Count.

@@ -271,3 +271,94 @@ fn an_auto_responding_server_answers_at_once_without_an_application_event() {
     s.handle_message(at(20), CLIENT, std::sync::Arc::clone(&req.msg));
     assert_eq!(transmits(&mut s)[0].origin, Origin::Response { duplicate: true });
 }
+
+fn con(mid: u16, code: Code) -> std::sync::Arc<Message> {
+    let mut m = Message::empty(MessageType::Con, mid);
+    m.code = code;
+    std::sync::Arc::new(m)
+}
+
+#[test]
+fn a_flood_of_distinct_requests_never_grows_the_duplicate_cache_past_its_bound() {
+    let mut s = endpoint(EndpointConfig { duplicate_cache_entries: 100, ..config("default", EchoMode::None) });
+    for i in 0..10_000u32 {
+        s.handle_message(at(u64::from(i)), i, con(i as u16, Code::GET));
+        for e in events(&mut s) {
+            if let Event::Request { handle, .. } = e {
+                s.respond(at(u64::from(i)), handle, Code::CONTENT, Payload::new());
+            }
+        }
+        transmits(&mut s);
+        assert!(s.duplicate_cache_len() <= 100);
+    }
+    assert_eq!(s.duplicate_cache_len(), 100);
+    assert_eq!(s.stats().duplicate_evictions, 9_900);
+    // The newest requests are still remembered: a duplicate of the last one is answered again.
+    s.handle_message(at(10_000), 9_999, con(9_999u32 as u16, Code::GET));
+    assert_eq!(s.stats().duplicates_answered, 1);
+}
+
+#[test]
+fn an_empty_con_is_answered_with_a_reset_of_the_same_message_id() {
+    let mut s = endpoint(config("default", EchoMode::None));
+    s.handle_message(at(0), CLIENT, con(0x1234, Code::EMPTY));
+    let out = transmits(&mut s);
+    assert_eq!(out.len(), 1);
+    assert_eq!((out[0].msg.mtype, out[0].msg.code, out[0].msg.mid), (MessageType::Rst, Code::EMPTY, 0x1234));
+    assert_eq!(s.stats().resets_sent, 1);
+    assert!(events(&mut s).is_empty());
+}
+
+#[test]
+fn a_separate_response_nobody_awaits_is_reset_but_a_copy_of_an_acknowledged_one_is_acknowledged_again() {
+    let mut c = endpoint(config("default", EchoMode::None));
+    c.request(at(0), SERVER, get());
+    let req = transmits(&mut c).remove(0).msg;
+    // The server acknowledges empty, then sends its response as a CON.
+    c.handle_message(at(5), SERVER, std::sync::Arc::new(Message::empty(MessageType::Ack, req.mid)));
+    let mut sep = Message {
+        mtype: MessageType::Con,
+        code: Code::CONTENT,
+        mid: 0x4000,
+        token: req.token,
+        ..Message::empty(MessageType::Con, 0)
+    };
+    sep.payload = Payload::from_static(b"late");
+    let sep = std::sync::Arc::new(sep);
+    c.handle_message(at(9), SERVER, std::sync::Arc::clone(&sep));
+    let acks = transmits(&mut c);
+    assert_eq!((acks.len(), acks[0].msg.mtype, acks[0].msg.mid), (1, MessageType::Ack, 0x4000));
+    assert!(
+        events(&mut c)
+            .iter()
+            .any(|e| matches!(e, Event::Response { response, .. } if &response.payload[..] == b"late"))
+    );
+    // Our ACK was lost: the copy is acknowledged again.
+    c.handle_message(at(20), SERVER, sep);
+    let again = transmits(&mut c);
+    assert_eq!((again.len(), again[0].msg.mtype), (1, MessageType::Ack));
+    // A CON response to nothing gets a Reset.
+    let mut other = Message::empty(MessageType::Con, 0x4002);
+    other.code = Code::CONTENT;
+    other.token = Token::new(&[9, 9, 9]).unwrap();
+    c.handle_message(at(31), SERVER, std::sync::Arc::new(other));
+    let rst = transmits(&mut c);
+    assert_eq!(rst.len(), 1, "{rst:?}");
+    assert_eq!((rst[0].msg.mtype, rst[0].msg.mid), (MessageType::Rst, 0x4002));
+}
+
+#[test]
+fn a_response_with_options_keeps_them_sorted_with_the_echoed_transmission_count() {
+    let mut s = endpoint(config("default", EchoMode::None));
+    let mut req = Message::clone(&con(7, Code::GET));
+    req.add_option(option::TRANSMISSION_COUNT, encode_uint(2));
+    s.handle_message(at(0), CLIENT, std::sync::Arc::new(req));
+    let Some(Event::Request { handle, .. }) = s.poll_event() else { panic!("no request event") };
+    let mut opts = coapcc_proto::message::Options::new();
+    opts.push(coapcc_proto::message::CoapOption { number: option::BLOCK2, value: encode_uint(0x0e) });
+    s.respond_with(at(1), handle, Code::CONTENT, opts, Payload::from_static(b"x"));
+    let out = transmits(&mut s);
+    let numbers: Vec<u16> = out[0].msg.options.iter().map(|o| o.number).collect();
+    assert_eq!(numbers, [option::BLOCK2, option::TRANSMISSION_COUNT]);
+    assert_eq!(out[0].msg.option(option::TRANSMISSION_COUNT), Some(&[2u8][..]));
+}

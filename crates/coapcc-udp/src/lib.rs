@@ -5,7 +5,26 @@
 //! [`coapcc_driver::link`]. It is the only crate of the workspace that reads a clock or the
 //! operating system's random source (see [`clock`]); everything it drives takes `now` and an
 //! RNG as arguments, so a controller behaves on a socket exactly as in `coapcc sim`.
+//!
+//! ## Map
+//!
+//! | module | what is there |
+//! |---|---|
+//! | [`runtime`] | **start here**: [`runtime::spawn`] drives one endpoint over one socket (clients, servers, observers) |
+//! | [`config`] | algorithm presets with `--set` keys, client and server endpoint configurations |
+//! | [`server`] | the resources of `coapcc server` (`/echo`, `/data?size=N`, `/.well-known/core`) |
+//! | [`fuzz`] | datagram fuzzing of client and server endpoints (corpus, mutations), for tests and benchmarks |
+//! | [`block`] | RFC 7959 Block1/Block2 option values and block slicing |
+//! | [`clock`] | the wall clock ([`clock::Clock`]) and the OS seed |
+//! | [`emulator`] | the link emulator: a UDP relay applying the simulator's link pipelines in real time (`coapcc emulate`) |
+//! | [`testbed`] | a scenario file in real time on loopback: server, emulator and flows (`coapcc testbed`) |
 
+pub mod block;
+pub mod client;
 pub mod clock;
+pub mod config;
 pub mod emulator;
+pub mod fuzz;
+pub mod runtime;
+pub mod server;
 pub mod testbed;

@@ -10,6 +10,14 @@
 //! flow F socket ─┘                                   └──────────────────────────────────┘
 //! ```
 //!
+//! The server endpoint runs on the `udp` runtime ([`crate::runtime::spawn`]). The flows are
+//! driven by a small private driver here (one task for all flows, one reader task per socket)
+//! that calls the workload, the endpoint and the recorder in the same order, at the same
+//! points, as the simulator's engine: a completed exchange lets the workload issue the next
+//! request before anything else happens, and every copy is recorded from
+//! `Transmit::origin` as it is sent. (The runtime's per-request `Outcome` futures and its
+//! asynchronous report channel would interleave those steps differently.)
+//!
 //! Every flow has its own socket (a new one for each short-lived client of a random flow, as
 //! a new process would); every random draw comes from the scenario's streams for the
 //! replication ([`Stream`]), so a testbed replication and a simulated one share their link
@@ -85,30 +93,6 @@ pub struct RunSpec {
 }
 
 type Ep = Endpoint<SocketAddr, SimRng>;
-
-/// The server: an endpoint answering every request (as the simulator's), on its own task
-/// until `stop`.
-async fn serve(socket: UdpSocket, mut ep: Ep, clock: Clock, mut stop: oneshot::Receiver<()>) {
-    let mut buf = vec![0_u8; 2048];
-    loop {
-        let wake = ep.poll_timeout().map(|t| clock.deadline(t));
-        tokio::select! {
-            _ = &mut stop => return,
-            r = socket.recv_from(&mut buf) => {
-                if let Ok((n, from)) = r {
-                    ep.handle_datagram(clock.now(), from, &buf[..n]);
-                }
-            }
-            () = async { match wake { Some(w) => tokio::time::sleep_until(w).await, None => std::future::pending().await } } => {
-                ep.handle_timeout(clock.now());
-            }
-        }
-        while let Some(t) = ep.poll_transmit() {
-            let _ = socket.send_to(&coapcc_proto::codec::encode(&t.msg), t.to).await;
-        }
-        while ep.poll_event().is_some() {}
-    }
-}
 
 /// A flow's current client: its endpoint, socket and reader task.
 struct Client {
@@ -241,8 +225,8 @@ pub async fn run_replication(spec: &RunSpec) -> Result<TestbedRun, String> {
         .map_err(|e| e.to_string())?;
     let server_socket = UdpSocket::bind("127.0.0.1:0").await.map_err(io)?;
     let server_addr = server_socket.local_addr().map_err(io)?;
-    let (server_stop, server_stopped) = oneshot::channel();
-    let server_task = tokio::spawn(serve(server_socket, server_ep, clock, server_stopped));
+    // The `udp` runtime drives it; the endpoint's `auto_response` answers every request.
+    let (server, _) = crate::runtime::spawn(server_socket, server_ep, clock, crate::runtime::Options::default());
     // Emulator.
     let mut ec = EmulatorConfig::new("127.0.0.1:0".parse().map_err(|_| "address")?, server_addr, spec.network.clone());
     ec.seed = spec.seed;
@@ -346,9 +330,8 @@ pub async fn run_replication(spec: &RunSpec) -> Result<TestbedRun, String> {
         c.reader.abort();
     }
     let _ = emu_stop.send(());
-    let _ = server_stop.send(());
     let report = emu_task.await.map_err(|e| e.to_string())?.map_err(|e| e.to_string())?;
-    let _ = server_task.await;
+    let _ = server.stop().await;
     // What only the packet log tells: request copies the uplink accepted or dropped at once,
     // and unnecessary retransmissions per flow.
     let mut recorder = flows.recorder;

@@ -19,6 +19,7 @@
 //! | [`figures`] | SVG figures for `coapcc reproduce`: box plots, line plots, grouped bars (plotters, SVG only) |
 //! | [`testbed_cmd`] | `coapcc testbed`: a scenario in real time on loopback, same CSV files as `sim` |
 //! | [`error`] | [`error::CliError`]: user errors (exit 2) vs failures (exit 1) |
+//! | [`udp_cmd`] | `coapcc client` and `coapcc server`: real CoAP over UDP through `coapcc-udp` |
 
 pub mod bench;
 pub mod crosscheck;
@@ -34,3 +35,4 @@ pub mod sim_cmd;
 pub mod sim_pcap;
 pub mod table;
 pub mod testbed_cmd;
+pub mod udp_cmd;

@@ -72,6 +72,11 @@ enum Command {
     /// Run a scenario file in real time on loopback (server, link emulator and flows in one
     /// process) and write the same CSV files as `coapcc sim`.
     Testbed(coapcc::testbed_cmd::TestbedArgs),
+    /// Real CoAP over UDP: N confirmable requests per flow, F concurrent flows, against any
+    /// CoAP server; per-exchange RTT, transmissions, timers; per-flow FCT.
+    Client(coapcc::udp_cmd::ClientArgs),
+    /// Real CoAP over UDP: serve /echo, /data?size=N and /.well-known/core.
+    Server(coapcc::udp_cmd::ServerArgs),
 }
 
 /// Arguments of `coapcc algorithms`.
@@ -160,6 +165,8 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Replay(args) => replay(args, &mut out)?,
         Command::Emulate(args) => coapcc::emulate_cmd::run(&args, &mut out)?,
         Command::Testbed(args) => coapcc::testbed_cmd::run(&args, &mut out)?,
+        Command::Client(args) => coapcc::udp_cmd::client(&args, &mut out)?,
+        Command::Server(args) => coapcc::udp_cmd::server(&args, &mut out)?,
     }
     match out.flush() {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(e.into()),

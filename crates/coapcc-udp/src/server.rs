@@ -1,0 +1,238 @@
+//! The resources of `coapcc server`: a stateless [`Handler`] for the runtime's server task.
+//!
+//! | path | methods | what |
+//! |---|---|---|
+//! | `/echo` | GET, PUT, POST | the request's payload back (2.05 for GET/POST, 2.04 for PUT) |
+//! | `/data?size=N` | GET | N bytes (`0123456789` repeated), piggybacked when it fits, Block2 beyond |
+//! | `/data` | PUT, POST | accepts a body (Block1 too): 2.31 Continue per block, 2.04 at the end |
+//! | `/.well-known/core` | GET | the RFC 6690 link format of the above |
+//!
+//! Block-wise (RFC 7959): a GET answered with more than [`AMPLIFICATION_FACTOR`] times the
+//! request's size is sent in Block2 blocks small enough to stay within that factor unless
+//! the request asked for a block size itself (early negotiation, RFC 7959 §2.4); then blocks
+//! of that size (at most 1 024 bytes). This is RFC 7252 §11.3's amplification rule: a spoofed
+//! request cannot draw a response many times its size. A body never exceeds
+//! [`MAX_BODY_BYTES`]. Block1 uploads are acknowledged block by block without being kept
+//! (the server keeps no per-client state beyond the endpoint's duplicate cache), so the
+//! final response does not echo a block-wise body.
+//!
+//! Unknown path → 4.04; a method the resource does not serve → 4.05; a malformed query or
+//! Block option → 4.00.
+
+use std::net::SocketAddr;
+
+use coapcc_proto::message::{CoapOption, Options, Payload, encode_uint, option};
+use coapcc_proto::{Code, Message};
+
+use crate::block::{self, Block};
+use crate::runtime::{Handler, Reply};
+
+/// RFC 7252 §11.3: no response is more than this many times larger than its request unless
+/// block-wise transfer was asked for.
+pub const AMPLIFICATION_FACTOR: usize = 3;
+
+/// The largest body `/data?size=N` serves, bytes (16 MiB).
+pub const MAX_BODY_BYTES: usize = 16 << 20;
+
+/// The largest payload carried in one message without block-wise transfer (RFC 7252 §4.6:
+/// 1 024 bytes of payload keeps a message within 1 152 bytes).
+pub const MAX_PLAIN_PAYLOAD_BYTES: usize = 1024;
+
+/// Content-Format 40: application/link-format (RFC 6690).
+const LINK_FORMAT: u32 = 40;
+
+/// `/.well-known/core` (RFC 6690 link format).
+pub const WELL_KNOWN_CORE: &str = "</echo>;title=\"echo the payload\";rt=\"echo\",</data>;title=\"size=N bytes; PUT accepts any body\";rt=\"data\";sz=0";
+
+/// The resources of `coapcc server` (stateless: every reply depends on the request only).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Resources;
+
+impl Handler for Resources {
+    fn handle(&self, _from: SocketAddr, request: &Message) -> Reply {
+        reply(request)
+    }
+}
+
+/// The reply to one request (see the module documentation).
+pub fn reply(request: &Message) -> Reply {
+    let path = request.uri_path();
+    let method = request.code;
+    match (path.as_str(), method) {
+        ("echo", Code::GET | Code::POST | Code::PUT) | ("data", Code::PUT | Code::POST) => upload(request),
+        ("data", Code::GET) => match data_size(request) {
+            Ok(n) => body(request, Content::Digits(n), None),
+            Err(()) => text(Code::BAD_REQUEST, "size=N with N at most 16777216"),
+        },
+        (".well-known/core", Code::GET) => {
+            body(request, Content::Static(WELL_KNOWN_CORE.as_bytes()), Some(LINK_FORMAT))
+        }
+        ("echo" | "data" | ".well-known/core", _) => Reply::code(Code::METHOD_NOT_ALLOWED),
+        _ => Reply::code(Code::NOT_FOUND),
+    }
+}
+
+/// The body of `/data?size=n`: the digits `0`–`9` repeated.
+pub fn data_body(n: usize) -> Vec<u8> {
+    digits(0, n)
+}
+
+fn digits(from: usize, to: usize) -> Vec<u8> {
+    (from..to).map(|i| b'0' + (i % 10) as u8).collect()
+}
+
+/// A body served by GET, made only as far as the block asked for needs.
+#[derive(Clone, Copy)]
+enum Content {
+    Static(&'static [u8]),
+    Digits(usize),
+}
+
+impl Content {
+    fn len(self) -> usize {
+        match self {
+            Content::Static(b) => b.len(),
+            Content::Digits(n) => n,
+        }
+    }
+
+    fn range(self, from: usize, to: usize) -> Payload {
+        match self {
+            Content::Static(b) => Payload::from_static(&b[from..to]),
+            Content::Digits(_) => Payload::from(digits(from, to)),
+        }
+    }
+}
+
+fn text(code: Code, s: &'static str) -> Reply {
+    Reply { payload: Payload::from_static(s.as_bytes()), ..Reply::code(code) }
+}
+
+fn data_size(request: &Message) -> Result<usize, ()> {
+    let mut size = 0;
+    for o in request.options.iter().filter(|o| o.number == option::URI_QUERY) {
+        let q = std::str::from_utf8(&o.value).map_err(|_| ())?;
+        if let Some(v) = q.strip_prefix("size=") {
+            size = v.parse::<usize>().map_err(|_| ())?;
+        }
+    }
+    if size > MAX_BODY_BYTES { Err(()) } else { Ok(size) }
+}
+
+fn option_value(number: u16, value: impl AsRef<[u8]>) -> CoapOption {
+    CoapOption { number, value: coapcc_proto::message::OptionValue::from_slice(value.as_ref()) }
+}
+
+/// A GET response of `content`: whole when within the amplification bound, else Block2.
+fn body(request: &Message, content: Content, format: Option<u32>) -> Reply {
+    let mut options = Options::new();
+    if let Some(f) = format {
+        options.push(option_value(option::CONTENT_FORMAT, encode_uint(f)));
+    }
+    let asked = match request.option(option::BLOCK2).map(Block::decode) {
+        None => None,
+        Some(Some(b)) => Some(b),
+        Some(None) => return text(Code::BAD_REQUEST, "bad Block2 option"),
+    };
+    // Size of the response without payload: header, token, options, and room for Block2,
+    // Size2, the transmission-count echo and the payload marker.
+    let overhead = 4 + request.token.len() + 4 + 6 + 5 + 1;
+    let bound = AMPLIFICATION_FACTOR * request.wire_len();
+    let fits = content.len() <= MAX_PLAIN_PAYLOAD_BYTES && overhead + content.len() <= bound;
+    let (num, szx) = match asked {
+        None if fits => {
+            return Reply { code: Code::CONTENT, options, payload: content.range(0, content.len()) };
+        }
+        None => (0, block::szx_at_most(bound.saturating_sub(overhead).min(MAX_PLAIN_PAYLOAD_BYTES))),
+        Some(b) => (b.num, b.szx),
+    };
+    let Some((from, to, more)) = block::range(content.len(), num, szx) else {
+        return text(Code::BAD_REQUEST, "Block2 beyond the end of the body");
+    };
+    options.push(option_value(option::BLOCK2, Block { num, more, szx }.encode()));
+    if num == 0 {
+        options.push(option_value(option::SIZE2, encode_uint(u32::try_from(content.len()).unwrap_or(u32::MAX))));
+    }
+    Reply { code: Code::CONTENT, options, payload: content.range(from, to) }
+}
+
+/// `/echo` and PUT/POST `/data`: a Block1 block is acknowledged (2.31 Continue, or the final
+/// code with the block echoed); a plain body is echoed by `/echo`.
+fn upload(request: &Message) -> Reply {
+    let done = if request.code == Code::PUT || request.uri_path() == "data" { Code::CHANGED } else { Code::CONTENT };
+    let echo = request.uri_path() == "echo";
+    match request.option(option::BLOCK1).map(Block::decode) {
+        None if echo => Reply { payload: request.payload.clone(), ..Reply::code(done) },
+        None => Reply::code(done),
+        Some(None) => text(Code::BAD_REQUEST, "bad Block1 option"),
+        Some(Some(b)) => {
+            // RFC 7959 §2.3: the payload of a block with M set fills the block exactly.
+            if b.more && request.payload.len() != b.size_bytes() {
+                return text(Code::BAD_REQUEST, "a Block1 block with M set must be full");
+            }
+            let mut options = Options::new();
+            options.push(option_value(option::BLOCK1, b.encode()));
+            Reply { code: if b.more { Code::CONTINUE } else { done }, options, payload: Payload::new() }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn get(path: &str, query: &str) -> Message {
+        let mut m = crate::config::request(Code::GET, path, query);
+        m.token = coapcc_proto::Token::new(&[1, 2]).unwrap_or_default();
+        m
+    }
+
+    #[test]
+    fn a_small_body_is_piggybacked_whole() {
+        let r = reply(&get("data", "size=10"));
+        assert_eq!((r.code, &r.payload[..]), (Code::CONTENT, &b"0123456789"[..]));
+        assert!(r.options.is_empty());
+    }
+
+    #[test]
+    fn an_unsolicited_large_body_comes_in_blocks_within_the_amplification_bound() {
+        let req = get("data", "size=5000");
+        let r = reply(&req);
+        let b = Block::decode(
+            r.options.iter().find(|o| o.number == option::BLOCK2).map(|o| o.value.as_slice()).unwrap_or(&[7]),
+        );
+        let b = b.unwrap_or(Block { num: 9, more: false, szx: 9 });
+        assert_eq!((b.num, b.more), (0, true));
+        let resp = Message { options: r.options.clone(), payload: r.payload.clone(), ..req.clone() };
+        assert!(resp.wire_len() <= AMPLIFICATION_FACTOR * req.wire_len(), "{} vs {}", resp.wire_len(), req.wire_len());
+    }
+
+    #[test]
+    fn a_requested_block_size_is_honoured_and_the_last_block_has_no_more_flag() {
+        let mut req = get("data", "size=2500");
+        req.add_option(option::BLOCK2, Block { num: 2, more: false, szx: 6 }.encode());
+        let r = reply(&req);
+        assert_eq!(r.payload.len(), 2500 - 2048);
+        let b = r.options.iter().find(|o| o.number == option::BLOCK2).and_then(|o| Block::decode(&o.value));
+        assert_eq!(b, Some(Block { num: 2, more: false, szx: 6 }));
+    }
+
+    #[test]
+    fn unknown_paths_bad_methods_and_bad_queries_get_their_error_codes() {
+        assert_eq!(reply(&get("nope", "")).code, Code::NOT_FOUND);
+        assert_eq!(reply(&crate::config::request(Code(0x04), "echo", "")).code, Code::METHOD_NOT_ALLOWED);
+        assert_eq!(reply(&get("data", "size=x")).code, Code::BAD_REQUEST);
+        assert_eq!(reply(&get("data", "size=99999999999")).code, Code::BAD_REQUEST);
+    }
+
+    #[test]
+    fn block1_blocks_are_continued_until_the_last() {
+        let mut put = crate::config::request(Code::PUT, "data", "");
+        put.add_option(option::BLOCK1, Block { num: 0, more: true, szx: 0 }.encode());
+        put.payload = Payload::from(vec![0; 16]);
+        assert_eq!(reply(&put).code, Code::CONTINUE);
+        put.set_option(option::BLOCK1, Block { num: 1, more: false, szx: 0 }.encode());
+        put.payload = Payload::from(vec![0; 3]);
+        assert_eq!(reply(&put).code, Code::CHANGED);
+    }
+}
