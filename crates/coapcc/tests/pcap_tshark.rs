@@ -73,7 +73,7 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 #[test]
-fn the_simulators_pcap_shows_every_captured_coap_message() {
+fn the_simulators_pcap_shows_every_captured_coap_message_and_changes_no_other_output() {
     let dir = std::env::temp_dir().join(format!("coapcc-sim-pcap-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let scenario_path = dir.join("tiny.toml");
@@ -93,6 +93,20 @@ fn the_simulators_pcap_shows_every_captured_coap_message() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // Capturing changes no other output.
+    let plain = Command::new(env!("CARGO_BIN_EXE_coapcc"))
+        .arg("sim")
+        .arg(&scenario_path)
+        .arg("--out")
+        .arg(dir.join("plain"))
+        .arg("--quiet")
+        .output()
+        .unwrap();
+    assert!(plain.status.success());
+    for f in ["flows.csv", "runs.csv", "summary.csv", "scenario.toml"] {
+        let read = |d: &str| std::fs::read(dir.join(d).join(f)).unwrap();
+        assert_eq!(read("out"), read("plain"), "{f} with and without --pcap");
+    }
     let s = scenario::load(&scenario_path, &[]).unwrap();
     let Model::Network { network, workload } = &s.model else { unreachable!() };
     for (name, config) in &s.algorithms {
