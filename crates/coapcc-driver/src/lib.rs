@@ -16,6 +16,7 @@
 //! | [`workload`] | what each flow's application does, as a sans-IO state machine fed by endpoint events |
 //! | [`recorder`] | per-flow and per-run numbers from endpoint events and transmit records, into a [`metrics::RunResult`] |
 //! | [`endpoints`] | scenario → endpoint configuration: request template, server response, echo mode, MTU check |
+//! | [`pcap`] | a classic libpcap writer (raw IPv4/IPv6 + UDP headers with checksums) so Wireshark shows the CoAP of the emulator, testbed and simulator |
 //! | [`metrics`] | per-flow and per-run metrics, quantiles, Jain's index |
 //! | [`trace`] | the RTT traces of the RTT-trace model (Makarem Table 1) |
 //! | [`rng`] | the generator type [`rng::SimRng`], [`rng::stream_rng`] (one independent stream per consumer) and the draws the models use |
@@ -26,6 +27,7 @@ pub mod endpoints;
 pub mod link;
 pub mod metrics;
 pub mod overrides;
+pub mod pcap;
 pub mod recorder;
 pub mod rng;
 pub mod scenario;

@@ -782,6 +782,41 @@ fn check(sf: ScenarioFile, file: &str) -> Result<Scenario, ScenarioError> {
     Ok(Scenario { file: sf, model, algorithms })
 }
 
+/// `base` with `settings` applied, checked as a scenario's `[network]` table is: the link of
+/// `coapcc emulate --profile … --set KEY=VALUE`. Keys are those of the scenario files' link
+/// tables, through the same override machinery as `coapcc sim --set`: a bare key of the preset
+/// (`buffer_bytes`, `errors`, `downlink_kbps`, `min_rate_pps`) or a dotted path
+/// (`network.nbiot.buffer_bytes`, `network.custom.uplink.stages`). Errors name the key and
+/// `file` (what to call the configuration in messages).
+pub fn network_with(base: &NetworkConfig, settings: &[Setting], file: &str) -> Result<NetworkConfig, ScenarioError> {
+    let bad = |key: Option<String>, problem: String| ScenarioError { file: file.into(), line: None, key, problem };
+    let network = toml::Value::try_from(base).map_err(|e| bad(None, e.to_string()))?;
+    let mut table = toml::Table::new();
+    table.insert("network".into(), network);
+    for s in settings {
+        // Only the network may be set here: a bare key must resolve inside it.
+        let path = apply_setting(&mut table, s, file)?;
+        if !path.starts_with("network.") || table.len() != 1 {
+            return Err(bad(Some(s.key.to_string()), "not a key of the link (see the profile's keys)".into()));
+        }
+    }
+    let Some(value) = table.remove("network") else {
+        return Err(bad(Some("network".into()), "missing".into()));
+    };
+    let network: NetworkConfig = value.try_into().map_err(|e: toml::de::Error| {
+        let problem = e.message().replace('\n', " ");
+        // Name the key the message is about (`unknown field `x``), else the last setting's.
+        let key = problem
+            .split_once("unknown field `")
+            .and_then(|(_, r)| r.split_once('`'))
+            .map(|(f, _)| f.to_string())
+            .or_else(|| settings.last().map(|s| s.key.to_string()));
+        bad(key, problem)
+    })?;
+    check_network(&network, file)?;
+    Ok(network)
+}
+
 fn check_network(n: &NetworkConfig, file: &str) -> Result<(), ScenarioError> {
     if let NetworkConfig::Nbiot(c) = n {
         c.validate().map_err(|e| ScenarioError {

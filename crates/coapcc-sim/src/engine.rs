@@ -45,6 +45,36 @@ pub const SERVER: Addr = Addr { node: u32::MAX, incarnation: 0 };
 
 type Ep = Endpoint<Addr, SimRng>;
 
+impl Addr {
+    /// The address this node has in a pcap of the run ([`capture_network`]): the server is
+    /// `10.0.0.1:5683`; client flow `i` is host `i + 2` of `10.0.0.0/8` (`10.0.0.2`, …,
+    /// `10.0.1.1` for flow 255), its port `49152 + incarnation mod 16384` (each short-lived
+    /// client of a random flow its own port).
+    pub fn socket_addr(self) -> std::net::SocketAddr {
+        if self == SERVER {
+            return std::net::SocketAddr::from(([10, 0, 0, 1], 5683));
+        }
+        let host = (10_u32 << 24) | (self.node.wrapping_add(2) & 0x00ff_ffff);
+        let port = 49_152 + (self.incarnation % 16_384) as u16;
+        std::net::SocketAddr::from((std::net::Ipv4Addr::from(host), port))
+    }
+}
+
+/// A datagram seen on a node's interface in a captured run: when a node sent it (before the
+/// link) and when it arrived at its destination node (after the link), like `tcpdump` on
+/// every node's interface. A datagram the link dropped appears once, at its sender.
+#[derive(Clone, Debug)]
+pub struct Captured {
+    /// Simulated time.
+    pub at: Instant,
+    /// Sender.
+    pub from: Addr,
+    /// Receiver.
+    pub to: Addr,
+    /// The message.
+    pub msg: Arc<Message>,
+}
+
 /// Ground truth carried with a packet, never on the wire.
 #[derive(Clone, Copy, Debug)]
 struct Meta {
@@ -198,6 +228,9 @@ pub struct Sim<'a> {
     end: Option<Instant>,
     long_lived: bool,
     events: u64,
+    /// Every datagram at every node, when capturing ([`capture_network`]); never read by the
+    /// simulation itself.
+    capture: Option<Vec<Captured>>,
 }
 
 impl<'a> Sim<'a> {
@@ -247,6 +280,7 @@ impl<'a> Sim<'a> {
             replication,
             long_lived,
             events: 0,
+            capture: None,
         };
         let mut starts = Vec::with_capacity(sim.flows.len());
         sim.workload.each_start(|f, at| starts.push((f, at)));
@@ -481,7 +515,16 @@ impl<'a> Sim<'a> {
         (msg.wire_len() as u32).saturating_add(self.coap.ip_udp_header_bytes)
     }
 
+    /// Records a datagram at a node's interface, when capturing.
+    #[inline]
+    fn capture(&mut self, from: Addr, to: Addr, msg: &Arc<Message>) {
+        if let Some(c) = self.capture.as_mut() {
+            c.push(Captured { at: self.now, from, to, msg: Arc::clone(msg) });
+        }
+    }
+
     fn send_up(&mut self, from: Addr, to: Addr, msg: Arc<Message>, meta: Meta) {
+        self.capture(from, to, &msg);
         let bytes = self.wire(&msg);
         let is_request = meta.exchange != u32::MAX;
         let offered = self.up.offer(self.now, bytes);
@@ -499,6 +542,7 @@ impl<'a> Sim<'a> {
     }
 
     fn send_down(&mut self, to: Addr, msg: Arc<Message>, meta: Meta) {
+        self.capture(SERVER, to, &msg);
         let bytes = self.wire(&msg);
         if let Ok(at) = self.down.offer(self.now, bytes) {
             self.schedule(1, at, Packet { from: SERVER, to, msg, meta });
@@ -522,6 +566,7 @@ impl<'a> Sim<'a> {
             }
         }
         let Packet { from, to, msg, meta } = p;
+        self.capture(from, to, &msg);
         if to == SERVER {
             // The server answers every new request at once (`auto_response`) and every
             // duplicate from its cache.
@@ -573,6 +618,24 @@ pub fn run_network(
     replication: u32,
 ) -> Result<RunResult, String> {
     Ok(Sim::new(network, workload, coap, algorithm, seed, replication)?.run())
+}
+
+/// Runs one algorithm, one replication, of a network scenario, recording every datagram at
+/// every node ([`Captured`], in time order) for `coapcc sim --pcap`. The results are those of
+/// [`run_network`] with the same arguments: capturing draws nothing and changes nothing.
+pub fn capture_network(
+    network: &NetworkConfig,
+    workload: WorkloadConfig,
+    coap: &CoapConfig,
+    algorithm: &AnyConfig,
+    seed: u64,
+    replication: u32,
+) -> Result<(RunResult, Vec<Captured>), String> {
+    let mut sim = Sim::new(network, workload, coap, algorithm, seed, replication)?;
+    sim.capture = Some(Vec::new());
+    sim.run_events();
+    let captured = sim.capture.take().unwrap_or_default();
+    Ok((sim.finish(), captured))
 }
 
 #[cfg(test)]

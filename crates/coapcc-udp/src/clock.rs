@@ -53,6 +53,13 @@ pub fn os_seed() -> u64 {
     h.finish()
 }
 
+/// The wall-clock time since the Unix epoch (for pcap timestamps; never for timing, which
+/// uses the monotonic [`Clock`]).
+#[allow(clippy::disallowed_methods, reason = "this crate is where the OS clock may be read")]
+pub fn unix_now() -> Duration {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

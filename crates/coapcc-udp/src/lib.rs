@@ -16,11 +16,15 @@
 //! | [`fuzz`] | datagram fuzzing of client and server endpoints (corpus, mutations), for tests and benchmarks |
 //! | [`block`] | RFC 7959 Block1/Block2 option values and block slicing |
 //! | [`clock`] | the wall clock ([`clock::Clock`]) and the OS seed |
+//! | [`emulator`] | the link emulator: a UDP relay applying the simulator's link pipelines in real time (`coapcc emulate`) |
+//! | [`testbed`] | a scenario file in real time on loopback: server, emulator and flows (`coapcc testbed`) |
 
 pub mod block;
 pub mod client;
 pub mod clock;
 pub mod config;
+pub mod emulator;
 pub mod fuzz;
 pub mod runtime;
 pub mod server;
+pub mod testbed;

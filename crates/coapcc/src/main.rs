@@ -66,6 +66,12 @@ enum Command {
     /// Run one controller through a scripted exchange sequence and print what it does.
     #[command(after_long_help = REPLAY_HELP)]
     Replay(ReplayArgs),
+    /// Relay UDP between clients and a server through the simulator's link model, in real
+    /// time (rates, buffers, delays, errors); counters on Ctrl-C and SIGUSR1.
+    Emulate(coapcc::emulate_cmd::EmulateArgs),
+    /// Run a scenario file in real time on loopback (server, link emulator and flows in one
+    /// process) and write the same CSV files as `coapcc sim`.
+    Testbed(coapcc::testbed_cmd::TestbedArgs),
     /// Real CoAP over UDP: N confirmable requests per flow, F concurrent flows, against any
     /// CoAP server; per-exchange RTT, transmissions, timers; per-flow FCT.
     Client(coapcc::udp_cmd::ClientArgs),
@@ -157,6 +163,8 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Reproduce(args) => coapcc::reproduce::run(&args, &mut out)?,
         Command::Bench(args) => coapcc::bench::run(&args, &mut out)?,
         Command::Replay(args) => replay(args, &mut out)?,
+        Command::Emulate(args) => coapcc::emulate_cmd::run(&args, &mut out)?,
+        Command::Testbed(args) => coapcc::testbed_cmd::run(&args, &mut out)?,
         Command::Client(args) => coapcc::udp_cmd::client(&args, &mut out)?,
         Command::Server(args) => coapcc::udp_cmd::server(&args, &mut out)?,
     }

@@ -61,6 +61,10 @@ pub struct SimArgs {
     /// (and map.svg) for a multihop scenario, the link stages for the others.
     #[arg(long)]
     pub describe: bool,
+    /// Also write pcap/ALGORITHM.pcap: the datagrams of replication 0 of each algorithm at
+    /// every node (IPv4/UDP headers, 10.0.0.x addresses, simulated timestamps), for Wireshark.
+    #[arg(long)]
+    pub pcap: bool,
 }
 
 /// The overrides of `args`, in the order they apply: `--set`, `--replications`, `--seed`,
@@ -126,6 +130,12 @@ pub fn run(args: &SimArgs, out: &mut dyn Write) -> Result<(), CliError> {
         let dir = if point.is_empty() { base.clone() } else { base.join(point.label()) };
         let label = if point.is_empty() { String::new() } else { format!(" [{}]", point.label()) };
         let summary_text = if let Model::Multihop(_) = s.model {
+            if args.pcap {
+                return Err(CliError::usage(format!(
+                    "{}: --pcap writes the datagrams of NB-IoT-like and residual-bandwidth scenarios; a multihop scenario has none to write yet",
+                    s.file.name
+                )));
+            }
             let (csv, table) = pool.install(|| crate::multihop_cmd::run_to(s, &dir, &|| bar.inc(1)))?;
             bar.finish_and_clear();
             writeln!(out, "== {}{label} (seed {}, {} replications)", s.file.name, s.file.seed, s.file.replications)?;
@@ -166,6 +176,11 @@ fn run_network_or_trace(
         writeln!(out, "== {}{label} (seed {}, {} replications)", s.file.name, s.file.seed, s.file.replications)?;
         out.write_all(summary_table(&summaries, trace).as_bytes())?;
         writeln!(out, "results: {}", dir.display())?;
+        if args.pcap {
+            for f in crate::sim_pcap::write_captures(s, dir)? {
+                writeln!(out, "pcap: {}", f.display())?;
+            }
+        }
         Ok(summary_csv(&summaries))
     }
 }

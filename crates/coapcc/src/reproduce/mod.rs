@@ -73,6 +73,9 @@ pub fn list() -> String {
         s.push_str(&format!("  {:<14} {}\n", e.id, e.about));
     }
     s.push_str("  all            everything above, in one report\n");
+    s.push_str(
+        "  crosscheck     simulation against the real-time loopback testbed (not in `all`; minutes of real time)\n",
+    );
     s
 }
 
@@ -133,6 +136,9 @@ pub fn run(args: &ReproduceArgs, out: &mut dyn Write) -> Result<(), CliError> {
     if args.list {
         out.write_all(list().as_bytes())?;
         return Ok(());
+    }
+    if args.experiment() == "crosscheck" {
+        return crate::crosscheck::run(args, out);
     }
     let ids: Vec<&str> = if args.experiment() == "all" {
         EXPERIMENTS.iter().map(|e| e.id).collect()

@@ -1,0 +1,88 @@
+//! `coapcc testbed`: the smallest cross-check agrees with the simulator, the output files are
+//! those of `coapcc sim`, and a scenario too long for real time is refused with an estimate.
+//! Each test runs a few seconds of real time on loopback.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn coapcc(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_coapcc")).current_dir(repo()).args(args).output().unwrap()
+}
+
+fn temp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("coapcc-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn the_smallest_crosscheck_agrees_with_the_simulation() {
+    let dir = temp("crosscheck-smallest");
+    let (_, comparisons) =
+        coapcc::crosscheck::run_case(&repo().join("scenarios/crosscheck/smallest.toml"), Some(20), 2, &dir).unwrap();
+    assert_eq!(comparisons.len(), 3, "FCT, retransmissions and unnecessary ones of Default CoAP");
+    for c in &comparisons {
+        assert!(c.testbed.is_finite() && c.sim.is_finite(), "{c:?}");
+        assert!(c.agrees(), "{c:?}");
+    }
+    for side in ["sim", "testbed"] {
+        for f in ["flows.csv", "runs.csv", "summary.csv", "scenario.toml"] {
+            assert!(dir.join(side).join(f).is_file(), "{side}/{f}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_testbed_writes_the_files_of_sim_with_the_same_columns() {
+    let dir = temp("testbed-files");
+    let (tb, sim) = (dir.join("tb"), dir.join("sim"));
+    let out = coapcc(&[
+        "testbed",
+        "scenarios/crosscheck/smallest.toml",
+        "--replications",
+        "1",
+        "--quiet",
+        "--pcap",
+        "--out",
+        tb.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = coapcc(&[
+        "sim",
+        "scenarios/crosscheck/smallest.toml",
+        "--replications",
+        "1",
+        "-q",
+        "--out",
+        sim.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    for f in ["flows.csv", "runs.csv", "summary.csv"] {
+        let header = |d: &Path| std::fs::read_to_string(d.join(f)).unwrap().lines().next().unwrap().to_string();
+        assert_eq!(header(&tb), header(&sim), "{f}");
+        assert_eq!(
+            std::fs::read_to_string(tb.join(f)).unwrap().lines().count(),
+            std::fs::read_to_string(sim.join(f)).unwrap().lines().count(),
+            "{f}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(tb.join("scenario.toml")).unwrap(),
+        std::fs::read_to_string(sim.join("scenario.toml")).unwrap()
+    );
+    assert!(std::fs::metadata(tb.join("pcap/default-0.pcap")).unwrap().len() > 24, "the emulator's pcap has records");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_scenario_too_long_for_real_time_is_refused_with_an_estimate() {
+    let out = coapcc(&["testbed", "scenarios/crosscheck/4-flows-medium-errors.toml"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("would take about") && err.contains("min) of real time"), "{err}");
+}
