@@ -89,7 +89,7 @@ pub enum NetworkConfig {
         min_rate_pps: coapcc_core::Ratio,
         /// b: upper end of ResBW, packets per second.
         max_rate_pps: coapcc_core::Ratio,
-        /// Depth of the token bucket, packets (≥ 1; default 1, testbeds §2 [D]; the
+        /// Depth of the token bucket, packets (≥ 1; default 1, docs/testbeds.md §2: not published; the
         /// token-bucket-depth investigation sweeps it). Not written when 1.
         #[serde(default = "one_packet", skip_serializing_if = "is_one_packet")]
         depth_packets: u32,

@@ -343,7 +343,7 @@ pub fn residual_bandwidth_forward(min_pps: Ratio, max_pps: Ratio) -> PipelineCon
 }
 
 /// [`residual_bandwidth_forward`] with a token bucket of `depth_packets` (≥ 1) instead of one
-/// packet (the token-bucket-depth investigation; testbeds §2 [D]).
+/// packet (the token-bucket-depth investigation; docs/testbeds.md §2: not published).
 pub fn residual_bandwidth_forward_with_depth(min_pps: Ratio, max_pps: Ratio, depth_packets: u32) -> PipelineConfig {
     PipelineConfig::new([
         StageConfig::TokenBucket(TokenBucketConfig { depth_packets, ..TokenBucketConfig::uniform(min_pps, max_pps) }),
