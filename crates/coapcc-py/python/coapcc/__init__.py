@@ -191,7 +191,7 @@ class Scenario:
 
     @property
     def model(self) -> str:
-        """``"network"`` or ``"trace"`` (the RTT-trace model)."""
+        """``"network"``, ``"trace"`` (the RTT-trace model) or ``"multihop"`` (runs with ``coapcc sim``)."""
         return self._resolved.model
 
     @property
