@@ -43,6 +43,27 @@ const FB_CLAIMS: &[&str] = &[
     "fb-infinite-random-expired-rto-cocoa-vs-default",
 ];
 
+/// Betzler: every differing claim about CoCoA4 (its durations, retries and in-flight counts,
+/// and the orders it takes part in).
+const BETZLER_COCOA4_CLAIMS: &[&str] = &[
+    "betzler-1-to-1-no-rdc-cocoa4-duration-mean-s",
+    "betzler-1-to-1-contikimac-cocoa4-duration-mean-s",
+    "betzler-many-to-many-no-rdc-cocoa4-duration-mean-s",
+    "betzler-many-to-many-no-rdc-cocoa4-retries-per-exchange",
+    "betzler-many-to-many-contikimac-cocoa4-duration-mean-s",
+    "betzler-b1-contikimac-cocoa4-above-cocoa-2014",
+    "betzler-b2-no-rdc-cocoa4-below-cocoa-2014",
+    "betzler-b2-contikimac-cocoa4-below-cocoa-2014",
+    "betzler-b7-cocoa-highest-throughput-vs-cocoa4",
+    "betzler-b7-coap-b-most-retries",
+    "betzler-b7-cocoa4-shortest",
+    "betzler-b8-cocoa4-above-cocoa-2014",
+    "betzler-b11-no-rdc-cocoa4",
+    "betzler-b11-contikimac-cocoa4",
+    "betzler-b13-1-to-1-contikimac",
+    "betzler-b13-many-to-many-contikimac",
+];
+
 const PAYLOAD: &[f64] = &[20.0, 40.0, 60.0, 80.0];
 
 const LOAD_QUESTION: &str = "The infinite-buffer cases are bistable: CoCoA collapses only once the RTT exceeds its first \
@@ -248,6 +269,35 @@ back to back, which matters most where ResBW is small (the plateau and the 0.2 p
         unknown: "The paper names no bucket depth; one packet is the strictest reading of \"at most ResBW packets per \
 second\".",
     },
+    SweepSpec {
+        id: "betzler-cocoa4-nstart",
+        experiment: "betzler",
+        short: "the CoCoA4 NSTART investigation",
+        title: "Investigation: CoCoA4's NSTART on the surrogate mesh",
+        question: "CoCoA4 is CoCoA with NSTART 4 and the blind RTO 2 s · 2^ACT for parallel exchanges without an \
+estimate (Betzler's slides). On our 5 × 6 surrogate mesh four requests and their responses cross one path at once: in \
+one ContikiMAC 1-to-1 replication 543 packets are dropped at the MAC retry limit (9 with NSTART 1) and NOACKs rise from \
+1 425 to 5 414, so CoCoA4's exchanges take several times longer than CoCoA's. With NSTART 1 CoCoA4 behaves as CoCoA; the \
+sweep shows how much of the difference is the parallel exchanges on the model's mesh.",
+        bases: &[
+            "betzler/1-to-1-no-rdc",
+            "betzler/1-to-1-contikimac",
+            "betzler/many-to-many-no-rdc",
+            "betzler/many-to-many-contikimac",
+        ],
+        key: "multihop.nstart_by_algorithm.cocoa4",
+        also: &[],
+        words: &[],
+        unit: "",
+        values: &[1.0, 2.0, 4.0],
+        default: 4.0,
+        algorithms: &[],
+        replications: [5, 1],
+        claims: BETZLER_COCOA4_CLAIMS,
+        unknown: "CoCoA4's NSTART 4 is published; FlockLab's layout and link quality are not (OQ-M3), and the \
+slides' 1-to-1 numbers (throughput × duration ≈ 1) suggest one exchange at a time (OQ-M5). The sweep shows where the \
+difference comes from, not a value to use: the verdicts stay on NSTART 4.",
+    },
 ];
 
 /// The investigations of an experiment.
@@ -296,7 +346,7 @@ mod tests {
 
     #[test]
     fn every_investigation_named_by_a_cause_exists_and_every_claim_an_investigation_lists_exists() {
-        for e in ["fasor", "full-backoff", "makarem-rto", "makarem-rate"] {
+        for e in ["fasor", "full-backoff", "makarem-rto", "makarem-rate", "betzler", "lim", "makarem-cooja"] {
             let p = load(e).unwrap();
             for c in &p.claims {
                 for i in c.cause.iter().flat_map(|c| &c.investigations) {
