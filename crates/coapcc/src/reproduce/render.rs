@@ -107,6 +107,48 @@ fn multihop_bar_figure(spec: &FigureSpec, cases: &[CaseResult], of: &str) -> Str
     bar_figure(&title, of, &groups, false)
 }
 
+/// A per-node trace figure in the style of Lim 2020 Figs. 2–3 (`kind = "mh-trace:SCHEME"`):
+/// per case and per traced mote (a 1-hop, a middle and the farthest one) a panel with the
+/// Karn-valid RTT samples as dots and the retransmission timer as armed as a step line, over
+/// time, for replication 0 of algorithm SCHEME (spec multihop.md §4.4).
+fn multihop_trace_figure(spec: &FigureSpec, cases: &[CaseResult], scheme: &str) -> String {
+    let title = if spec.their.starts_with("none") {
+        format!("RTT samples and RTO over time, {scheme}, replication 0 (ours)")
+    } else {
+        format!("RTT samples and RTO over time, {scheme}, replication 0 (ours; their {})", spec.their)
+    };
+    let panels: Vec<LinePanel> = spec
+        .cases
+        .iter()
+        .filter_map(|n| cases.iter().find(|c| &c.case.name == n))
+        .flat_map(|c| {
+            let nodes = match &c.series {
+                CaseSeries::TcpTraces(per) => {
+                    per.iter().find(|(a, _)| a == scheme).map(|(_, n)| n.clone()).unwrap_or_default()
+                }
+                _ => Vec::new(),
+            };
+            nodes.into_iter().map(move |n| LinePanel {
+                title: format!(
+                    "{}: node {} ({} hop{})",
+                    label(&c.case.name),
+                    n.node,
+                    n.hops,
+                    if n.hops == 1 { "" } else { "s" }
+                ),
+                x_label: "time (s)".into(),
+                y_label: "RTT, RTO (s)".into(),
+                series: vec![
+                    Series::new("RTO", n.rto_s, SeriesStyle::Step),
+                    Series::new("RTT", n.rtt_s, SeriesStyle::Points),
+                ],
+                log_y: false,
+            })
+        })
+        .collect();
+    line_figure(&title, &panels)
+}
+
 /// A short label for a case in a panel title.
 fn label(case: &str) -> String {
     case.rsplit('/').next().unwrap_or(case).replace('-', " ")
@@ -237,6 +279,9 @@ pub fn figure(spec: &FigureSpec, cases: &[CaseResult]) -> String {
     }
     if let Some(of) = spec.kind.strip_prefix("mh-bars:") {
         return multihop_bar_figure(spec, cases, of);
+    }
+    if let Some(scheme) = spec.kind.strip_prefix("mh-trace:") {
+        return multihop_trace_figure(spec, cases, scheme);
     }
     match spec.kind.as_str() {
         "fct-box" => boxed(|s| &s.fct, "flow completion time (s)"),
