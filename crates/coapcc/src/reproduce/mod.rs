@@ -97,6 +97,7 @@ fn multihop_case(
     pool: &rayon::ThreadPool,
     progress: &(dyn Fn() + Sync),
     traced: bool,
+    flow_series: bool,
 ) -> Result<CaseResult, CliError> {
     use coapcc_sim::multihop::{output, scenario as mh};
     let cfgs = mh::configs(s).map_err(|e| CliError::usage(e.to_string()))?;
@@ -107,7 +108,30 @@ fn multihop_case(
     write_atomic(&data.join("nodes.csv"), output::nodes_csv(&cfgs, &runs, s.file.seed).as_bytes())?;
     write_atomic(&data.join("summary.csv"), output::summary_csv(&summary, s.file.replications).as_bytes())?;
     write_atomic(&data.join("scenario.toml"), s.to_toml().as_bytes())?;
-    let series = if traced { tcp_traces(s, data, pool)? } else { CaseSeries::None };
+    let series = if traced {
+        tcp_traces(s, data, pool)?
+    } else if flow_series {
+        write_atomic(&data.join("series.csv"), flow_series_csv(&runs).as_bytes())?;
+        CaseSeries::FlowSeries(
+            runs.iter()
+                .map(|a| {
+                    let flows = a.runs.first().map(|r| r.coap.as_slice()).unwrap_or_default();
+                    let per = flows
+                        .iter()
+                        .filter(|f| !f.series.is_empty())
+                        .map(|f| {
+                            let pts =
+                                f.series.iter().map(|&(t, d, r)| (t as f64 / 1e9, d as f64 / 1e9, r as f64 / 1e9));
+                            (f.peer.unwrap_or(0), pts.collect())
+                        })
+                        .collect();
+                    (a.algorithm.clone(), per)
+                })
+                .collect(),
+        )
+    } else {
+        CaseSeries::None
+    };
     let multihop = runs
         .iter()
         .zip(&cfgs)
@@ -131,6 +155,30 @@ fn multihop_case(
         trace: false,
         multihop,
     })
+}
+
+/// `series.csv` of a multihop case with continuous CoAP flows (Betzler's cross-traffic burst):
+/// per algorithm and replication, every recorded (completion time, exchange duration, RTO
+/// after it) of each continuous flow, in seconds; `server_node` is the flow's server.
+fn flow_series_csv(runs: &[coapcc_sim::multihop::scenario::MultihopRuns]) -> String {
+    let mut out = String::from("algorithm,replication,flow,server_node,time_s,duration_s,rto_s\n");
+    for a in runs {
+        for (i, r) in a.runs.iter().enumerate() {
+            for (k, f) in r.coap.iter().enumerate() {
+                let server = f.peer.map_or_else(|| "host".to_string(), |n| n.to_string());
+                for &(t, d, rto) in &f.series {
+                    out.push_str(&format!(
+                        "{},{i},{k},{server},{},{},{}\n",
+                        a.algorithm,
+                        t as f64 / 1e9,
+                        d as f64 / 1e9,
+                        rto as f64 / 1e9
+                    ));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Replication 0 of a TCP multihop case again with the per-node traces recorded (Lim 2020
@@ -225,13 +273,21 @@ pub fn run(args: &ReproduceArgs, out: &mut dyn Write) -> Result<(), CliError> {
             .filter(|f| f.kind.starts_with("mh-trace:"))
             .flat_map(|f| f.cases.iter().map(String::as_str))
             .collect();
+        // Cases drawn by a flow time-series figure (`mh-series:…`) keep replication 0's series.
+        let flow_series: Vec<&str> = published
+            .figures
+            .iter()
+            .filter(|f| f.kind.starts_with("mh-series:"))
+            .flat_map(|f| f.cases.iter().map(String::as_str))
+            .collect();
         for (case, s) in loaded {
             bar.set_message(case.name.clone());
             // Every finished case is on disk at once: an interrupted run loses nothing finished.
             let data = dir.join("data").join(&case.name);
             if let Model::Multihop(_) = s.model {
                 let t = traced.contains(&case.name.as_str());
-                results.push(multihop_case(case, &s, &data, &pool, &|| bar.inc(1), t)?);
+                let f = flow_series.contains(&case.name.as_str());
+                results.push(multihop_case(case, &s, &data, &pool, &|| bar.inc(1), t, f)?);
                 continue;
             }
             let runs = pool.install(|| run_scenario(&s, &|| bar.inc(1))).map_err(CliError::Failure)?;

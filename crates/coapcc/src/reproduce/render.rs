@@ -149,6 +149,37 @@ fn multihop_trace_figure(spec: &FigureSpec, cases: &[CaseResult], scheme: &str) 
     line_figure(&title, &panels)
 }
 
+/// A time-series figure of continuous CoAP flows (`kind = "mh-series:ALGORITHM"`, Betzler's
+/// cross-traffic burst slides): per case and flow a panel with each exchange's duration as a
+/// dot at its completion time and the RTO after it as a step line, replication 0.
+fn multihop_series_figure(spec: &FigureSpec, cases: &[CaseResult], alg: &str) -> String {
+    let title = format!("Exchange duration (dots) and RTO over time, {alg}, replication 0 (ours)");
+    let panels: Vec<LinePanel> = spec
+        .cases
+        .iter()
+        .filter_map(|n| cases.iter().find(|c| &c.case.name == n))
+        .flat_map(|c| {
+            let flows = match &c.series {
+                CaseSeries::FlowSeries(per) => {
+                    per.iter().find(|(a, _)| a == alg).map(|(_, f)| f.clone()).unwrap_or_default()
+                }
+                _ => Vec::new(),
+            };
+            flows.into_iter().map(move |(server, pts)| LinePanel {
+                title: format!("{}: flow to node {server}", label(&c.case.name)),
+                x_label: "time (s)".into(),
+                y_label: "duration, RTO (s)".into(),
+                series: vec![
+                    Series::new("RTO", pts.iter().map(|p| (p.0, p.2)).collect(), SeriesStyle::Step),
+                    Series::new("RTT", pts.iter().map(|p| (p.0, p.1)).collect(), SeriesStyle::Points),
+                ],
+                log_y: false,
+            })
+        })
+        .collect();
+    line_figure_in_columns(&title, &panels, 2)
+}
+
 /// A short label for a case in a panel title.
 fn label(case: &str) -> String {
     case.rsplit('/').next().unwrap_or(case).replace('-', " ")
@@ -279,6 +310,9 @@ pub fn figure(spec: &FigureSpec, cases: &[CaseResult]) -> String {
     }
     if let Some(of) = spec.kind.strip_prefix("mh-bars:") {
         return multihop_bar_figure(spec, cases, of);
+    }
+    if let Some(alg) = spec.kind.strip_prefix("mh-series:") {
+        return multihop_series_figure(spec, cases, alg);
     }
     if let Some(scheme) = spec.kind.strip_prefix("mh-trace:") {
         return multihop_trace_figure(spec, cases, scheme);
