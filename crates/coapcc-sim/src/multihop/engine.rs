@@ -1134,6 +1134,13 @@ impl MultihopSim {
         self.trace = Some(Vec::new());
     }
 
+    /// Records every TCP client's per-node trace (RTT samples and armed timers, Lim 2020
+    /// Figs. 2–3, spec multihop.md §4.4) into `TcpNodeResult::trace`. Draws no random number:
+    /// every other result stays the same.
+    pub fn record_tcp_traces(&mut self) {
+        self.tcp.iter_mut().flatten().for_each(|t| t.client.record_trace());
+    }
+
     fn push(&mut self, at: Instant, ev: Ev) {
         self.seq += 1;
         let class = u8::from(!matches!(ev, Ev::FrameEnd(_)));
@@ -1970,6 +1977,7 @@ impl MultihopSim {
                     setup_failed: state == TcpState::SetupFailed,
                     broken: state == TcpState::Broken,
                     timers_ns: t.client.timers().iter().take(64).map(|d| d.as_nanos() as u64).collect(),
+                    trace: t.client.trace().to_vec(),
                 });
             }
             let payload = match &self.cfg.workload {
@@ -2166,6 +2174,34 @@ mod tests {
         let backlog_bps = 15.0 * 48.0 * 8.0 / 600.0;
         assert!(t.goodput_bps <= t.offered_bps + backlog_bps, "{} > {}", t.goodput_bps, t.offered_bps);
         assert!(t.goodput_bps > 0.9 * t.offered_bps, "NullRDC delivers most reports: {}", t.goodput_bps);
+    }
+
+    #[test]
+    fn recording_tcp_traces_changes_no_result_and_no_event_and_logs_every_sample_and_timer() {
+        for (rdc, scheme) in [(RdcKind::NullRdc, "uip"), (RdcKind::Contikimac, "lim")] {
+            let cfg = lim(TopologyChoice::Lim4x4, rdc, scheme, 2);
+            let plain = run(cfg.clone(), 21);
+            let mut sim = MultihopSim::new(cfg, 21).unwrap();
+            sim.record_tcp_traces();
+            let mut traced = sim.run().0;
+            let tcp = traced.tcp.as_mut().unwrap();
+            for n in &mut tcp.nodes {
+                let rtts = n.trace.iter().filter(|p| p.kind == super::super::tcp::TracePointKind::Rtt).count();
+                assert_eq!(rtts as u64, n.rtt_samples, "{scheme}: one point per Karn-valid sample");
+                let rtos: Vec<u64> = n
+                    .trace
+                    .iter()
+                    .filter(|p| p.kind == super::super::tcp::TracePointKind::Rto)
+                    .map(|p| p.value_ns)
+                    .take(64)
+                    .collect();
+                assert_eq!(rtos, n.timers_ns, "{scheme}: one point per armed timer");
+                assert!(n.trace.windows(2).all(|w| w[0].at_ns <= w[1].at_ns), "{scheme}: in time order");
+                n.trace.clear();
+            }
+            assert!(plain.tcp.as_ref().unwrap().nodes.iter().all(|n| n.trace.is_empty()));
+            assert_eq!(traced, plain, "{scheme}: identical with and without recording");
+        }
     }
 
     #[test]

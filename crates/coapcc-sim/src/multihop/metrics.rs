@@ -159,6 +159,10 @@ pub struct TcpNodeResult {
     pub broken: bool,
     /// The first 64 retransmission timers armed (SYN and data copies), ns (Figs. 2–3 traces).
     pub timers_ns: Vec<u64>,
+    /// The whole per-node trace (RTT samples, armed timers) when recording was asked for
+    /// (`MultihopSim::record_tcp_traces`); empty otherwise, and then not serialised.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub trace: Vec<super::tcp::TracePoint>,
 }
 
 /// TCP totals of a Lim run (§4.4).

@@ -7,8 +7,9 @@
 
 use super::NodeId;
 use super::engine::{MultihopConfig, MultihopSim, Workload};
-use super::metrics::MultihopResult;
+use super::metrics::{MultihopResult, TcpResult};
 use super::scenario::{MultihopRuns, run_seed};
+use super::tcp::TracePointKind;
 use super::topology::Role;
 
 /// Named metrics of one run, in a fixed order for a given workload kind. Units in the names.
@@ -374,6 +375,54 @@ fn sig(x: f64) -> String {
     format!("{x:.digits$}")
 }
 
+/// The motes whose traces the figures of Lim 2020 Figs. 2–3 show (spec multihop.md §4.4):
+/// the lowest-numbered 1-hop mote, the lowest-numbered mote at half the largest hop count
+/// (rounded up) and the lowest-numbered farthest mote, without repeats, as indices into
+/// `t.nodes`.
+pub fn trace_nodes(t: &TcpResult) -> Vec<usize> {
+    let far = t.nodes.iter().map(|n| n.hops).max().unwrap_or(0);
+    let mut out: Vec<usize> = Vec::new();
+    for hops in [1, far.div_ceil(2), far] {
+        if let Some(i) = t.nodes.iter().position(|n| n.hops == hops) {
+            if !out.contains(&i) {
+                out.push(i);
+            }
+        }
+    }
+    out
+}
+
+/// `rto_series.csv`: per algorithm, for replication `replication` and the motes of
+/// [`trace_nodes`], every recorded trace point: `kind` `rtt` (a Karn-valid RTT sample) or
+/// `rto` (a retransmission timer armed; `retransmissions` = copies sent before it, `syn` =
+/// set-up phase), times and values in seconds.
+pub fn rto_series_csv(runs: &[(String, MultihopResult)], replication: u32) -> String {
+    let mut out = String::from("algorithm,replication,node,hops,time_s,kind,value_s,retransmissions,syn\n");
+    for (a, r) in runs {
+        let Some(t) = &r.tcp else { continue };
+        for i in trace_nodes(t) {
+            let n = &t.nodes[i];
+            for p in &n.trace {
+                let kind = match p.kind {
+                    TracePointKind::Rtt => "rtt",
+                    TracePointKind::Rto => "rto",
+                };
+                out.push_str(&format!(
+                    "{},{replication},{},{},{},{kind},{},{},{}\n",
+                    q(a),
+                    n.node,
+                    n.hops,
+                    num(p.at_ns as f64 / 1e9),
+                    num(p.value_ns as f64 / 1e9),
+                    p.retransmissions,
+                    p.syn
+                ));
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -385,6 +434,39 @@ mod tests {
         // sd = 3.0277, se = 0.9574, t(9) = 2.262.
         assert!((ci - 2.262 * 0.957_427).abs() < 1e-4, "{ci}");
         assert_eq!(mean_ci(&[4.0]), (4.0, 0.0));
+    }
+
+    #[test]
+    fn traced_motes_are_a_one_hop_a_middle_and_the_farthest_and_their_points_become_csv_rows() {
+        use super::super::metrics::TcpNodeResult;
+        use super::super::tcp::TracePoint;
+        let node = |node: u16, hops: u32| TcpNodeResult { node, hops, ..TcpNodeResult::default() };
+        let mut t = TcpResult {
+            nodes: vec![node(0, 4), node(1, 3), node(2, 2), node(3, 1), node(4, 1), node(5, 4)],
+            ..TcpResult::default()
+        };
+        assert_eq!(trace_nodes(&t), vec![3, 2, 0]);
+        t.nodes[0].trace = vec![
+            TracePoint {
+                at_ns: 1_500_000_000,
+                kind: TracePointKind::Rto,
+                value_ns: 3_000_000_000,
+                retransmissions: 0,
+                syn: true,
+            },
+            TracePoint {
+                at_ns: 2_000_000_000,
+                kind: TracePointKind::Rtt,
+                value_ns: 250_000_000,
+                retransmissions: 0,
+                syn: false,
+            },
+        ];
+        let r = MultihopResult { tcp: Some(t), ..MultihopResult::default() };
+        let csv = rto_series_csv(&[("uip".to_string(), r)], 0);
+        let rows: Vec<&str> = csv.lines().collect();
+        assert_eq!(rows[0], "algorithm,replication,node,hops,time_s,kind,value_s,retransmissions,syn");
+        assert_eq!(&rows[1..], ["uip,0,0,4,1.5,rto,3,0,true", "uip,0,0,4,2,rtt,0.25,0,false"]);
     }
 
     #[test]

@@ -285,6 +285,22 @@ pub fn run(s: &Scenario, progress: &(dyn Fn() + Sync)) -> Result<Vec<MultihopRun
     Ok(result)
 }
 
+/// Replication `r` of every algorithm of multihop scenario `s` again, with the TCP per-node
+/// traces recorded (Lim 2020 Figs. 2–3, spec multihop.md §4.4), in scenario order, on the
+/// current rayon pool. Recording draws no random number: each result equals the one [`run`]
+/// gives for that replication, traces aside.
+pub fn run_traced(s: &Scenario, r: u32) -> Result<Vec<(String, MultihopResult)>, String> {
+    let cfgs = configs(s).map_err(|e| e.to_string())?;
+    cfgs.par_iter()
+        .map(|(name, cfg)| {
+            let mut sim = MultihopSim::new(cfg.clone(), run_seed(s.file.seed, r))
+                .map_err(|e| format!("{name}, replication {r}: key `multihop.{}`: {}", e.key, e.problem))?;
+            sim.record_tcp_traces();
+            Ok((name.clone(), sim.run().0))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -77,6 +77,31 @@ pub struct TcpClientStats {
     pub max_retransmissions_delivered: u8,
 }
 
+/// What one point of a per-node trace (Lim 2020 Figs. 2–3, spec multihop.md §4.4) records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum TracePointKind {
+    /// A Karn-valid RTT sample (the ACK of a segment never retransmitted): `value` = RTT.
+    Rtt,
+    /// A retransmission timer was armed (SYN or data, fresh or backed off): `value` = the
+    /// timer (RTO) as armed, before periodic-timer quantisation.
+    Rto,
+}
+
+/// One point of a per-node trace, recorded only when asked for ([`TcpClient::record_trace`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct TracePoint {
+    /// When, ns of simulated time.
+    pub at_ns: u64,
+    /// What.
+    pub kind: TracePointKind,
+    /// The RTT sample or the armed timer, ns.
+    pub value_ns: u64,
+    /// Retransmissions of the segment so far (0 for a fresh segment and for RTT samples).
+    pub retransmissions: u8,
+    /// The segment is the SYN (set-up phase).
+    pub syn: bool,
+}
+
 /// One mote's window-of-one uIP connection.
 #[derive(Clone, Debug)]
 pub struct TcpClient {
@@ -92,6 +117,7 @@ pub struct TcpClient {
     payload_bytes: u32,
     stats: TcpClientStats,
     timers: Vec<core::time::Duration>,
+    trace: Option<Vec<TracePoint>>,
 }
 
 impl TcpClient {
@@ -109,6 +135,31 @@ impl TcpClient {
             payload_bytes,
             stats: TcpClientStats::default(),
             timers: Vec::new(),
+            trace: None,
+        }
+    }
+
+    /// Records the per-node trace from now on (RTT samples and armed timers, Figs. 2–3).
+    /// Recording draws no random number and changes nothing else.
+    pub fn record_trace(&mut self) {
+        self.trace.get_or_insert_with(Vec::new);
+    }
+
+    /// The recorded trace (empty unless [`TcpClient::record_trace`] was called).
+    pub fn trace(&self) -> &[TracePoint] {
+        self.trace.as_deref().unwrap_or_default()
+    }
+
+    fn note(&mut self, now: Instant, kind: TracePointKind, value: core::time::Duration, retransmissions: u8) {
+        let syn = self.state == TcpState::SynSent;
+        if let Some(t) = self.trace.as_mut() {
+            t.push(TracePoint {
+                at_ns: now.as_nanos(),
+                kind,
+                value_ns: u64::try_from(value.as_nanos()).unwrap_or(u64::MAX),
+                retransmissions,
+                syn,
+            });
         }
     }
 
@@ -158,6 +209,7 @@ impl TcpClient {
         self.state = TcpState::SynSent;
         let ex = self.ctrl.start(&mut self.st, now, 0, rng);
         self.timers.push(ex.timer());
+        self.note(now, TracePointKind::Rto, ex.timer(), 0);
         self.ex = Some(ex);
         Some(Segment::Syn)
     }
@@ -178,6 +230,7 @@ impl TcpClient {
         self.in_flight = Some(seq);
         let ex = self.ctrl.start(&mut self.st, now, 0, rng);
         self.timers.push(ex.timer());
+        self.note(now, TracePointKind::Rto, ex.timer(), 0);
         self.ex = Some(ex);
         Some(Segment::Data { seq, payload_bytes: self.payload_bytes })
     }
@@ -203,6 +256,7 @@ impl TcpClient {
                 self.stats.acked_segments += 1;
                 if ex.retransmissions() == 0 {
                     self.stats.rtt_samples += 1;
+                    self.note(now, TracePointKind::Rtt, now.saturating_duration_since(ex.first_sent()), 0);
                 }
                 self.stats.max_retransmissions_delivered =
                     self.stats.max_retransmissions_delivered.max(ex.retransmissions());
@@ -231,6 +285,7 @@ impl TcpClient {
             Retry::Retransmit => {
                 let timer = self.ctrl.retransmit(&mut self.st, now, &mut ex, rng);
                 self.timers.push(timer);
+                self.note(now, TracePointKind::Rto, timer, ex.retransmissions());
                 self.ex = Some(ex);
                 if syn {
                     self.stats.syn_retransmissions += 1;

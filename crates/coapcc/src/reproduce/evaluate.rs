@@ -16,6 +16,30 @@ pub enum CaseSeries {
     Trace(Vec<(String, Vec<(f64, f64)>)>),
     /// Long-lived runs: per algorithm, per-window rates.
     Rates(Vec<(String, Vec<SeriesPoint>)>),
+    /// Window-of-one TCP runs (Lim 2020 Figs. 2–3): per algorithm, the per-node traces of
+    /// replication 0 (`rto_series.csv`).
+    TcpTraces(Vec<(String, Vec<TcpTrace>)>),
+    /// Continuous CoAP flows of a multihop run (Betzler's cross-traffic burst): per algorithm,
+    /// per flow of replication 0, its server node and (completion time s, exchange duration s,
+    /// RTO after it s).
+    FlowSeries(Vec<(String, Vec<FlowSeries>)>),
+}
+
+/// One continuous flow's series: its server node and (completion time s, exchange duration s,
+/// RTO after it s) per completed exchange.
+pub type FlowSeries = (u16, Vec<(f64, f64, f64)>);
+
+/// One mote's trace of a TCP run (spec multihop.md §4.4): its RTT samples and the timers armed.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TcpTrace {
+    /// The mote.
+    pub node: u16,
+    /// Its hop count to the border router.
+    pub hops: u32,
+    /// Karn-valid RTT samples: (time s, RTT s).
+    pub rtt_s: Vec<(f64, f64)>,
+    /// Retransmission timers as armed: (time s, RTO s).
+    pub rto_s: Vec<(f64, f64)>,
 }
 
 /// Everything the report needs of one case.

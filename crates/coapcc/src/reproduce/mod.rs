@@ -23,7 +23,7 @@ use coapcc_sim::results::{flows_csv, runs_csv, series_csv, summarise, summary_cs
 use coapcc_sim::runner::{RunOutput, job_count, run_scenario};
 use coapcc_sim::scenario::{self, Model};
 
-use self::evaluate::{CaseResult, CaseSeries, evaluate};
+use self::evaluate::{CaseResult, CaseSeries, TcpTrace, evaluate};
 use self::experiments::{Case, EXPERIMENTS, cases};
 use self::render::Section;
 use crate::error::CliError;
@@ -96,6 +96,8 @@ fn multihop_case(
     data: &Path,
     pool: &rayon::ThreadPool,
     progress: &(dyn Fn() + Sync),
+    traced: bool,
+    flow_series: bool,
 ) -> Result<CaseResult, CliError> {
     use coapcc_sim::multihop::{output, scenario as mh};
     let cfgs = mh::configs(s).map_err(|e| CliError::usage(e.to_string()))?;
@@ -106,6 +108,30 @@ fn multihop_case(
     write_atomic(&data.join("nodes.csv"), output::nodes_csv(&cfgs, &runs, s.file.seed).as_bytes())?;
     write_atomic(&data.join("summary.csv"), output::summary_csv(&summary, s.file.replications).as_bytes())?;
     write_atomic(&data.join("scenario.toml"), s.to_toml().as_bytes())?;
+    let series = if traced {
+        tcp_traces(s, data, pool)?
+    } else if flow_series {
+        write_atomic(&data.join("series.csv"), flow_series_csv(&runs).as_bytes())?;
+        CaseSeries::FlowSeries(
+            runs.iter()
+                .map(|a| {
+                    let flows = a.runs.first().map(|r| r.coap.as_slice()).unwrap_or_default();
+                    let per = flows
+                        .iter()
+                        .filter(|f| !f.series.is_empty())
+                        .map(|f| {
+                            let pts =
+                                f.series.iter().map(|&(t, d, r)| (t as f64 / 1e9, d as f64 / 1e9, r as f64 / 1e9));
+                            (f.peer.unwrap_or(0), pts.collect())
+                        })
+                        .collect();
+                    (a.algorithm.clone(), per)
+                })
+                .collect(),
+        )
+    } else {
+        CaseSeries::None
+    };
     let multihop = runs
         .iter()
         .zip(&cfgs)
@@ -125,10 +151,70 @@ fn multihop_case(
         seed: s.file.seed,
         replications: s.file.replications,
         summaries: Vec::new(),
-        series: CaseSeries::None,
+        series,
         trace: false,
         multihop,
     })
+}
+
+/// `series.csv` of a multihop case with continuous CoAP flows (Betzler's cross-traffic burst):
+/// per algorithm and replication, every recorded (completion time, exchange duration, RTO
+/// after it) of each continuous flow, in seconds; `server_node` is the flow's server.
+fn flow_series_csv(runs: &[coapcc_sim::multihop::scenario::MultihopRuns]) -> String {
+    let mut out = String::from("algorithm,replication,flow,server_node,time_s,duration_s,rto_s\n");
+    for a in runs {
+        for (i, r) in a.runs.iter().enumerate() {
+            for (k, f) in r.coap.iter().enumerate() {
+                let server = f.peer.map_or_else(|| "host".to_string(), |n| n.to_string());
+                for &(t, d, rto) in &f.series {
+                    out.push_str(&format!(
+                        "{},{i},{k},{server},{},{},{}\n",
+                        a.algorithm,
+                        t as f64 / 1e9,
+                        d as f64 / 1e9,
+                        rto as f64 / 1e9
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Replication 0 of a TCP multihop case again with the per-node traces recorded (Lim 2020
+/// Figs. 2–3): writes `rto_series.csv` into `data` and keeps the traces of the motes of
+/// `output::trace_nodes` for the `mh-trace` figures. Recording changes no other output.
+fn tcp_traces(s: &scenario::Scenario, data: &Path, pool: &rayon::ThreadPool) -> Result<CaseSeries, CliError> {
+    use coapcc_sim::multihop::{output, scenario as mh, tcp::TracePointKind};
+    let runs = pool.install(|| mh::run_traced(s, 0)).map_err(CliError::Failure)?;
+    write_atomic(&data.join("rto_series.csv"), output::rto_series_csv(&runs, 0).as_bytes())?;
+    let per = runs
+        .iter()
+        .filter_map(|(a, r)| {
+            let t = r.tcp.as_ref()?;
+            let nodes = output::trace_nodes(t)
+                .into_iter()
+                .map(|i| {
+                    let n = &t.nodes[i];
+                    let pick = |k: TracePointKind| {
+                        n.trace
+                            .iter()
+                            .filter(|p| p.kind == k)
+                            .map(|p| (p.at_ns as f64 / 1e9, p.value_ns as f64 / 1e9))
+                            .collect()
+                    };
+                    TcpTrace {
+                        node: n.node,
+                        hops: n.hops,
+                        rtt_s: pick(TracePointKind::Rtt),
+                        rto_s: pick(TracePointKind::Rto),
+                    }
+                })
+                .collect();
+            Some((a.clone(), nodes))
+        })
+        .collect();
+    Ok(CaseSeries::TcpTraces(per))
 }
 
 /// Runs `coapcc reproduce` (with `--list`, prints the experiments).
@@ -180,12 +266,28 @@ pub fn run(args: &ReproduceArgs, out: &mut dyn Write) -> Result<(), CliError> {
     let mut sections = Vec::new();
     for (published, loaded) in plan {
         let mut results = Vec::new();
+        // Cases drawn by a per-node trace figure (`mh-trace:…`) record replication 0's traces.
+        let traced: Vec<&str> = published
+            .figures
+            .iter()
+            .filter(|f| f.kind.starts_with("mh-trace:"))
+            .flat_map(|f| f.cases.iter().map(String::as_str))
+            .collect();
+        // Cases drawn by a flow time-series figure (`mh-series:…`) keep replication 0's series.
+        let flow_series: Vec<&str> = published
+            .figures
+            .iter()
+            .filter(|f| f.kind.starts_with("mh-series:"))
+            .flat_map(|f| f.cases.iter().map(String::as_str))
+            .collect();
         for (case, s) in loaded {
             bar.set_message(case.name.clone());
             // Every finished case is on disk at once: an interrupted run loses nothing finished.
             let data = dir.join("data").join(&case.name);
             if let Model::Multihop(_) = s.model {
-                results.push(multihop_case(case, &s, &data, &pool, &|| bar.inc(1))?);
+                let t = traced.contains(&case.name.as_str());
+                let f = flow_series.contains(&case.name.as_str());
+                results.push(multihop_case(case, &s, &data, &pool, &|| bar.inc(1), t, f)?);
                 continue;
             }
             let runs = pool.install(|| run_scenario(&s, &|| bar.inc(1))).map_err(CliError::Failure)?;

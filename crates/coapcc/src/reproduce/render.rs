@@ -7,7 +7,7 @@ use coapcc_sim::metrics::Quantiles;
 
 use super::evaluate::{CaseResult, CaseSeries, Outcome, Verdict, sweep_points};
 use super::investigate::Investigation;
-use super::published::{Check, ClaimKind, DEFAULT_BAND, FigureSpec, Published};
+use super::published::{Check, ClaimKind, DEFAULT_BAND, FigureSpec, Kind, Published};
 use crate::figures::{
     BarGroup, BoxPanel, BoxStats, LinePanel, Series, SeriesStyle, bar_figure, box_figure, line_figure,
     line_figure_in_columns,
@@ -105,6 +105,79 @@ fn multihop_bar_figure(spec: &FigureSpec, cases: &[CaseResult], of: &str) -> Str
         })
         .collect();
     bar_figure(&title, of, &groups, false)
+}
+
+/// A per-node trace figure in the style of Lim 2020 Figs. 2–3 (`kind = "mh-trace:SCHEME"`):
+/// per case and per traced mote (a 1-hop, a middle and the farthest one) a panel with the
+/// Karn-valid RTT samples as dots and the retransmission timer as armed as a step line, over
+/// time, for replication 0 of algorithm SCHEME (spec multihop.md §4.4).
+fn multihop_trace_figure(spec: &FigureSpec, cases: &[CaseResult], scheme: &str) -> String {
+    let title = if spec.their.starts_with("none") {
+        format!("RTT samples and RTO over time, {scheme}, replication 0 (ours)")
+    } else {
+        format!("RTT samples and RTO over time, {scheme}, replication 0 (ours; their {})", spec.their)
+    };
+    let panels: Vec<LinePanel> = spec
+        .cases
+        .iter()
+        .filter_map(|n| cases.iter().find(|c| &c.case.name == n))
+        .flat_map(|c| {
+            let nodes = match &c.series {
+                CaseSeries::TcpTraces(per) => {
+                    per.iter().find(|(a, _)| a == scheme).map(|(_, n)| n.clone()).unwrap_or_default()
+                }
+                _ => Vec::new(),
+            };
+            nodes.into_iter().map(move |n| LinePanel {
+                title: format!(
+                    "{}: node {} ({} hop{})",
+                    label(&c.case.name),
+                    n.node,
+                    n.hops,
+                    if n.hops == 1 { "" } else { "s" }
+                ),
+                x_label: "time (s)".into(),
+                y_label: "RTT, RTO (s)".into(),
+                series: vec![
+                    Series::new("RTO", n.rto_s, SeriesStyle::Step),
+                    Series::new("RTT", n.rtt_s, SeriesStyle::Points),
+                ],
+                log_y: false,
+            })
+        })
+        .collect();
+    line_figure(&title, &panels)
+}
+
+/// A time-series figure of continuous CoAP flows (`kind = "mh-series:ALGORITHM"`, Betzler's
+/// cross-traffic burst slides): per case and flow a panel with each exchange's duration as a
+/// dot at its completion time and the RTO after it as a step line, replication 0.
+fn multihop_series_figure(spec: &FigureSpec, cases: &[CaseResult], alg: &str) -> String {
+    let title = format!("Exchange duration (dots) and RTO over time, {alg}, replication 0 (ours)");
+    let panels: Vec<LinePanel> = spec
+        .cases
+        .iter()
+        .filter_map(|n| cases.iter().find(|c| &c.case.name == n))
+        .flat_map(|c| {
+            let flows = match &c.series {
+                CaseSeries::FlowSeries(per) => {
+                    per.iter().find(|(a, _)| a == alg).map(|(_, f)| f.clone()).unwrap_or_default()
+                }
+                _ => Vec::new(),
+            };
+            flows.into_iter().map(move |(server, pts)| LinePanel {
+                title: format!("{}: flow to node {server}", label(&c.case.name)),
+                x_label: "time (s)".into(),
+                y_label: "duration, RTO (s)".into(),
+                series: vec![
+                    Series::new("RTO", pts.iter().map(|p| (p.0, p.2)).collect(), SeriesStyle::Step),
+                    Series::new("RTT", pts.iter().map(|p| (p.0, p.1)).collect(), SeriesStyle::Points),
+                ],
+                log_y: false,
+            })
+        })
+        .collect();
+    line_figure_in_columns(&title, &panels, 2)
 }
 
 /// A short label for a case in a panel title.
@@ -237,6 +310,12 @@ pub fn figure(spec: &FigureSpec, cases: &[CaseResult]) -> String {
     }
     if let Some(of) = spec.kind.strip_prefix("mh-bars:") {
         return multihop_bar_figure(spec, cases, of);
+    }
+    if let Some(alg) = spec.kind.strip_prefix("mh-series:") {
+        return multihop_series_figure(spec, cases, alg);
+    }
+    if let Some(scheme) = spec.kind.strip_prefix("mh-trace:") {
+        return multihop_trace_figure(spec, cases, scheme);
     }
     match spec.kind.as_str() {
         "fct-box" => boxed(|s| &s.fct, "flow completion time (s)"),
@@ -824,6 +903,182 @@ fn claims_by_figure(s: &Section) -> (Vec<Vec<&Outcome>>, Vec<&Outcome>) {
     (by, rest)
 }
 
+/// Experiments whose published result tables are shown side by side with ours (issue 12).
+const SIDE_BY_SIDE: &[&str] = &["betzler"];
+
+/// The table columns of Betzler et al. 2014 (spec multihop.md §2.6): run metric, its words.
+const BETZLER_METRICS: &[(&str, &str)] = &[
+    ("throughput_per_s", "throughput (requests/s)"),
+    ("duration_mean_s", "exchange duration (s)"),
+    ("retries_per_exchange", "retries per exchange"),
+];
+
+/// The paper's name of one of our algorithms (Betzler et al. 2014, data/published/betzler.toml).
+fn paper_name(a: &str) -> &str {
+    match a {
+        "default" => "CoAP",
+        "default-aggressive" => "CoAP_B",
+        "cocoa-2014" => "CoCoA",
+        "cocoa4" => "CoCoA4",
+        other => other,
+    }
+}
+
+/// One published table rebuilt from the evaluated `mh_mean` claims: its title (the case
+/// family, e.g. `1-to-1`), the algorithms (columns, claim order) and the rows (RDC label,
+/// metric words, one outcome per algorithm where a claim exists).
+type SideTable<'a> = (String, Vec<String>, Vec<(String, String, Vec<Option<&'a Outcome>>)>);
+
+/// The published tables of `s` (only for [`SIDE_BY_SIDE`] experiments): per case family
+/// (`betzler/1-to-1-no-rdc` and `…-contikimac` make the `1-to-1` table), rows RDC × metric,
+/// columns algorithm, each cell the claim on that (case, metric, algorithm). Renders the
+/// claims already evaluated: no run of its own.
+fn side_tables(s: &Section) -> Vec<SideTable<'_>> {
+    if !SIDE_BY_SIDE.contains(&s.published.experiment.as_str()) {
+        return Vec::new();
+    }
+    let split = |case: &str| -> Option<(String, String)> {
+        let l = case.rsplit('/').next().unwrap_or(case);
+        [("-no-rdc", "No RDC"), ("-contikimac", "ContikiMAC")]
+            .iter()
+            .find_map(|(suffix, rdc)| l.strip_suffix(suffix).map(|f| (f.to_string(), rdc.to_string())))
+    };
+    let mut cells: Vec<(String, String, &str, &str, &Outcome)> = Vec::new();
+    for o in &s.outcomes {
+        if o.claim.restates.is_some() || o.claim.qualitative {
+            continue;
+        }
+        let Kind::MhMean(m) = o.claim.metric.kind() else { continue };
+        if !BETZLER_METRICS.iter().any(|(n, _)| *n == m.of) {
+            continue;
+        }
+        let Some((family, rdc)) = split(&m.case) else { continue };
+        if !cells.iter().any(|c| c.0 == family && c.1 == rdc && c.2 == m.of && c.3 == m.a) {
+            cells.push((family, rdc, m.of.as_str(), m.a.as_str(), o));
+        }
+    }
+    let mut families: Vec<String> = Vec::new();
+    for c in &cells {
+        if !families.contains(&c.0) {
+            families.push(c.0.clone());
+        }
+    }
+    families
+        .into_iter()
+        .map(|f| {
+            let mine: Vec<_> = cells.iter().filter(|c| c.0 == f).collect();
+            let mut algs: Vec<String> = Vec::new();
+            let mut rdcs: Vec<String> = Vec::new();
+            for c in &mine {
+                if !algs.iter().any(|a| a == c.3) {
+                    algs.push(c.3.to_string());
+                }
+                if !rdcs.contains(&c.1) {
+                    rdcs.push(c.1.clone());
+                }
+            }
+            let mut rows = Vec::new();
+            for rdc in &rdcs {
+                for (of, words) in BETZLER_METRICS {
+                    let row: Vec<Option<&Outcome>> = algs
+                        .iter()
+                        .map(|a| mine.iter().find(|c| &c.1 == rdc && c.2 == *of && c.3 == a).map(|c| c.4))
+                        .collect();
+                    if row.iter().any(Option::is_some) {
+                        rows.push((rdc.clone(), words.to_string(), row));
+                    }
+                }
+            }
+            (f, algs, rows)
+        })
+        .collect()
+}
+
+/// The cell colour of a verdict (as the claims tables).
+fn verdict_colour(v: &Verdict) -> &'static str {
+    match v {
+        Verdict::Holds => "#e6f4e6",
+        Verdict::Differs => "#fbe3e3",
+        Verdict::NotEvaluated(_) => "#f3f0dc",
+    }
+}
+
+/// The published tables of `s` as HTML, each cell "published / ours" coloured by its verdict.
+fn side_tables_html(s: &Section) -> String {
+    let tables = side_tables(s);
+    if tables.is_empty() {
+        return String::new();
+    }
+    let mut h = String::from(
+        "<h3 id=\"tables-side-by-side\">Their tables side by side with ours</h3>\n<p class=\"small\">Each cell: \
+published / ours (mean over the replications), coloured by the verdict of its claim (green holds, red differs); the \
+claims below give the rule and band.</p>\n",
+    );
+    for (family, algs, rows) in &tables {
+        let _ =
+            write!(h, "<table class=\"claims side\"><caption>{}</caption><tr><th>RDC</th><th>metric</th>", esc(family));
+        for a in algs {
+            let _ = write!(h, "<th>{} <span class=\"small\">({})</span></th>", esc(paper_name(a)), esc(a));
+        }
+        h.push_str("</tr>\n");
+        for (rdc, words, cells) in rows {
+            let _ = write!(h, "<tr><td>{}</td><td>{}</td>", esc(rdc), esc(words));
+            for c in cells {
+                match c {
+                    Some(o) => {
+                        let _ = write!(
+                            h,
+                            "<td class=\"n\" style=\"background:{}\" title=\"{}: {}\"><a href=\"#claim-{}\">{} / {}</a></td>",
+                            verdict_colour(&o.verdict),
+                            esc(o.verdict.word()),
+                            esc(&o.rule),
+                            esc(&o.claim.id),
+                            num(o.claim.published),
+                            num(o.ours)
+                        );
+                    }
+                    None => h.push_str("<td class=\"n\">–</td>"),
+                }
+            }
+            h.push_str("</tr>\n");
+        }
+        h.push_str("</table>\n");
+    }
+    h
+}
+
+/// The published tables of `s` as Markdown, each cell "published / ours (verdict)".
+fn side_tables_md(s: &Section) -> String {
+    let tables = side_tables(s);
+    if tables.is_empty() {
+        return String::new();
+    }
+    let mut m = String::from(
+        "### Their tables side by side with ours\n\nEach cell: published / ours (mean over the replications) and the verdict of its claim.\n\n",
+    );
+    for (family, algs, rows) in &tables {
+        let _ = write!(m, "**{family}**\n\n| RDC | metric |");
+        for a in algs {
+            let _ = write!(m, " {} (`{a}`) |", paper_name(a));
+        }
+        let _ = write!(m, "\n|---|---|{}\n", "---|".repeat(algs.len()));
+        for (rdc, words, cells) in rows {
+            let _ = write!(m, "| {rdc} | {words} |");
+            for c in cells {
+                match c {
+                    Some(o) => {
+                        let _ = write!(m, " {} / {} ({}) |", num(o.claim.published), num(o.ours), o.verdict.word());
+                    }
+                    None => m.push_str(" – |"),
+                }
+            }
+            m.push('\n');
+        }
+        m.push('\n');
+    }
+    m
+}
+
 fn claims_table(outcomes: &[&Outcome], investigations: &[Investigation]) -> String {
     let mut h = String::from(
         "<table class=\"claims\"><tr><th>claim</th><th>source</th><th>published</th><th>ours</th><th>ours / published</th><th>verdict</th></tr>\n",
@@ -912,6 +1167,7 @@ samples) is not evaluated, with the reason.</p>\n{}<div class=\"ratio-plot\">{}<
             sc.not_evaluated,
             id = esc(&p.experiment)
         );
+        h.push_str(&side_tables_html(s));
         let (by, rest) = claims_by_figure(s);
         for ((spec, svg), claims) in s.figures.iter().zip(&by) {
             let _ = writeln!(
@@ -1106,6 +1362,7 @@ pub fn markdown(title: &str, intro: &str, sections: &[Section]) -> String {
             sc.direction_differs,
             sc.not_evaluated
         );
+        m.push_str(&side_tables_md(s));
         let (by, rest) = claims_by_figure(s);
         for ((spec, _), claims) in s.figures.iter().zip(&by) {
             let _ = write!(
@@ -1167,4 +1424,77 @@ pub fn claims_csv(sections: &[Section]) -> String {
         }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BETZLER: &str = r#"
+experiment = "betzler"
+title = "t"
+paper = "p"
+seed = "s"
+
+[[claim]]
+id = "thr-coap"
+text = "x"
+source = "table"
+metric = "mh_mean"
+case = "betzler/1-to-1-no-rdc"
+of = "throughput_per_s"
+a = "default"
+published = 0.67
+check = "ratio"
+
+[[claim]]
+id = "ret-cocoa"
+text = "y"
+source = "table"
+metric = "mh_mean"
+case = "betzler/1-to-1-contikimac"
+of = "retries_per_exchange"
+a = "cocoa-2014"
+published = 0.07
+check = "ratio"
+"#;
+
+    fn section(experiment_line: &str) -> Section {
+        let published =
+            super::super::published::parse(&BETZLER.replace("experiment = \"betzler\"", experiment_line), "t")
+                .expect("the test file parses");
+        let outcomes = published
+            .claims
+            .iter()
+            .zip([(0.5, Verdict::Holds), (0.01, Verdict::Differs)])
+            .map(|(c, (ours, verdict))| Outcome {
+                claim: c.clone(),
+                ours,
+                ratio: ours / c.published,
+                verdict,
+                rule: "band".into(),
+            })
+            .collect();
+        Section { published, cases: Vec::new(), outcomes, figures: Vec::new(), investigations: Vec::new() }
+    }
+
+    #[test]
+    fn betzler_tables_put_published_and_ours_per_rdc_metric_and_algorithm_with_the_verdict() {
+        let s = section("experiment = \"betzler\"");
+        let md = side_tables_md(&s);
+        assert!(md.contains("**1-to-1**"), "{md}");
+        assert!(md.contains("| RDC | metric | CoAP (`default`) | CoCoA (`cocoa-2014`) |"), "{md}");
+        assert!(md.contains("| No RDC | throughput (requests/s) | 0.6700 / 0.5000 (holds) | – |"), "{md}");
+        assert!(md.contains("| ContikiMAC | retries per exchange | – | 0.0700 / 0.0100 (differs) |"), "{md}");
+        let html = side_tables_html(&s);
+        assert!(html.contains("background:#fbe3e3"), "a differing cell is red");
+        assert!(html.contains("href=\"#claim-thr-coap\""), "cells link their claims");
+    }
+
+    #[test]
+    fn other_experiments_get_no_side_by_side_tables() {
+        let s = section("experiment = \"lim\"");
+        assert_eq!(side_tables_md(&s), "");
+        assert_eq!(side_tables_html(&s), "");
+    }
 }
