@@ -1154,11 +1154,10 @@ samples) is not evaluated, with the reason.</p>\n{}<div class=\"ratio-plot\">{}<
         let sc = Score::of(&s.outcomes);
         let _ = write!(
             h,
-            "<section class=\"experiment\" id=\"exp-{id}\">\n<h2>{}</h2>\n<p class=\"small\">{} (seed file {}). {} claims counted: \
+            "<section class=\"experiment\" id=\"exp-{id}\">\n<h2>{}</h2>\n<p class=\"small\">{}. {} claims counted: \
 {} numeric within the band, {} outside it, {} direction-only hold, {} differ, {} not evaluated.</p>\n",
             esc(&p.title),
             esc(&p.paper),
-            esc(&p.seed),
             sc.counted(),
             sc.within,
             sc.outside,
@@ -1351,10 +1350,9 @@ pub fn markdown(title: &str, intro: &str, sections: &[Section]) -> String {
         let p = &s.published;
         let _ = write!(
             m,
-            "## {}\n\n{} (seed file {}). {} claims counted: {} numeric within the band, {} outside it, {} direction-only hold, {} differ, {} not evaluated.\n\n",
+            "## {}\n\n{}. {} claims counted: {} numeric within the band, {} outside it, {} direction-only hold, {} differ, {} not evaluated.\n\n",
             p.title,
             p.paper,
-            p.seed,
             sc.counted(),
             sc.within,
             sc.outside,
