@@ -110,39 +110,17 @@ pub fn run(args: &BenchArgs, out: &mut dyn Write) -> Result<(), CliError> {
                 "fasor/400-flows-infinite-buffer-continuous.toml",
                 &[format!("replications={replications}"), "algorithms=[\"default\"]".into()],
             )?;
-            let (pool, pinned) = one_core_pool()?;
-            let (mut rates, mut walls, mut sim_rates) = (Vec::new(), Vec::new(), Vec::new());
-            let (mut events, mut sim_s) = (0u64, 0.0f64);
-            for _ in 0..repeat {
-                let t0 = Instant::now();
-                let runs = pool.install(|| run_scenario(&s, &|| {})).map_err(CliError::Failure)?;
-                let wall = t0.elapsed().as_secs_f64();
-                (events, sim_s) = (0, 0.0);
+            one_core_rates(out, &s.file.name, "default", replications, repeat, || {
+                let runs = run_scenario(&s, &|| {}).map_err(CliError::Failure)?;
+                let (mut events, mut sim_s) = (0u64, 0.0f64);
                 for r in &runs[0].runs {
                     if let RunOutput::Network(n) = r {
                         events += n.run.events;
                         sim_s += n.run.sim_time_s;
                     }
                 }
-                rates.push(events as f64 / wall / 1e6);
-                walls.push(wall / f64::from(replications));
-                sim_rates.push(sim_s / wall);
-            }
-            let core = if pinned { "1 core (thread pinned)" } else { "1 thread (could not pin it to a core)" };
-            writeln!(
-                out,
-                "case: {} with default, {replications} replications on {core}, run {repeat} times; median (min–max)",
-                s.file.name
-            )?;
-            let (m, lo, hi) = spread(&rates);
-            writeln!(out, "events per second:         {m:.2} million ({lo:.2}–{hi:.2}); {events} events per run")?;
-            let (m, lo, hi) = spread(&sim_rates);
-            writeln!(out, "simulated s per wall s:    {m:.0} ({lo:.0}–{hi:.0}); {sim_s:.0} simulated seconds per run")?;
-            let (m, lo, hi) = spread(&walls);
-            writeln!(out, "wall time per replication: {m:.4} s ({lo:.4}–{hi:.4})")?;
-            if let Some(rss) = peak_rss_bytes() {
-                writeln!(out, "peak RSS:                  {:.1} MiB", rss as f64 / 1048576.0)?;
-            }
+                Ok((events, sim_s))
+            })?;
         }
         Case::Matrix => {
             let mut files: Vec<PathBuf> = std::fs::read_dir(root.join("fasor"))
@@ -176,35 +154,12 @@ pub fn run(args: &BenchArgs, out: &mut dyn Write) -> Result<(), CliError> {
                 "lim/e2-contikimac-5x5.toml",
                 &[format!("replications={replications}"), "algorithms=[\"uip\"]".into()],
             )?;
-            let (pool, pinned) = one_core_pool()?;
-            let (mut rates, mut walls, mut sim_rates) = (Vec::new(), Vec::new(), Vec::new());
-            let (mut events, mut sim_s) = (0u64, 0.0f64);
-            for _ in 0..repeat {
-                let t0 = Instant::now();
-                let runs =
-                    pool.install(|| coapcc_sim::multihop::scenario::run(&s, &|| {})).map_err(CliError::Failure)?;
-                let wall = t0.elapsed().as_secs_f64();
-                events = runs[0].runs.iter().map(|r| r.events).sum();
-                sim_s = runs[0].runs.iter().map(|r| r.end_ns as f64 / 1e9).sum();
-                rates.push(events as f64 / wall / 1e6);
-                walls.push(wall / f64::from(replications));
-                sim_rates.push(sim_s / wall);
-            }
-            let core = if pinned { "1 core (thread pinned)" } else { "1 thread (could not pin it to a core)" };
-            writeln!(
-                out,
-                "case: {} with uip, {replications} replications on {core}, run {repeat} times; median (min–max)",
-                s.file.name
-            )?;
-            let (m, lo, hi) = spread(&rates);
-            writeln!(out, "events per second:         {m:.2} million ({lo:.2}–{hi:.2}); {events} events per run")?;
-            let (m, lo, hi) = spread(&sim_rates);
-            writeln!(out, "simulated s per wall s:    {m:.0} ({lo:.0}–{hi:.0}); {sim_s:.0} simulated seconds per run")?;
-            let (m, lo, hi) = spread(&walls);
-            writeln!(out, "wall time per replication: {m:.4} s ({lo:.4}–{hi:.4})")?;
-            if let Some(rss) = peak_rss_bytes() {
-                writeln!(out, "peak RSS:                  {:.1} MiB", rss as f64 / 1048576.0)?;
-            }
+            one_core_rates(out, &s.file.name, "uip", replications, repeat, || {
+                let runs = coapcc_sim::multihop::scenario::run(&s, &|| {}).map_err(CliError::Failure)?;
+                let events = runs[0].runs.iter().map(|r| r.events).sum();
+                let sim_s = runs[0].runs.iter().map(|r| r.end_ns as f64 / 1e9).sum();
+                Ok((events, sim_s))
+            })?;
         }
         Case::Long => {
             let s = load(
@@ -232,6 +187,45 @@ pub fn run(args: &BenchArgs, out: &mut dyn Write) -> Result<(), CliError> {
                 writeln!(out, "peak RSS:                  {:.1} MiB", rss as f64 / 1048576.0)?;
             }
         }
+    }
+    Ok(())
+}
+
+/// Runs `once` (one scenario run: its events and simulated seconds) `repeat` times on one core
+/// and prints events per second, simulated seconds per wall second, wall time per replication
+/// (median, min–max) and the peak RSS.
+fn one_core_rates(
+    out: &mut dyn Write,
+    name: &str,
+    algorithm: &str,
+    replications: u32,
+    repeat: u32,
+    once: impl Fn() -> Result<(u64, f64), CliError> + Send + Sync,
+) -> Result<(), CliError> {
+    let (pool, pinned) = one_core_pool()?;
+    let (mut rates, mut walls, mut sim_rates) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut events, mut sim_s) = (0u64, 0.0f64);
+    for _ in 0..repeat {
+        let t0 = Instant::now();
+        (events, sim_s) = pool.install(&once)?;
+        let wall = t0.elapsed().as_secs_f64();
+        rates.push(events as f64 / wall / 1e6);
+        walls.push(wall / f64::from(replications));
+        sim_rates.push(sim_s / wall);
+    }
+    let core = if pinned { "1 core (thread pinned)" } else { "1 thread (could not pin it to a core)" };
+    writeln!(
+        out,
+        "case: {name} with {algorithm}, {replications} replications on {core}, run {repeat} times; median (min–max)"
+    )?;
+    let (m, lo, hi) = spread(&rates);
+    writeln!(out, "events per second:         {m:.2} million ({lo:.2}–{hi:.2}); {events} events per run")?;
+    let (m, lo, hi) = spread(&sim_rates);
+    writeln!(out, "simulated s per wall s:    {m:.0} ({lo:.0}–{hi:.0}); {sim_s:.0} simulated seconds per run")?;
+    let (m, lo, hi) = spread(&walls);
+    writeln!(out, "wall time per replication: {m:.4} s ({lo:.4}–{hi:.4})")?;
+    if let Some(rss) = peak_rss_bytes() {
+        writeln!(out, "peak RSS:                  {:.1} MiB", rss as f64 / 1048576.0)?;
     }
     Ok(())
 }
