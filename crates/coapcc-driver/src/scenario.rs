@@ -3,7 +3,7 @@
 //! ```toml
 //! name = "fasor/400-flows-infinite-buffer-continuous"
 //! description = "..."
-//! source = "Järvinen et al., GLOBECOM 2018 (seed 000), Fig. 5; testbeds.md §1"
+//! source = "Järvinen et al., GLOBECOM 2018, Fig. 5; docs/testbeds.md §1"
 //! seed = 1
 //! replications = 20
 //! algorithms = ["default", "cocoa", "cocoa-fb1", "fasor", "fasor-token"]

@@ -328,7 +328,7 @@ mod tests {
 
     #[test]
     fn the_testbed_request_is_13_bytes_and_its_response_27() {
-        // testbeds.md §1: 4 B header, 2 B token, one Uri-Path option of 4 B, no payload.
+        // docs/testbeds.md §1: 4 B header, 2 B token, one Uri-Path option of 4 B, no payload.
         let mut req = Message {
             mtype: MessageType::Con,
             code: Code::GET,

@@ -36,7 +36,7 @@ fn every_scenario_file_loads_and_names_its_path_its_source_and_its_set_up() {
             buffers.insert(c.buffer_bytes);
         }
     }
-    // testbeds.md §1: all four buffer sizes of the NB-IoT-like link have scenarios.
+    // docs/testbeds.md §1: all four buffer sizes of the NB-IoT-like link have scenarios.
     assert_eq!(buffers.into_iter().collect::<Vec<_>>(), [2_500, 14_100, 28_200, 1_410_000]);
 }
 

@@ -548,7 +548,7 @@ mod tests {
 
     fn mh_claim(body: &str) -> Claim {
         let text = format!(
-            "experiment = \"x\"\ntitle = \"t\"\npaper = \"p\"\nseed = \"s\"\n[[claim]]\nid = \"c\"\ntext = \"t\"\nsource = \"s\"\n{body}"
+            "experiment = \"x\"\ntitle = \"t\"\npaper = \"p\"\ncites = \"lim2020\"\n[[claim]]\nid = \"c\"\ntext = \"t\"\nsource = \"s\"\n{body}"
         );
         parse(&text, "x.toml").unwrap().claims.remove(0)
     }
@@ -593,7 +593,7 @@ mod tests {
 
     #[test]
     fn a_multihop_comparison_without_b_or_case_b_is_refused_when_the_file_loads() {
-        let text = "experiment = \"x\"\ntitle = \"t\"\npaper = \"p\"\nseed = \"s\"\n[[claim]]\nid = \"c\"\ntext = \"t\"\nsource = \"s\"\nmetric = \"mh_gain\"\ncase = \"m/x\"\nof = \"goodput_bps\"\na = \"lim\"\npublished = 1.0\ncheck = \"sign\"";
+        let text = "experiment = \"x\"\ntitle = \"t\"\npaper = \"p\"\ncites = \"lim2020\"\n[[claim]]\nid = \"c\"\ntext = \"t\"\nsource = \"s\"\nmetric = \"mh_gain\"\ncase = \"m/x\"\nof = \"goodput_bps\"\na = \"lim\"\npublished = 1.0\ncheck = \"sign\"";
         let e = parse(text, "x.toml").unwrap_err();
         assert!(e.contains("needs `b` or `case_b`"), "{e}");
     }
@@ -613,7 +613,7 @@ mod tests {
     /// Evaluates one claim given as the TOML lines after `published`.
     fn outcome(published: f64, rest: &str) -> Outcome {
         let text = format!(
-            "experiment = \"x\"\ntitle = \"t\"\npaper = \"p\"\nseed = \"0\"\n[[claim]]\nid = \"the-claim\"\ntext = \"t\"\n\
+            "experiment = \"x\"\ntitle = \"t\"\npaper = \"p\"\ncites = \"lim2020\"\n[[claim]]\nid = \"the-claim\"\ntext = \"t\"\n\
              source = \"s\"\npublished = {published:?}\n{rest}"
         );
         let p = parse(&text, "x.toml").unwrap_or_else(|e| panic!("{e}"));
@@ -741,7 +741,7 @@ mod tests {
     fn a_claim_file_with_a_wrong_metric_or_a_missing_field_is_rejected_with_the_claims_id() {
         let file = |rest: &str| {
             format!(
-                "experiment = \"x\"\ntitle = \"t\"\npaper = \"p\"\nseed = \"0\"\n[[claim]]\nid = \"bad-claim\"\n\
+                "experiment = \"x\"\ntitle = \"t\"\npaper = \"p\"\ncites = \"lim2020\"\n[[claim]]\nid = \"bad-claim\"\n\
                  text = \"t\"\nsource = \"s\"\npublished = 0.2\n{rest}"
             )
         };
@@ -771,7 +771,7 @@ mod tests {
     #[test]
     fn a_restating_claim_is_shown_but_not_counted() {
         let text = format!(
-            "experiment = \"x\"\ntitle = \"t\"\npaper = \"p\"\nseed = \"0\"\n\
+            "experiment = \"x\"\ntitle = \"t\"\npaper = \"p\"\ncites = \"lim2020\"\n\
              [[claim]]\nid = \"first\"\ntext = \"t\"\nsource = \"s\"\npublished = 0.5\n{REDUCTION}check = \"ratio\"\n\
              [[claim]]\nid = \"second\"\ntext = \"t\"\nsource = \"s\"\npublished = 0.9\n{REDUCTION}check = \"ratio\"\nrestates = \"first\"\n"
         );

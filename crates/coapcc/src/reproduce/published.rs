@@ -12,8 +12,8 @@ pub struct Published {
     pub title: String,
     /// Full citation.
     pub paper: String,
-    /// The seed file the numbers come from.
-    pub seed: String,
+    /// The key (in `data/published/references.toml`) of the work the claims come from.
+    pub cites: String,
     /// Their figures we reproduce.
     pub figures: Vec<FigureSpec>,
     /// Their claims, each checked into a [`Metric`] and a [`Check`].
@@ -27,7 +27,7 @@ struct RawPublished {
     experiment: String,
     title: String,
     paper: String,
-    seed: String,
+    cites: String,
     #[serde(default, rename = "figure")]
     figures: Vec<FigureSpec>,
     #[serde(default, rename = "claim")]
@@ -78,8 +78,8 @@ pub struct Claim {
     pub quote: Option<String>,
     /// How a published number was computed from an expression the text gives.
     pub derivation: Option<String>,
-    /// The seed file, when it differs from the file's.
-    pub seed: Option<String>,
+    /// The key of the work this claim comes from, when it differs from the file's `cites`.
+    pub cites: Option<String>,
     /// How our number is judged against the published one.
     pub check: Check,
     /// Definition of a metric not in the standard list.
@@ -182,7 +182,7 @@ struct ClaimText {
     #[serde(default)]
     derivation: Option<String>,
     #[serde(default)]
-    seed: Option<String>,
+    cites: Option<String>,
     #[serde(default)]
     definition: Option<String>,
     #[serde(default)]
@@ -203,7 +203,7 @@ const TEXT_KEYS: &[&str] = &[
     "qualitative",
     "quote",
     "derivation",
-    "seed",
+    "cites",
     "definition",
     "note",
     "range_reason",
@@ -791,7 +791,7 @@ fn claim(mut table: toml::Table, index: usize) -> Result<Claim, String> {
         qualitative: text.qualitative,
         quote: text.quote,
         derivation: text.derivation,
-        seed: text.seed,
+        cites: text.cites,
         check,
         definition: text.definition,
         note: text.note,
@@ -812,7 +812,11 @@ pub fn parse(text: &str, file: &str) -> Result<Published, String> {
         .map(|(i, t)| claim(t, i))
         .collect::<Result<Vec<Claim>, _>>()
         .map_err(|e| format!("{file}: {e}"))?;
+    reference(&raw.cites).map_err(|e| format!("{file}: `cites`: {e}"))?;
     for c in &claims {
+        if let Some(k) = &c.cites {
+            reference(k).map_err(|e| format!("{file}: claim `{}`: `cites`: {e}", c.id))?;
+        }
         if claims.iter().filter(|d| d.id == c.id).count() > 1 {
             return Err(format!("{file}: claim `{}`: the id is used twice", c.id));
         }
@@ -835,10 +839,40 @@ pub fn parse(text: &str, file: &str) -> Result<Published, String> {
         experiment: raw.experiment,
         title: raw.title,
         paper: raw.paper,
-        seed: raw.seed,
+        cites: raw.cites,
         figures: raw.figures,
         claims,
     })
+}
+
+/// A work the claims cite (`data/published/references.toml`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reference {
+    /// Its short name, printed next to a claim's source when the claim cites another work than
+    /// its file.
+    pub short: String,
+    /// The full citation.
+    pub citation: String,
+}
+
+/// The work cited under `key` in `data/published/references.toml` (compiled in), or an error
+/// naming the key and the keys there are.
+pub fn reference(key: &str) -> Result<Reference, String> {
+    let all: std::collections::BTreeMap<String, Reference> =
+        toml::from_str(include_str!("../../../../data/published/references.toml"))
+            .map_err(|e| format!("data/published/references.toml: {}", e.message()))?;
+    let known = all.keys().map(String::as_str).collect::<Vec<_>>().join(", ");
+    all.get(key).cloned().ok_or_else(|| format!("`{key}` is not a key of data/published/references.toml ({known})"))
+}
+
+impl Claim {
+    /// The short name of the work this claim comes from when it is not its file's (`None` when
+    /// it is the file's own), for printing next to the claim's source.
+    pub fn other_work(&self, file_cites: &str) -> Option<String> {
+        let k = self.cites.as_deref().filter(|k| *k != file_cites)?;
+        reference(k).ok().map(|r| r.short)
+    }
 }
 
 /// The data file of `experiment`, compiled in.
@@ -865,7 +899,7 @@ pub fn load(experiment: &str) -> Result<Published, String> {
 mod tests {
     use super::*;
 
-    const HEAD: &str = "experiment = \"x\"\ntitle = \"t\"\npaper = \"p\"\nseed = \"000\"\n";
+    const HEAD: &str = "experiment = \"x\"\ntitle = \"t\"\npaper = \"p\"\ncites = \"jarvinen2018\"\n";
     const GOOD: &str = "[[claim]]\nid = \"good-one\"\ntext = \"t\"\nsource = \"s\"\nmetric = \"fct_median_reduction\"\n\
                         case = \"fasor/c\"\na = \"fasor\"\nb = \"cocoa\"\npublished = 0.05\ncheck = \"ratio\"\n";
 
@@ -941,5 +975,23 @@ mod tests {
         let text = format!("{HEAD}{GOOD}[[claim]]\ntext = \"t\"\n");
         let e = parse(&text, "x.toml").unwrap_err();
         assert!(e.contains("claim #2") && e.contains("`id`"), "{e}");
+    }
+
+    #[test]
+    fn a_citation_key_must_be_in_the_references_and_another_work_is_named_by_its_short_name() {
+        let e = parse(&format!("{}{GOOD}", HEAD.replace("jarvinen2018", "000")), "data/published/x.toml").unwrap_err();
+        assert!(e.starts_with("data/published/x.toml: `cites`: `000` is not a key"), "{e}");
+        assert!(e.contains("pesola2020"), "lists the keys: {e}");
+        let e = error_of("metric = \"rmse_wins\"\na = \"x\"\nb = \"y\"\ncheck = \"sign\"\ncites = \"thesis\"\n");
+        assert!(e.contains("claim `the-claim`: `cites`: `thesis` is not a key"), "{e}");
+        let p = parse(
+            &claim_file("metric = \"rmse_wins\"\na = \"x\"\nb = \"y\"\ncheck = \"sign\"\ncites = \"pesola2020\"\n"),
+            "x.toml",
+        )
+        .unwrap();
+        assert_eq!(p.claims[0].other_work(&p.cites), None);
+        assert_eq!(p.claims[1].other_work(&p.cites).as_deref(), Some("Pesola 2020 (MSc thesis)"));
+        let fasor = load("fasor").unwrap();
+        assert_eq!(fasor.claims.iter().filter(|c| c.other_work(&fasor.cites).is_some()).count(), 8);
     }
 }

@@ -1079,7 +1079,16 @@ fn side_tables_md(s: &Section) -> String {
     m
 }
 
-fn claims_table(outcomes: &[&Outcome], investigations: &[Investigation]) -> String {
+/// A claim's source as printed: with the work's short name when the claim comes from another
+/// work than its file (`cites`, data/published/references.toml).
+fn source_words(o: &Outcome, file_cites: &str) -> String {
+    match o.claim.other_work(file_cites) {
+        Some(w) => format!("{w}: {}", o.claim.source),
+        None => o.claim.source.clone(),
+    }
+}
+
+fn claims_table(outcomes: &[&Outcome], investigations: &[Investigation], file_cites: &str) -> String {
     let mut h = String::from(
         "<table class=\"claims\"><tr><th>claim</th><th>source</th><th>published</th><th>ours</th><th>ours / published</th><th>verdict</th></tr>\n",
     );
@@ -1117,7 +1126,7 @@ fn claims_table(outcomes: &[&Outcome], investigations: &[Investigation]) -> Stri
             h,
             "<tr class=\"claim {class}\" id=\"claim-{id}\"><td>{}{note}</td><td class=\"small\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"v\">{}{kind}{why}</td></tr>",
             esc(&o.claim.text),
-            esc(&o.claim.source),
+            esc(&source_words(o, file_cites)),
             if o.claim.qualitative { "qualitative".to_string() } else { num(o.claim.published) },
             num(o.ours),
             if o.claim.qualitative { "–".to_string() } else { num(o.ratio) },
@@ -1180,7 +1189,11 @@ samples) is not evaluated, with the reason.</p>\n{}<div class=\"ratio-plot\">{}<
                 id = esc(&spec.id)
             );
             if !claims.is_empty() {
-                let _ = write!(h, "<h4>Claims this figure supports</h4>\n{}", claims_table(claims, &s.investigations));
+                let _ = write!(
+                    h,
+                    "<h4>Claims this figure supports</h4>\n{}",
+                    claims_table(claims, &s.investigations, &s.published.cites)
+                );
             }
         }
         if !rest.is_empty() {
@@ -1192,7 +1205,7 @@ samples) is not evaluated, with the reason.</p>\n{}<div class=\"ratio-plot\">{}<
                 } else {
                     "Claims not tied to one of these figures"
                 },
-                claims_table(&rest, &s.investigations)
+                claims_table(&rest, &s.investigations, &s.published.cites)
             );
         }
         for inv in &s.investigations {
@@ -1318,7 +1331,7 @@ pub fn markdown(title: &str, intro: &str, sections: &[Section]) -> String {
     let board = status_md(&csv).unwrap_or_else(|e| e);
     let mut m =
         format!("# {title}\n\n## Scoreboard\n\n{board}\n{}\n\n", intro.replace("<code>", "`").replace("</code>", "`"));
-    let row = |m: &mut String, o: &Outcome, investigations: &[Investigation]| {
+    let row = |m: &mut String, o: &Outcome, investigations: &[Investigation], file_cites: &str| {
         let why = match &o.verdict {
             Verdict::NotEvaluated(r) => r.clone(),
             _ => o.rule.clone(),
@@ -1335,7 +1348,7 @@ pub fn markdown(title: &str, intro: &str, sections: &[Section]) -> String {
             m,
             "| {}{restates} | {} | {} | {} | {} | **{}** ({}) |",
             o.claim.text.replace('|', "\\|"),
-            o.claim.source.replace('|', "\\|"),
+            source_words(o, file_cites).replace('|', "\\|"),
             if o.claim.qualitative { "qualitative".to_string() } else { num(o.claim.published) },
             num(o.ours),
             if o.claim.qualitative { "–".to_string() } else { num(o.ratio) },
@@ -1371,7 +1384,7 @@ pub fn markdown(title: &str, intro: &str, sections: &[Section]) -> String {
             if !claims.is_empty() {
                 m.push_str(HEAD);
                 for o in claims {
-                    row(&mut m, o, &s.investigations);
+                    row(&mut m, o, &s.investigations, &s.published.cites);
                 }
                 m.push('\n');
             }
@@ -1379,7 +1392,7 @@ pub fn markdown(title: &str, intro: &str, sections: &[Section]) -> String {
         if !rest.is_empty() {
             let _ = write!(m, "### Other claims\n\n{HEAD}");
             for o in rest {
-                row(&mut m, o, &s.investigations);
+                row(&mut m, o, &s.investigations, &s.published.cites);
             }
             m.push('\n');
         }
@@ -1432,7 +1445,7 @@ mod tests {
 experiment = "betzler"
 title = "t"
 paper = "p"
-seed = "s"
+cites = "betzler2014"
 
 [[claim]]
 id = "thr-coap"

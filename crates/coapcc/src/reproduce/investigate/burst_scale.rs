@@ -1,5 +1,5 @@
 //! The FASOR paper's **burst scale** of the Gilbert–Elliott link errors in
-//! the 10-flow error cases (testbeds.md §1.2). The paper's netem changes state per packet and
+//! the 10-flow error cases (docs/testbeds.md §1.2). The paper's netem changes state per packet and
 //! it says only that the states "alternate in suitably short intervals"; our default is a
 //! time-driven chain with 1 s / 4 s mean sojourns. The sweep runs the medium- and high-error
 //! cases with the sojourns scaled (time mode) and with per-packet bursts of a few mean lengths

@@ -505,7 +505,7 @@ mod tests {
 
     fn outcome(v: Verdict) -> Outcome {
         let p = parse(
-            "experiment = \"x\"\ntitle = \"t\"\npaper = \"p\"\nseed = \"0\"\n[[claim]]\nid = \"c\"\ntext = \"t\"\n\
+            "experiment = \"x\"\ntitle = \"t\"\npaper = \"p\"\ncites = \"lim2020\"\n[[claim]]\nid = \"c\"\ntext = \"t\"\n\
 source = \"s\"\nmetric = \"fct_median\"\ncase = \"x/base\"\na = \"cocoa\"\npublished = 1.0\ncheck = \"ratio\"\n",
             "x.toml",
         )
