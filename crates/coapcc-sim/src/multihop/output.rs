@@ -510,6 +510,78 @@ mod tests {
         assert_eq!(&rows[1..], ["uip,0,0,4,1.5,rto,3,0,true", "uip,0,0,4,2,rtt,0.25,0,false"]);
     }
 
+    fn metric(m: &[(&'static str, f64)], name: &str) -> f64 {
+        m.iter().find(|(n, _)| *n == name).map(|(_, v)| *v).unwrap_or_else(|| panic!("no column `{name}`"))
+    }
+
+    #[test]
+    fn tcp_runs_report_short_rtts_truncated_samples_the_settled_rto_and_retransmissions_per_delivered_segment() {
+        use super::super::engine::LimTcp;
+        use super::super::metrics::TcpNodeResult;
+        let cfg = MultihopConfig { workload: Workload::LimTcp(LimTcp::default()), ..MultihopConfig::default() };
+        let payload = u64::from(LimTcp::default().payload_bytes);
+        let node = |samples: u64, below: u64, truncated: u64, settled: Option<u64>, delivered: u64| TcpNodeResult {
+            rtt_samples: samples,
+            rtt_samples_below_1s: below,
+            rtt_samples_truncated: truncated,
+            max_rto_after_10_samples_ns: settled,
+            delivered_bytes: delivered * payload,
+            ..TcpNodeResult::default()
+        };
+        let tcp = TcpResult {
+            nodes: vec![node(12, 9, 9, Some(3_000_000_000), 20), node(4, 3, 2, None, 5), node(0, 0, 0, None, 0)],
+            retransmitted_segments: 30,
+            ..TcpResult::default()
+        };
+        let r = MultihopResult { tcp: Some(tcp), ..MultihopResult::default() };
+        let m = run_metrics(&cfg, &r);
+        assert_eq!(metric(&m, "rtt_below_1s_fraction"), 12.0 / 16.0);
+        assert_eq!(metric(&m, "rtt_samples_truncated"), 11.0);
+        assert_eq!(metric(&m, "max_rto_after_10_samples_s"), 3.0);
+        assert_eq!(metric(&m, "delivered_segments"), 25.0);
+        assert_eq!(metric(&m, "retransmissions_per_delivered_segment"), 30.0 / 25.0);
+        // The new columns follow the old ones, which keep their order.
+        let names: Vec<&str> = m.iter().map(|(n, _)| *n).collect();
+        let at = names.iter().position(|n| *n == "min_rtt_samples_per_node").unwrap();
+        assert_eq!(names[at + 1], "rtt_below_1s_fraction");
+        // No sample, no node past 10 samples, nothing delivered: undefined (an empty cell).
+        let none = TcpResult { nodes: vec![node(0, 0, 0, None, 0)], ..TcpResult::default() };
+        let m = run_metrics(&cfg, &MultihopResult { tcp: Some(none), ..MultihopResult::default() });
+        for c in ["rtt_below_1s_fraction", "max_rto_after_10_samples_s", "retransmissions_per_delivered_segment"] {
+            assert!(metric(&m, c).is_nan(), "{c}");
+        }
+    }
+
+    #[test]
+    fn saturated_coap_runs_report_goodput_per_sender_and_the_senders_one_hop_from_the_receiver() {
+        use super::super::engine::CoapSaturated;
+        use super::super::metrics::CoapFlowResult;
+        let cfg =
+            MultihopConfig { workload: Workload::CoapSaturated(CoapSaturated::default()), ..MultihopConfig::default() };
+        let flow = |hops: Option<u32>, distinct: u64| CoapFlowResult {
+            node: Some(2),
+            route_hops: hops,
+            distinct_received_in_window: distinct,
+            ..CoapFlowResult::default()
+        };
+        // A 900 s run with the 100 s warm-up: an 800 s window.
+        let r = MultihopResult {
+            end_ns: 900_000_000_000,
+            coap: vec![flow(Some(1), 400), flow(Some(2), 400), flow(Some(1), 800), flow(None, 0)],
+            ..MultihopResult::default()
+        };
+        let m = run_metrics(&cfg, &r);
+        assert_eq!(metric(&m, "goodput_per_s"), 2.0);
+        assert_eq!(metric(&m, "senders"), 4.0);
+        assert_eq!(metric(&m, "goodput_per_sender_per_s"), 0.5);
+        assert_eq!(metric(&m, "senders_one_hop_fraction"), 0.5);
+        // Other CoAP workloads (Betzler's) keep their columns as they were.
+        let betzler =
+            MultihopConfig { workload: Workload::CoapOneToOne(Default::default()), ..MultihopConfig::default() };
+        let names: Vec<&str> = run_metrics(&betzler, &r).iter().map(|(n, _)| *n).collect();
+        assert_eq!(names.last(), Some(&"overhead"));
+    }
+
     #[test]
     fn three_significant_digits_are_printed() {
         assert_eq!(sig(1234.5), "1234");
