@@ -952,7 +952,12 @@ impl MultihopSim {
                     let rng = stream_rng(self.seed, 0, streams::ENDPOINT | u64::from(s));
                     let ep = build_endpoint(&alg, w.nstart, false, rng)?;
                     let flow = self.flows.len();
-                    self.flows.push(CoapFlowResult { node: Some(s), peer: Some(receiver), ..Default::default() });
+                    self.flows.push(CoapFlowResult {
+                        node: Some(s),
+                        peer: Some(receiver),
+                        route_hops: self.dodag.route_hops(NodeId(s), NodeId(receiver)),
+                        ..Default::default()
+                    });
                     let app = self.add_app(Addr::Node(NodeId(s)), ep, Some(server_addr), w.max_exchanges, Some(flow));
                     let offset = if w.start_window.is_zero() {
                         Duration::ZERO
@@ -1974,6 +1979,11 @@ impl MultihopSim {
                     syn_retransmissions: s.syn_retransmissions,
                     rtt_samples: s.rtt_samples,
                     max_retransmissions_delivered: s.max_retransmissions_delivered,
+                    rtt_samples_below_1s: s.rtt_samples_below_1s,
+                    rtt_samples_truncated: s.rtt_samples_truncated,
+                    max_rto_after_10_samples_ns: s
+                        .max_rto_after_10_samples
+                        .map(|d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)),
                     setup_failed: state == TcpState::SetupFailed,
                     broken: state == TcpState::Broken,
                     timers_ns: t.client.timers().iter().take(64).map(|d| d.as_nanos() as u64).collect(),

@@ -84,6 +84,9 @@ pub struct CoapFlowResult {
     pub node: Option<u16>,
     /// The server's node id (`None` for a host-side server).
     pub peer: Option<u16>,
+    /// Hops of the route from the client to the server, when both are motes (the DODAG's
+    /// storing-mode route; spec multihop.md §3.5 M6).
+    pub route_hops: Option<u32>,
     /// Exchanges completed.
     pub completed: u64,
     /// Exchanges abandoned.
@@ -153,6 +156,13 @@ pub struct TcpNodeResult {
     pub rtt_samples: u64,
     /// Largest retransmission count of a delivered segment.
     pub max_retransmissions_delivered: u8,
+    /// Karn-valid RTT samples below 1 s (L3).
+    pub rtt_samples_below_1s: u64,
+    /// Karn-valid RTT samples truncated to 0 by the controller's integer arithmetic (L5).
+    pub rtt_samples_truncated: u64,
+    /// The largest timer armed for a fresh data segment after the first 10 Karn-valid RTT
+    /// samples, ns (L3); `None` for a connection with fewer samples.
+    pub max_rto_after_10_samples_ns: Option<u64>,
     /// The connection was never established.
     pub setup_failed: bool,
     /// The connection broke (retransmission limit).

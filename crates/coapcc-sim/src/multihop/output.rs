@@ -21,10 +21,20 @@ use super::topology::Role;
 ///   `duration_mean_s`, `throughput_per_s` (1-to-1: completed / Σ per-server active time;
 ///   otherwise completed / (last ACK − first send)), `inverse_duration_per_s` (OQ-M5),
 ///   `in_flight_mean` (throughput × duration, Little's law), `goodput_per_s` (distinct
-///   requests received in the window / window length), `app_loss_ratio`, `overhead`;
+///   requests received in the window / window length), `app_loss_ratio`, `overhead`; for
+///   Makarem's saturated senders also `senders`, `goodput_per_sender_per_s` (M7) and
+///   `senders_one_hop_fraction` (senders whose route to the receiver is one hop, M6);
 /// * TCP (§4.4): `goodput_bps`, `offered_bps`, `retransmitted_segments`, `fairness`,
 ///   `setup_failures`, `broken`, `connection_failures`, `rtt_samples`,
-///   `max_retransmissions_delivered`, `min_rtt_samples_per_node`.
+///   `max_retransmissions_delivered`, `min_rtt_samples_per_node`, then (§4.5)
+///   `rtt_below_1s_fraction` (Karn-valid samples below 1 s, L3), `rtt_samples_truncated`
+///   (samples the controller's 1-s integer arithmetic truncates to 0, L5),
+///   `max_rto_after_10_samples_s` (the largest fresh-segment timer armed after a node's
+///   first 10 samples, over all nodes, L3), `delivered_segments` and
+///   `retransmissions_per_delivered_segment` (L13).
+///
+/// Values that are undefined in the run (0/0) of the metrics from `rtt_below_1s_fraction`
+/// and `senders` on are NaN, written as an empty cell.
 pub fn run_metrics(cfg: &MultihopConfig, r: &MultihopResult) -> Vec<(&'static str, f64)> {
     let mut m: Vec<(&'static str, f64)> = Vec::new();
     let sim_s = r.end_ns as f64 / 1e9;
@@ -61,6 +71,23 @@ pub fn run_metrics(cfg: &MultihopConfig, r: &MultihopResult) -> Vec<(&'static st
             f64::from(tcp.nodes.iter().map(|n| n.max_retransmissions_delivered).max().unwrap_or(0)),
         ));
         m.push(("min_rtt_samples_per_node", tcp.nodes.iter().map(|n| n.rtt_samples).min().unwrap_or(0) as f64));
+        // Spec multihop.md §4.5 L3, L5, L13 (undefined values are NaN: an empty cell).
+        let samples: u64 = tcp.nodes.iter().map(|n| n.rtt_samples).sum();
+        let below: u64 = tcp.nodes.iter().map(|n| n.rtt_samples_below_1s).sum();
+        m.push(("rtt_below_1s_fraction", fraction(below as f64, samples as f64)));
+        m.push(("rtt_samples_truncated", tcp.nodes.iter().map(|n| n.rtt_samples_truncated).sum::<u64>() as f64));
+        let settled = tcp.nodes.iter().filter_map(|n| n.max_rto_after_10_samples_ns).max();
+        m.push(("max_rto_after_10_samples_s", settled.map_or(f64::NAN, |ns| ns as f64 / 1e9)));
+        let payload = match &cfg.workload {
+            Workload::LimTcp(w) => u64::from(w.payload_bytes),
+            _ => 0,
+        };
+        let delivered: u64 = tcp.nodes.iter().map(|n| n.delivered_bytes.checked_div(payload).unwrap_or(0)).sum();
+        m.push(("delivered_segments", delivered as f64));
+        m.push((
+            "retransmissions_per_delivered_segment",
+            fraction(tcp.retransmitted_segments as f64, delivered as f64),
+        ));
         return m;
     }
     let completed: u64 = r.coap.iter().map(|f| f.completed).sum();
@@ -105,11 +132,25 @@ pub fn run_metrics(cfg: &MultihopConfig, r: &MultihopResult) -> Vec<(&'static st
     m.push(("goodput_per_s", ratio(distinct as f64, window_s)));
     m.push(("app_loss_ratio", ratio(failed_w as f64, ended as f64)));
     m.push(("overhead", ratio(tx_w as f64 - done_w as f64, done_w as f64)));
+    if matches!(cfg.workload, Workload::CoapSaturated(_)) {
+        // Spec multihop.md §3.5 M6, M7 (Makarem's senders; undefined values are NaN).
+        let senders = r.coap.len() as f64;
+        let one_hop = r.coap.iter().filter(|f| f.route_hops == Some(1)).count() as f64;
+        m.push(("senders", senders));
+        m.push(("goodput_per_sender_per_s", fraction(distinct as f64 / window_s, senders)));
+        m.push(("senders_one_hop_fraction", fraction(one_hop, senders)));
+    }
     m
 }
 
 fn ratio(a: f64, b: f64) -> f64 {
     if b > 0.0 { a / b } else { 0.0 }
+}
+
+/// `a / b`, NaN (an empty cell, "not evaluated" in a claim) when `b` is 0: for the metrics
+/// added in issue 12, whose 0/0 must not read as a measured 0.
+fn fraction(a: f64, b: f64) -> f64 {
+    if b > 0.0 && a.is_finite() { a / b } else { f64::NAN }
 }
 
 /// Two-sided 95 % Student-t quantile for `df` degrees of freedom (1.96 beyond 30).
@@ -467,6 +508,78 @@ mod tests {
         let rows: Vec<&str> = csv.lines().collect();
         assert_eq!(rows[0], "algorithm,replication,node,hops,time_s,kind,value_s,retransmissions,syn");
         assert_eq!(&rows[1..], ["uip,0,0,4,1.5,rto,3,0,true", "uip,0,0,4,2,rtt,0.25,0,false"]);
+    }
+
+    fn metric(m: &[(&'static str, f64)], name: &str) -> f64 {
+        m.iter().find(|(n, _)| *n == name).map(|(_, v)| *v).unwrap_or_else(|| panic!("no column `{name}`"))
+    }
+
+    #[test]
+    fn tcp_runs_report_short_rtts_truncated_samples_the_settled_rto_and_retransmissions_per_delivered_segment() {
+        use super::super::engine::LimTcp;
+        use super::super::metrics::TcpNodeResult;
+        let cfg = MultihopConfig { workload: Workload::LimTcp(LimTcp::default()), ..MultihopConfig::default() };
+        let payload = u64::from(LimTcp::default().payload_bytes);
+        let node = |samples: u64, below: u64, truncated: u64, settled: Option<u64>, delivered: u64| TcpNodeResult {
+            rtt_samples: samples,
+            rtt_samples_below_1s: below,
+            rtt_samples_truncated: truncated,
+            max_rto_after_10_samples_ns: settled,
+            delivered_bytes: delivered * payload,
+            ..TcpNodeResult::default()
+        };
+        let tcp = TcpResult {
+            nodes: vec![node(12, 9, 9, Some(3_000_000_000), 20), node(4, 3, 2, None, 5), node(0, 0, 0, None, 0)],
+            retransmitted_segments: 30,
+            ..TcpResult::default()
+        };
+        let r = MultihopResult { tcp: Some(tcp), ..MultihopResult::default() };
+        let m = run_metrics(&cfg, &r);
+        assert_eq!(metric(&m, "rtt_below_1s_fraction"), 12.0 / 16.0);
+        assert_eq!(metric(&m, "rtt_samples_truncated"), 11.0);
+        assert_eq!(metric(&m, "max_rto_after_10_samples_s"), 3.0);
+        assert_eq!(metric(&m, "delivered_segments"), 25.0);
+        assert_eq!(metric(&m, "retransmissions_per_delivered_segment"), 30.0 / 25.0);
+        // The new columns follow the old ones, which keep their order.
+        let names: Vec<&str> = m.iter().map(|(n, _)| *n).collect();
+        let at = names.iter().position(|n| *n == "min_rtt_samples_per_node").unwrap();
+        assert_eq!(names[at + 1], "rtt_below_1s_fraction");
+        // No sample, no node past 10 samples, nothing delivered: undefined (an empty cell).
+        let none = TcpResult { nodes: vec![node(0, 0, 0, None, 0)], ..TcpResult::default() };
+        let m = run_metrics(&cfg, &MultihopResult { tcp: Some(none), ..MultihopResult::default() });
+        for c in ["rtt_below_1s_fraction", "max_rto_after_10_samples_s", "retransmissions_per_delivered_segment"] {
+            assert!(metric(&m, c).is_nan(), "{c}");
+        }
+    }
+
+    #[test]
+    fn saturated_coap_runs_report_goodput_per_sender_and_the_senders_one_hop_from_the_receiver() {
+        use super::super::engine::CoapSaturated;
+        use super::super::metrics::CoapFlowResult;
+        let cfg =
+            MultihopConfig { workload: Workload::CoapSaturated(CoapSaturated::default()), ..MultihopConfig::default() };
+        let flow = |hops: Option<u32>, distinct: u64| CoapFlowResult {
+            node: Some(2),
+            route_hops: hops,
+            distinct_received_in_window: distinct,
+            ..CoapFlowResult::default()
+        };
+        // A 900 s run with the 100 s warm-up: an 800 s window.
+        let r = MultihopResult {
+            end_ns: 900_000_000_000,
+            coap: vec![flow(Some(1), 400), flow(Some(2), 400), flow(Some(1), 800), flow(None, 0)],
+            ..MultihopResult::default()
+        };
+        let m = run_metrics(&cfg, &r);
+        assert_eq!(metric(&m, "goodput_per_s"), 2.0);
+        assert_eq!(metric(&m, "senders"), 4.0);
+        assert_eq!(metric(&m, "goodput_per_sender_per_s"), 0.5);
+        assert_eq!(metric(&m, "senders_one_hop_fraction"), 0.5);
+        // Other CoAP workloads (Betzler's) keep their columns as they were.
+        let betzler =
+            MultihopConfig { workload: Workload::CoapOneToOne(Default::default()), ..MultihopConfig::default() };
+        let names: Vec<&str> = run_metrics(&betzler, &r).iter().map(|(n, _)| *n).collect();
+        assert_eq!(names.last(), Some(&"overhead"));
     }
 
     #[test]

@@ -15,8 +15,9 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
+use coapcc_core::algorithms::uip::sample_units;
 use coapcc_core::random::Rng;
-use coapcc_core::{Ack, AnyController, AnyState, Controller, Exchange, Instant, Retry};
+use coapcc_core::{Ack, AnyConfig, AnyController, AnyState, Controller, Exchange, Instant, Retry};
 
 use super::NodeId;
 
@@ -75,7 +76,21 @@ pub struct TcpClientStats {
     pub rtt_samples: u64,
     /// Largest retransmission count of a delivered (acknowledged) segment.
     pub max_retransmissions_delivered: u8,
+    /// Karn-valid RTT samples below 1 s (Lim 2020 §4.2.1, spec multihop.md §4.5 L3).
+    pub rtt_samples_below_1s: u64,
+    /// Karn-valid RTT samples that the controller's integer arithmetic truncates to 0
+    /// (`⌊R / rtt_unit⌋ = 0`, spec multihop.md §4.5 L5; algorithms.md OQ-37); 0 for a
+    /// controller without an RTT unit.
+    pub rtt_samples_truncated: u64,
+    /// The largest timer armed for a fresh data segment (the estimator's RTO, dithered where
+    /// the scheme dithers) after the connection's first 10 Karn-valid RTT samples (spec
+    /// multihop.md §4.5 L3); `None` before the 10th sample.
+    pub max_rto_after_10_samples: Option<core::time::Duration>,
 }
+
+/// RTT samples after which [`TcpClientStats::max_rto_after_10_samples`] starts counting
+/// (Lim 2020 Fig. 2a: the RTO is ≤ 3 s "except at the start"; spec multihop.md §4.5 L3).
+pub const RTO_SETTLED_AFTER_SAMPLES: u64 = 10;
 
 /// What one point of a per-node trace (Lim 2020 Figs. 2–3, spec multihop.md §4.4) records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -118,6 +133,8 @@ pub struct TcpClient {
     stats: TcpClientStats,
     timers: Vec<core::time::Duration>,
     trace: Option<Vec<TracePoint>>,
+    /// The controller's RTT unit (uIP and Lim: 1 s), if it has one.
+    rtt_unit: Option<core::time::Duration>,
 }
 
 impl TcpClient {
@@ -126,7 +143,6 @@ impl TcpClient {
     pub fn new(ctrl: Arc<AnyController>, payload_bytes: u32) -> Self {
         TcpClient {
             st: ctrl.new_state(),
-            ctrl,
             ex: None,
             state: TcpState::Closed,
             in_flight: None,
@@ -136,6 +152,8 @@ impl TcpClient {
             stats: TcpClientStats::default(),
             timers: Vec::new(),
             trace: None,
+            rtt_unit: rtt_unit_of(&ctrl),
+            ctrl,
         }
     }
 
@@ -231,6 +249,10 @@ impl TcpClient {
         let ex = self.ctrl.start(&mut self.st, now, 0, rng);
         self.timers.push(ex.timer());
         self.note(now, TracePointKind::Rto, ex.timer(), 0);
+        if self.stats.rtt_samples >= RTO_SETTLED_AFTER_SAMPLES {
+            let max = &mut self.stats.max_rto_after_10_samples;
+            *max = Some(max.map_or(ex.timer(), |m| m.max(ex.timer())));
+        }
         self.ex = Some(ex);
         Some(Segment::Data { seq, payload_bytes: self.payload_bytes })
     }
@@ -255,8 +277,15 @@ impl TcpClient {
                 self.in_flight = None;
                 self.stats.acked_segments += 1;
                 if ex.retransmissions() == 0 {
+                    let rtt = now.saturating_duration_since(ex.first_sent());
                     self.stats.rtt_samples += 1;
-                    self.note(now, TracePointKind::Rtt, now.saturating_duration_since(ex.first_sent()), 0);
+                    if rtt < core::time::Duration::from_secs(1) {
+                        self.stats.rtt_samples_below_1s += 1;
+                    }
+                    if self.rtt_unit.is_some_and(|u| sample_units(rtt, u) == 0) {
+                        self.stats.rtt_samples_truncated += 1;
+                    }
+                    self.note(now, TracePointKind::Rtt, rtt, 0);
                 }
                 self.stats.max_retransmissions_delivered =
                     self.stats.max_retransmissions_delivered.max(ex.retransmissions());
@@ -296,6 +325,15 @@ impl TcpClient {
                 }
             }
         }
+    }
+}
+
+/// The RTT unit of a window-of-one TCP controller (uIP, Lim: spec OQ-37), `None` for others.
+fn rtt_unit_of(ctrl: &AnyController) -> Option<core::time::Duration> {
+    match ctrl.config() {
+        AnyConfig::Uip(c) => Some(c.rtt_unit),
+        AnyConfig::Lim(c) => Some(c.rtt_unit),
+        _ => None,
     }
 }
 
@@ -391,6 +429,34 @@ mod tests {
         assert_eq!(c.stats().retransmitted_segments, n);
         assert_eq!(n, 8, "uIP's UIP_MAXRTX");
         assert!(c.timers().iter().all(|t| *t >= Duration::from_secs(3)));
+    }
+
+    #[test]
+    fn rtt_samples_below_1_s_are_truncated_to_0_and_the_rto_is_tracked_after_the_10th_sample() {
+        let mut rng = stream_rng(3, 0, 0);
+        let mut c = client();
+        let t = Instant::from_millis;
+        c.connect(t(0), &mut rng);
+        assert_eq!(c.on_segment(t(0), Segment::SynAck, &mut rng), None, "nothing to send yet");
+        for i in 0..12_u32 {
+            let start = u64::from(i) * 2000;
+            assert_eq!(c.report(t(start), &mut rng), Some(Segment::Data { seq: i, payload_bytes: 48 }));
+            if i < 10 {
+                assert_eq!(c.stats().max_rto_after_10_samples, None, "segment {i}: fewer than 10 samples");
+            }
+            // Eleven RTTs of 0.5 s (one unit: ⌊0.5 s / 1 s⌋ = 0), the last one 1.2 s (1 unit).
+            let rtt = if i == 11 { 1200 } else { 500 };
+            assert_eq!(c.on_segment(t(start + rtt), Segment::Ack { next: i + 1 }, &mut rng), None);
+        }
+        let s = c.stats();
+        assert_eq!((s.rtt_samples, s.rtt_samples_below_1s, s.rtt_samples_truncated), (12, 11, 11));
+        // timers(): the SYN's, then segments 0…11; segments 10 and 11 left after 10 samples.
+        assert_eq!(c.timers().len(), 13);
+        let settled = c.timers()[11..].iter().copied().max();
+        assert_eq!(s.max_rto_after_10_samples, settled);
+        // After eleven samples of 0 (the SYN-ACK's and ten data ones) uIP's sv has fallen from
+        // 16 to 3 (sv − sv/4 each time): rto = sa/8 + sv = 3 units.
+        assert_eq!(settled, Some(Duration::from_secs(3)));
     }
 
     #[test]

@@ -263,7 +263,8 @@ pub fn mh_mean_ci(xs: &[f64]) -> (f64, f64) {
     coapcc_sim::multihop::output::mean_ci(xs)
 }
 
-/// The multihop metrics (`mh_mean`, `mh_gain`, `mh_diff`, `mh_ci_gap`, `mh_ratio`).
+/// The multihop metrics (`mh_mean`, `mh_gain`, `mh_diff`, `mh_ci_gap`, `mh_ratio`,
+/// `mh_spread_diff`, `mh_drop_diff`, `mh_decrease_min`, `mh_gain_diff`).
 fn mh_metric(cases: &[CaseResult], kind: Kind<'_>) -> Result<f64, String> {
     let pair = |m: &super::published::MhOf| -> Result<(MeanCi, MeanCi), String> {
         let b = m.b.as_deref().unwrap_or(&m.a);
@@ -276,6 +277,47 @@ fn mh_metric(cases: &[CaseResult], kind: Kind<'_>) -> Result<f64, String> {
         Kind::MhDiff(m) => pair(m).map(|((a, _), (b, _))| a - b),
         Kind::MhRatio(m) => pair(m).map(|((a, _), (b, _))| a / b),
         Kind::MhCiGap(m) => pair(m).map(|((a, ca), (b, cb))| ci_gap(a, ca, b, cb)),
+        Kind::MhSpreadDiff(m) => {
+            let spread = |case: &str| -> Result<f64, String> {
+                let means: Vec<f64> = m
+                    .algorithms
+                    .iter()
+                    .map(|a| mh_values(cases, case, a, &m.of).map(|v| mh_mean_ci(v).0))
+                    .collect::<Result<_, _>>()?;
+                let max = means.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                let min = means.iter().copied().fold(f64::INFINITY, f64::min);
+                Ok(if min > 0.0 { max / min - 1.0 } else { f64::NAN })
+            };
+            Ok(spread(&m.case)? - spread(&m.case_b)?)
+        }
+        Kind::MhDropDiff(m) => {
+            let drop = |[from, to]: &[String; 2]| -> Result<f64, String> {
+                let x = mh_mean_ci(mh_values(cases, from, &m.a, &m.of)?).0;
+                let y = mh_mean_ci(mh_values(cases, to, &m.a, &m.of)?).0;
+                Ok(reduction(y, x))
+            };
+            Ok(drop(&m.cases)? - drop(&m.cases_b)?)
+        }
+        Kind::MhDecreaseMin(m) => {
+            let means: Vec<f64> = m
+                .cases
+                .iter()
+                .map(|c| mh_values(cases, c, &m.a, &m.of).map(|v| mh_mean_ci(v).0))
+                .collect::<Result<_, _>>()?;
+            // NaN as soon as one step is undefined (min ignores NaN, so fold by hand).
+            Ok(means
+                .windows(2)
+                .map(|w| reduction(w[1], w[0]))
+                .fold(f64::INFINITY, |lo, d| if lo.is_nan() || d.is_nan() { f64::NAN } else { lo.min(d) }))
+        }
+        Kind::MhGainDiff(m) => {
+            let gain = |case: &str| -> Result<f64, String> {
+                let a = mh_mean_ci(mh_values(cases, case, &m.a, &m.of)?).0;
+                let b = mh_mean_ci(mh_values(cases, case, &m.b, &m.of)?).0;
+                Ok(ratio_minus_one(a, b))
+            };
+            Ok(gain(&m.case)? - gain(&m.case_b)?)
+        }
         _ => Err("not a multihop metric".into()),
     }
 }
@@ -296,9 +338,15 @@ pub fn ci_gap(a: f64, ca: f64, b: f64, cb: f64) -> f64 {
 /// Our value for a claim's metric (definitions: `data/published/README.md`).
 pub fn metric(cases: &[CaseResult], claim: &Claim) -> Result<f64, String> {
     match claim.metric.kind() {
-        k @ (Kind::MhMean(_) | Kind::MhGain(_) | Kind::MhDiff(_) | Kind::MhCiGap(_) | Kind::MhRatio(_)) => {
-            mh_metric(cases, k)
-        }
+        k @ (Kind::MhMean(_)
+        | Kind::MhGain(_)
+        | Kind::MhDiff(_)
+        | Kind::MhCiGap(_)
+        | Kind::MhRatio(_)
+        | Kind::MhSpreadDiff(_)
+        | Kind::MhDropDiff(_)
+        | Kind::MhDecreaseMin(_)
+        | Kind::MhGainDiff(_)) => mh_metric(cases, k),
         Kind::FctMedianSpread(m) => {
             let c = find(cases, &m.case)?;
             let meds: Vec<f64> = m.algorithms.iter().map(|a| of(c, a).map(|s| s.fct.p50)).collect::<Result<_, _>>()?;
@@ -589,6 +637,69 @@ mod tests {
             "metric = \"mh_mean\"\ncase = \"m/x\"\nof = \"fairness\"\na = \"lim\"\npublished = 1.0\ncheck = \"ratio\"",
         );
         assert!(matches!(evaluate(&cases, &missing).verdict, Verdict::NotEvaluated(_)));
+    }
+
+    #[test]
+    fn spreads_drops_trends_and_gain_differences_compare_cases_by_their_replication_means() {
+        let cases = [
+            mh_case("m/p", &[("lim", &[9.0, 11.0]), ("uip", &[5.0, 5.0])]),
+            mh_case("m/q", &[("lim", &[6.0, 6.0]), ("uip", &[5.0, 5.0])]),
+            mh_case("m/r", &[("lim", &[2.0, 2.0]), ("uip", &[4.0, 4.0])]),
+            mh_case("m/zero", &[("lim", &[0.0, 0.0])]),
+        ];
+        let value = |body: &str| metric(&cases, &mh_claim(body)).unwrap();
+        const OF: &str = "of = \"goodput_bps\"\npublished = -1.0\nqualitative = true\ncheck = \"sign\"";
+        // Spread max/min − 1: 10/5 − 1 = 1 in m/p, 6/5 − 1 = 0.2 in m/q; q against p: −0.8.
+        let spread = value(&format!(
+            "metric = \"mh_spread_diff\"\ncase = \"m/q\"\ncase_b = \"m/p\"\nalgorithms = [\"lim\", \"uip\"]\n{OF}"
+        ));
+        assert!((spread + 0.8).abs() < 1e-12, "{spread}");
+        // Drops of lim: p → q 1 − 6/10 = 0.4, p → r 1 − 2/10 = 0.8; the first less by 0.4.
+        let drop = value(&format!(
+            "metric = \"mh_drop_diff\"\ncases = [\"m/p\", \"m/q\"]\ncases_b = [\"m/p\", \"m/r\"]\na = \"lim\"\n{OF}"
+        ));
+        assert!((drop + 0.4).abs() < 1e-12, "{drop}");
+        // lim over p, q, r: 10, 6, 2 falls by 0.4 then 2/3: the smallest step is 0.4.
+        let trend = |a: &str, list: &str| {
+            mh_claim(&format!(
+                "metric = \"mh_decrease_min\"\ncases = {list}\na = \"{a}\"\nof = \"goodput_bps\"\npublished = 1.0\nqualitative = true\ncheck = \"sign\""
+            ))
+        };
+        let lim = trend("lim", "[\"m/p\", \"m/q\", \"m/r\"]");
+        assert!((metric(&cases, &lim).unwrap() - 0.4).abs() < 1e-12);
+        assert_eq!(evaluate(&cases, &lim).verdict, Verdict::Holds);
+        // uip: 5, 5, 4 is not strictly decreasing: its smallest step is exactly 0.
+        let uip = trend("uip", "[\"m/p\", \"m/q\", \"m/r\"]");
+        assert_eq!(metric(&cases, &uip).unwrap(), 0.0);
+        assert_eq!(evaluate(&cases, &uip).verdict, Verdict::Differs);
+        // A step from a mean of 0 is undefined: not evaluated.
+        let from_zero = trend("lim", "[\"m/zero\", \"m/p\"]");
+        assert!(matches!(evaluate(&cases, &from_zero).verdict, Verdict::NotEvaluated(_)));
+        // Gains of lim over uip: 10/5 − 1 = 1 in m/p, 2/4 − 1 = −0.5 in m/r: 1.5 larger in p.
+        let gain = value(&format!(
+            "metric = \"mh_gain_diff\"\ncase = \"m/p\"\ncase_b = \"m/r\"\na = \"lim\"\nb = \"uip\"\n{OF}"
+        ));
+        assert!((gain - 1.5).abs() < 1e-12, "{gain}");
+    }
+
+    #[test]
+    fn spreads_and_trends_over_fewer_than_two_algorithms_or_cases_are_refused_when_the_file_loads() {
+        let head = "experiment = \"x\"\ntitle = \"t\"\npaper = \"p\"\ncites = \"lim2020\"\n[[claim]]\nid = \"c\"\ntext = \"t\"\nsource = \"s\"\npublished = 1.0\ncheck = \"sign\"\nof = \"goodput_bps\"\n";
+        for (body, says) in [
+            (
+                "metric = \"mh_spread_diff\"\ncase = \"m/x\"\ncase_b = \"m/y\"\nalgorithms = [\"lim\"]",
+                "two `algorithms`",
+            ),
+            ("metric = \"mh_decrease_min\"\ncases = [\"m/x\"]\na = \"lim\"", "two `cases`"),
+            (
+                "metric = \"mh_drop_diff\"\ncases = [\"m/x\", \"m/y\"]\ncases_b = [\"m/x\", \"m/z\"]\na = \"lim\"\nb = \"uip\"",
+                "unknown field `b`",
+            ),
+            ("metric = \"mh_gain_diff\"\ncase = \"m/x\"\ncase_b = \"m/y\"\na = \"lim\"", "missing field `b`"),
+        ] {
+            let e = parse(&format!("{head}{body}"), "x.toml").unwrap_err();
+            assert!(e.contains("claim `c`") && e.contains(says), "{e}");
+        }
     }
 
     #[test]

@@ -221,7 +221,8 @@ pub fn cases(id: &str, root: &Path, quick: bool, replications: Option<u32>) -> R
                     v,
                 )?;
             }
-            for n in [4_i64, 8, 12] {
+            // Spec multihop.md §3.1: the chain sweep N ∈ {4, 6, 8, 10, 12}.
+            for n in [4_i64, 6, 8, 10, 12] {
                 point(
                     "makarem-cooja/chain.toml",
                     "makarem-cooja/chain",

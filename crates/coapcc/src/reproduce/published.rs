@@ -517,6 +517,65 @@ pub struct MhOf {
     pub case_b: Option<String>,
 }
 
+/// The spread of a multihop run metric across `algorithms` in `case` against that in `case_b`
+/// (`mh_spread_diff`, Lim 2020 L20: "converge").
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MhSpread {
+    /// The case.
+    pub case: String,
+    /// The case it is compared with.
+    pub case_b: String,
+    /// The run metric.
+    pub of: String,
+    /// The algorithms (at least two).
+    pub algorithms: Vec<String>,
+}
+
+/// The relative drop of a multihop run metric of `a` from `cases[0]` to `cases[1]` against
+/// that from `cases_b[0]` to `cases_b[1]` (`mh_drop_diff`, Lim 2020 L22).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MhDrop {
+    /// `[from, to]`.
+    pub cases: [String; 2],
+    /// `[from, to]` of the comparison.
+    pub cases_b: [String; 2],
+    /// The run metric.
+    pub of: String,
+    /// The algorithm.
+    pub a: String,
+}
+
+/// A multihop run metric of `a` over an ordered list of cases (`mh_decrease_min`, Makarem
+/// M7).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MhOver {
+    /// The cases, in order (at least two).
+    pub cases: Vec<String>,
+    /// The run metric.
+    pub of: String,
+    /// The algorithm.
+    pub a: String,
+}
+
+/// The gain of `a` over `b` in `case` against that in `case_b` (`mh_gain_diff`, Makarem M13).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MhGainAt {
+    /// The case.
+    pub case: String,
+    /// The case it is compared with.
+    pub case_b: String,
+    /// The run metric.
+    pub of: String,
+    /// The algorithm.
+    pub a: String,
+    /// The one it is compared with.
+    pub b: String,
+}
+
 /// What a metric computes, with its fields (see `evaluate::metric`).
 #[derive(Clone, Copy, Debug)]
 pub enum Kind<'a> {
@@ -562,6 +621,17 @@ pub enum Kind<'a> {
     MhCiGap(&'a MhOf),
     /// Multihop: mean(a) / mean(b).
     MhRatio(&'a MhOf),
+    /// Multihop: spread (max/min − 1 of the means over `algorithms`) in `case` minus that in
+    /// `case_b`: < 0 iff the algorithms are closer together in `case`.
+    MhSpreadDiff(&'a MhSpread),
+    /// Multihop: relative drop 1 − mean(a in to)/mean(a in from) over `cases` minus that over
+    /// `cases_b`: < 0 iff the metric drops less over `cases`.
+    MhDropDiff(&'a MhDrop),
+    /// Multihop: the smallest relative decrease 1 − mean(a in next)/mean(a in case) between
+    /// consecutive `cases`: > 0 iff strictly decreasing.
+    MhDecreaseMin(&'a MhOver),
+    /// Multihop: gain mean(a)/mean(b) − 1 in `case` minus that in `case_b`.
+    MhGainDiff(&'a MhGainAt),
 }
 
 macro_rules! metrics {
@@ -658,6 +728,10 @@ metrics! {
     MhDiff(MhOf) = "mh_diff" => |s| Kind::MhDiff(s);
     MhCiGap(MhOf) = "mh_ci_gap" => |s| Kind::MhCiGap(s);
     MhRatio(MhOf) = "mh_ratio" => |s| Kind::MhRatio(s);
+    MhSpreadDiff(MhSpread) = "mh_spread_diff" => |s| Kind::MhSpreadDiff(s);
+    MhDropDiff(MhDrop) = "mh_drop_diff" => |s| Kind::MhDropDiff(s);
+    MhDecreaseMin(MhOver) = "mh_decrease_min" => |s| Kind::MhDecreaseMin(s);
+    MhGainDiff(MhGainAt) = "mh_gain_diff" => |s| Kind::MhGainDiff(s);
 }
 
 impl OfOne {
@@ -693,7 +767,11 @@ impl Metric {
             Kind::WastedCapacityFraction(s) => Some(&s.case),
             Kind::MaxOverheadOver(s) => Some(&s.sweep),
             Kind::MhMean(m) | Kind::MhGain(m) | Kind::MhDiff(m) | Kind::MhCiGap(m) | Kind::MhRatio(m) => Some(&m.case),
+            Kind::MhSpreadDiff(m) => Some(&m.case),
+            Kind::MhGainDiff(m) => Some(&m.case),
             Kind::Increase(..)
+            | Kind::MhDropDiff(_)
+            | Kind::MhDecreaseMin(_)
             | Kind::UnnecessaryReductionMax(_)
             | Kind::UnnecessaryReductionMaxPairs(_)
             | Kind::RmseWins(_)
@@ -703,7 +781,8 @@ impl Metric {
     }
 
     /// The rules serde cannot state: exactly one of `case` and `sweep`, `resbw_range` only
-    /// with a sweep, a non-empty `against`, `case` or `cases` for totals.
+    /// with a sweep, a non-empty `against`, `case` or `cases` for totals, two algorithms or
+    /// cases or more for the multihop spreads and trends.
     fn validate(&self) -> Result<(), String> {
         match self.kind() {
             Kind::Base(_, s) => one_place(&s.case, &s.sweep, s.resbw_range),
@@ -726,6 +805,10 @@ impl Metric {
                 Err(format!("`{}` needs `b` or `case_b`", self.name()))
             }
             Kind::MhMean(m) if m.b.is_some() || m.case_b.is_some() => Err("`mh_mean` takes no `b` or `case_b`".into()),
+            Kind::MhSpreadDiff(m) if m.algorithms.len() < 2 => {
+                Err("`mh_spread_diff` needs two `algorithms` or more".into())
+            }
+            Kind::MhDecreaseMin(m) if m.cases.len() < 2 => Err("`mh_decrease_min` needs two `cases` or more".into()),
             _ => Ok(()),
         }
     }
