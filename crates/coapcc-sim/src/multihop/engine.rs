@@ -41,12 +41,13 @@ use serde::Deserialize;
 use super::csma::{BurstFrame, Csma, CsmaConfig, CsmaOutput, DropCause, SendOutcome, TxStatus};
 use super::medium::{FrameId, Geometry, Medium, UdgmConfig};
 use super::metrics::{CoapFlowResult, MacCounters, MultihopResult, TcpNodeResult, TcpResult, jain_index};
-use super::phy::{FrameLenMode, FrameRules, PhyConfig, TableFlow};
+use super::phy::{Compressed, Endpoint as PhyEndpoint, FrameLenMode, FrameRules, PhyConfig, TableFlow, Transport};
 use super::rdc::{
     AckActivity, ContikiMacConfig, FrameEnd, ListenStep, Listener, NullRdcConfig, NullRdcTx, PhaseTable, RdcStep,
     StrobeTrain, TrainKind,
 };
 use super::rpl::Dodag;
+use super::sixlowpan::{Fragment, LowpanFrame, Reassembly, Verdict, buffers_needed, fragment};
 use super::tcp::{Segment, TcpClient, TcpServer, TcpState};
 use super::topology::{Node, Position, Role, Topology};
 use super::{ContikiVersion, NodeId};
@@ -222,6 +223,31 @@ impl CoapFrames {
     }
 }
 
+/// How many exchanges a CoAP client keeps in flight (OQ-M5, spec §2.4), the key
+/// `client_mode` of every CoAP workload.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClientMode {
+    /// Up to NSTART exchanges in flight per client (the literal reading of OQ-M5, default):
+    /// the client starts NSTART exchanges and issues the next one when one ends.
+    #[default]
+    Parallel,
+    /// One exchange at a time per client whatever the endpoint's NSTART (Betzler's 1-to-1
+    /// read as throughput × duration = 1, OQ-M5 option, §6 check 13): the next request is
+    /// issued when the previous exchange ends.
+    Sequential,
+}
+
+impl ClientMode {
+    /// The exchanges a client starts at once, given the endpoint's `nstart`.
+    pub fn initial_requests(self, nstart: u16) -> u16 {
+        match self {
+            ClientMode::Parallel => nstart,
+            ClientMode::Sequential => 1,
+        }
+    }
+}
+
 /// Continuous CoAP senders towards one receiver (Makarem §3.3; also the minimal
 /// sequential client of checks 2, 3, 13).
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -231,6 +257,8 @@ pub struct CoapSaturated {
     pub algorithm: String,
     /// NSTART per client.
     pub nstart: u16,
+    /// `parallel` (up to NSTART in flight, default) or `sequential` (one at a time, OQ-M5).
+    pub client_mode: ClientMode,
     /// Sender node ids (default: every node with role `Sender`, else every end node).
     pub senders: Option<Vec<u16>>,
     /// Receiver node id (default: the node with role `Receiver`, else the border router).
@@ -252,6 +280,7 @@ impl Default for CoapSaturated {
         CoapSaturated {
             algorithm: "idc".into(),
             nstart: 1,
+            client_mode: ClientMode::Parallel,
             senders: None,
             receiver: None,
             frames: CoapFrames::Makarem,
@@ -272,6 +301,8 @@ pub struct CoapOneToOne {
     pub algorithm: String,
     /// NSTART.
     pub nstart: u16,
+    /// `parallel` (up to NSTART in flight, default) or `sequential` (one at a time, OQ-M5).
+    pub client_mode: ClientMode,
     /// Exchanges per server.
     pub exchanges: u64,
     /// Pause between servers.
@@ -286,6 +317,7 @@ impl Default for CoapOneToOne {
         CoapOneToOne {
             algorithm: "default".into(),
             nstart: 1,
+            client_mode: ClientMode::Parallel,
             exchanges: 50,
             pause: Duration::from_secs(5),
             servers: None,
@@ -303,6 +335,8 @@ pub struct CoapManyToMany {
     pub algorithm: String,
     /// NSTART per client.
     pub nstart: u16,
+    /// `parallel` (up to NSTART in flight, default) or `sequential` (one at a time, OQ-M5).
+    pub client_mode: ClientMode,
     /// Exchanges per client.
     pub exchanges: u64,
     /// Client start times U[0, start_window).
@@ -317,6 +351,7 @@ impl Default for CoapManyToMany {
         CoapManyToMany {
             algorithm: "default".into(),
             nstart: 1,
+            client_mode: ClientMode::Parallel,
             exchanges: 50,
             start_window: Duration::from_secs(1),
             servers: None,
@@ -335,6 +370,8 @@ pub struct CoapCrossTraffic {
     pub algorithm: String,
     /// NSTART per client.
     pub nstart: u16,
+    /// `parallel` (up to NSTART in flight, default) or `sequential` (one at a time, OQ-M5).
+    pub client_mode: ClientMode,
     /// Depths (hop counts) of the continuous servers, one server each.
     pub continuous_depths: Vec<u32>,
     /// Burst start.
@@ -352,6 +389,7 @@ impl Default for CoapCrossTraffic {
         CoapCrossTraffic {
             algorithm: "default".into(),
             nstart: 1,
+            client_mode: ClientMode::Parallel,
             continuous_depths: vec![1, 2, 3, 4],
             burst_at: Duration::from_secs(60),
             exchanges: 50,
@@ -386,6 +424,11 @@ pub struct LimTcp {
     pub simultaneous_setup: bool,
     /// Quantise timer expiries to the 0.5-s uIP periodic timer.
     pub periodic_timer: bool,
+    /// The Linux server's delayed-ACK timeout (OQ-M14, §4.3): 0 = immediate ACKs (default);
+    /// options 40 ms (`TCP_DELACK_MIN`) and 200 ms (`TCP_DELACK_MAX`); below 500 ms (RFC 1122
+    /// §4.2.3.2).
+    #[serde(rename = "server_delayed_ack_ms", with = "serde_ms")]
+    pub server_delayed_ack: Duration,
 }
 
 impl Default for LimTcp {
@@ -400,6 +443,7 @@ impl Default for LimTcp {
             report_max: Duration::from_secs(9),
             simultaneous_setup: false,
             periodic_timer: true,
+            server_delayed_ack: Duration::ZERO,
         }
     }
 }
@@ -451,6 +495,17 @@ pub struct MultihopConfig {
     pub phy: PhyConfig,
     /// Frame lengths from the table or rules 1–4.
     pub frame_len_mode: FrameLenMode,
+    /// Makarem's CON read as a CoAP message of this many bytes (OQ-M9 option, e.g. 80):
+    /// its frames then follow rules 1–4 on every hop (`None`: the stated 80-B frame).
+    pub makarem_coap_len: Option<u32>,
+    /// 6LoWPAN fragmentation (OQ-M9, [`super::sixlowpan`]): a packet whose frame would exceed
+    /// the PSDU leaves as FRAG1 + FRAGN frames in one CSMA burst and is reassembled hop by
+    /// hop. Off by default: such a packet is then a load-time error.
+    pub fragmentation: bool,
+    /// How long a reassembly may wait for its fragments (`SICSLOWPAN_REASS_MAXAGE`;
+    /// `None`: the version's, 20 s in 3.0, 20/16 s in 2.7).
+    #[serde(rename = "reassembly_timeout_ms", with = "coapcc_core::config::serde_opt_ms")]
+    pub reassembly_timeout: Option<Duration>,
     /// Forwarding delay per hop, t_fwd (OQ-M18).
     #[serde(rename = "t_fwd_ms", with = "serde_ms")]
     pub t_fwd: Duration,
@@ -494,6 +549,9 @@ impl Default for MultihopConfig {
             udgm: UdgmConfig::default(),
             phy: PhyConfig::default(),
             frame_len_mode: FrameLenMode::Table,
+            makarem_coap_len: None,
+            fragmentation: false,
+            reassembly_timeout: None,
             t_fwd: Duration::from_millis(1),
             t_app: Duration::from_millis(2),
             slip_bit_rate: 115_200,
@@ -589,8 +647,14 @@ struct Packet {
     body: Body,
 }
 
-/// A CSMA packet handle: packet index and the PSDU length on this hop.
-type Frame = (u32, u32);
+/// A CSMA packet handle: packet index, the PSDU length on this hop and, for a fragmented
+/// packet, which fragment.
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    pkt: u32,
+    psdu: u32,
+    fragment: Option<Fragment>,
+}
 
 #[derive(Clone, Copy, Debug)]
 enum Ev {
@@ -610,6 +674,7 @@ enum Ev {
     TcpReport { node: u16 },
     TcpTimer { node: u16, generation: u64 },
     End,
+    TcpDelack { node: u16, generation: u64 },
 }
 
 impl Ev {
@@ -631,6 +696,7 @@ impl Ev {
             Ev::TcpReport { node } => (14, u64::from(node)),
             Ev::TcpTimer { node, .. } => (15, u64::from(node)),
             Ev::End => (16, 0),
+            Ev::TcpDelack { node, .. } => (17, u64::from(node)),
         }
     }
 }
@@ -701,11 +767,12 @@ struct Mote {
     acking: bool,
     radio_since: Option<Instant>,
     mac: MacCounters,
+    reassembly: Reassembly,
 }
 
 #[derive(Clone, Copy, Debug)]
 enum FrameKind {
-    Data { pkt: u32, seq: u8, pending: bool, ack_req: bool },
+    Data { pkt: u32, seq: u8, pending: bool, ack_req: bool, fragment: Option<Fragment> },
     Ack { seq: u8 },
 }
 
@@ -826,6 +893,11 @@ impl MultihopSim {
             }
         }
         let mut medium = Medium::new(geometry, &cfg.udgm)?;
+        let reassembly_timeout = cfg.reassembly_timeout.unwrap_or(match cfg.version {
+            // SICSLOWPAN_REASS_MAXAGE 20: × CLOCK_SECOND (3.0), × CLOCK_SECOND / 16 (2.7).
+            ContikiVersion::V3_0 => Duration::from_secs(20),
+            ContikiVersion::V2_7 => Duration::from_millis(1250),
+        });
         let mut motes = Vec::with_capacity(topo.len());
         for i in 0..topo.len() {
             let mut rng = stream_rng(seed, 0, streams::MOTE | i as u64);
@@ -850,6 +922,7 @@ impl MultihopSim {
                 acking: false,
                 radio_since: None,
                 mac: MacCounters::default(),
+                reassembly: Reassembly::new(reassembly_timeout),
             });
         }
         let end = Instant::ZERO + cfg.duration;
@@ -904,6 +977,7 @@ impl MultihopSim {
             }
         }
         sim.setup_workload(&topo, root)?;
+        sim.check_frame_sizes(&topo)?;
         let end = sim.end;
         sim.push(end, Ev::End);
         Ok(sim)
@@ -964,7 +1038,7 @@ impl MultihopSim {
                     } else {
                         uniform_duration(&mut self.wl_rng, Duration::ZERO, w.start_window - Duration::from_nanos(1))
                     };
-                    for _ in 0..w.nstart {
+                    for _ in 0..w.client_mode.initial_requests(w.nstart) {
                         self.push(Instant::ZERO + offset, Ev::ClientStart { app: app as u32 });
                     }
                 }
@@ -1017,7 +1091,7 @@ impl MultihopSim {
                     } else {
                         uniform_duration(&mut self.wl_rng, Duration::ZERO, w.start_window - Duration::from_nanos(1))
                     };
-                    for _ in 0..w.nstart {
+                    for _ in 0..w.client_mode.initial_requests(w.nstart) {
                         self.push(Instant::ZERO + offset, Ev::ClientStart { app: app as u32 });
                     }
                 }
@@ -1060,7 +1134,7 @@ impl MultihopSim {
                         bursts += 1;
                         Instant::ZERO + w.burst_at
                     };
-                    for _ in 0..w.nstart {
+                    for _ in 0..w.client_mode.initial_requests(w.nstart) {
                         self.push(at, Ev::ClientStart { app: app as u32 });
                     }
                 }
@@ -1074,6 +1148,13 @@ impl MultihopSim {
                 if w.payload_bytes == 0 {
                     return Err(ConfigError::new("workload.payload_bytes", "must be positive"));
                 }
+                if w.server_delayed_ack >= Duration::from_millis(500) {
+                    return Err(ConfigError::new(
+                        "workload.server_delayed_ack_ms",
+                        "must be below 500 ms (RFC 1122 §4.2.3.2; Linux: 40 or 200 ms)",
+                    ));
+                }
+                self.tcp_server = TcpServer::with_delayed_ack(w.server_delayed_ack);
                 // Built and checked once, shared by every connection of the run.
                 let ctrl = match self.cfg.algorithm_config {
                     Some(c) => build_tcp_controller_from(Some(c), w.max_retransmissions)?,
@@ -1225,6 +1306,11 @@ impl MultihopSim {
                 }
             }
             Ev::End => self.stopped = true,
+            Ev::TcpDelack { node, generation } => {
+                if let Some(ack) = self.tcp_server.on_delack_timer(NodeId(node), generation) {
+                    self.send(Addr::Host(0), Addr::Node(NodeId(node)), TableFlow::LimAck, Body::Tcp(ack));
+                }
+            }
         }
     }
 
@@ -1349,7 +1435,7 @@ impl MultihopSim {
         let now = self.now;
         let Some(tx) = self.motes[node as usize].tx.as_ref() else { return };
         let Some(front) = tx.frames.front() else { return };
-        let psdu = front.packet.1;
+        let psdu = front.packet.psdu;
         let next_hop = tx.next_hop;
         match self.cfg.rdc {
             RdcKind::NullRdc => {
@@ -1378,7 +1464,7 @@ impl MultihopSim {
         let now = self.now;
         let m = &self.motes[node as usize];
         let Some(tx) = m.tx.as_ref() else { return };
-        let Some(psdu) = tx.frames.front().map(|f| f.packet.1) else { return };
+        let Some(psdu) = tx.frames.front().map(|f| f.packet.psdu) else { return };
         let receiving = kind != TrainKind::BurstFollower
             && (self.medium.is_receiving(NodeId(node)) || m.listener.is_some() || m.acking);
         let (train, step) = StrobeTrain::start(&self.cfg.contikimac, &self.cfg.phy, kind, psdu, now, receiving);
@@ -1418,7 +1504,7 @@ impl MultihopSim {
                     self.motes[node as usize].tx = Some(tx);
                     return;
                 };
-                let (pkt, _psdu) = front.packet;
+                let Frame { pkt, fragment, .. } = front.packet;
                 let ack_req = match kind {
                     AttemptKind::Null(_) => self.cfg.null_rdc.ack_wait,
                     _ => true,
@@ -1427,7 +1513,7 @@ impl MultihopSim {
                 let info = FrameInfo {
                     from: id,
                     to: tx.next_hop,
-                    kind: FrameKind::Data { pkt, seq: front.seq, pending: pending_bit, ack_req },
+                    kind: FrameKind::Data { pkt, seq: front.seq, pending: pending_bit, ack_req, fragment },
                 };
                 tx.ack_ok = false;
                 match self.medium.start_tx(at, id, airtime, &mut self.medium_rng) {
@@ -1579,7 +1665,7 @@ impl MultihopSim {
                 self.update_radio(info.from.0);
                 self.resume_deferred(info.from.0);
             }
-            FrameKind::Data { pkt, seq, pending, ack_req, .. } => {
+            FrameKind::Data { pkt, seq, pending, ack_req, fragment } => {
                 for e in ends {
                     let r = e.node;
                     if !(e.ok && r == info.to) {
@@ -1601,7 +1687,7 @@ impl MultihopSim {
                     self.listener_end(r.0, FrameEnd::UnicastToMe { pending });
                     if self.motes[r.index()].csma.on_receive(info.from, seq) {
                         self.motes[r.index()].mac.rx_delivered += 1;
-                        self.net_receive(r.0, pkt);
+                        self.lowpan_receive(r.0, info.from, pkt, fragment);
                     } else {
                         self.motes[r.index()].mac.rx_duplicates += 1;
                     }
@@ -1656,16 +1742,143 @@ impl MultihopSim {
             self.dropped += 1;
             return;
         };
-        let psdu = p.flow.psdu_len(self.cfg.frame_len_mode, p.hop, p.hops);
-        match self.motes[node as usize].csma.send(self.now, next_hop, (pkt, psdu)) {
-            SendOutcome::Queued { transmit_at: Some(at), .. } => self.push(at, Ev::Service { node, next_hop }),
-            SendOutcome::Queued { transmit_at: None, .. } => {}
-            SendOutcome::Dropped { cause, .. } => self.count_drop(node, cause),
+        let frames = match self.rule_packet(p.flow, p.hop, p.hops) {
+            Some(c) if self.cfg.fragmentation => match fragment(&c, self.cfg.phy.max_psdu_bytes) {
+                Ok(f) => f,
+                Err(_) => {
+                    // Checked at load time; unreachable for the flows of a run.
+                    self.dropped += 1;
+                    return;
+                }
+            },
+            Some(c) => vec![LowpanFrame { psdu_bytes: c.psdu_bytes(), fragment: None }],
+            None => {
+                vec![LowpanFrame {
+                    psdu_bytes: p.flow.psdu_len(self.cfg.frame_len_mode, p.hop, p.hops),
+                    fragment: None,
+                }]
+            }
+        };
+        if frames.len() > 1 {
+            // sicslowpan.c: enough free buffers for the estimated fragments, plus one.
+            let csma = &self.motes[node as usize].csma;
+            let free = csma.config().queuebuf_num.saturating_sub(csma.queued());
+            let need = buffers_needed(self.ipv6_len_at(p.flow, p.hop, p.hops), self.cfg.phy.max_psdu_bytes - 2);
+            if free < need {
+                self.count_drop(node, DropCause::NoBuffer);
+                return;
+            }
+        }
+        for f in frames {
+            let frame = Frame { pkt, psdu: f.psdu_bytes, fragment: f.fragment };
+            match self.motes[node as usize].csma.send(self.now, next_hop, frame) {
+                SendOutcome::Queued { transmit_at: Some(at), .. } => self.push(at, Ev::Service { node, next_hop }),
+                SendOutcome::Queued { transmit_at: None, .. } => {}
+                SendOutcome::Dropped { cause, .. } => {
+                    // The first failed enqueue drops the remaining fragments (sicslowpan.c).
+                    self.count_drop(node, cause);
+                    return;
+                }
+            }
         }
     }
 
+    /// The 6LoWPAN encoding of `flow` on hop `hop` of `hops` when its frame lengths come
+    /// from rules 1–4 (`frame_len_mode = rules`, or Makarem's CON with `makarem_coap_len`);
+    /// `None` when the §1.2 table gives them.
+    fn rule_packet(&self, flow: TableFlow, hop: u32, hops: u32) -> Option<Compressed> {
+        let coap_len = self.cfg.makarem_coap_len.filter(|_| flow == TableFlow::MakaremCon);
+        if self.cfg.frame_len_mode == FrameLenMode::Table && coap_len.is_none() {
+            return None;
+        }
+        let (version, transport, src, dst) = self.rule_inputs(flow);
+        let rules = FrameRules::for_version(version);
+        Some(rules.compressed(&rules.hop_packet(transport, src, dst, hop, hops)))
+    }
+
+    /// [`TableFlow::rule_inputs`], with Makarem's CoAP message length when
+    /// `makarem_coap_len` is set (OQ-M9).
+    fn rule_inputs(&self, flow: TableFlow) -> (ContikiVersion, Transport, PhyEndpoint, PhyEndpoint) {
+        let (version, transport, src, dst) = flow.rule_inputs();
+        match self.cfg.makarem_coap_len {
+            Some(n) if flow == TableFlow::MakaremCon => (version, Transport::Udp { payload_bytes: n }, src, dst),
+            _ => (version, transport, src, dst),
+        }
+    }
+
+    /// The IPv6 length of `flow`'s packet on hop `hop` of `hops` (rules 1–4).
+    fn ipv6_len_at(&self, flow: TableFlow, hop: u32, hops: u32) -> u32 {
+        let (version, transport, src, dst) = self.rule_inputs(flow);
+        let rules = FrameRules::for_version(version);
+        rules.ipv6_len(&rules.hop_packet(transport, src, dst, hop, hops))
+    }
+
+    /// A frame reached `node`'s 6LoWPAN layer from `from`: reassembly (when fragmentation is
+    /// on), then the network layer.
+    fn lowpan_receive(&mut self, node: u16, from: NodeId, pkt: u32, fragment: Option<Fragment>) {
+        if !self.cfg.fragmentation {
+            self.net_receive(node, pkt);
+            return;
+        }
+        let now = self.now;
+        let r = &mut self.motes[node as usize].reassembly;
+        let abandoned = r.abandoned();
+        let verdict = r.on_frame(now, from, pkt, fragment);
+        let lost = r.abandoned() - abandoned + u64::from(verdict == Verdict::Drop && fragment.is_some_and(|f| f.first));
+        self.dropped += lost;
+        if verdict == Verdict::Deliver {
+            self.net_receive(node, pkt);
+        }
+    }
+
+    /// Load-time check (§1.2 rule 1): every frame the workload's flows can need fits in the
+    /// PSDU, or fragmentation is on and can split it.
+    fn check_frame_sizes(&self, topo: &Topology) -> Result<(), ConfigError> {
+        if self.cfg.frame_len_mode == FrameLenMode::Table && self.cfg.makarem_coap_len.is_none() {
+            return Ok(());
+        }
+        let flows: &[TableFlow] = match &self.cfg.workload {
+            Workload::LimTcp(_) => &[TableFlow::LimData, TableFlow::LimAck],
+            _ => &[self.frames_of_coap.0, self.frames_of_coap.1],
+        };
+        let mut path_hops: Vec<u32> =
+            (0..topo.len()).filter_map(|i| self.dodag.hops(NodeId::from_index(i))).filter(|&h| h > 0).collect();
+        if let Workload::CoapSaturated(_) = &self.cfg.workload {
+            for a in &self.apps {
+                if let (Addr::Node(s), Some(Addr::Node(r))) = (a.addr, a.peer) {
+                    path_hops.extend(self.dodag.route_hops(s, r));
+                }
+            }
+        }
+        path_hops.sort_unstable();
+        path_hops.dedup();
+        let max = self.cfg.phy.max_psdu_bytes;
+        for &flow in flows {
+            let key = if flow == TableFlow::MakaremCon && self.cfg.makarem_coap_len.is_some() {
+                "makarem_coap_len"
+            } else {
+                "frame_len_mode"
+            };
+            for &hops in &path_hops {
+                for hop in 0..hops {
+                    let Some(c) = self.rule_packet(flow, hop, hops) else { continue };
+                    if self.cfg.fragmentation {
+                        fragment(&c, max)?;
+                    } else if c.psdu_bytes() > max {
+                        return Err(ConfigError::new(
+                            key,
+                            "a frame exceeds the PSDU (phy.max_psdu_bytes, 127 B) and would need 6LoWPAN \
+                             fragmentation: set multihop.fragmentation = true",
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn ipv6_bytes(&self, p: &Packet) -> u32 {
-        let (_, transport, src, dst) = p.flow.rule_inputs();
+        let (_, transport, src, dst) = self.rule_inputs(p.flow);
         let last = p.hops.saturating_sub(1);
         self.rules.ipv6_len(&self.rules.hop_packet(transport, src, dst, last, p.hops.max(1)))
     }
@@ -1740,10 +1953,13 @@ impl MultihopSim {
             Body::Coap(_) => self.deliver_coap(p.dst, pkt),
             Body::Tcp(seg) => {
                 let Addr::Node(from) = p.src else { return };
-                let (answer, bytes) = self.tcp_server.on_segment(from, seg);
-                let _ = bytes;
-                if let Some(a) = answer {
+                let reply = self.tcp_server.on_segment(from, seg);
+                if let Some(a) = reply.answer {
                     self.send(p.dst, p.src, TableFlow::LimAck, Body::Tcp(a));
+                }
+                if let Some(generation) = reply.delack {
+                    let at = self.now + self.tcp_server.delayed_ack();
+                    self.push(at, Ev::TcpDelack { node: from.0, generation });
                 }
             }
         }
@@ -1902,7 +2118,7 @@ impl MultihopSim {
         let flow = self.flows.len();
         self.flows.push(CoapFlowResult { node: None, peer: Some(server.0), ..Default::default() });
         let app = self.add_app(Addr::Host(host), ep, Some(Addr::Node(server)), Some(w.exchanges), Some(flow));
-        for _ in 0..w.nstart {
+        for _ in 0..w.client_mode.initial_requests(w.nstart) {
             self.push(at, Ev::ClientStart { app: app as u32 });
         }
         Ok(())
@@ -2158,6 +2374,180 @@ mod tests {
             let x = f.throughput_per_s() * f.mean_duration_s();
             assert!((x - 1.0).abs() < 0.01, "{rdc:?}: {x}");
         }
+    }
+
+    #[test]
+    fn a_sequential_client_keeps_throughput_times_duration_at_one_even_with_nstart_4() {
+        // §6 check 13 with OQ-M5's option: `client_mode = sequential` issues one exchange at a
+        // time whatever NSTART; the default (`parallel`) keeps up to NSTART = 4 in flight, so
+        // by Little's law throughput × duration is the mean number in flight there.
+        for (rdc, hops) in [(RdcKind::NullRdc, 3), (RdcKind::Contikimac, 2)] {
+            let with = |mode: ClientMode| {
+                let mut cfg = line_coap(rdc, hops, 200, "cocoa");
+                if let Workload::CoapSaturated(w) = &mut cfg.workload {
+                    w.nstart = 4;
+                    w.client_mode = mode;
+                }
+                let r = run(cfg, 7);
+                let f = r.coap[0].clone();
+                assert_eq!(f.completed + f.failed, 200, "{rdc:?} {mode:?}");
+                if mode == ClientMode::Sequential {
+                    assert_eq!(f.completed, 200, "{rdc:?}: an idle line loses nothing one at a time");
+                }
+                f.throughput_per_s() * f.mean_duration_s()
+            };
+            let sequential = with(ClientMode::Sequential);
+            assert!((sequential - 1.0).abs() < 0.01, "{rdc:?}: {sequential}");
+            let parallel = with(ClientMode::Parallel);
+            // Measured 3.31 (NullRDC) and 2.77 (ContikiMAC, where exchanges also fail).
+            assert!(parallel > 2.5, "{rdc:?}: {parallel} exchanges in flight on average");
+        }
+    }
+
+    #[test]
+    fn a_sequential_betzler_cloud_client_with_nstart_4_has_one_exchange_in_flight() {
+        // OQ-M5 on the 1-to-1 workload (CoCoA4 = CoCoA with NSTART 4), lossless NullRDC.
+        let cfg = MultihopConfig {
+            topology: TopologyChoice::Betzler,
+            version: ContikiVersion::V2_7,
+            rdc: RdcKind::NullRdc,
+            csma: CsmaConfig::for_version(ContikiVersion::V2_7),
+            udgm: UdgmConfig { success_ratio_tx: 1.0, ..UdgmConfig::for_version(ContikiVersion::V2_7) },
+            host_delay: Duration::from_millis(75),
+            duration: Duration::from_secs(3600),
+            workload: Workload::CoapOneToOne(CoapOneToOne {
+                algorithm: "cocoa".into(),
+                nstart: 4,
+                client_mode: ClientMode::Sequential,
+                exchanges: 20,
+                servers: Some(vec![0, 5, 9]),
+                ..CoapOneToOne::default()
+            }),
+            ..MultihopConfig::default()
+        };
+        let r = run(cfg, 44);
+        assert_eq!(r.coap.len(), 3);
+        for f in &r.coap {
+            assert_eq!(f.completed, 20, "{f:?}");
+            let x = f.throughput_per_s() * f.mean_duration_s();
+            assert!((x - 1.0).abs() < 0.01, "{x}");
+        }
+    }
+
+    /// Karn-valid RTT samples (ns) of the one TCP mote of a one-hop NullRDC line, with the
+    /// server's delayed ACK `delack`.
+    fn one_hop_tcp_rtts(delack: Duration) -> Vec<u64> {
+        let mut cfg = lim(TopologyChoice::Line { nodes: 2, spacing_m: 40.0 }, RdcKind::NullRdc, "uip", 2);
+        if let Workload::LimTcp(w) = &mut cfg.workload {
+            w.server_delayed_ack = delack;
+        }
+        let mut sim = MultihopSim::new(cfg, 15).unwrap();
+        sim.record_tcp_traces();
+        let r = sim.run().0;
+        let n = &r.tcp.unwrap().nodes[0];
+        assert_eq!(n.retransmitted_segments, 0);
+        n.trace.iter().filter(|p| p.kind == super::super::tcp::TracePointKind::Rtt).map(|p| p.value_ns).collect()
+    }
+
+    #[test]
+    fn a_200_ms_delayed_ack_makes_every_idle_one_hop_tcp_round_trip_exactly_200_ms_longer() {
+        // OQ-M14: with one segment outstanding no second segment can trigger an early ACK, so
+        // the ACK leaves the host exactly when the delayed-ACK timer fires.
+        let immediate = one_hop_tcp_rtts(Duration::ZERO);
+        assert!(immediate.len() > 15, "{} samples", immediate.len());
+        // Idle round trip: data 103 B and ACK 64 B over one NullRDC hop, SLIP both ways.
+        assert!(immediate.iter().all(|&r| r == immediate[0] && r < 50_000_000), "{immediate:?}");
+        for ms in [40u64, 200] {
+            let delayed = one_hop_tcp_rtts(Duration::from_millis(ms));
+            assert_eq!(delayed.len(), immediate.len());
+            for (d, i) in delayed.iter().zip(&immediate) {
+                assert_eq!(d - i, ms * 1_000_000, "{ms} ms");
+            }
+        }
+    }
+
+    /// [`line_coap`] with Makarem's CON read as an 80-B CoAP message (OQ-M9).
+    fn coap_80(hops: u32, fragmentation: bool) -> MultihopConfig {
+        MultihopConfig { makarem_coap_len: Some(80), fragmentation, ..line_coap(RdcKind::NullRdc, hops, 20, "default") }
+    }
+
+    #[test]
+    fn an_80_byte_coap_message_needs_fragmentation_beyond_one_hop_and_is_a_load_error_without_it() {
+        // phy/sixlowpan arithmetic: 123 B over a single hop, 131 B on the first of two.
+        assert!(MultihopSim::new(coap_80(1, false), 1).is_ok());
+        assert_eq!(MultihopSim::new(coap_80(2, false), 1).err().map(|e| e.key), Some("makarem_coap_len"));
+        assert!(MultihopSim::new(coap_80(2, true), 1).is_ok());
+    }
+
+    #[test]
+    fn an_unfragmented_80_byte_coap_message_over_one_nullrdc_hop_takes_its_123_byte_frame_time() {
+        // §6 check 2 with a 123-B CON: 2 × 0.192 + T(123) 4.128 + T(84) 2.880 + t_app 2 = 9.392 ms.
+        let r = run(coap_80(1, true), 1);
+        let f = &r.coap[0];
+        assert_eq!((f.completed, f.retransmissions), (20, 0));
+        assert!((f.mean_duration_s() * 1e3 - 9.392).abs() < 0.01, "{}", f.mean_duration_s() * 1e3);
+        assert_eq!(r.mac[1].data_frames, 20, "one frame per request");
+    }
+
+    #[test]
+    fn fragments_leave_as_one_burst_and_the_packet_moves_on_only_when_the_fragn_arrived() {
+        // Two NullRDC hops, 80-B CoAP CON (uip_len 136): hop 1 FRAG1 127 B + FRAGN 36 B, back
+        // to back (one CSMA burst): (0.192 + T(127) 4.256) + (0.192 + T(36) 1.344) = 5.984 ms;
+        // the forwarder reassembles at the FRAGN's end, then t_fwd 1 ms; hop 2 FRAG1 120 B +
+        // FRAGN 44 B: (0.192 + 4.032) + (0.192 + 1.600) = 6.016 ms; t_app 2 ms; the 84-B
+        // response over two hops: 2 × (0.192 + 2.880) + 1 = 7.144 ms. Total 22.144 ms
+        // (16.032 ms with the stated 80-B frame).
+        let r = run(coap_80(2, true), 1);
+        let f = &r.coap[0];
+        assert_eq!((f.completed, f.retransmissions), (20, 0));
+        assert!((f.mean_duration_s() * 1e3 - 22.144).abs() < 0.01, "{}", f.mean_duration_s() * 1e3);
+        // Two frames per request on each hop; one per response.
+        assert_eq!((r.mac[2].data_frames, r.mac[1].data_frames, r.mac[0].data_frames), (40, 40 + 20, 20));
+        assert_eq!(r.packets_dropped, 0);
+    }
+
+    #[test]
+    fn a_lost_fragment_loses_the_request_and_a_long_reassembly_timeout_blocks_its_retransmissions() {
+        // NullRDC without ACK wait repairs no frame (OQ-M1); SR_tx 0.9 per frame. Two hops,
+        // 80-B CoAP message: 4 request fragments + 2 response frames must all arrive, so an
+        // attempt succeeds with 0.9^6 = 0.531 (0.9^4 = 0.656 with the stated 80-B frame).
+        // Default CoAP gives up after 5 transmissions: retransmissions per exchange =
+        // (1 − q^5)/(1 − q) − 1 = 0.839 with q = 1 − 0.9^6 (0.517 unfragmented), when a lost
+        // fragment only loses its packet (reassembly timeout 100 ms, far below the 2-3 s
+        // retransmission timer).
+        let lossy = |fragmented: bool, timeout_ms: u64| {
+            let mut cfg = if fragmented { coap_80(2, true) } else { line_coap(RdcKind::NullRdc, 2, 20, "default") };
+            cfg.udgm.success_ratio_tx = 0.9;
+            cfg.reassembly_timeout = Some(Duration::from_millis(timeout_ms));
+            cfg.duration = Duration::from_secs(200_000);
+            if let Workload::CoapSaturated(w) = &mut cfg.workload {
+                w.max_exchanges = Some(1500);
+            }
+            let f = run(cfg, 3).coap[0].clone();
+            assert_eq!(f.completed + f.failed, 1500);
+            f.retransmissions as f64 / 1500.0
+        };
+        let expected = |p: f64| {
+            let q = 1.0 - p;
+            (1.0 - q.powi(5)) / (1.0 - q) - 1.0
+        };
+        // sd of the mean over 1500 exchanges ≈ 0.03. Measured (seed 3): 0.536, 0.877, 1.297.
+        let plain = lossy(false, 100);
+        assert!((plain - expected(0.9f64.powi(4))).abs() < 0.1, "{plain}");
+        let fragmented = lossy(true, 100);
+        assert!((fragmented - expected(0.9f64.powi(6))).abs() < 0.1, "{fragmented}");
+        // Contiki 3.0's 20 s: after a lost fragment the forwarder drops the same sender's
+        // retransmitted fragments until a whole packet or the timeout ends the reassembly.
+        let blocked = lossy(true, 20_000);
+        assert!(blocked > fragmented + 0.3, "{blocked} vs {fragmented}");
+    }
+
+    #[test]
+    fn fragmentation_on_changes_nothing_when_no_frame_exceeds_the_psdu() {
+        let mut cfg = line_coap(RdcKind::Contikimac, 2, 30, "cocoa");
+        let plain = run(cfg.clone(), 9);
+        cfg.fragmentation = true;
+        assert_eq!(format!("{:?}", run(cfg, 9)), format!("{plain:?}"));
     }
 
     fn lim(topology: TopologyChoice, rdc: RdcKind, scheme: &str, minutes: u64) -> MultihopConfig {
@@ -2427,6 +2817,11 @@ mod tests {
                 .is_ok()
         );
         assert!(toml::from_str::<MultihopConfig>("rdcs = \"null_rdc\"").is_err());
+        let cfg = MultihopConfig {
+            workload: Workload::LimTcp(LimTcp { server_delayed_ack: Duration::from_millis(500), ..LimTcp::default() }),
+            ..Default::default()
+        };
+        assert_eq!(bad(cfg), Some("workload.server_delayed_ack_ms"));
         let cfg = MultihopConfig { slip_bit_rate: 0, ..Default::default() };
         assert_eq!(bad(cfg), Some("slip_bit_rate"));
         let cfg = MultihopConfig { topology: TopologyChoice::Line { nodes: 3, spacing_m: 60.0 }, ..Default::default() };

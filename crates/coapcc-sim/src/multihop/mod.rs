@@ -20,6 +20,7 @@
 //! | [`medium`] | §1.3 | Cooja UDGM: ranges, success ratios, carrier-sense range from the RSSI model, frames on air, receptions and corruption (hidden terminals from geometry) |
 //! | [`csma`] | §1.4 | Contiki CSMA: per-neighbour queues, shared buffer pool, tail drop, bursts, retry limits, 2.7/3.0 backoff in 1/128 s ticks, duplicate detection |
 //! | [`rdc`] | §1.5 | NullRDC attempt timing (with and without ACK wait); ContikiMAC constants, strobe-train timing, channel-check timing and phase lock (R1, R3, R4) |
+//! | [`sixlowpan`] | §1.2 rule 1, OQ-M9 | RFC 4944 fragmentation as Contiki's `sicslowpan.c`: FRAG1 / FRAGN sizes and offsets, the sender's buffer check, one reassembly per mote with its timeout |
 //! | [`rpl`] | §1.6 | the static min-ETX DODAG with seeded tie-breaks; hop counts and storing-mode routes |
 //! | [`topology`] | §2.1, §3.1, §4.1 | node lists (x, y, role): Lim's grids, Betzler's 5 × 6 surrogate, Makarem's Grid/Square/U/Chain/Ring/Dumbbell |
 //! | [`engine`] | §1–4 | the discrete-event engine: every mote's CSMA + RDC on the medium, hop-by-hop forwarding on the DODAG with per-hop frame sizes, t_fwd / t_app, SLIP and host delay, CoAP endpoints and TCP on top; [`engine::MultihopConfig`] (serde, `Default` = spec values); workloads Makarem saturated senders, Betzler 1-to-1, many-to-many and cross-traffic burst, Lim TCP reports |
@@ -74,9 +75,13 @@
 //! event loop in `rdc`'s tests (senders' [`rdc::StrobeTrain`]s, receivers' channel checks and
 //! [`rdc::Listener`]s, hardware ACKs): a prototype of what the engine integration must do.
 //!
-//! **Still left:** R6 only if RPL control traffic is ever modelled; 6LoWPAN fragmentation
-//! (OQ-M9 option); MRHOF dynamics (`rpl_mode = dynamic_mrhof`); Linux delayed ACK options
-//! (OQ-M14); per-node RTT sample traces for Lim's Figs. 2–3 (only timers and counts are recorded);
+//! The open questions' options: `client_mode = sequential` (OQ-M5, every CoAP workload),
+//! the server's delayed ACK (OQ-M14, `server_delayed_ack_ms` of `lim_tcp`), Makarem's 80 B as
+//! the CoAP message with 6LoWPAN fragmentation (OQ-M9, `makarem_coap_len`, `fragmentation`,
+//! [`sixlowpan`]).
+//!
+//! **Still left:** R6 only if RPL control traffic is ever modelled; MRHOF dynamics
+//! (`rpl_mode = dynamic_mrhof`, OQ-M17); per-node RTT sample traces for Lim's Figs. 2–3 (only timers and counts are recorded);
 //! calibration questions the `betzler` and `makarem-cooja` reports raise (README, reproduction
 //! status: ContikiMAC repairs Betzler's calibrated loss, CoCoA4's long exchanges, IDC's low
 //! goodput on ContikiMAC meshes).
@@ -90,6 +95,7 @@ pub mod phy;
 pub mod rdc;
 pub mod rpl;
 pub mod scenario;
+pub mod sixlowpan;
 pub mod tcp;
 pub mod topology;
 

@@ -147,7 +147,8 @@ pub struct HopPacket {
     pub broadcast: bool,
 }
 
-/// A frame that does not fit in one PSDU (6LoWPAN fragmentation is not modelled, §1.2 rule 1).
+/// A frame that does not fit in one PSDU (§1.2 rule 1): an error unless 6LoWPAN fragmentation
+/// is on (`multihop.fragmentation`, OQ-M9, [`super::sixlowpan`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NeedsFragmentation {
     /// The PSDU length the frame would have, bytes.
@@ -167,6 +168,32 @@ impl core::fmt::Display for NeedsFragmentation {
 }
 
 impl std::error::Error for NeedsFragmentation {}
+
+/// One hop's packet as 6LoWPAN encodes it (§1.2 rules 1–4): MAC overhead, the compressed
+/// header, and the part of the IPv6 packet sent as is. The PSDU of an unfragmented frame is
+/// `mac_bytes + header_bytes + ipv6_len − uncompressed_header_bytes`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Compressed {
+    /// MAC header + FCS (rule 1).
+    pub mac_bytes: u32,
+    /// The 6LoWPAN header: IPHC with its inline fields (and the NHC UDP header), or the
+    /// dispatch byte and the full IPv6 header (rule 2); Contiki's `packetbuf_hdr_len`.
+    pub header_bytes: u32,
+    /// Bytes of the IPv6 packet that `header_bytes` stands for: the IPv6 header (+ the UDP
+    /// header when NHC compresses it); Contiki's `uncomp_hdr_len`.
+    pub uncompressed_header_bytes: u32,
+    /// The IPv6 packet length (`uip_len`).
+    pub ipv6_len: u32,
+}
+
+impl Compressed {
+    /// The PSDU length of the frame carrying the whole packet.
+    pub fn psdu_bytes(&self) -> u32 {
+        self.mac_bytes
+            .saturating_add(self.header_bytes)
+            .saturating_add(self.ipv6_len.saturating_sub(self.uncompressed_header_bytes))
+    }
+}
 
 /// Frame-length rules 1–4 of multihop.md §1.2 (Contiki 2.7/3.0, 6LoWPAN IPHC "HC06").
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
@@ -255,11 +282,22 @@ impl FrameRules {
 
     /// The PSDU length of one hop's frame (rules 1–4), without the fragmentation check.
     pub fn psdu_len(&self, p: &HopPacket) -> u32 {
-        let mac = self.mac_overhead_bytes(p.broadcast);
+        self.compressed(p).psdu_bytes()
+    }
+
+    /// How 6LoWPAN encodes one hop's packet (rules 1–4): the split that Contiki's
+    /// `sicslowpan.c` fragments by (multihop.md §1.2 rule 1, OQ-M9).
+    pub fn compressed(&self, p: &HopPacket) -> Compressed {
+        let mac_bytes = self.mac_overhead_bytes(p.broadcast);
         let uip_len = self.ipv6_len(p);
         if uip_len < self.compression_threshold_bytes {
             // Rule 2: dispatch + the full, uncompressed packet.
-            return mac.saturating_add(self.ipv6_dispatch_bytes).saturating_add(uip_len);
+            return Compressed {
+                mac_bytes,
+                header_bytes: self.ipv6_dispatch_bytes.saturating_add(self.ipv6_header_bytes),
+                uncompressed_header_bytes: self.ipv6_header_bytes,
+                ipv6_len: uip_len,
+            };
         }
         // Rule 3: IPHC. Every flow has a prefix in context 0, so the CID byte is present.
         let addr = |a: AddressForm| match a {
@@ -268,21 +306,22 @@ impl FrameRules {
             AddressForm::Inline => 16,
         };
         let hop_limit = if p.hop_limit_default { 0 } else { self.iphc_hop_limit_bytes };
-        let (next_header, rest) = match (p.transport, p.hbh) {
-            // Rule 4: with the option, the next header is inline and the transport header
-            // is not compressed.
-            (Transport::Udp { payload_bytes }, true) => {
-                (self.iphc_next_header_bytes, self.rpl_hbh_bytes + self.udp_header_bytes.saturating_add(payload_bytes))
-            }
-            (Transport::Udp { payload_bytes }, false) => (0, self.udp_nhc_bytes.saturating_add(payload_bytes)),
-            (Transport::Tcp { payload_bytes }, hbh) => {
-                let option = if hbh { self.rpl_hbh_bytes } else { 0 };
-                (self.iphc_next_header_bytes, option + self.tcp_header_bytes.saturating_add(payload_bytes))
-            }
+        // Rule 4: with the option, the next header is inline and the transport header is not
+        // compressed; without it a UDP header becomes the 7-B NHC header (and its 8 B count
+        // as compressed header bytes, `uncomp_hdr_len` in Contiki).
+        let (next_header, nhc, udp_compressed) = match (p.transport, p.hbh) {
+            (Transport::Udp { .. }, false) => (0, self.udp_nhc_bytes, true),
+            _ => (self.iphc_next_header_bytes, 0, false),
         };
         let iphc =
             self.iphc_base_bytes + self.iphc_context_id_bytes + next_header + hop_limit + addr(p.src) + addr(p.dst);
-        mac.saturating_add(iphc).saturating_add(rest)
+        let uncompressed_header_bytes = self.ipv6_header_bytes + if udp_compressed { self.udp_header_bytes } else { 0 };
+        Compressed {
+            mac_bytes,
+            header_bytes: iphc.saturating_add(nhc),
+            uncompressed_header_bytes: uncompressed_header_bytes.min(uip_len),
+            ipv6_len: uip_len,
+        }
     }
 
     /// The PSDU length of one hop's frame, or the fragmentation error if it exceeds

@@ -120,6 +120,25 @@ fn key_at(text: &str, offset: usize) -> Option<String> {
     }
 }
 
+/// The dotted key of a bad value in a `[multihop.workload]` table, found by reading the table
+/// (without `kind`) as its workload's own struct, which reports the key's position.
+fn workload_key(workload: Option<&toml::Value>) -> Option<String> {
+    use super::engine::{CoapCrossTraffic, CoapManyToMany, CoapOneToOne, CoapSaturated, LimTcp};
+    let mut table = workload?.as_table()?.clone();
+    let kind = table.remove("kind")?;
+    let text = toml::to_string(&table).ok()?;
+    let e = match kind.as_str()? {
+        "coap_saturated" => toml::from_str::<CoapSaturated>(&text).err(),
+        "coap_one_to_one" => toml::from_str::<CoapOneToOne>(&text).err(),
+        "coap_many_to_many" => toml::from_str::<CoapManyToMany>(&text).err(),
+        "coap_cross_traffic" => toml::from_str::<CoapCrossTraffic>(&text).err(),
+        "lim_tcp" => toml::from_str::<LimTcp>(&text).err(),
+        _ => None,
+    }?;
+    let key = key_at(&text, e.span()?.start)?;
+    Some(format!("multihop.workload.{key}"))
+}
+
 /// The multihop configuration of scenario `s` (presets applied, no algorithm set), checked;
 /// errors name the file (the scenario's name) and the dotted key.
 pub fn config_of(s: &Scenario) -> Result<MultihopConfig, ScenarioError> {
@@ -157,11 +176,16 @@ pub fn config_of(s: &Scenario) -> Result<MultihopConfig, ScenarioError> {
         }
     }
     let merged = merge(preset_table(presets.version, presets.mote), &own);
+    let workload_table = merged.get("workload").cloned();
     let mut doc = toml::Table::new();
     doc.insert("multihop".into(), toml::Value::Table(merged));
     let text = toml::to_string(&doc).map_err(|e| err(Some("multihop".into()), e.to_string()))?;
     let wrapped: Wrapped = toml::from_str(&text).map_err(|e| {
-        let key = e.span().and_then(|sp| key_at(&text, sp.start)).or_else(|| Some("multihop".into()));
+        let mut key = e.span().and_then(|sp| key_at(&text, sp.start)).or_else(|| Some("multihop".into()));
+        if key.as_deref() == Some("multihop.workload") {
+            // The workload is a tagged enum: serde reports the whole table; find the key.
+            key = workload_key(workload_table.as_ref()).or(key);
+        }
         err(key, e.message().replace('\n', " "))
     })?;
     let cfg = wrapped.multihop;
@@ -383,6 +407,43 @@ receiver = 0
         assert_eq!(config_of(&s).unwrap_err().key.as_deref(), Some("multihop.workload.algorithm"));
         let s = load(LINE, &["multihop.mote=sky2"]).unwrap();
         assert_eq!(config_of(&s).unwrap_err().key.as_deref(), Some("multihop.mote"));
+    }
+
+    #[test]
+    fn the_open_question_options_are_keys_whose_bad_values_name_the_key() {
+        use super::super::engine::ClientMode;
+        // OQ-M5: client_mode under a CoAP workload.
+        let c = config_of(&load(LINE, &[]).unwrap()).unwrap();
+        assert!(matches!(&c.workload, Workload::CoapSaturated(w) if w.client_mode == ClientMode::Parallel));
+        let c = config_of(&load(LINE, &["multihop.workload.client_mode=sequential"]).unwrap()).unwrap();
+        assert!(matches!(&c.workload, Workload::CoapSaturated(w) if w.client_mode == ClientMode::Sequential));
+        let s = load(LINE, &["multihop.workload.client_mode=sometimes"]).unwrap();
+        assert_eq!(config_of(&s).unwrap_err().key.as_deref(), Some("multihop.workload.client_mode"));
+        // OQ-M14: the server's delayed ACK under the TCP workload.
+        let tcp = LINE
+            .replace(
+                "kind = \"coap_saturated\"\nwindow_start_ms = 0\nsenders = [2]\nreceiver = 0\n",
+                "kind = \"lim_tcp\"\n",
+            )
+            .replace("algorithms = [\"default\", \"cocoa\"]", "algorithms = [\"uip\"]");
+        let c = config_of(&load(&tcp, &["multihop.workload.server_delayed_ack_ms=200"]).unwrap()).unwrap();
+        assert!(
+            matches!(&c.workload, Workload::LimTcp(w) if w.server_delayed_ack == coapcc_core::Duration::from_millis(200))
+        );
+        let s = load(&tcp, &["multihop.workload.server_delayed_ack_ms=-1"]).unwrap();
+        assert_eq!(config_of(&s).unwrap_err().key.as_deref(), Some("multihop.workload.server_delayed_ack_ms"));
+        let s = load(&tcp, &["multihop.workload.server_delayed_ack_ms=500"]).unwrap();
+        assert_eq!(configs(&s).unwrap_err().key.as_deref(), Some("multihop.workload.server_delayed_ack_ms"));
+        // OQ-M9: an 80-B CoAP message over two hops needs fragmentation.
+        let s = load(LINE, &["multihop.makarem_coap_len=80"]).unwrap();
+        assert_eq!(configs(&s).unwrap_err().key.as_deref(), Some("multihop.makarem_coap_len"));
+        let c =
+            configs(&load(LINE, &["multihop.makarem_coap_len=80", "multihop.fragmentation=true"]).unwrap()).unwrap();
+        assert!(c[0].1.fragmentation && c[0].1.makarem_coap_len == Some(80));
+        let s = load(LINE, &["multihop.fragmentation=\"maybe\""]).unwrap();
+        assert_eq!(config_of(&s).unwrap_err().key.as_deref(), Some("multihop.fragmentation"));
+        let s = load(LINE, &["multihop.reassembly_timeout_ms=-5"]).unwrap();
+        assert_eq!(config_of(&s).unwrap_err().key.as_deref(), Some("multihop.reassembly_timeout_ms"));
     }
 
     #[test]

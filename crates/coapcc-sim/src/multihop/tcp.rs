@@ -10,7 +10,7 @@
 //! A connection whose controller gives up is broken and never reopened (OQ-M15).
 //!
 //! [`TcpServer`] is the Linux host side: it ACKs every segment, immediately by default
-//! (OQ-M14), and delivers payload in order.
+//! (OQ-M14; a delayed ACK of 40 / 200 ms is an option), and delivers payload in order.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -337,41 +337,99 @@ fn rtt_unit_of(ctrl: &AnyController) -> Option<core::time::Duration> {
     }
 }
 
-/// The host's TCP server: in-order delivery, one ACK per segment.
+/// What the server does with one segment ([`TcpServer::on_segment`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ServerReply {
+    /// The segment to send now (SYN-ACK or ACK), if any.
+    pub answer: Option<Segment>,
+    /// Payload bytes newly delivered in order.
+    pub delivered: u32,
+    /// A delayed ACK was armed (OQ-M14): call [`TcpServer::on_delack_timer`] with this
+    /// generation after [`TcpServer::delayed_ack`].
+    pub delack: Option<u64>,
+}
+
+/// The host's TCP server: in-order delivery, one ACK per segment, immediately by default.
+///
+/// With a delayed ACK (OQ-M14, spec §4.3: options 40 / 200 ms; Linux `TCP_DELACK_MIN` /
+/// `TCP_DELACK_MAX`) a segment of new in-order data is acknowledged when the delayed-ACK
+/// timer fires, or at once when a second new segment arrives while that ACK is pending
+/// (Linux's "more than one full-sized segment" rule; a window-of-one client never does
+/// that). A duplicate or out-of-order segment is answered at once (Linux's immediate
+/// duplicate ACK) and cancels a pending delayed ACK, as every ACK sent does. The SYN-ACK is
+/// never delayed. With a window of one, an idle round trip therefore grows by the delay.
 #[derive(Clone, Debug, Default)]
 pub struct TcpServer {
-    /// Per client node: next expected segment and payload bytes delivered in order.
-    conns: Vec<(NodeId, u32, u64)>,
+    /// Per client node: next expected segment, payload bytes delivered in order, and the
+    /// generation of the pending delayed ACK.
+    conns: Vec<(NodeId, u32, u64, Option<u64>)>,
+    /// Delayed-ACK timeout (zero: immediate ACKs).
+    delayed_ack: core::time::Duration,
+    /// Generations handed out for delayed-ACK timers.
+    generation: u64,
 }
 
 impl TcpServer {
-    /// An empty server.
+    /// An empty server that ACKs at once (the default of OQ-M14).
     pub fn new() -> Self {
         TcpServer::default()
     }
 
-    /// A segment from `from` arrived: the answer (SYN-ACK or ACK) and the payload bytes newly
-    /// delivered in order.
-    pub fn on_segment(&mut self, from: NodeId, seg: Segment) -> (Option<Segment>, u32) {
+    /// An empty server with a delayed-ACK timeout of `delay` (zero: immediate ACKs).
+    pub fn with_delayed_ack(delay: core::time::Duration) -> Self {
+        TcpServer { delayed_ack: delay, ..TcpServer::default() }
+    }
+
+    /// The delayed-ACK timeout (zero: immediate ACKs).
+    pub fn delayed_ack(&self) -> core::time::Duration {
+        self.delayed_ack
+    }
+
+    /// A segment from `from` arrived: the answer to send now, the payload bytes newly
+    /// delivered in order, and the delayed ACK armed, if any.
+    pub fn on_segment(&mut self, from: NodeId, seg: Segment) -> ServerReply {
+        let none = ServerReply { answer: None, delivered: 0, delack: None };
         match seg {
             Segment::Syn => {
                 if !self.conns.iter().any(|c| c.0 == from) {
-                    self.conns.push((from, 0, 0));
+                    self.conns.push((from, 0, 0, None));
                 }
-                (Some(Segment::SynAck), 0)
+                ServerReply { answer: Some(Segment::SynAck), ..none }
             }
             Segment::Data { seq, payload_bytes } => {
-                let Some(c) = self.conns.iter_mut().find(|c| c.0 == from) else { return (None, 0) };
-                let mut delivered = 0;
-                if seq == c.1 {
-                    c.1 += 1;
-                    c.2 += u64::from(payload_bytes);
-                    delivered = payload_bytes;
+                let delay = !self.delayed_ack.is_zero();
+                let Some(c) = self.conns.iter_mut().find(|c| c.0 == from) else { return none };
+                if seq != c.1 {
+                    // Duplicate or out of order: an immediate ACK, which also clears a
+                    // pending delayed one.
+                    c.3 = None;
+                    return ServerReply { answer: Some(Segment::Ack { next: c.1 }), ..none };
                 }
-                (Some(Segment::Ack { next: c.1 }), delivered)
+                c.1 += 1;
+                c.2 += u64::from(payload_bytes);
+                let delivered = payload_bytes;
+                if !delay || c.3.is_some() {
+                    // Immediate mode, or a second new segment while an ACK is pending.
+                    c.3 = None;
+                    return ServerReply { answer: Some(Segment::Ack { next: c.1 }), delivered, delack: None };
+                }
+                self.generation += 1;
+                c.3 = Some(self.generation);
+                ServerReply { answer: None, delivered, delack: Some(self.generation) }
             }
-            Segment::SynAck | Segment::Ack { .. } => (None, 0),
+            Segment::SynAck | Segment::Ack { .. } => none,
         }
+    }
+
+    /// The delayed-ACK timer armed with `generation` for `from` fired: the ACK to send, unless
+    /// an ACK left since (then `None`).
+    pub fn on_delack_timer(&mut self, from: NodeId, generation: u64) -> Option<Segment> {
+        let c = self.conns.iter_mut().find(|c| c.0 == from)?;
+        if c.3 != Some(generation) {
+            return None;
+        }
+        c.3 = None;
+        Some(Segment::Ack { next: c.1 })
     }
 
     /// Payload bytes delivered in order from `node`.
@@ -463,11 +521,41 @@ mod tests {
     fn the_server_delivers_in_order_and_acks_every_segment() {
         let mut s = TcpServer::new();
         let n = NodeId(4);
-        assert_eq!(s.on_segment(n, Segment::Data { seq: 0, payload_bytes: 48 }), (None, 0), "no connection yet");
-        assert_eq!(s.on_segment(n, Segment::Syn), (Some(Segment::SynAck), 0));
-        assert_eq!(s.on_segment(n, Segment::Data { seq: 0, payload_bytes: 48 }), (Some(Segment::Ack { next: 1 }), 48));
-        assert_eq!(s.on_segment(n, Segment::Data { seq: 0, payload_bytes: 48 }), (Some(Segment::Ack { next: 1 }), 0));
-        assert_eq!(s.on_segment(n, Segment::Data { seq: 2, payload_bytes: 48 }), (Some(Segment::Ack { next: 1 }), 0));
+        let mut go = |seg| {
+            let r = s.on_segment(n, seg);
+            assert_eq!(r.delack, None, "immediate ACKs by default");
+            (r.answer, r.delivered)
+        };
+        assert_eq!(go(Segment::Data { seq: 0, payload_bytes: 48 }), (None, 0), "no connection yet");
+        assert_eq!(go(Segment::Syn), (Some(Segment::SynAck), 0));
+        assert_eq!(go(Segment::Data { seq: 0, payload_bytes: 48 }), (Some(Segment::Ack { next: 1 }), 48));
+        assert_eq!(go(Segment::Data { seq: 0, payload_bytes: 48 }), (Some(Segment::Ack { next: 1 }), 0));
+        assert_eq!(go(Segment::Data { seq: 2, payload_bytes: 48 }), (Some(Segment::Ack { next: 1 }), 0));
         assert_eq!(s.delivered_bytes(n), 48);
+    }
+
+    #[test]
+    fn a_delayed_ack_server_acks_new_data_when_its_timer_fires_and_anything_else_at_once() {
+        // OQ-M14: Linux delayed ACK (200 ms); the SYN-ACK and duplicate ACKs are immediate.
+        let mut s = TcpServer::with_delayed_ack(Duration::from_millis(200));
+        assert_eq!(s.delayed_ack(), Duration::from_millis(200));
+        let n = NodeId(2);
+        assert_eq!(s.on_segment(n, Segment::Syn).answer, Some(Segment::SynAck));
+        let r = s.on_segment(n, Segment::Data { seq: 0, payload_bytes: 48 });
+        assert_eq!((r.answer, r.delivered), (None, 48));
+        let g = r.delack.expect("a delayed ACK is armed");
+        assert_eq!(s.on_delack_timer(n, g), Some(Segment::Ack { next: 1 }));
+        assert_eq!(s.on_delack_timer(n, g), None, "sent once");
+        // A duplicate while an ACK is pending: immediate ACK, the pending timer is void.
+        let g = s.on_segment(n, Segment::Data { seq: 1, payload_bytes: 48 }).delack.unwrap();
+        let dup = s.on_segment(n, Segment::Data { seq: 1, payload_bytes: 48 });
+        assert_eq!((dup.answer, dup.delivered, dup.delack), (Some(Segment::Ack { next: 2 }), 0, None));
+        assert_eq!(s.on_delack_timer(n, g), None);
+        // A second new segment while an ACK is pending: ACK at once (both segments).
+        let g = s.on_segment(n, Segment::Data { seq: 2, payload_bytes: 48 }).delack.unwrap();
+        let second = s.on_segment(n, Segment::Data { seq: 3, payload_bytes: 48 });
+        assert_eq!((second.answer, second.delivered, second.delack), (Some(Segment::Ack { next: 4 }), 48, None));
+        assert_eq!(s.on_delack_timer(n, g), None);
+        assert_eq!(s.delivered_bytes(n), 4 * 48);
     }
 }
