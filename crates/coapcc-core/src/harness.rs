@@ -364,6 +364,9 @@ pub(crate) mod testing {
         pub fn earliest_send(&self, now: Instant) -> Instant {
             self.h.controller().earliest_send(self.h.state(), now)
         }
+        pub fn now(&self) -> Instant {
+            self.h.now()
+        }
         pub fn send(&mut self) {
             let now = self.h.now();
             let ev = &mut self.events;

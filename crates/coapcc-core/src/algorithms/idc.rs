@@ -413,6 +413,36 @@ mod tests {
     }
 
     #[test]
+    fn above_the_loss_spacing_ack_clocked_exchanges_shrink_the_spacing_by_only_dw_seconds_per_second() {
+        // Each ACK takes dw·spacing off and the next copy leaves one spacing later, so the
+        // spacing falls linearly in time at dw s/s whatever its size: a start-up spacing of 30 s
+        // (0.3-s exchanges) is still above 24 s nine minutes later (docs/multihop.md, Makarem
+        // Cooja; investigation makarem-cooja-idc-dw).
+        let mut s = Script::new(idc(IdcConfig::default()));
+        s.send();
+        s.wait_ms(300);
+        s.ack();
+        let st = s.state();
+        s.set_state(IdcState { spacing: ms(30_000).into(), loss_spacing: Some(ms(20_000)).into(), ..st });
+        let first = s.earliest_send(at(0));
+        let mut last = first;
+        for _ in 0..20 {
+            s.send();
+            last = s.earliest_send(at(0));
+            s.wait_ns((last - s.now()).as_nanos() as u64);
+            s.wait_ms(300);
+            s.ack();
+        }
+        assert_eq!(first, at(30_000));
+        // From the copy sent at 0 to the 20th held one: 20 spacings, each followed by an ACK.
+        let elapsed = last - at(0);
+        let fallen = ms(30_000) - s.state().spacing.get();
+        let expected = DW.mul_duration(elapsed);
+        assert!(fallen.abs_diff(expected) < ms(1), "fell {fallen:?} in {elapsed:?}, expected {expected:?}");
+        assert!(elapsed > ms(540_000) && s.state().spacing.get() > ms(24_000), "{elapsed:?} {:?}", s.state().spacing);
+    }
+
+    #[test]
     fn give_up_comes_exactly_after_max_retransmit_retransmissions() {
         for r in [0u8, 1, 4, 7] {
             let mut s = Script::new(idc(IdcConfig { max_retransmit: r, ..Default::default() }));

@@ -64,6 +64,38 @@ const BETZLER_COCOA4_CLAIMS: &[&str] = &[
     "betzler-b13-many-to-many-contikimac",
 ];
 
+/// Makarem Cooja: every goodput claim (IDC-CoAP above CoCoA+ and CoAP on every case); all of
+/// them differ for one reason, the spacing IDC-CoAP builds up and its slow recovery.
+const MAKAREM_COOJA_IDC_GOODPUT_CLAIMS: &[&str] = &[
+    "makarem-cooja-m2-ring-tx-100-goodput-per-s-vs-cocoa-plus-makarem",
+    "makarem-cooja-m3-m4-ring-tx-95-goodput-per-s-vs-cocoa-plus-makarem",
+    "makarem-cooja-m3-m4-ring-tx-95-goodput-per-s-vs-default",
+    "makarem-cooja-m3-m4-ring-tx-90-goodput-per-s-vs-cocoa-plus-makarem",
+    "makarem-cooja-m3-m4-ring-tx-90-goodput-per-s-vs-default",
+    "makarem-cooja-m8-m10-chain-of-4-goodput-per-s-vs-cocoa-plus-makarem",
+    "makarem-cooja-m8-m10-chain-of-4-goodput-per-s-vs-default",
+    "makarem-cooja-m8-m10-chain-of-6-goodput-per-s-vs-cocoa-plus-makarem",
+    "makarem-cooja-m8-m10-chain-of-6-goodput-per-s-vs-default",
+    "makarem-cooja-m8-m10-chain-of-8-goodput-per-s-vs-cocoa-plus-makarem",
+    "makarem-cooja-m8-m10-chain-of-8-goodput-per-s-vs-default",
+    "makarem-cooja-m8-m10-chain-of-10-goodput-per-s-vs-cocoa-plus-makarem",
+    "makarem-cooja-m8-m10-chain-of-10-goodput-per-s-vs-default",
+    "makarem-cooja-m8-m10-chain-of-12-goodput-per-s-vs-cocoa-plus-makarem",
+    "makarem-cooja-m8-m10-chain-of-12-goodput-per-s-vs-default",
+    "makarem-cooja-m11-dumbbell-of-7-goodput-per-s-vs-cocoa-plus-makarem",
+    "makarem-cooja-m11-dumbbell-of-7-goodput-per-s-vs-default",
+    "makarem-cooja-m11-dumbbell-of-10-goodput-per-s-vs-cocoa-plus-makarem",
+    "makarem-cooja-m11-dumbbell-of-10-goodput-per-s-vs-default",
+    "makarem-cooja-m11-dumbbell-of-15-goodput-per-s-vs-cocoa-plus-makarem",
+    "makarem-cooja-m11-dumbbell-of-15-goodput-per-s-vs-default",
+    "makarem-cooja-m12-grid-30-goodput-per-s-vs-cocoa-plus-makarem",
+    "makarem-cooja-m12-grid-30-goodput-per-s-vs-default",
+    "makarem-cooja-m12-square-18-goodput-per-s-vs-cocoa-plus-makarem",
+    "makarem-cooja-m12-square-18-goodput-per-s-vs-default",
+    "makarem-cooja-m12-u-15-goodput-per-s-vs-cocoa-plus-makarem",
+    "makarem-cooja-m12-u-15-goodput-per-s-vs-default",
+];
+
 const PAYLOAD: &[f64] = &[20.0, 40.0, 60.0, 80.0];
 
 const LOAD_QUESTION: &str = "The infinite-buffer cases are bistable: CoCoA collapses only once the RTT exceeds its first \
@@ -297,6 +329,41 @@ sweep shows how much of the difference is the parallel exchanges on the model's 
         unknown: "CoCoA4's NSTART 4 is published; FlockLab's layout and link quality are not (OQ-M3), and the \
 slides' 1-to-1 numbers (throughput × duration ≈ 1) suggest one exchange at a time (OQ-M5). The sweep shows where the \
 difference comes from, not a value to use: the verdicts stay on NSTART 4.",
+    },
+    SweepSpec {
+        id: "makarem-cooja-idc-dw",
+        experiment: "makarem-cooja",
+        short: "the IDC-CoAP spacing-recovery investigation",
+        title: "Investigation: how fast IDC-CoAP's spacing recovers (its decremental weight dw)",
+        question: "IDC-CoAP (Makarem's Algorithm 3; docs/algorithms.md, `idc`) multiplies its spacing by iw = 1.5 on every RTO expiry, \
+never lets it fall below the time since the latest copy left (so an expiry lifts it to at least the RTO) and shrinks it \
+by dw = 1 % per ACK until it is below the spacing of the last loss. ACKs come one spacing apart, so above that point the \
+spacing falls by dw seconds per second whatever its size: 100 s of run per second of excess spacing. In the five \
+replications of the 12-node chain the ten senders, started within 1 s, see 42–73 expiries in the first 100 s and enter \
+the window with spacings of 11–34 s (median per replication) for exchanges of 0.3–3 s; the senders that share a history \
+keep equal spacings and send together, so their next losses come together, and the spacing ends at 22–65 s. IDC's senders are idle 77–90 % of \
+the window while CoCoA+'s and CoAP's are never idle; goodput is lower, losses and overhead are near zero because the \
+network is nearly idle. The sweep varies dw, i.e. how fast the spacing recovers, on every case.",
+        bases: &[
+            "makarem-cooja/ring-12",
+            "makarem-cooja/chain",
+            "makarem-cooja/dumbbell",
+            "makarem-cooja/grid-30",
+            "makarem-cooja/square-18",
+            "makarem-cooja/u-15",
+        ],
+        key: "algorithm.idc.dw",
+        also: &[],
+        words: &[],
+        unit: "",
+        values: &[0.01, 0.03, 0.1],
+        default: 0.01,
+        algorithms: &[],
+        replications: [2, 1],
+        claims: MAKAREM_COOJA_IDC_GOODPUT_CLAIMS,
+        unknown: "dw = 0.01 is published (§5.2.1, and iw = 1.5 is named for Cooja); the sweep shows that the \
+difference is IDC's recovery time against a 15-minute run, not a value to use: the verdicts stay on dw = 0.01. The \
+paper does not say how its Cooja senders started or how large their spacings grew.",
     },
 ];
 
