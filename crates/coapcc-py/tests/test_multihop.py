@@ -41,8 +41,7 @@ CLI_SWEEP_RUN = ["-a", "uip", "-a", "lim", "--replications", "3", "--seed", "4"]
 def test_a_multihop_sim_saves_the_cli_files_byte_for_byte(coapcc_bin, tmp_path, path, settings):
     cli_set = [a for k, v in settings for a in ("--set", f"{k}={v}")]
     run_cli(coapcc_bin, "sim", path, *cli_set, "--replications", "3", "--seed", "7", "--quiet", "--out", str(tmp_path / "cli"))
-    s = coapcc.Scenario.load(path).with_settings(settings)
-    r = coapcc.sim(s, replications=3, seed=7, jobs=2)
+    r = coapcc.sim(path, replications=3, seed=7, jobs=2, set=dict(settings))
     assert r.kind == "multihop" and isinstance(r, coapcc.MultihopResult)
     r.save(tmp_path / "py")
     names = sorted(p.name for p in (tmp_path / "cli").iterdir())
@@ -187,6 +186,16 @@ def test_a_multihop_sweep_on_a_local_cluster_gives_the_identical_frames(cluster,
     for a, b in zip(on_cluster.results, local_sweep.results):
         for name in ["runs", "flows", "nodes", "summary"]:
             pd.testing.assert_frame_equal(getattr(a, name), getattr(b, name), check_exact=True)
+
+
+def test_set_overrides_a_sweep_as_the_cli_set_does(coapcc_bin, tmp_path):
+    cli = tmp_path / "cli"
+    run_cli(coapcc_bin, "sim", BETZLER, "--set", "multihop.csma.queuebuf_num=4", "--replications", "2", "-a", "cocoa4",
+            "--sweep", "multihop.udgm.success_ratio_tx=0.9,0.8", "--quiet", "--out", str(cli))
+    r = coapcc.sweep(BETZLER, grid={"multihop.udgm.success_ratio_tx": [0.9, 0.8]}, replications=2,
+                     algorithms=["cocoa4"], set=[("multihop.csma.queuebuf_num", 4)])
+    assert r.to_csv() == (cli / "sweep.csv").read_text()
+    assert "queuebuf_num = 4" in r.results[0].scenario.to_toml()
 
 
 def test_a_bad_point_of_a_multihop_sweep_on_a_cluster_is_refused_before_any_task_runs(cluster):

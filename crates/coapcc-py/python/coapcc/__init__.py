@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _coapcc
 from ._frames import frame, maybe_frame
@@ -225,11 +225,21 @@ def _scenario(s: ScenarioLike) -> Scenario:
     return s if isinstance(s, Scenario) else Scenario.load(s)
 
 
+Overrides = Union[Mapping[str, Any], Iterable[Tuple[str, Any]]]
+"""``--set`` overrides: ``{"multihop.csma.queuebuf_num": 4}`` or ``[(key, value), …]``."""
+
+
 def _run_settings(
-    algorithms: Optional[Sequence[str]], replications: Optional[int], seed: Optional[int]
+    algorithms: Optional[Sequence[str]],
+    replications: Optional[int],
+    seed: Optional[int],
+    overrides: Optional[Overrides] = None,
 ) -> List[Tuple[str, Any]]:
-    """The overrides of ``coapcc sim``'s options, in the order it applies them."""
+    """The overrides of ``coapcc sim``'s options, in the order it applies them: ``--set``
+    first, then ``--replications``, ``--seed``, ``--algorithm``."""
     out: List[Tuple[str, Any]] = []
+    if overrides is not None:
+        out.extend(overrides.items() if isinstance(overrides, Mapping) else overrides)
     if replications is not None:
         out.append(("replications", replications))
     if seed is not None:
@@ -397,6 +407,7 @@ def sim(
     replications: Optional[int] = None,
     seed: Optional[int] = None,
     jobs: Optional[int] = None,
+    set: Optional[Overrides] = None,
 ) -> AnyResult:
     """``coapcc sim``: run every algorithm × replication of ``scenario`` (a :class:`Scenario`
     or a path) on ``jobs`` threads (default: all cores; results never depend on it).
@@ -405,14 +416,15 @@ def sim(
     (``result.kind`` tells which: ``"multihop"``, ``"network"``, ``"trace"``).
 
     ``algorithms``, ``replications`` and ``seed`` override the scenario's, as ``--algorithm``,
-    ``--replications`` and ``--seed`` do. The simulation runs without the GIL; Ctrl-C stops
+    ``--replications`` and ``--seed`` do; ``set`` (``{key: value}`` or ``(key, value)`` pairs)
+    overrides keys as ``--set KEY=VALUE`` does, before them. The simulation runs without the GIL; Ctrl-C stops
     it (``KeyboardInterrupt``) between replications.
 
     >>> r = coapcc.sim("scenarios/fasor/10-flows-high-errors-random.toml", replications=2)
     >>> r.summary.set_index("algorithm").fct_p50_s
     """
     s = _scenario(scenario)
-    extra = _run_settings(algorithms, replications, seed)
+    extra = _run_settings(algorithms, replications, seed, set)
     if extra:
         s = s.with_settings(extra)
     (output,) = _coapcc.simulate_many([s._resolved], jobs)

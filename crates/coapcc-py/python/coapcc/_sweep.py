@@ -21,7 +21,7 @@ from typing import Any, List, Mapping, Optional, Sequence, Tuple, Union
 
 import pandas as pd
 
-from . import AnyResult, Scenario, ScenarioLike, _coapcc, _result, _run_settings, _scenario, _write_files
+from . import AnyResult, Overrides, Scenario, ScenarioLike, _coapcc, _result, _run_settings, _scenario, _write_files
 from ._values import text_of
 
 Point = Tuple[Tuple[str, Any], ...]
@@ -120,6 +120,7 @@ def sweep(
     client: Any = None,
     jobs: Optional[int] = None,
     progress: bool = False,
+    set: Optional[Overrides] = None,
 ) -> SweepResult:
     """Runs ``scenario`` at every point of ``grid`` (``{"buffer_bytes": [2500, 5000],
     "flows": [10, 20]}``; the last key varies fastest): every (point, algorithm, replication)
@@ -129,7 +130,8 @@ def sweep(
     a ``dask.distributed.Client`` runs them on its cluster (Dask's progress, dashboard and
     retries apply: a task lost with a killed worker is run again, with the same output).
     ``progress=True`` shows Dask's progress bar (a widget in Jupyter, text in a terminal).
-    ``algorithms``, ``replications``, ``seed`` override the scenario's as in :func:`sim`.
+    ``algorithms``, ``replications``, ``seed`` and ``set`` override the scenario's as in
+    :func:`sim` (before the point's settings).
     The result is the same, value for value and in the same order, however it ran. A
     multihop scenario sweeps the same way (``grid={"multihop.udgm.success_ratio_tx": [1,
     0.9]}``), each point a :class:`~coapcc.MultihopResult`.
@@ -139,7 +141,7 @@ def sweep(
     >>> r.frame.pivot(index="buffer_bytes", columns="algorithm", values="fct_p50_s")
     """
     base = _scenario(scenario)
-    run = _run_settings(algorithms, replications, seed)
+    run = _run_settings(algorithms, replications, seed, set)
     pts = points(grid)
     # Every point is checked (parsed with its settings) before any task runs.
     scenarios = [base.with_settings(run + list(p)) for p in pts]
