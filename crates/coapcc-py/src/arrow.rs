@@ -6,7 +6,7 @@ use std::ffi::CString;
 use std::sync::Arc;
 
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
-use arrow_array::{ArrayRef, Float64Array, RecordBatch, RecordBatchIterator, StringArray, UInt64Array};
+use arrow_array::{ArrayRef, BooleanArray, Float64Array, RecordBatch, RecordBatchIterator, StringArray, UInt64Array};
 use arrow_schema::{DataType, Field, Schema};
 use coapcc_sim::results::{Column, Columns};
 use pyo3::exceptions::PyRuntimeError;
@@ -22,17 +22,20 @@ pub struct Table {
 
 impl Table {
     /// The table of `columns`: text as `utf8`, counts as `uint64`, measurements as `float64`
-    /// (NaN where the CSV field is empty).
+    /// (NaN where the CSV field is empty), flags as `bool`; counts that may be absent as a
+    /// nullable `uint64` field (null where the CSV field is empty).
     pub fn new(columns: &Columns) -> PyResult<Table> {
         let mut fields = Vec::with_capacity(columns.columns.len());
         let mut arrays: Vec<ArrayRef> = Vec::with_capacity(columns.columns.len());
         for (name, column) in &columns.columns {
-            let (kind, array): (DataType, ArrayRef) = match column {
-                Column::Str(v) => (DataType::Utf8, Arc::new(StringArray::from_iter_values(v))),
-                Column::U64(v) => (DataType::UInt64, Arc::new(UInt64Array::from(v.clone()))),
-                Column::F64(v) => (DataType::Float64, Arc::new(Float64Array::from(v.clone()))),
+            let (kind, array, nullable): (DataType, ArrayRef, bool) = match column {
+                Column::Str(v) => (DataType::Utf8, Arc::new(StringArray::from_iter_values(v)), false),
+                Column::U64(v) => (DataType::UInt64, Arc::new(UInt64Array::from(v.clone())), false),
+                Column::F64(v) => (DataType::Float64, Arc::new(Float64Array::from(v.clone())), false),
+                Column::Bool(v) => (DataType::Boolean, Arc::new(BooleanArray::from(v.clone())), false),
+                Column::OptU64(v) => (DataType::UInt64, Arc::new(UInt64Array::from(v.clone())), true),
             };
-            fields.push(Field::new(name, kind, false));
+            fields.push(Field::new(name, kind, nullable));
             arrays.push(array);
         }
         let batch = RecordBatch::try_new(Arc::new(Schema::new(fields)), arrays)

@@ -12,7 +12,7 @@
 //! | [`values`] | Python values ↔ TOML values; CLI value texts as typed settings |
 //! | [`registry`] | `algorithms()`, `algorithm(name)`, `replay(…)`, the figure palette |
 //! | [`scenario`] | a resolved scenario (file text + settings, checked as `coapcc sim` checks it) |
-//! | [`sim`] | running scenarios without the GIL, interruptible; one job alone; results and files |
+//! | [`sim`] | running scenarios (NB-IoT-like, RTT-trace, multihop) without the GIL, interruptible; one job alone; results and files |
 //!
 //! Errors: what the CLI reports as a usage error (exit code 2) is a `ValueError` with the
 //! same message; a failure (exit code 1) is a `RuntimeError`; Ctrl-C is `KeyboardInterrupt`.
@@ -32,6 +32,7 @@ fn _coapcc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<arrow::Table>()?;
     m.add_class::<scenario::Resolved>()?;
     m.add_class::<sim::Output>()?;
+    m.add_class::<sim::MultihopOutput>()?;
     m.add_function(wrap_pyfunction!(registry::algorithms_table, m)?)?;
     m.add_function(wrap_pyfunction!(registry::algorithm_info, m)?)?;
     m.add_function(wrap_pyfunction!(registry::replay_events, m)?)?;
@@ -44,6 +45,7 @@ fn _coapcc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scenario::sweep_csv_header, m)?)?;
     m.add_function(wrap_pyfunction!(scenario::sweep_label, m)?)?;
     m.add_function(wrap_pyfunction!(sim::simulate_many, m)?)?;
+    m.add_function(wrap_pyfunction!(sim::check, m)?)?;
     m.add_function(wrap_pyfunction!(sim::run_job, m)?)?;
     m.add_function(wrap_pyfunction!(sim::gather, m)?)?;
     Ok(())

@@ -15,6 +15,8 @@ use crate::values::{from_py, setting, settings};
 pub struct Resolved {
     /// The scenario.
     pub scenario: Scenario,
+    /// The file it was read from (or the name given for a text), as errors name it.
+    pub file: String,
 }
 
 /// Parses `source` (a scenario file's text; `file` names it in errors) with `settings`
@@ -25,7 +27,7 @@ pub struct Resolved {
 pub fn resolve(source: &str, file: &str, settings: Vec<(String, String)>) -> PyResult<Resolved> {
     let all = self::settings(&settings)?;
     let scenario = scenario::parse(source, file, &all).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    Ok(Resolved { scenario })
+    Ok(Resolved { scenario, file: file.to_string() })
 }
 
 /// The text of the scenario file at `path` (a `ValueError` naming the file, as the CLI's).
@@ -106,8 +108,7 @@ impl Resolved {
         self.scenario.algorithms.iter().map(|(n, _)| n.clone()).collect()
     }
 
-    /// `"network"`, `"trace"` or `"multihop"` (`sim` runs the first two; a multihop scenario
-    /// runs with `coapcc sim` for now).
+    /// `"network"`, `"trace"` or `"multihop"` (the model `sim` runs).
     #[getter]
     fn model(&self) -> &'static str {
         match self.scenario.model {

@@ -58,7 +58,7 @@ def test_a_sweep_heat_map_has_a_panel_per_algorithm():
     assert panels[0].images[0].get_array().shape == (2, 2)
 
 
-@pytest.mark.parametrize("name", ["paper-figure.ipynb", "sweep-heatmap.ipynb"])
+@pytest.mark.parametrize("name", ["paper-figure.ipynb", "sweep-heatmap.ipynb", "lim-goodput.ipynb"])
 def test_an_example_notebook_runs_without_error_and_is_committed_without_outputs(repo, name):
     import nbclient
     import nbformat

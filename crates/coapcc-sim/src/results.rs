@@ -386,6 +386,10 @@ pub enum Column {
     U64(Vec<u64>),
     /// Measurements; NaN where the CSV field is empty.
     F64(Vec<f64>),
+    /// Flags (`true` / `false` in the CSV).
+    Bool(Vec<bool>),
+    /// Counts and ids that may be absent (an empty CSV field; a null in Arrow).
+    OptU64(Vec<Option<u64>>),
 }
 
 impl Column {
@@ -395,6 +399,8 @@ impl Column {
             Column::Str(v) => v.len(),
             Column::U64(v) => v.len(),
             Column::F64(v) => v.len(),
+            Column::Bool(v) => v.len(),
+            Column::OptU64(v) => v.len(),
         }
     }
 

@@ -1,4 +1,4 @@
-//! One job's output ([`RunOutput`]) as bytes and back, exactly (every `f64` by its bits): a
+//! One job's output ([`RunOutput`], or a multihop job's [`MultihopResult`]) as bytes and back, exactly (every `f64` by its bits): a
 //! distributed sweep runs jobs in other processes and gathers their outputs here, where
 //! [`crate::runner::assemble`] and [`crate::results`] turn them into the same files as a
 //! local run.
@@ -7,6 +7,8 @@
 //! integers and `f64` bits, lengths before sequences.
 
 use crate::metrics::{Distribution, FlowResult, RunMetrics, RunResult, SeriesPoint};
+use crate::multihop::metrics::{CoapFlowResult, MacCounters, MultihopResult, TcpNodeResult, TcpResult};
+use crate::multihop::tcp::{TracePoint, TracePointKind};
 use crate::runner::RunOutput;
 use crate::trace::TraceResult;
 
@@ -168,6 +170,314 @@ pub fn decode(bytes: &[u8]) -> Result<RunOutput, String> {
     Ok(out)
 }
 
+/// Encodes one multihop job's result (kind 2 of the format). Every field of every result
+/// type is destructured, so a field added to them does not compile until it is written here.
+pub fn encode_multihop(result: &MultihopResult) -> Vec<u8> {
+    let mut w = Writer(TAG.to_vec());
+    w.u(2);
+    let MultihopResult {
+        end_ns,
+        clients_done_ns,
+        events,
+        trace_digest,
+        coap,
+        tcp,
+        mac,
+        packets_delivered,
+        packets_dropped,
+    } = result;
+    w.u(*end_ns);
+    w.opt(*clients_done_ns);
+    w.u(*events);
+    w.u(*trace_digest);
+    w.u(coap.len() as u64);
+    for f in coap {
+        let CoapFlowResult {
+            node,
+            peer,
+            completed,
+            failed,
+            ended_in_window,
+            completed_in_window,
+            failed_in_window,
+            transmissions_in_window,
+            retransmissions,
+            duration_sum_ns,
+            first_send_ns,
+            last_ack_ns,
+            distinct_received_in_window,
+            expired_timers_ns,
+            series,
+        } = f;
+        w.opt(node.map(u64::from));
+        w.opt(peer.map(u64::from));
+        for n in [
+            *completed,
+            *failed,
+            *ended_in_window,
+            *completed_in_window,
+            *failed_in_window,
+            *transmissions_in_window,
+            *retransmissions,
+        ] {
+            w.u(n);
+        }
+        w.u(*duration_sum_ns as u64);
+        w.u((*duration_sum_ns >> 64) as u64);
+        w.opt(*first_send_ns);
+        w.opt(*last_ack_ns);
+        w.u(*distinct_received_in_window);
+        w.u(expired_timers_ns.len() as u64);
+        expired_timers_ns.iter().for_each(|&t| w.u(t));
+        w.u(series.len() as u64);
+        for &(a, b, c) in series {
+            w.u(a);
+            w.u(b);
+            w.u(c);
+        }
+    }
+    match tcp {
+        None => w.u(0),
+        Some(t) => {
+            w.u(1);
+            let TcpResult { nodes, goodput_bps, offered_bps, retransmitted_segments, fairness, setup_failures, broken } =
+                t;
+            w.u(nodes.len() as u64);
+            for n in nodes {
+                let TcpNodeResult {
+                    node,
+                    hops,
+                    reports,
+                    delivered_bytes,
+                    retransmitted_segments,
+                    syn_retransmissions,
+                    rtt_samples,
+                    max_retransmissions_delivered,
+                    setup_failed,
+                    broken,
+                    timers_ns,
+                    trace,
+                } = n;
+                w.u(u64::from(*node));
+                w.u(u64::from(*hops));
+                for x in [*reports, *delivered_bytes, *retransmitted_segments, *syn_retransmissions, *rtt_samples] {
+                    w.u(x);
+                }
+                w.u(u64::from(*max_retransmissions_delivered));
+                w.u(u64::from(*setup_failed));
+                w.u(u64::from(*broken));
+                w.u(timers_ns.len() as u64);
+                timers_ns.iter().for_each(|&t| w.u(t));
+                w.u(trace.len() as u64);
+                for p in trace {
+                    let TracePoint { at_ns, kind, value_ns, retransmissions, syn } = p;
+                    w.u(*at_ns);
+                    w.u(match kind {
+                        TracePointKind::Rtt => 0,
+                        TracePointKind::Rto => 1,
+                    });
+                    w.u(*value_ns);
+                    w.u(u64::from(*retransmissions));
+                    w.u(u64::from(*syn));
+                }
+            }
+            w.f(*goodput_bps);
+            w.f(*offered_bps);
+            w.u(*retransmitted_segments);
+            w.f(*fairness);
+            w.u(*setup_failures);
+            w.u(*broken);
+        }
+    }
+    w.u(mac.len() as u64);
+    for c in mac {
+        let MacCounters {
+            data_frames,
+            acks_sent,
+            tx_ok,
+            tx_noack,
+            tx_collision,
+            cca_busy,
+            rx_corrupted,
+            rx_delivered,
+            rx_duplicates,
+            drop_no_neighbor_queue,
+            drop_no_buffer,
+            drop_queue_full,
+            drop_retry_limit,
+            copies_in_ok_trains,
+            burst_followers_ok,
+            radio_on_ns,
+        } = c;
+        for x in [
+            data_frames,
+            acks_sent,
+            tx_ok,
+            tx_noack,
+            tx_collision,
+            cca_busy,
+            rx_corrupted,
+            rx_delivered,
+            rx_duplicates,
+            drop_no_neighbor_queue,
+            drop_no_buffer,
+            drop_queue_full,
+            drop_retry_limit,
+            copies_in_ok_trains,
+            burst_followers_ok,
+            radio_on_ns,
+        ] {
+            w.u(*x);
+        }
+    }
+    w.u(*packets_delivered);
+    w.u(*packets_dropped);
+    w.0
+}
+
+/// Decodes what [`encode_multihop`] wrote; an error (not a panic) on any other bytes.
+pub fn decode_multihop(bytes: &[u8]) -> Result<MultihopResult, String> {
+    let rest = bytes.strip_prefix(TAG.as_slice()).ok_or("not a job output of this coapcc version")?;
+    let mut r = Reader(rest);
+    match r.u()? {
+        2 => {}
+        k => return Err(format!("job output kind {k} is not a multihop result")),
+    }
+    let end_ns = r.u()?;
+    let clients_done_ns = r.opt()?;
+    let events = r.u()?;
+    let trace_digest = r.u()?;
+    let n = r.len()?;
+    let mut coap = Vec::with_capacity(n);
+    for _ in 0..n {
+        let node = r.opt()?.map(u16::try_from).transpose().map_err(|e| e.to_string())?;
+        let peer = r.opt()?.map(u16::try_from).transpose().map_err(|e| e.to_string())?;
+        let completed = r.u()?;
+        let failed = r.u()?;
+        let ended_in_window = r.u()?;
+        let completed_in_window = r.u()?;
+        let failed_in_window = r.u()?;
+        let transmissions_in_window = r.u()?;
+        let retransmissions = r.u()?;
+        let duration_sum_ns = u128::from(r.u()?) | (u128::from(r.u()?) << 64);
+        let first_send_ns = r.opt()?;
+        let last_ack_ns = r.opt()?;
+        let distinct_received_in_window = r.u()?;
+        let k = r.len()?;
+        let expired_timers_ns = (0..k).map(|_| r.u()).collect::<Result<Vec<_>, _>>()?;
+        let k = r.len()?;
+        let series = (0..k).map(|_| Ok((r.u()?, r.u()?, r.u()?))).collect::<Result<Vec<_>, String>>()?;
+        coap.push(CoapFlowResult {
+            node,
+            peer,
+            completed,
+            failed,
+            ended_in_window,
+            completed_in_window,
+            failed_in_window,
+            transmissions_in_window,
+            retransmissions,
+            duration_sum_ns,
+            first_send_ns,
+            last_ack_ns,
+            distinct_received_in_window,
+            expired_timers_ns,
+            series,
+        });
+    }
+    let tcp = match r.u()? {
+        0 => None,
+        _ => {
+            let n = r.len()?;
+            let mut nodes = Vec::with_capacity(n);
+            for _ in 0..n {
+                let node = u16::try_from(r.u()?).map_err(|e| e.to_string())?;
+                let hops = r.u32()?;
+                let reports = r.u()?;
+                let delivered_bytes = r.u()?;
+                let retransmitted_segments = r.u()?;
+                let syn_retransmissions = r.u()?;
+                let rtt_samples = r.u()?;
+                let max_retransmissions_delivered = u8::try_from(r.u()?).map_err(|e| e.to_string())?;
+                let setup_failed = r.u()? != 0;
+                let broken = r.u()? != 0;
+                let k = r.len()?;
+                let timers_ns = (0..k).map(|_| r.u()).collect::<Result<Vec<_>, _>>()?;
+                let k = r.len()?;
+                let mut trace = Vec::with_capacity(k);
+                for _ in 0..k {
+                    let at_ns = r.u()?;
+                    let kind = if r.u()? == 0 { TracePointKind::Rtt } else { TracePointKind::Rto };
+                    let value_ns = r.u()?;
+                    let retransmissions = u8::try_from(r.u()?).map_err(|e| e.to_string())?;
+                    let syn = r.u()? != 0;
+                    trace.push(TracePoint { at_ns, kind, value_ns, retransmissions, syn });
+                }
+                nodes.push(TcpNodeResult {
+                    node,
+                    hops,
+                    reports,
+                    delivered_bytes,
+                    retransmitted_segments,
+                    syn_retransmissions,
+                    rtt_samples,
+                    max_retransmissions_delivered,
+                    setup_failed,
+                    broken,
+                    timers_ns,
+                    trace,
+                });
+            }
+            Some(TcpResult {
+                nodes,
+                goodput_bps: r.f()?,
+                offered_bps: r.f()?,
+                retransmitted_segments: r.u()?,
+                fairness: r.f()?,
+                setup_failures: r.u()?,
+                broken: r.u()?,
+            })
+        }
+    };
+    let n = r.len()?;
+    let mut mac = Vec::with_capacity(n);
+    for _ in 0..n {
+        mac.push(MacCounters {
+            data_frames: r.u()?,
+            acks_sent: r.u()?,
+            tx_ok: r.u()?,
+            tx_noack: r.u()?,
+            tx_collision: r.u()?,
+            cca_busy: r.u()?,
+            rx_corrupted: r.u()?,
+            rx_delivered: r.u()?,
+            rx_duplicates: r.u()?,
+            drop_no_neighbor_queue: r.u()?,
+            drop_no_buffer: r.u()?,
+            drop_queue_full: r.u()?,
+            drop_retry_limit: r.u()?,
+            copies_in_ok_trains: r.u()?,
+            burst_followers_ok: r.u()?,
+            radio_on_ns: r.u()?,
+        });
+    }
+    let out = MultihopResult {
+        end_ns,
+        clients_done_ns,
+        events,
+        trace_digest,
+        coap,
+        tcp,
+        mac,
+        packets_delivered: r.u()?,
+        packets_dropped: r.u()?,
+    };
+    if !r.0.is_empty() {
+        return Err(format!("{} bytes after the job output", r.0.len()));
+    }
+    Ok(out)
+}
+
 struct Writer(Vec<u8>);
 
 impl Writer {
@@ -177,6 +487,16 @@ impl Writer {
 
     fn f(&mut self, x: f64) {
         self.u(x.to_bits());
+    }
+
+    fn opt(&mut self, x: Option<u64>) {
+        match x {
+            None => self.u(0),
+            Some(x) => {
+                self.u(1);
+                self.u(x);
+            }
+        }
     }
 
     fn distribution(&mut self, d: &Distribution) {
@@ -222,6 +542,13 @@ impl Reader<'_> {
         match usize::try_from(n) {
             Ok(n) if n <= self.0.len() / 8 => Ok(n),
             _ => Err(format!("job output claims {n} elements, more than it holds")),
+        }
+    }
+
+    fn opt(&mut self) -> Result<Option<u64>, String> {
+        match self.u()? {
+            0 => Ok(None),
+            _ => self.u().map(Some),
         }
     }
 

@@ -37,6 +37,8 @@ fn as_csv(c: &Columns) -> String {
                 Column::U64(v) => v[i].to_string(),
                 Column::F64(v) if v[i].is_finite() => format!("{:.6}", v[i]),
                 Column::F64(_) => String::new(),
+                Column::Bool(v) => v[i].to_string(),
+                Column::OptU64(v) => v[i].map_or(String::new(), |x| x.to_string()),
             })
             .collect();
         out.push_str(&cells.join(","));

@@ -38,12 +38,14 @@ pub fn run_to(s: &scenario::Scenario, dir: &Path, progress: &(dyn Fn() + Sync)) 
     let runs = mh::run(s, progress).map_err(CliError::Failure)?;
     let summary = output::summarise(&cfgs, &runs);
     let tcp = runs.iter().flat_map(|a| &a.runs).any(|r| r.tcp.is_some());
-    let summary_csv = output::summary_csv(&summary, s.file.replications);
-    write_atomic(&dir.join("runs.csv"), output::runs_csv(&cfgs, &runs, s.file.seed).as_bytes())?;
-    write_atomic(&dir.join("flows.csv"), output::flows_csv(&runs).as_bytes())?;
-    write_atomic(&dir.join("nodes.csv"), output::nodes_csv(&cfgs, &runs, s.file.seed).as_bytes())?;
-    write_atomic(&dir.join("summary.csv"), summary_csv.as_bytes())?;
-    write_atomic(&dir.join("scenario.toml"), s.to_toml().as_bytes())?;
+    // The same files, from the same code, as the Python package's `SimResult.save`.
+    let mut summary_csv = String::new();
+    for (name, text) in output::result_files(s, &cfgs, &runs, &summary) {
+        write_atomic(&dir.join(name), text.as_bytes())?;
+        if name == "summary.csv" {
+            summary_csv = text;
+        }
+    }
     Ok((summary_csv, output::summary_table(&summary, tcp)))
 }
 

@@ -13,6 +13,13 @@ Example::
     r.summary[["algorithm", "fct_p50_s", "loss_ratio"]]
     coapcc.sweep(s, grid={"buffer_bytes": [2500, 5000]}, replications=5).frame
 
+A multihop scenario (a ``[multihop]`` table: ``scenarios/lim/``, ``scenarios/betzler/``,
+``scenarios/makarem-cooja/``) runs the same way and gives a :class:`MultihopResult`
+(``runs``, ``flows``, ``nodes``, ``summary``)::
+
+    r = coapcc.sim("scenarios/lim/e1-nullrdc-4x4.toml", replications=5)
+    r.runs.groupby("algorithm").goodput_bps.mean()
+
 Errors are Python exceptions with the CLI's messages: a bad key, value, name or file is a
 ``ValueError`` naming it (the CLI's exit code 2); a failure while running is a
 ``RuntimeError``; Ctrl-C during a simulation raises ``KeyboardInterrupt``.
@@ -22,7 +29,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _coapcc
 from ._frames import frame, maybe_frame
@@ -31,6 +38,7 @@ from ._values import text_of
 __version__: str = _coapcc.__version__
 
 __all__ = [
+    "MultihopResult",
     "Scenario",
     "SimResult",
     "SweepResult",
@@ -191,7 +199,8 @@ class Scenario:
 
     @property
     def model(self) -> str:
-        """``"network"``, ``"trace"`` (the RTT-trace model) or ``"multihop"`` (runs with ``coapcc sim``)."""
+        """``"network"``, ``"trace"`` (the RTT-trace model) or ``"multihop"`` (a ``[multihop]``
+        table: :func:`sim` gives a :class:`MultihopResult`)."""
         return self._resolved.model
 
     @property
@@ -216,11 +225,21 @@ def _scenario(s: ScenarioLike) -> Scenario:
     return s if isinstance(s, Scenario) else Scenario.load(s)
 
 
+Overrides = Union[Mapping[str, Any], Iterable[Tuple[str, Any]]]
+"""``--set`` overrides: ``{"multihop.csma.queuebuf_num": 4}`` or ``[(key, value), …]``."""
+
+
 def _run_settings(
-    algorithms: Optional[Sequence[str]], replications: Optional[int], seed: Optional[int]
+    algorithms: Optional[Sequence[str]],
+    replications: Optional[int],
+    seed: Optional[int],
+    overrides: Optional[Overrides] = None,
 ) -> List[Tuple[str, Any]]:
-    """The overrides of ``coapcc sim``'s options, in the order it applies them."""
+    """The overrides of ``coapcc sim``'s options, in the order it applies them: ``--set``
+    first, then ``--replications``, ``--seed``, ``--algorithm``."""
     out: List[Tuple[str, Any]] = []
+    if overrides is not None:
+        out.extend(overrides.items() if isinstance(overrides, Mapping) else overrides)
     if replications is not None:
         out.append(("replications", replications))
     if seed is not None:
@@ -231,15 +250,20 @@ def _run_settings(
 
 
 class SimResult:
-    """The results of one scenario: ``flows``, ``runs``, ``summary``, ``series``,
-    ``samples`` (pandas DataFrames, the columns of the CLI's CSV files at full precision;
-    ``flows``/``samples`` are None for an RTT-trace scenario, ``series`` when there is
-    none), ``scenario`` and :meth:`save`."""
+    """The results of one NB-IoT-like or RTT-trace scenario: ``flows``, ``runs``, ``summary``,
+    ``series``, ``samples`` (pandas DataFrames, the columns of the CLI's CSV files at full
+    precision; ``flows``/``samples`` are None for an RTT-trace scenario, ``series`` when there
+    is none), ``kind``, ``scenario`` and :meth:`save`."""
 
     def __init__(self, scenario: Scenario, output: Any) -> None:
         self.scenario: Scenario = scenario
         self._output = output
         self._frames: Dict[str, Any] = {}
+
+    @property
+    def kind(self) -> str:
+        """The scenario's model: ``"network"`` or ``"trace"``."""
+        return self.scenario.model
 
     def _frame(self, name: str) -> Any:
         if name not in self._frames:
@@ -298,29 +322,113 @@ def _write_files(directory: Path, files: Iterable[Tuple[str, str]]) -> List[Path
     return written
 
 
+class MultihopResult:
+    """The results of one multihop scenario (a ``[multihop]`` table): ``runs``, ``flows``,
+    ``nodes``, ``summary`` (pandas DataFrames with the columns of the CLI's CSV files, typed:
+    counts as unsigned integers, measurements as floats at full precision, names as strings,
+    flags as booleans; ``nodes.parent`` and ``nodes.hops`` are nullable integers), ``kind``
+    (``"multihop"``), ``scenario`` and :meth:`save`.
+
+    The tables come from the same column model as ``coapcc sim``'s CSV writers, so a metric
+    added there is a column here.
+
+    >>> r = coapcc.sim("scenarios/lim/e1-nullrdc-4x4.toml", replications=3)
+    >>> r.runs.groupby("algorithm", sort=False).goodput_bps.mean()
+    """
+
+    kind: str = "multihop"
+    """Always ``"multihop"`` (a :class:`SimResult`'s is ``"network"`` or ``"trace"``)."""
+
+    def __init__(self, scenario: Scenario, output: Any) -> None:
+        self.scenario: Scenario = scenario
+        self._output = output
+        self._frames: Dict[str, Any] = {}
+
+    def _frame(self, name: str) -> Any:
+        if name not in self._frames:
+            self._frames[name] = frame(getattr(self._output, name)())
+        return self._frames[name]
+
+    @property
+    def runs(self) -> Any:
+        """One row per algorithm × replication (``runs.csv``): ``algorithm``, ``replication``,
+        ``seed``, then every run metric (``goodput_bps``, ``fairness``, … for TCP;
+        ``throughput_per_s``, ``duration_mean_s``, … for CoAP)."""
+        return self._frame("runs")
+
+    @property
+    def flows(self) -> Any:
+        """CoAP: one row per algorithm × replication × flow (``client_node`` and
+        ``server_node`` are node ids as text, or ``"host"``); TCP: one row per algorithm ×
+        replication × mote (``flows.csv``)."""
+        return self._frame("flows")
+
+    @property
+    def nodes(self) -> Any:
+        """One row per algorithm × replication × mote: role, position, DODAG parent and hop
+        count, MAC counters and duty cycle (``nodes.csv``)."""
+        return self._frame("nodes")
+
+    @property
+    def summary(self) -> Any:
+        """One row per algorithm × metric: ``mean``, ``ci95`` (Student-t 95 % half-width),
+        ``replications`` (``summary.csv``)."""
+        return self._frame("summary")
+
+    def summary_text(self) -> str:
+        """The summary table ``coapcc sim`` prints."""
+        return self._output.summary_text()
+
+    def save(self, directory: Union[str, "os.PathLike[str]"], samples: bool = False) -> List[Path]:
+        """Writes the files ``coapcc sim --out DIRECTORY`` writes for a multihop scenario
+        (``runs.csv``, ``flows.csv``, ``nodes.csv``, ``summary.csv``, ``scenario.toml``), byte
+        for byte; returns their paths. ``samples`` changes nothing (as ``--samples`` does not
+        for a multihop scenario)."""
+        del samples
+        return _write_files(Path(directory), self._output.files())
+
+    def __repr__(self) -> str:
+        return f"<coapcc.MultihopResult {self.scenario.name!r}>\n{self.summary_text()}"
+
+
+AnyResult = Union[SimResult, MultihopResult]
+
+
+def _result(scenario: Scenario, output: Any) -> AnyResult:
+    """The result object of a native output (multihop or not)."""
+    if isinstance(output, _coapcc.MultihopOutput):
+        return MultihopResult(scenario, output)
+    return SimResult(scenario, output)
+
+
 def sim(
     scenario: ScenarioLike,
     algorithms: Optional[Sequence[str]] = None,
     replications: Optional[int] = None,
     seed: Optional[int] = None,
     jobs: Optional[int] = None,
-) -> SimResult:
+    set: Optional[Overrides] = None,
+) -> AnyResult:
     """``coapcc sim``: run every algorithm × replication of ``scenario`` (a :class:`Scenario`
     or a path) on ``jobs`` threads (default: all cores; results never depend on it).
 
+    A multihop scenario gives a :class:`MultihopResult`, any other a :class:`SimResult`
+    (``result.kind`` tells which: ``"multihop"``, ``"network"``, ``"trace"``).
+
     ``algorithms``, ``replications`` and ``seed`` override the scenario's, as ``--algorithm``,
-    ``--replications`` and ``--seed`` do. The simulation runs without the GIL; Ctrl-C stops
+    ``--replications`` and ``--seed`` do; ``set`` (``{key: value}`` or ``(key, value)`` pairs)
+    overrides keys as ``--set KEY=VALUE`` does, before them. The simulation runs without the GIL; Ctrl-C stops
     it (``KeyboardInterrupt``) between replications.
 
     >>> r = coapcc.sim("scenarios/fasor/10-flows-high-errors-random.toml", replications=2)
     >>> r.summary.set_index("algorithm").fct_p50_s
     """
     s = _scenario(scenario)
-    extra = _run_settings(algorithms, replications, seed)
+    extra = _run_settings(algorithms, replications, seed, set)
     if extra:
         s = s.with_settings(extra)
     (output,) = _coapcc.simulate_many([s._resolved], jobs)
-    return SimResult(s, output)
+    return _result(s, output)
 
 
 from ._sweep import SweepResult, sweep  # noqa: E402  (uses the names above)

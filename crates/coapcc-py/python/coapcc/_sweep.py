@@ -21,7 +21,7 @@ from typing import Any, List, Mapping, Optional, Sequence, Tuple, Union
 
 import pandas as pd
 
-from . import Scenario, ScenarioLike, SimResult, _coapcc, _run_settings, _scenario, _write_files
+from . import AnyResult, Overrides, Scenario, ScenarioLike, _coapcc, _result, _run_settings, _scenario, _write_files
 from ._values import text_of
 
 Point = Tuple[Tuple[str, Any], ...]
@@ -71,12 +71,13 @@ def _label(point: Point) -> str:
 
 
 class SweepResult:
-    """The results of a sweep: :attr:`frame` (one row per point × algorithm: the swept keys,
-    then the columns of ``summary.csv``, rows in point order then the scenario's algorithm
-    order), :attr:`results` (a :class:`~coapcc.SimResult` per point), :meth:`to_csv` (the
-    bytes of ``coapcc sim --sweep``'s ``sweep.csv``) and :meth:`save`."""
+    """The results of a sweep: :attr:`frame` (the swept keys, then the columns of
+    ``summary.csv``: one row per point × algorithm, or for a multihop scenario per point ×
+    algorithm × metric; rows in point order then the summary's order), :attr:`results` (a
+    :class:`~coapcc.SimResult` or :class:`~coapcc.MultihopResult` per point), :meth:`to_csv`
+    (the bytes of ``coapcc sim --sweep``'s ``sweep.csv``) and :meth:`save`."""
 
-    def __init__(self, scenario: Scenario, points: List[Point], results: List[SimResult]) -> None:
+    def __init__(self, scenario: Scenario, points: List[Point], results: List[AnyResult]) -> None:
         self.scenario = scenario
         self.points = points
         self.results = results
@@ -92,7 +93,7 @@ class SweepResult:
         """``sweep.csv`` as ``coapcc sim --sweep`` writes it."""
         if not self.points:
             return ""
-        text = _coapcc.sweep_csv_header(_texts(self.points[0]))
+        text = self.results[0]._output.sweep_header(_texts(self.points[0]))
         for point, result in zip(self.points, self.results):
             text += result._output.sweep_rows(_texts(point))
         return text
@@ -119,6 +120,7 @@ def sweep(
     client: Any = None,
     jobs: Optional[int] = None,
     progress: bool = False,
+    set: Optional[Overrides] = None,
 ) -> SweepResult:
     """Runs ``scenario`` at every point of ``grid`` (``{"buffer_bytes": [2500, 5000],
     "flows": [10, 20]}``; the last key varies fastest): every (point, algorithm, replication)
@@ -128,15 +130,18 @@ def sweep(
     a ``dask.distributed.Client`` runs them on its cluster (Dask's progress, dashboard and
     retries apply: a task lost with a killed worker is run again, with the same output).
     ``progress=True`` shows Dask's progress bar (a widget in Jupyter, text in a terminal).
-    ``algorithms``, ``replications``, ``seed`` override the scenario's as in :func:`sim`.
-    The result is the same, value for value and in the same order, however it ran.
+    ``algorithms``, ``replications``, ``seed`` and ``set`` override the scenario's as in
+    :func:`sim` (before the point's settings).
+    The result is the same, value for value and in the same order, however it ran. A
+    multihop scenario sweeps the same way (``grid={"multihop.udgm.success_ratio_tx": [1,
+    0.9]}``), each point a :class:`~coapcc.MultihopResult`.
 
     >>> r = coapcc.sweep("scenarios/fasor/10-flows-high-errors-random.toml",
     ...                  grid={"buffer_bytes": [2500, 5000]}, replications=4)
     >>> r.frame.pivot(index="buffer_bytes", columns="algorithm", values="fct_p50_s")
     """
     base = _scenario(scenario)
-    run = _run_settings(algorithms, replications, seed)
+    run = _run_settings(algorithms, replications, seed, set)
     pts = points(grid)
     # Every point is checked (parsed with its settings) before any task runs.
     scenarios = [base.with_settings(run + list(p)) for p in pts]
@@ -144,11 +149,14 @@ def sweep(
         outputs = _coapcc.simulate_many([s._resolved for s in scenarios], jobs)
     else:
         outputs = _on_cluster(client, scenarios, progress)
-    return SweepResult(base, pts, [SimResult(s, o) for s, o in zip(scenarios, outputs)])
+    return SweepResult(base, pts, [_result(s, o) for s, o in zip(scenarios, outputs)])
 
 
 def _on_cluster(client: Any, scenarios: List[Scenario], progress: bool = False) -> List[Any]:
     """Submits every task of every point to ``client`` and gathers the outputs per point."""
+    for s in scenarios:
+        # As `coapcc sim --sweep`: every point is checked before any task runs.
+        _coapcc.check(s._resolved)
     specs: List[TaskSpec] = []
     index: List[Tuple[int, int, int]] = []
     for i, s in enumerate(scenarios):

@@ -27,7 +27,7 @@
 //! | [`tcp`] | §4.3 | window-of-one uIP TCP: SYN set-up, one unacknowledged segment, timers from the `uip` / `uip-dither` / `lim` controllers, the Linux server |
 //! | [`metrics`] | §2.5, §3.4, §4.4 | per-flow CoAP results, per-node TCP results, Jain's index, per-node MAC counters and duty cycle |
 //! | [`scenario`] | — | `[multihop]` scenario tables: presets (`version`, `mote`), `nstart_by_algorithm`, the algorithm list, parallel deterministic replications |
-//! | [`output`] | §2.5, §3.4, §4.4 | named run metrics, `runs.csv`, `flows.csv`, `nodes.csv`, `summary.csv` (means with Student-t 95 % CIs) |
+//! | [`output`] | §2.5, §3.4, §4.4 | named run metrics, `runs.csv`, `flows.csv`, `nodes.csv`, `summary.csv` (means with Student-t 95 % CIs), each from typed columns (`*_columns`, what the Python package hands to Arrow) |
 //!
 //! Contiki 2.7 / 3.0 differences are presets: [`phy::FrameRules::for_version`] (rule 4),
 //! [`medium::UdgmConfig::for_version`] (CCA threshold −77 / −90 dBm, RSSI truncation),

@@ -11,6 +11,8 @@ use super::metrics::{MultihopResult, TcpResult};
 use super::scenario::{MultihopRuns, run_seed};
 use super::tcp::TracePointKind;
 use super::topology::Role;
+use crate::results::{Column, Columns};
+use crate::scenario::Scenario;
 
 /// Named metrics of one run, in a fixed order for a given workload kind. Units in the names.
 ///
@@ -209,97 +211,268 @@ fn q(s: &str) -> String {
     if s.contains([',', '"', '\n']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() }
 }
 
-/// `runs.csv`: algorithm, replication, seed, then every metric of [`run_metrics`].
-pub fn runs_csv(cfgs: &[(String, MultihopConfig)], runs: &[MultihopRuns], seed: u64) -> String {
-    let mut out = String::new();
-    let mut header = false;
-    for (a, (_, cfg)) in runs.iter().zip(cfgs) {
-        for (i, r) in a.runs.iter().enumerate() {
-            let m = run_metrics(cfg, r);
-            if !header {
-                let names: Vec<&str> = m.iter().map(|(n, _)| *n).collect();
-                out.push_str(&format!("algorithm,replication,seed,{}\n", names.join(",")));
-                header = true;
-            }
-            let vals: Vec<String> = m.iter().map(|(_, v)| num(*v)).collect();
-            out.push_str(&format!("{},{i},{},{}\n", q(&a.algorithm), run_seed(seed, i as u32), vals.join(",")));
+/// The metrics of [`run_metrics`] that count things (events, frames, packets, exchanges,
+/// segments, connections): integer columns in [`runs_columns`]. Any other metric is a
+/// floating-point column, so a metric added to [`run_metrics`] appears in every table (as a
+/// float until it is named here).
+pub const COUNT_METRICS: &[&str] = &[
+    "events",
+    "packets_delivered",
+    "packets_dropped",
+    "mac_data_frames",
+    "mac_noack",
+    "mac_collision",
+    "mac_cca_busy",
+    "mac_rx_corrupted",
+    "mac_drops",
+    "exchanges_completed",
+    "exchanges_failed",
+    "retransmitted_segments",
+    "setup_failures",
+    "broken",
+    "connection_failures",
+    "rtt_samples",
+    "max_retransmissions_delivered",
+    "min_rtt_samples_per_node",
+];
+
+/// Builds [`Columns`] row by row: one call per column of a row, in header order.
+struct Builder {
+    columns: Vec<(String, Column)>,
+    next: usize,
+}
+
+impl Builder {
+    /// Columns named by the comma-separated `header`, typed by `kinds` (one letter per column:
+    /// `s` text, `u` count, `f` measurement, `b` flag, `o` optional count).
+    fn new(header: &str, kinds: &str) -> Builder {
+        let columns = header
+            .split(',')
+            .zip(kinds.chars())
+            .map(|(name, k)| {
+                let c = match k {
+                    's' => Column::Str(Vec::new()),
+                    'u' => Column::U64(Vec::new()),
+                    'b' => Column::Bool(Vec::new()),
+                    'o' => Column::OptU64(Vec::new()),
+                    _ => Column::F64(Vec::new()),
+                };
+                (name.to_string(), c)
+            })
+            .collect();
+        Builder { columns, next: 0 }
+    }
+
+    fn slot(&mut self) -> &mut Column {
+        let i = self.next % self.columns.len();
+        self.next += 1;
+        &mut self.columns[i].1
+    }
+
+    fn s(&mut self, x: &str) -> &mut Self {
+        if let Column::Str(v) = self.slot() {
+            v.push(x.to_string());
         }
+        self
+    }
+
+    fn u(&mut self, x: u64) -> &mut Self {
+        if let Column::U64(v) = self.slot() {
+            v.push(x);
+        }
+        self
+    }
+
+    fn f(&mut self, x: f64) -> &mut Self {
+        if let Column::F64(v) = self.slot() {
+            v.push(x);
+        }
+        self
+    }
+
+    fn b(&mut self, x: bool) -> &mut Self {
+        if let Column::Bool(v) = self.slot() {
+            v.push(x);
+        }
+        self
+    }
+
+    fn o(&mut self, x: Option<u64>) -> &mut Self {
+        if let Column::OptU64(v) = self.slot() {
+            v.push(x);
+        }
+        self
+    }
+
+    fn finish(self) -> Columns {
+        Columns { columns: self.columns }
+    }
+}
+
+/// The CSV text of multihop `columns`: the header row, then one row per value, text quoted
+/// when it must be, counts as integers, measurements at full precision (empty when not
+/// finite), flags as `true` / `false`, absent counts empty. No columns: no text.
+pub fn csv_of(columns: &Columns) -> String {
+    if columns.columns.is_empty() {
+        return String::new();
+    }
+    let names: Vec<&str> = columns.columns.iter().map(|(n, _)| n.as_str()).collect();
+    let mut out = format!("{}\n", names.join(","));
+    let rows = columns.columns.iter().map(|(_, c)| c.len()).min().unwrap_or(0);
+    for i in 0..rows {
+        for (k, (_, c)) in columns.columns.iter().enumerate() {
+            if k > 0 {
+                out.push(',');
+            }
+            match c {
+                Column::Str(v) => out.push_str(&q(&v[i])),
+                Column::U64(v) => out.push_str(&v[i].to_string()),
+                Column::F64(v) => out.push_str(&num(v[i])),
+                Column::Bool(v) => out.push_str(if v[i] { "true" } else { "false" }),
+                Column::OptU64(v) => out.push_str(&v[i].map_or(String::new(), |x| x.to_string())),
+            }
+        }
+        out.push('\n');
     }
     out
 }
 
-/// `summary.csv`: algorithm, metric, mean, ci95 (half-width), replications.
-pub fn summary_csv(summary: &Summary, replications: u32) -> String {
-    let mut out = String::from("algorithm,metric,mean,ci95,replications\n");
-    for (a, stats) in summary {
-        for (n, m, ci) in stats {
-            out.push_str(&format!("{},{n},{},{},{replications}\n", q(a), num(*m), num(*ci)));
+/// A count metric's value as an integer when it is one that prints as the same text (finite,
+/// whole, not negative, exact in `f64`).
+fn whole(x: f64) -> Option<u64> {
+    (x.is_finite() && x >= 0.0 && x.fract() == 0.0 && x < 9_007_199_254_740_992.0).then_some(x as u64)
+}
+
+/// The columns of `runs.csv`: `algorithm`, `replication`, `seed`, then every metric of
+/// [`run_metrics`] in its order ([`COUNT_METRICS`] as integers). No runs: no columns.
+pub fn runs_columns(cfgs: &[(String, MultihopConfig)], runs: &[MultihopRuns], seed: u64) -> Columns {
+    let mut names: Vec<&'static str> = Vec::new();
+    let (mut algorithm, mut replication, mut seeds) = (Vec::new(), Vec::new(), Vec::new());
+    let mut values: Vec<Vec<f64>> = Vec::new();
+    for (a, (_, cfg)) in runs.iter().zip(cfgs) {
+        for (i, r) in a.runs.iter().enumerate() {
+            let m = run_metrics(cfg, r);
+            if algorithm.is_empty() {
+                names = m.iter().map(|(n, _)| *n).collect();
+                values = vec![Vec::new(); names.len()];
+            }
+            algorithm.push(a.algorithm.clone());
+            replication.push(i as u64);
+            seeds.push(run_seed(seed, i as u32));
+            for (k, column) in values.iter_mut().enumerate() {
+                column.push(m.get(k).map_or(f64::NAN, |(_, v)| *v));
+            }
         }
     }
-    out
+    if algorithm.is_empty() {
+        return Columns::default();
+    }
+    let mut columns = vec![
+        ("algorithm".to_string(), Column::Str(algorithm)),
+        ("replication".to_string(), Column::U64(replication)),
+        ("seed".to_string(), Column::U64(seeds)),
+    ];
+    for (name, xs) in names.iter().zip(values) {
+        let counts: Option<Vec<u64>> =
+            if COUNT_METRICS.contains(name) { xs.iter().map(|&x| whole(x)).collect() } else { None };
+        let column = counts.map_or(Column::F64(xs), Column::U64);
+        columns.push((name.to_string(), column));
+    }
+    Columns { columns }
+}
+
+/// `runs.csv`: algorithm, replication, seed, then every metric of [`run_metrics`].
+pub fn runs_csv(cfgs: &[(String, MultihopConfig)], runs: &[MultihopRuns], seed: u64) -> String {
+    csv_of(&runs_columns(cfgs, runs, seed))
+}
+
+/// The columns of `summary.csv`: `algorithm`, `metric`, `mean`, `ci95` (half-width),
+/// `replications`.
+pub fn summary_columns(summary: &Summary, replications: u32) -> Columns {
+    let mut b = Builder::new("algorithm,metric,mean,ci95,replications", "ssffu");
+    for (a, stats) in summary {
+        for (n, m, ci) in stats {
+            b.s(a).s(n).f(*m).f(*ci).u(u64::from(replications));
+        }
+    }
+    b.finish()
+}
+
+/// `summary.csv`: algorithm, metric, mean, ci95 (half-width), replications.
+pub fn summary_csv(summary: &Summary, replications: u32) -> String {
+    csv_of(&summary_columns(summary, replications))
+}
+
+/// The columns of `flows.csv`: CoAP per flow (`client_node` / `server_node` are node ids or
+/// `host`; `first_send_s` / `last_ack_s` NaN when there was none) or TCP per mote.
+pub fn flows_columns(runs: &[MultihopRuns]) -> Columns {
+    let tcp = runs.iter().flat_map(|a| &a.runs).any(|r| r.tcp.is_some());
+    let mut b = if tcp {
+        Builder::new(
+            "algorithm,replication,node,hops,reports,delivered_bytes,retransmitted_segments,syn_retransmissions,\
+rtt_samples,max_retransmissions_delivered,setup_failed,broken",
+            "suuuuuuuuubb",
+        )
+    } else {
+        Builder::new(
+            "algorithm,replication,flow,client_node,server_node,completed,failed,retransmissions,duration_mean_s,\
+throughput_per_s,first_send_s,last_ack_s,completed_in_window,failed_in_window,transmissions_in_window,\
+distinct_received_in_window",
+            "suussuuuffffuuuu",
+        )
+    };
+    let opt = |x: Option<u16>| x.map_or("host".to_string(), |n| n.to_string());
+    let opt_s = |x: Option<u64>| x.map_or(f64::NAN, |n| n as f64 / 1e9);
+    for a in runs {
+        for (i, r) in a.runs.iter().enumerate() {
+            match &r.tcp {
+                Some(t) if tcp => {
+                    for n in &t.nodes {
+                        b.s(&a.algorithm)
+                            .u(i as u64)
+                            .u(u64::from(n.node))
+                            .u(u64::from(n.hops))
+                            .u(n.reports)
+                            .u(n.delivered_bytes)
+                            .u(n.retransmitted_segments)
+                            .u(n.syn_retransmissions)
+                            .u(n.rtt_samples)
+                            .u(u64::from(n.max_retransmissions_delivered))
+                            .b(n.setup_failed)
+                            .b(n.broken);
+                    }
+                }
+                None if !tcp => {
+                    for (k, f) in r.coap.iter().enumerate() {
+                        b.s(&a.algorithm)
+                            .u(i as u64)
+                            .u(k as u64)
+                            .s(&opt(f.node))
+                            .s(&opt(f.peer))
+                            .u(f.completed)
+                            .u(f.failed)
+                            .u(f.retransmissions)
+                            .f(f.mean_duration_s())
+                            .f(f.throughput_per_s())
+                            .f(opt_s(f.first_send_ns))
+                            .f(opt_s(f.last_ack_ns))
+                            .u(f.completed_in_window)
+                            .u(f.failed_in_window)
+                            .u(f.transmissions_in_window)
+                            .u(f.distinct_received_in_window);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    b.finish()
 }
 
 /// `flows.csv`: CoAP per flow (client node, server node, counts, durations, throughput) or
 /// TCP per mote (hops, reports, bytes, retransmissions, RTT samples, failures).
 pub fn flows_csv(runs: &[MultihopRuns]) -> String {
-    let tcp = runs.iter().flat_map(|a| &a.runs).any(|r| r.tcp.is_some());
-    let mut out = if tcp {
-        String::from(
-            "algorithm,replication,node,hops,reports,delivered_bytes,retransmitted_segments,syn_retransmissions,\
-rtt_samples,max_retransmissions_delivered,setup_failed,broken\n",
-        )
-    } else {
-        String::from(
-            "algorithm,replication,flow,client_node,server_node,completed,failed,retransmissions,duration_mean_s,\
-throughput_per_s,first_send_s,last_ack_s,completed_in_window,failed_in_window,transmissions_in_window,\
-distinct_received_in_window\n",
-        )
-    };
-    let opt = |x: Option<u16>| x.map_or("host".to_string(), |n| n.to_string());
-    let opt_s = |x: Option<u64>| x.map_or(String::new(), |n| num(n as f64 / 1e9));
-    for a in runs {
-        for (i, r) in a.runs.iter().enumerate() {
-            if let Some(t) = &r.tcp {
-                for n in &t.nodes {
-                    out.push_str(&format!(
-                        "{},{i},{},{},{},{},{},{},{},{},{},{}\n",
-                        q(&a.algorithm),
-                        n.node,
-                        n.hops,
-                        n.reports,
-                        n.delivered_bytes,
-                        n.retransmitted_segments,
-                        n.syn_retransmissions,
-                        n.rtt_samples,
-                        n.max_retransmissions_delivered,
-                        n.setup_failed,
-                        n.broken
-                    ));
-                }
-            } else {
-                for (k, f) in r.coap.iter().enumerate() {
-                    out.push_str(&format!(
-                        "{},{i},{k},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-                        q(&a.algorithm),
-                        opt(f.node),
-                        opt(f.peer),
-                        f.completed,
-                        f.failed,
-                        f.retransmissions,
-                        num(f.mean_duration_s()),
-                        num(f.throughput_per_s()),
-                        opt_s(f.first_send_ns),
-                        opt_s(f.last_ack_ns),
-                        f.completed_in_window,
-                        f.failed_in_window,
-                        f.transmissions_in_window,
-                        f.distinct_received_in_window
-                    ));
-                }
-            }
-        }
-    }
-    out
+    csv_of(&flows_columns(runs))
 }
 
 /// A role's word in the CSV files and `--describe`.
@@ -312,14 +485,13 @@ pub fn role_word(r: Role) -> &'static str {
     }
 }
 
-/// `nodes.csv`: per run and mote: role, position, parent and hop count in that run's DODAG,
-/// every MAC counter (collisions, CCA busy, drops by cause, copies per ContikiMAC train) and
-/// the radio duty cycle.
-pub fn nodes_csv(cfgs: &[(String, MultihopConfig)], runs: &[MultihopRuns], seed: u64) -> String {
-    let mut out = String::from(
+/// The columns of `nodes.csv` (`parent` and `hops` absent for a mote outside the DODAG).
+pub fn nodes_columns(cfgs: &[(String, MultihopConfig)], runs: &[MultihopRuns], seed: u64) -> Columns {
+    let mut b = Builder::new(
         "algorithm,replication,node,role,x_m,y_m,parent,hops,data_frames,acks_sent,tx_ok,tx_noack,tx_collision,\
 cca_busy,rx_corrupted,rx_delivered,rx_duplicates,drop_no_neighbor_queue,drop_no_buffer,drop_queue_full,\
-drop_retry_limit,copies_in_ok_trains,copies_per_ok_train,burst_followers_ok,radio_on_s,duty_cycle\n",
+drop_retry_limit,copies_in_ok_trains,copies_per_ok_train,burst_followers_ok,radio_on_s,duty_cycle",
+        "suusffoouuuuuuuuuuuuuufuff",
     );
     for (a, (_, cfg)) in runs.iter().zip(cfgs) {
         let Ok(topo) = cfg.topology.build() else { continue };
@@ -329,37 +501,61 @@ drop_retry_limit,copies_in_ok_trains,copies_per_ok_train,burst_followers_ok,radi
             for (k, c) in r.mac.iter().enumerate() {
                 let id = NodeId::from_index(k);
                 let node = topo.nodes.get(k);
-                let parent = dodag.and_then(|d| d.parent(id)).map_or(String::new(), |p| p.0.to_string());
-                let hops = dodag.and_then(|d| d.hops(id)).map_or(String::new(), |h| h.to_string());
-                out.push_str(&format!(
-                    "{},{i},{k},{},{},{},{parent},{hops},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-                    q(&a.algorithm),
-                    node.map_or("", |n| role_word(n.role)),
-                    node.map_or(String::new(), |n| num(n.pos.x_m)),
-                    node.map_or(String::new(), |n| num(n.pos.y_m)),
-                    c.data_frames,
-                    c.acks_sent,
-                    c.tx_ok,
-                    c.tx_noack,
-                    c.tx_collision,
-                    c.cca_busy,
-                    c.rx_corrupted,
-                    c.rx_delivered,
-                    c.rx_duplicates,
-                    c.drop_no_neighbor_queue,
-                    c.drop_no_buffer,
-                    c.drop_queue_full,
-                    c.drop_retry_limit,
-                    c.copies_in_ok_trains,
-                    num(ratio(c.copies_in_ok_trains as f64, c.tx_ok as f64)),
-                    c.burst_followers_ok,
-                    num(c.radio_on_ns as f64 / 1e9),
-                    num(c.duty_cycle(r.end_ns))
-                ));
+                b.s(&a.algorithm)
+                    .u(i as u64)
+                    .u(k as u64)
+                    .s(node.map_or("", |n| role_word(n.role)))
+                    .f(node.map_or(f64::NAN, |n| n.pos.x_m))
+                    .f(node.map_or(f64::NAN, |n| n.pos.y_m))
+                    .o(dodag.and_then(|d| d.parent(id)).map(|p| u64::from(p.0)))
+                    .o(dodag.and_then(|d| d.hops(id)).map(u64::from))
+                    .u(c.data_frames)
+                    .u(c.acks_sent)
+                    .u(c.tx_ok)
+                    .u(c.tx_noack)
+                    .u(c.tx_collision)
+                    .u(c.cca_busy)
+                    .u(c.rx_corrupted)
+                    .u(c.rx_delivered)
+                    .u(c.rx_duplicates)
+                    .u(c.drop_no_neighbor_queue)
+                    .u(c.drop_no_buffer)
+                    .u(c.drop_queue_full)
+                    .u(c.drop_retry_limit)
+                    .u(c.copies_in_ok_trains)
+                    .f(ratio(c.copies_in_ok_trains as f64, c.tx_ok as f64))
+                    .u(c.burst_followers_ok)
+                    .f(c.radio_on_ns as f64 / 1e9)
+                    .f(c.duty_cycle(r.end_ns));
             }
         }
     }
-    out
+    b.finish()
+}
+
+/// `nodes.csv`: per run and mote: role, position, parent and hop count in that run's DODAG,
+/// every MAC counter (collisions, CCA busy, drops by cause, copies per ContikiMAC train) and
+/// the radio duty cycle.
+pub fn nodes_csv(cfgs: &[(String, MultihopConfig)], runs: &[MultihopRuns], seed: u64) -> String {
+    csv_of(&nodes_columns(cfgs, runs, seed))
+}
+
+/// The files `coapcc sim` writes for multihop scenario `s` (its configurations `cfgs`, runs
+/// `runs` and their `summary`), `(name, text)` in the order it writes them: `runs.csv`,
+/// `flows.csv`, `nodes.csv`, `summary.csv`, `scenario.toml`.
+pub fn result_files(
+    s: &Scenario,
+    cfgs: &[(String, MultihopConfig)],
+    runs: &[MultihopRuns],
+    summary: &Summary,
+) -> Vec<(&'static str, String)> {
+    vec![
+        ("runs.csv", runs_csv(cfgs, runs, s.file.seed)),
+        ("flows.csv", flows_csv(runs)),
+        ("nodes.csv", nodes_csv(cfgs, runs, s.file.seed)),
+        ("summary.csv", summary_csv(summary, s.file.replications)),
+        ("scenario.toml", s.to_toml()),
+    ]
 }
 
 /// The metrics shown in the printed table, by workload kind.

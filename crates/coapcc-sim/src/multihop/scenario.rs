@@ -283,6 +283,56 @@ pub struct MultihopRuns {
     pub runs: Vec<MultihopResult>,
 }
 
+/// Runs replication `replication` of algorithm number `algorithm` of multihop scenario `s`,
+/// whose configurations ([`configs`]) are `cfgs`. Every random stream derives from (scenario
+/// seed, replication), so a job run alone (in another process, on another machine) gives the
+/// same result as within [`run`]: the unit of work of a distributed sweep.
+pub fn run_job(
+    s: &Scenario,
+    cfgs: &[(String, MultihopConfig)],
+    algorithm: usize,
+    replication: u32,
+) -> Result<MultihopResult, String> {
+    let (name, cfg) = cfgs
+        .get(algorithm)
+        .ok_or_else(|| format!("{}: no algorithm number {algorithm} (the scenario has {})", s.file.name, cfgs.len()))?;
+    MultihopSim::new(cfg.clone(), run_seed(s.file.seed, replication))
+        .map(|sim| sim.run().0)
+        .map_err(|e| format!("{name}, replication {replication}: key `multihop.{}`: {}", e.key, e.problem))
+}
+
+/// Gathers job results (`((algorithm, replication), result)`, in any order, every job once)
+/// into [`MultihopRuns`] in scenario order, replication 0 first: what [`run`] returns. A
+/// missing or repeated job is an error naming it.
+pub fn assemble(
+    s: &Scenario,
+    outputs: impl IntoIterator<Item = ((usize, u32), MultihopResult)>,
+) -> Result<Vec<MultihopRuns>, String> {
+    let reps = s.file.replications as usize;
+    let mut slots: Vec<Vec<Option<MultihopResult>>> = s.algorithms.iter().map(|_| vec![None; reps]).collect();
+    for ((a, r), out) in outputs {
+        let slot = slots
+            .get_mut(a)
+            .and_then(|v| v.get_mut(r as usize))
+            .ok_or_else(|| format!("{}: no job (algorithm {a}, replication {r})", s.file.name))?;
+        if slot.replace(out).is_some() {
+            return Err(format!("{}: job (algorithm {a}, replication {r}) given twice", s.file.name));
+        }
+    }
+    s.algorithms
+        .iter()
+        .zip(slots)
+        .map(|((name, _), runs)| {
+            let runs = runs
+                .into_iter()
+                .enumerate()
+                .map(|(r, o)| o.ok_or_else(|| format!("{}: {name}, replication {r}: missing", s.file.name)))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(MultihopRuns { algorithm: name.clone(), runs })
+        })
+        .collect()
+}
+
 /// Runs every (algorithm, replication) of multihop scenario `s` on the current rayon pool,
 /// results in a fixed order (byte-identical for any thread count). `progress` is called once
 /// per finished run.
@@ -293,10 +343,7 @@ pub fn run(s: &Scenario, progress: &(dyn Fn() + Sync)) -> Result<Vec<MultihopRun
     let outputs: Vec<Result<MultihopResult, String>> = jobs
         .par_iter()
         .map(|&(a, r)| {
-            let (name, cfg) = &cfgs[a];
-            let out = MultihopSim::new(cfg.clone(), run_seed(s.file.seed, r))
-                .map(|sim| sim.run().0)
-                .map_err(|e| format!("{name}, replication {r}: key `multihop.{}`: {}", e.key, e.problem));
+            let out = run_job(s, &cfgs, a, r);
             progress();
             out
         })
