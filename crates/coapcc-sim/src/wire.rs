@@ -208,9 +208,11 @@ pub fn encode_multihop(result: &MultihopResult) -> Vec<u8> {
             distinct_received_in_window,
             expired_timers_ns,
             series,
+            route_hops,
         } = f;
         w.opt(node.map(u64::from));
         w.opt(peer.map(u64::from));
+        w.opt(route_hops.map(u64::from));
         for n in [
             *completed,
             *failed,
@@ -257,12 +259,24 @@ pub fn encode_multihop(result: &MultihopResult) -> Vec<u8> {
                     broken,
                     timers_ns,
                     trace,
+                    rtt_samples_below_1s,
+                    rtt_samples_truncated,
+                    max_rto_after_10_samples_ns,
                 } = n;
                 w.u(u64::from(*node));
                 w.u(u64::from(*hops));
-                for x in [*reports, *delivered_bytes, *retransmitted_segments, *syn_retransmissions, *rtt_samples] {
+                for x in [
+                    *reports,
+                    *delivered_bytes,
+                    *retransmitted_segments,
+                    *syn_retransmissions,
+                    *rtt_samples,
+                    *rtt_samples_below_1s,
+                    *rtt_samples_truncated,
+                ] {
                     w.u(x);
                 }
+                w.opt(*max_rto_after_10_samples_ns);
                 w.u(u64::from(*max_retransmissions_delivered));
                 w.u(u64::from(*setup_failed));
                 w.u(u64::from(*broken));
@@ -352,6 +366,7 @@ pub fn decode_multihop(bytes: &[u8]) -> Result<MultihopResult, String> {
     for _ in 0..n {
         let node = r.opt()?.map(u16::try_from).transpose().map_err(|e| e.to_string())?;
         let peer = r.opt()?.map(u16::try_from).transpose().map_err(|e| e.to_string())?;
+        let route_hops = r.opt()?.map(u32::try_from).transpose().map_err(|e| e.to_string())?;
         let completed = r.u()?;
         let failed = r.u()?;
         let ended_in_window = r.u()?;
@@ -383,6 +398,7 @@ pub fn decode_multihop(bytes: &[u8]) -> Result<MultihopResult, String> {
             distinct_received_in_window,
             expired_timers_ns,
             series,
+            route_hops,
         });
     }
     let tcp = match r.u()? {
@@ -398,6 +414,9 @@ pub fn decode_multihop(bytes: &[u8]) -> Result<MultihopResult, String> {
                 let retransmitted_segments = r.u()?;
                 let syn_retransmissions = r.u()?;
                 let rtt_samples = r.u()?;
+                let rtt_samples_below_1s = r.u()?;
+                let rtt_samples_truncated = r.u()?;
+                let max_rto_after_10_samples_ns = r.opt()?;
                 let max_retransmissions_delivered = u8::try_from(r.u()?).map_err(|e| e.to_string())?;
                 let setup_failed = r.u()? != 0;
                 let broken = r.u()? != 0;
@@ -426,6 +445,9 @@ pub fn decode_multihop(bytes: &[u8]) -> Result<MultihopResult, String> {
                     broken,
                     timers_ns,
                     trace,
+                    rtt_samples_below_1s,
+                    rtt_samples_truncated,
+                    max_rto_after_10_samples_ns,
                 });
             }
             Some(TcpResult {

@@ -234,6 +234,9 @@ pub const COUNT_METRICS: &[&str] = &[
     "rtt_samples",
     "max_retransmissions_delivered",
     "min_rtt_samples_per_node",
+    "rtt_samples_truncated",
+    "delivered_segments",
+    "senders",
 ];
 
 /// Builds [`Columns`] row by row: one call per column of a row, in header order.
