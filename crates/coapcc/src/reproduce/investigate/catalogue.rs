@@ -96,6 +96,45 @@ const MAKAREM_COOJA_IDC_GOODPUT_CLAIMS: &[&str] = &[
     "makarem-cooja-m12-u-15-goodput-per-s-vs-default",
 ];
 
+/// Betzler: the claims the 1-to-1 ContikiMAC loss explains (ContikiMAC faster than No RDC, few
+/// retries), then the B4 claims that hold because ContikiMAC repairs losses (the counter-check).
+const BETZLER_CONTIKIMAC_LOSS_CLAIMS: &[&str] = &[
+    "betzler-1-to-1-contikimac-default-throughput-per-s",
+    "betzler-1-to-1-contikimac-default-duration-mean-s",
+    "betzler-1-to-1-contikimac-default-retries-per-exchange",
+    "betzler-1-to-1-contikimac-cocoa-2014-retries-per-exchange",
+    "betzler-b1-contikimac-default-aggressive-above-default",
+    "betzler-b2-contikimac-default-aggressive-below-default",
+    "betzler-b3-default-throughput",
+    "betzler-b3-default-duration",
+    "betzler-b3-default-aggressive-throughput",
+    "betzler-b3-cocoa-2014-throughput",
+    "betzler-b3-cocoa-2014-duration",
+    "betzler-b5-cocoa-fewer-retries-than-default",
+    "betzler-b4-default-retries",
+    "betzler-b4-cocoa-2014-retries",
+];
+
+/// Betzler: the many-to-many claims the contention on the surrogate mesh explains (the
+/// ACK-wait investigation takes those that involve the No RDC case).
+const BETZLER_CONTENTION_CLAIMS: &[&str] = &[
+    "betzler-many-to-many-no-rdc-default-retries-per-exchange",
+    "betzler-many-to-many-no-rdc-cocoa-2014-retries-per-exchange",
+    "betzler-many-to-many-contikimac-cocoa-2014-duration-mean-s",
+    "betzler-many-to-many-contikimac-cocoa-2014-retries-per-exchange",
+    "betzler-b8-coap-b-longest",
+    "betzler-b9-default-retries-per-exchange",
+    "betzler-b9-cocoa-2014-throughput-per-s",
+    "betzler-b9-cocoa-2014-duration-mean-s",
+    "betzler-b9-cocoa-2014-retries-per-exchange",
+    "betzler-b11-contikimac-cocoa-2014",
+];
+
+const BETZLER_MANY_TO_MANY: &[&str] = &["betzler/many-to-many-no-rdc", "betzler/many-to-many-contikimac"];
+
+const BETZLER_LAYOUT_UNKNOWN: &str = "FlockLab's layout and link qualities are not published (OQ-M3); the verdicts stay \
+on the calibrated 0.94, and the sweep shows which claims the link quality can explain, not a value to use.";
+
 const PAYLOAD: &[f64] = &[20.0, 40.0, 60.0, 80.0];
 
 const LOAD_QUESTION: &str = "The infinite-buffer cases are bistable: CoCoA collapses only once the RTT exceeds its first \
@@ -111,6 +150,7 @@ pub const SWEEPS: &[SweepSpec] = &[
         title: "Investigation: message size (load) with 400 flows and the infinite buffer",
         question: LOAD_QUESTION,
         bases: FASOR_400_INFINITE,
+        fixed: &[],
         key: "response_payload_bytes",
         also: &[],
         words: &[],
@@ -129,6 +169,7 @@ pub const SWEEPS: &[SweepSpec] = &[
         title: "Investigation: number of flows (load) with the infinite buffer",
         question: LOAD_QUESTION,
         bases: FASOR_400_INFINITE,
+        fixed: &[],
         key: "flows",
         also: &[],
         words: &[],
@@ -152,6 +193,7 @@ not a different count to use.",
 \"per-step\"`: 2 s → 2, 4, 6, 9, 13.5 s instead of 2, 4, 8, 16, 32 s). Shorter backed-off timers move the collapse \
 threshold of the infinite-buffer cases.",
         bases: FASOR_400_INFINITE,
+        fixed: &[],
         key: "algorithm.cocoa.vbf_selection",
         also: &["algorithm.cocoa-fb1.vbf_selection"],
         words: &["per-exchange", "per-step"],
@@ -174,6 +216,7 @@ retransmission at all. Our drop-tail buffer counts only the packets waiting for 
 \"Bottleneck buffer\"); a buffer that also holds the packet being sent is 26–54 bytes smaller in effect, so fewer \
 copies wait long enough for a timer to expire.",
         bases: &["fasor/400-flows-small-buffer-continuous"],
+        fixed: &[],
         key: "buffer_counts_in_service",
         also: &[],
         words: &["false", "true"],
@@ -199,6 +242,7 @@ cases.",
             "fasor/200-flows-infinite-buffer-continuous",
             "fasor/200-flows-infinite-buffer-random",
         ],
+        fixed: &[],
         key: "response_payload_bytes",
         also: &[],
         words: &[],
@@ -217,6 +261,7 @@ cases.",
         title: "Investigation: message size (load) with 400 random flows and the infinite buffer",
         question: LOAD_QUESTION,
         bases: &["full-backoff/400-flows-infinite-buffer-random"],
+        fixed: &[],
         key: "response_payload_bytes",
         also: &[],
         words: &[],
@@ -235,6 +280,7 @@ cases.",
         title: "Investigation: number of random flows (load) with the infinite buffer",
         question: LOAD_QUESTION,
         bases: &["full-backoff/400-flows-infinite-buffer-random"],
+        fixed: &[],
         key: "flows",
         also: &[],
         words: &[],
@@ -254,6 +300,7 @@ cases.",
         question: "As in the FASOR experiment: CoCoA's backoff factor chosen once per exchange (OQ-3, our default) \
 or at every step (the reading of the FASOR paper's sentence), on the bistable infinite-buffer random case.",
         bases: &["full-backoff/400-flows-infinite-buffer-random", "full-backoff/400-flows-medium-buffer-random"],
+        fixed: &[],
         key: "algorithm.cocoa.vbf_selection",
         also: &["algorithm.cocoa-fb1.vbf_selection", "algorithm.cocoa-fb2.vbf_selection"],
         words: &["per-exchange", "per-step"],
@@ -282,6 +329,7 @@ OQ-3); the verdicts stay on the per-exchange reading.",
 is treated; our token bucket holds one packet (docs/testbeds.md §2 [D]). A deeper bucket lets a sender that waited send \
 back to back, which matters most where ResBW is small (the plateau and the 0.2 packets/s point).",
         bases: &["makarem/low-variability", "makarem/high-variability"],
+        fixed: &[],
         key: "network.residual.depth_packets",
         also: &[],
         words: &[],
@@ -317,6 +365,7 @@ sweep shows how much of the difference is the parallel exchanges on the model's 
             "betzler/many-to-many-no-rdc",
             "betzler/many-to-many-contikimac",
         ],
+        fixed: &[],
         key: "multihop.nstart_by_algorithm.cocoa4",
         also: &[],
         words: &[],
@@ -352,6 +401,7 @@ network is nearly idle. The sweep varies dw, i.e. how fast the spacing recovers,
             "makarem-cooja/square-18",
             "makarem-cooja/u-15",
         ],
+        fixed: &[],
         key: "algorithm.idc.dw",
         also: &[],
         words: &[],
@@ -365,6 +415,138 @@ network is nearly idle. The sweep varies dw, i.e. how fast the spacing recovers,
 difference is IDC's recovery time against a 15-minute run, not a value to use: the verdicts stay on dw = 0.01. The \
 paper does not say how its Cooja senders started or how large their spacings grew.",
     },
+    SweepSpec {
+        id: "betzler-contikimac-loss",
+        experiment: "betzler",
+        short: "the ContikiMAC loss investigation",
+        title: "Investigation: frame loss on the 1-to-1 ContikiMAC case",
+        question: "One independent per-frame success ratio (multihop.udgm.success_ratio_tx 0.94, OQ-M3) serves \
+both MACs; it is calibrated on No RDC, where no MAC retransmission repairs a loss. ContikiMAC's 5 MAC transmissions \
+repair almost every such loss, so our ContikiMAC 1-to-1 exchanges rarely time out and come out faster than with No \
+RDC, the reverse of FlockLab's. The sweep lowers the ratio on the 1-to-1 ContikiMAC case alone (the No RDC case, which \
+the B3 and B4 ratios compare with, stays as run); the B4 claims (ContikiMAC fewer retries than No RDC), which hold, are \
+the counter-check.",
+        bases: &["betzler/1-to-1-contikimac"],
+        fixed: &["betzler/1-to-1-no-rdc"],
+        key: "multihop.udgm.success_ratio_tx",
+        also: &[],
+        words: &[],
+        unit: "",
+        values: &[0.75, 0.8, 0.85, 0.94],
+        default: 0.94,
+        algorithms: &[],
+        // 3, not 5: a lower ratio lengthens every ContikiMAC run (0.75 costs 2.6 times the default's events).
+        replications: [3, 1],
+        claims: BETZLER_CONTIKIMAC_LOSS_CLAIMS,
+        unknown: "A lower ratio on ContikiMAC alone stands for losses its MAC retransmissions cannot repair (bursts, \
+asymmetric links), which the surrogate does not model. FlockLab's link qualities are not published (OQ-M3); the \
+verdicts stay on the calibrated 0.94.",
+    },
+    SweepSpec {
+        id: "betzler-host-delay",
+        experiment: "betzler",
+        short: "the cloud-delay investigation",
+        title: "Investigation: the cloud delay on the No RDC cases",
+        question: "On FlockLab CoAP_B, whose initial timer is 1–1.5 s, made more retries than CoAP (B6) and less \
+throughput than CoCoA (B1, B7): some round trips outlasted its timer. On the surrogate every No RDC algorithm makes the \
+same retries per 1-to-1 exchange (the calibrated frame losses), because no round trip outlasts 1 s. The cloud delay \
+(multihop.host_delay_ms, one way, OQ-M4) is the one parameter that lengthens every round trip.",
+        bases: &["betzler/1-to-1-no-rdc", "betzler/many-to-many-no-rdc"],
+        fixed: &[],
+        key: "multihop.host_delay_ms",
+        also: &[],
+        words: &[],
+        unit: "ms",
+        values: &[75.0, 250.0, 500.0, 1000.0],
+        default: 75.0,
+        algorithms: &[],
+        replications: [5, 1],
+        claims: &[
+            "betzler-b1-no-rdc-cocoa-2014-above-default-aggressive",
+            "betzler-b2-no-rdc-cocoa-2014-below-default-aggressive",
+            "betzler-b6-no-rdc",
+            "betzler-b7-cocoa-highest-throughput-vs-default-aggressive",
+        ],
+        unknown: "The slides give the clients' location (\"in the cloud\") but no delay; 75 ms one way (OQ-M4) is a \
+typical Internet path, and a constant delay has no tail: the model has no delay jitter. The verdicts stay on 75 ms.",
+    },
+    SweepSpec {
+        id: "betzler-many-to-many-loss",
+        experiment: "betzler",
+        short: "the many-to-many link-quality investigation",
+        title: "Investigation: link quality on the many-to-many cases",
+        question: "With 29 clients at once our 5 × 6 lattice loses more with No RDC than FlockLab did (CoAP 0.63 \
+retries per exchange, published 0.28), and with ContikiMAC queues longer (CoCoA's exchanges 9.3 s, published 4.16 s) \
+while repairing at the MAC what FlockLab's clients retried end to end (CoCoA 0.78 retries, published 1.69). The sweep \
+varies the per-frame success ratio (multihop.udgm.success_ratio_tx, OQ-M3) on both many-to-many cases.",
+        bases: BETZLER_MANY_TO_MANY,
+        fixed: &[],
+        key: "multihop.udgm.success_ratio_tx",
+        also: &[],
+        words: &[],
+        unit: "",
+        values: &[0.85, 0.94, 0.97, 1.0],
+        default: 0.94,
+        algorithms: &[],
+        replications: [5, 1],
+        claims: BETZLER_CONTENTION_CLAIMS,
+        unknown: BETZLER_LAYOUT_UNKNOWN,
+    },
+    SweepSpec {
+        id: "betzler-many-to-many-ack-wait",
+        experiment: "betzler",
+        short: "the NullRDC ACK-wait investigation",
+        title: "Investigation: NullRDC waiting for link-layer ACKs on the many-to-many No RDC case",
+        question: "Contiki's Sky build of NullRDC sends without waiting for a link-layer ACK (OQ-M1), so with No RDC \
+no collision among the 29 clients' frames is repaired at the MAC and every loss costs an end-to-end retry. With \
+multihop.null_rdc.ack_wait = true (OQ-M1's sensitivity option) NullRDC retransmits up to 5 times as ContikiMAC does. \
+The sweep sets it on the many-to-many No RDC case (the ContikiMAC case, which the B9 ratios compare with, stays as \
+run).",
+        bases: &["betzler/many-to-many-no-rdc"],
+        fixed: &["betzler/many-to-many-contikimac"],
+        key: "multihop.null_rdc.ack_wait",
+        also: &[],
+        words: &["false", "true"],
+        unit: "",
+        values: &[0.0, 1.0],
+        default: 0.0,
+        algorithms: &[],
+        replications: [5, 1],
+        claims: &[
+            "betzler-many-to-many-no-rdc-default-retries-per-exchange",
+            "betzler-many-to-many-no-rdc-cocoa-2014-retries-per-exchange",
+            "betzler-b9-default-retries-per-exchange",
+            "betzler-b9-cocoa-2014-throughput-per-s",
+            "betzler-b9-cocoa-2014-duration-mean-s",
+            "betzler-b9-cocoa-2014-retries-per-exchange",
+        ],
+        unknown: "The Sky build's NullRDC does not wait for ACKs (NULLRDC_802154_AUTOACK 0, OQ-M1); whether \
+FlockLab's firmware did is not published. The verdicts stay on the code's default.",
+    },
+    SweepSpec {
+        id: "lim-nullrdc-ack-wait",
+        experiment: "lim",
+        short: "the NullRDC ACK-wait investigation",
+        title: "Investigation: NullRDC waiting for link-layer ACKs with the limit of 8",
+        question: "Contiki's Sky build of NullRDC sends without waiting for a link-layer ACK (OQ-M1), so NullRDC \
+repairs no frame loss while ContikiMAC retransmits up to 5 times; with the limit of 8 retransmissions our NullRDC runs \
+therefore fail more often than the ContikiMAC ones, the reverse of §4.2.3. The sweep sets \
+multihop.null_rdc.ack_wait = true (OQ-M1's sensitivity option) on the NullRDC 4 × 4 case with the limit of 8 (the \
+ContikiMAC case stays as run).",
+        bases: &["lim/e1-nullrdc-4x4@limit=8"],
+        fixed: &["lim/e2-contikimac-4x4@limit=8"],
+        key: "multihop.null_rdc.ack_wait",
+        also: &[],
+        words: &["false", "true"],
+        unit: "",
+        values: &[0.0, 1.0],
+        default: 0.0,
+        algorithms: &[],
+        replications: [10, 3],
+        claims: &["lim-l7-limit-8-contikimac-worse"],
+        unknown: "Lim's Cooja runs used Sky motes, whose NullRDC does not wait for ACKs (NULLRDC_802154_AUTOACK 0, \
+OQ-M1); the paper does not say otherwise, so the verdict stays on the code's default.",
+    },
 ];
 
 /// The investigations of an experiment.
@@ -375,6 +557,7 @@ pub fn of(experiment: &str) -> impl Iterator<Item = &'static SweepSpec> + '_ {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reproduce::experiments::cases;
     use crate::reproduce::investigate::burst_scale;
     use crate::reproduce::investigate::causes::differing;
     use crate::reproduce::published::{CauseKind, load};
@@ -437,5 +620,18 @@ mod tests {
         let n = ids.len();
         ids.dedup();
         assert_eq!(ids.len(), n, "investigation ids are unique");
+    }
+
+    #[test]
+    fn every_base_and_fixed_case_of_an_investigation_is_one_of_its_experiments_cases() {
+        let root = std::path::PathBuf::from(format!("{}/../../scenarios", env!("CARGO_MANIFEST_DIR")));
+        for s in SWEEPS {
+            let own = cases(s.experiment, &root, false, None).unwrap();
+            let known = |n: &str| own.iter().any(|c| c.name == n || c.sweep.as_ref().is_some_and(|(w, _)| w == n));
+            for n in s.bases.iter().chain(s.fixed) {
+                assert!(known(n), "{}: no case or sweep `{n}` in {}", s.id, s.experiment);
+            }
+            assert!(s.fixed.iter().all(|f| !s.bases.contains(f)), "{}: a fixed case is also swept", s.id);
+        }
     }
 }

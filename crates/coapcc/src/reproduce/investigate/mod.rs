@@ -113,6 +113,9 @@ pub struct SweepSpec {
     pub question: &'static str,
     /// The experiment's cases it re-runs: case names, or sweep names (every point of the sweep).
     pub bases: &'static [&'static str],
+    /// The experiment's cases that are not swept but that a claim compares a base case with
+    /// (`case_b`): each point sees them unchanged, as run at the default.
+    pub fixed: &'static [&'static str],
     /// The scenario key swept (`--set KEY=VALUE`).
     pub key: &'static str,
     /// Further keys set to the same value at every point (e.g. the same option of CoCoA+FB1).
@@ -256,10 +259,16 @@ impl ClaimSweep {
 }
 
 /// Each explained claim's outcome per point: the claim's own metric and check, evaluated on
-/// the base cases as run at that value (the default: the experiment's own cases).
+/// the base cases as run at that value (the default: the experiment's own cases). The spec's
+/// `fixed` cases (those a claim compares a base case with) enter every point unchanged.
 pub fn claim_sweeps(spec: &SweepSpec, results: &[CaseResult], published: &Published) -> Vec<ClaimSweep> {
     let own: Vec<Case> = results.iter().filter(|r| !is_point(&r.case)).map(|r| r.case.clone()).collect();
     let bases = spec.base_cases(&own);
+    let fixed: Vec<&CaseResult> = results
+        .iter()
+        .filter(|r| !is_point(&r.case) && spec.fixed.contains(&r.case.name.as_str()))
+        .filter(|r| !bases.iter().any(|b| b.name == r.case.name))
+        .collect();
     let mut per_value: Vec<(f64, Vec<CaseResult>)> = Vec::new();
     for &x in spec.values {
         let mut set = Vec::new();
@@ -276,6 +285,7 @@ pub fn claim_sweeps(spec: &SweepSpec, results: &[CaseResult], published: &Publis
             set.extend(found);
         }
         if set.len() == bases.len() {
+            set.extend(fixed.iter().map(|r| (*r).clone()));
             per_value.push((x, set));
         }
     }
@@ -435,7 +445,13 @@ pub fn sentence(spec: &SweepSpec, sweeps: &[ClaimSweep]) -> String {
             format!("{k} at {}{d}", spec.with_unit(x))
         })
         .collect();
-    let _ = write!(s, "Of the {n} claims explained, {} hold{}. ", counts.join(", "), if n == 1 { "s" } else { "" });
+    let _ = write!(
+        s,
+        "Of the {n} claim{} explained, {} hold{}. ",
+        if n == 1 { "" } else { "s" },
+        counts.join(", "),
+        if n == 1 { "s" } else { "" }
+    );
     // Group the claims by where they hold.
     let mut groups: Vec<(String, Vec<&str>)> = Vec::new();
     let mut threshold_above_default = false;
@@ -491,6 +507,7 @@ mod tests {
         title: "Investigation: size",
         question: "Does size matter?",
         bases: &["x/base"],
+        fixed: &[],
         key: "response_payload_bytes",
         also: &[],
         words: &[],
@@ -590,6 +607,49 @@ source = \"s\"\nmetric = \"fct_median\"\ncase = \"x/base\"\na = \"cocoa\"\npubli
         assert!(cases[0].sets.contains(&set("algorithm.cocoa-fb1.vbf_selection", "per-step").unwrap()));
         assert_eq!(spec.x_label(), "algorithm.cocoa.vbf_selection (0 = per-exchange, 1 = per-step)");
         assert_eq!(spec.with_unit(0.0), "per-exchange");
+    }
+
+    fn mh_result(name: &str, sweep: Option<(&str, f64)>, goodput: f64) -> CaseResult {
+        CaseResult {
+            case: Case {
+                name: name.into(),
+                file: "x.toml".into(),
+                sets: vec![],
+                sweep: sweep.map(|(s, x)| (s.to_string(), x)),
+            },
+            description: String::new(),
+            source: String::new(),
+            seed: 1,
+            replications: 1,
+            summaries: Vec::new(),
+            series: super::super::evaluate::CaseSeries::None,
+            trace: false,
+            multihop: vec![("lim".into(), vec![("goodput_bps".into(), vec![goodput])])],
+        }
+    }
+
+    #[test]
+    fn a_claim_comparing_a_swept_case_with_a_fixed_one_is_evaluated_at_every_point() {
+        let p = parse(
+            "experiment = \"x\"\ntitle = \"t\"\npaper = \"p\"\nseed = \"0\"\n[[claim]]\nid = \"c1\"\ntext = \"t\"\n\
+source = \"s\"\nmetric = \"mh_diff\"\ncase = \"x/base\"\ncase_b = \"x/other\"\nof = \"goodput_bps\"\na = \"lim\"\n\
+published = 1.0\nqualitative = true\ncheck = \"sign\"\n",
+            "x.toml",
+        )
+        .unwrap();
+        let spec = SweepSpec { values: &[20.0, 40.0], claims: &["c1"], ..SPEC };
+        // x/base's goodput rises above x/other's (15) at 40 B.
+        let results = vec![
+            mh_result("x/base", None, 10.0),
+            mh_result("x/other", None, 15.0),
+            mh_result("x/base@response_payload_bytes=40", Some(("investigation/x-size/x/base", 40.0)), 20.0),
+        ];
+        let unfixed = claim_sweeps(&spec, &results, &p);
+        assert!(unfixed[0].points.iter().all(|(_, o)| matches!(o.verdict, Verdict::NotEvaluated(_))));
+        let fixed = SweepSpec { fixed: &["x/other"], ..spec };
+        let s = claim_sweeps(&fixed, &results, &p);
+        assert_eq!(s[0].points.iter().map(|(_, o)| o.ours).collect::<Vec<_>>(), vec![-5.0, 5.0]);
+        assert_eq!(s[0].holds_at(), vec![40.0]);
     }
 
     #[test]
