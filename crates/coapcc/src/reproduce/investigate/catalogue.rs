@@ -94,6 +94,7 @@ const MAKAREM_COOJA_IDC_GOODPUT_CLAIMS: &[&str] = &[
     "makarem-cooja-m12-square-18-goodput-per-s-vs-default",
     "makarem-cooja-m12-u-15-goodput-per-s-vs-cocoa-plus-makarem",
     "makarem-cooja-m12-u-15-goodput-per-s-vs-default",
+    "makarem-cooja-m13-ring-goodput-gain-larger-at-tx-90",
 ];
 
 /// Betzler: the claims the 1-to-1 ContikiMAC loss explains (ContikiMAC faster than No RDC, few
