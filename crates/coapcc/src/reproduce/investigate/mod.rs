@@ -631,7 +631,7 @@ source = \"s\"\nmetric = \"fct_median\"\ncase = \"x/base\"\na = \"cocoa\"\npubli
     #[test]
     fn a_claim_comparing_a_swept_case_with_a_fixed_one_is_evaluated_at_every_point() {
         let p = parse(
-            "experiment = \"x\"\ntitle = \"t\"\npaper = \"p\"\nseed = \"0\"\n[[claim]]\nid = \"c1\"\ntext = \"t\"\n\
+            "experiment = \"x\"\ntitle = \"t\"\npaper = \"p\"\ncites = \"lim2020\"\n[[claim]]\nid = \"c1\"\ntext = \"t\"\n\
 source = \"s\"\nmetric = \"mh_diff\"\ncase = \"x/base\"\ncase_b = \"x/other\"\nof = \"goodput_bps\"\na = \"lim\"\n\
 published = 1.0\nqualitative = true\ncheck = \"sign\"\n",
             "x.toml",
