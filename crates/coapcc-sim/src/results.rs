@@ -418,14 +418,17 @@ pub struct Columns {
     pub columns: Vec<(String, Column)>,
 }
 
-/// Builds [`Columns`] row by row: one `push_*` per column of a row, in header order.
-struct Builder {
+/// Builds [`Columns`] row by row: one call per column of a row, in header order (shared by the
+/// network-model writers here and the multihop ones).
+pub(crate) struct Builder {
     columns: Vec<(String, Column)>,
     next: usize,
 }
 
 impl Builder {
-    fn new(header: &str, kinds: &str) -> Builder {
+    /// Columns named by the comma-separated `header`, typed by `kinds` (one letter per column:
+    /// `s` text, `u` count, `f` measurement, `b` flag, `o` optional count).
+    pub(crate) fn new(header: &str, kinds: &str) -> Builder {
         let columns = header
             .split(',')
             .zip(kinds.chars())
@@ -433,6 +436,8 @@ impl Builder {
                 let c = match k {
                     's' => Column::Str(Vec::new()),
                     'u' => Column::U64(Vec::new()),
+                    'b' => Column::Bool(Vec::new()),
+                    'o' => Column::OptU64(Vec::new()),
                     _ => Column::F64(Vec::new()),
                 };
                 (name.to_string(), c)
@@ -447,22 +452,36 @@ impl Builder {
         &mut self.columns[i].1
     }
 
-    fn s(&mut self, x: &str) -> &mut Self {
+    pub(crate) fn s(&mut self, x: &str) -> &mut Self {
         if let Column::Str(v) = self.slot() {
             v.push(x.to_string());
         }
         self
     }
 
-    fn u(&mut self, x: u64) -> &mut Self {
+    pub(crate) fn u(&mut self, x: u64) -> &mut Self {
         if let Column::U64(v) = self.slot() {
             v.push(x);
         }
         self
     }
 
-    fn f(&mut self, x: f64) -> &mut Self {
+    pub(crate) fn f(&mut self, x: f64) -> &mut Self {
         if let Column::F64(v) = self.slot() {
+            v.push(x);
+        }
+        self
+    }
+
+    pub(crate) fn b(&mut self, x: bool) -> &mut Self {
+        if let Column::Bool(v) = self.slot() {
+            v.push(x);
+        }
+        self
+    }
+
+    pub(crate) fn o(&mut self, x: Option<u64>) -> &mut Self {
+        if let Column::OptU64(v) = self.slot() {
             v.push(x);
         }
         self
@@ -472,7 +491,7 @@ impl Builder {
         self.f(q.p10).f(q.p25).f(q.p50).f(q.p75).f(q.p90)
     }
 
-    fn finish(self) -> Columns {
+    pub(crate) fn finish(self) -> Columns {
         Columns { columns: self.columns }
     }
 }

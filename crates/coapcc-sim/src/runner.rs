@@ -76,8 +76,18 @@ pub fn assemble(
     s: &Scenario,
     outputs: impl IntoIterator<Item = ((usize, u32), RunOutput)>,
 ) -> Result<Vec<AlgorithmRuns>, String> {
+    Ok(by_algorithm(s, outputs)?.into_iter().map(|(algorithm, runs)| AlgorithmRuns { algorithm, runs }).collect())
+}
+
+/// Sorts job results of any model (`((algorithm, replication), result)`, in any order, every
+/// job once) into `(algorithm name, results by replication)` in scenario order. A job outside
+/// the scenario, a job given twice or a missing one is an error naming it.
+pub fn by_algorithm<T>(
+    s: &Scenario,
+    outputs: impl IntoIterator<Item = ((usize, u32), T)>,
+) -> Result<Vec<(String, Vec<T>)>, String> {
     let reps = s.file.replications as usize;
-    let mut slots: Vec<Vec<Option<RunOutput>>> = s.algorithms.iter().map(|_| vec![None; reps]).collect();
+    let mut slots: Vec<Vec<Option<T>>> = s.algorithms.iter().map(|_| (0..reps).map(|_| None).collect()).collect();
     for ((a, r), out) in outputs {
         let slot = slots
             .get_mut(a)
@@ -96,7 +106,7 @@ pub fn assemble(
                 .enumerate()
                 .map(|(r, o)| o.ok_or_else(|| format!("{}: {name}, replication {r}: missing", s.file.name)))
                 .collect::<Result<Vec<_>, _>>()?;
-            Ok(AlgorithmRuns { algorithm: name.clone(), runs })
+            Ok((name.clone(), runs))
         })
         .collect()
 }

@@ -11,7 +11,7 @@ use super::metrics::{MultihopResult, TcpResult};
 use super::scenario::{MultihopRuns, run_seed};
 use super::tcp::TracePointKind;
 use super::topology::Role;
-use crate::results::{Column, Columns};
+use crate::results::{Builder, Column, Columns};
 use crate::scenario::Scenario;
 
 /// Named metrics of one run, in a fixed order for a given workload kind. Units in the names.
@@ -238,79 +238,6 @@ pub const COUNT_METRICS: &[&str] = &[
     "delivered_segments",
     "senders",
 ];
-
-/// Builds [`Columns`] row by row: one call per column of a row, in header order.
-struct Builder {
-    columns: Vec<(String, Column)>,
-    next: usize,
-}
-
-impl Builder {
-    /// Columns named by the comma-separated `header`, typed by `kinds` (one letter per column:
-    /// `s` text, `u` count, `f` measurement, `b` flag, `o` optional count).
-    fn new(header: &str, kinds: &str) -> Builder {
-        let columns = header
-            .split(',')
-            .zip(kinds.chars())
-            .map(|(name, k)| {
-                let c = match k {
-                    's' => Column::Str(Vec::new()),
-                    'u' => Column::U64(Vec::new()),
-                    'b' => Column::Bool(Vec::new()),
-                    'o' => Column::OptU64(Vec::new()),
-                    _ => Column::F64(Vec::new()),
-                };
-                (name.to_string(), c)
-            })
-            .collect();
-        Builder { columns, next: 0 }
-    }
-
-    fn slot(&mut self) -> &mut Column {
-        let i = self.next % self.columns.len();
-        self.next += 1;
-        &mut self.columns[i].1
-    }
-
-    fn s(&mut self, x: &str) -> &mut Self {
-        if let Column::Str(v) = self.slot() {
-            v.push(x.to_string());
-        }
-        self
-    }
-
-    fn u(&mut self, x: u64) -> &mut Self {
-        if let Column::U64(v) = self.slot() {
-            v.push(x);
-        }
-        self
-    }
-
-    fn f(&mut self, x: f64) -> &mut Self {
-        if let Column::F64(v) = self.slot() {
-            v.push(x);
-        }
-        self
-    }
-
-    fn b(&mut self, x: bool) -> &mut Self {
-        if let Column::Bool(v) = self.slot() {
-            v.push(x);
-        }
-        self
-    }
-
-    fn o(&mut self, x: Option<u64>) -> &mut Self {
-        if let Column::OptU64(v) = self.slot() {
-            v.push(x);
-        }
-        self
-    }
-
-    fn finish(self) -> Columns {
-        Columns { columns: self.columns }
-    }
-}
 
 /// The CSV text of multihop `columns`: the header row, then one row per value, text quoted
 /// when it must be, counts as integers, measurements at full precision (empty when not

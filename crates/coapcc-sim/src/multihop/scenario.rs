@@ -308,29 +308,10 @@ pub fn assemble(
     s: &Scenario,
     outputs: impl IntoIterator<Item = ((usize, u32), MultihopResult)>,
 ) -> Result<Vec<MultihopRuns>, String> {
-    let reps = s.file.replications as usize;
-    let mut slots: Vec<Vec<Option<MultihopResult>>> = s.algorithms.iter().map(|_| vec![None; reps]).collect();
-    for ((a, r), out) in outputs {
-        let slot = slots
-            .get_mut(a)
-            .and_then(|v| v.get_mut(r as usize))
-            .ok_or_else(|| format!("{}: no job (algorithm {a}, replication {r})", s.file.name))?;
-        if slot.replace(out).is_some() {
-            return Err(format!("{}: job (algorithm {a}, replication {r}) given twice", s.file.name));
-        }
-    }
-    s.algorithms
-        .iter()
-        .zip(slots)
-        .map(|((name, _), runs)| {
-            let runs = runs
-                .into_iter()
-                .enumerate()
-                .map(|(r, o)| o.ok_or_else(|| format!("{}: {name}, replication {r}: missing", s.file.name)))
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok(MultihopRuns { algorithm: name.clone(), runs })
-        })
-        .collect()
+    Ok(crate::runner::by_algorithm(s, outputs)?
+        .into_iter()
+        .map(|(algorithm, runs)| MultihopRuns { algorithm, runs })
+        .collect())
 }
 
 /// Runs every (algorithm, replication) of multihop scenario `s` on the current rayon pool,
