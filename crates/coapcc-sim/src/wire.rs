@@ -262,6 +262,7 @@ pub fn encode_multihop(result: &MultihopResult) -> Vec<u8> {
                     rtt_samples_below_1s,
                     rtt_samples_truncated,
                     max_rto_after_10_samples_ns,
+                    rtt_samples_above_3s,
                 } = n;
                 w.u(u64::from(*node));
                 w.u(u64::from(*hops));
@@ -273,6 +274,7 @@ pub fn encode_multihop(result: &MultihopResult) -> Vec<u8> {
                     *rtt_samples,
                     *rtt_samples_below_1s,
                     *rtt_samples_truncated,
+                    *rtt_samples_above_3s,
                 ] {
                     w.u(x);
                 }
@@ -416,6 +418,7 @@ pub fn decode_multihop(bytes: &[u8]) -> Result<MultihopResult, String> {
                 let rtt_samples = r.u()?;
                 let rtt_samples_below_1s = r.u()?;
                 let rtt_samples_truncated = r.u()?;
+                let rtt_samples_above_3s = r.u()?;
                 let max_rto_after_10_samples_ns = r.opt()?;
                 let max_retransmissions_delivered = u8::try_from(r.u()?).map_err(|e| e.to_string())?;
                 let setup_failed = r.u()? != 0;
@@ -448,6 +451,7 @@ pub fn decode_multihop(bytes: &[u8]) -> Result<MultihopResult, String> {
                     rtt_samples_below_1s,
                     rtt_samples_truncated,
                     max_rto_after_10_samples_ns,
+                    rtt_samples_above_3s,
                 });
             }
             Some(TcpResult {

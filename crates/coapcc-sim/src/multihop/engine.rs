@@ -2197,6 +2197,7 @@ impl MultihopSim {
                     max_retransmissions_delivered: s.max_retransmissions_delivered,
                     rtt_samples_below_1s: s.rtt_samples_below_1s,
                     rtt_samples_truncated: s.rtt_samples_truncated,
+                    rtt_samples_above_3s: s.rtt_samples_above_3s,
                     max_rto_after_10_samples_ns: s
                         .max_rto_after_10_samples
                         .map(|d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)),

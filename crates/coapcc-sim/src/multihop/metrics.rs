@@ -160,6 +160,8 @@ pub struct TcpNodeResult {
     pub rtt_samples_below_1s: u64,
     /// Karn-valid RTT samples truncated to 0 by the controller's integer arithmetic (L5).
     pub rtt_samples_truncated: u64,
+    /// Acknowledged segments more than 3 s after their latest (re)transmission (L8).
+    pub rtt_samples_above_3s: u64,
     /// The largest timer armed for a fresh data segment after the first 10 Karn-valid RTT
     /// samples, ns (L3); `None` for a connection with fewer samples.
     pub max_rto_after_10_samples_ns: Option<u64>,

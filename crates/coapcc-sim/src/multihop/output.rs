@@ -78,6 +78,11 @@ pub fn run_metrics(cfg: &MultihopConfig, r: &MultihopResult) -> Vec<(&'static st
         let below: u64 = tcp.nodes.iter().map(|n| n.rtt_samples_below_1s).sum();
         m.push(("rtt_below_1s_fraction", fraction(below as f64, samples as f64)));
         m.push(("rtt_samples_truncated", tcp.nodes.iter().map(|n| n.rtt_samples_truncated).sum::<u64>() as f64));
+        // L8: samples longer than 3 s; L2: the mean first timer armed (each mote's first SYN).
+        m.push(("rtt_samples_above_3s", tcp.nodes.iter().map(|n| n.rtt_samples_above_3s).sum::<u64>() as f64));
+        let firsts: Vec<f64> =
+            tcp.nodes.iter().filter_map(|n| n.timers_ns.first()).map(|&ns| ns as f64 / 1e9).collect();
+        m.push(("first_timer_s", fraction(firsts.iter().sum(), firsts.len() as f64)));
         let settled = tcp.nodes.iter().filter_map(|n| n.max_rto_after_10_samples_ns).max();
         m.push(("max_rto_after_10_samples_s", settled.map_or(f64::NAN, |ns| ns as f64 / 1e9)));
         let payload = match &cfg.workload {
@@ -235,6 +240,7 @@ pub const COUNT_METRICS: &[&str] = &[
     "max_retransmissions_delivered",
     "min_rtt_samples_per_node",
     "rtt_samples_truncated",
+    "rtt_samples_above_3s",
     "delivered_segments",
     "senders",
 ];

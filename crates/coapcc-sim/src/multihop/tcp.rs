@@ -82,6 +82,9 @@ pub struct TcpClientStats {
     /// (`⌊R / rtt_unit⌋ = 0`, spec multihop.md §4.5 L5; algorithms.md OQ-37); 0 for a
     /// controller without an RTT unit.
     pub rtt_samples_truncated: u64,
+    /// Acknowledged segments whose RTT measured from their latest (re)transmission, as Lim's
+    /// scheme samples it, exceeds 3 s (spec multihop.md §4.5 L8), whatever the scheme.
+    pub rtt_samples_above_3s: u64,
     /// The largest timer armed for a fresh data segment (the estimator's RTO, dithered where
     /// the scheme dithers) after the connection's first 10 Karn-valid RTT samples (spec
     /// multihop.md §4.5 L3); `None` before the 10th sample.
@@ -276,6 +279,9 @@ impl TcpClient {
                 self.ctrl.on_ack(&mut self.st, now, &ex, &Ack::AMBIGUOUS);
                 self.in_flight = None;
                 self.stats.acked_segments += 1;
+                if now.saturating_duration_since(ex.last_sent()) > core::time::Duration::from_secs(3) {
+                    self.stats.rtt_samples_above_3s += 1;
+                }
                 if ex.retransmissions() == 0 {
                     let rtt = now.saturating_duration_since(ex.first_sent());
                     self.stats.rtt_samples += 1;
@@ -487,6 +493,29 @@ mod tests {
         assert_eq!(c.stats().retransmitted_segments, n);
         assert_eq!(n, 8, "uIP's UIP_MAXRTX");
         assert!(c.timers().iter().all(|t| *t >= Duration::from_secs(3)));
+    }
+
+    #[test]
+    fn acks_more_than_3_s_after_the_latest_transmission_count_as_samples_above_3_s() {
+        let mut rng = stream_rng(3, 0, 0);
+        let mut c = client();
+        let t = Instant::from_millis;
+        c.connect(t(0), &mut rng);
+        assert_eq!(c.on_segment(t(0), Segment::SynAck, &mut rng), None);
+        // ACKs exactly 3 s (not above), 3.001 s and 2.9 s after the only transmission.
+        for (i, rtt) in [3000_u64, 3001, 2900].into_iter().enumerate() {
+            let start = i as u64 * 10_000;
+            assert!(c.report(t(start), &mut rng).is_some());
+            c.on_segment(t(start + rtt), Segment::Ack { next: i as u32 + 1 }, &mut rng);
+        }
+        // Segment 3 is retransmitted when its timer fires and ACKed 1 s later: long after its
+        // first transmission, but not after its latest one.
+        assert!(c.report(t(40_000), &mut rng).is_some());
+        let d = c.deadline().expect("the segment's timer");
+        assert!(c.on_timeout(d, &mut rng).is_some(), "a retransmission");
+        c.on_segment(d + Duration::from_secs(1), Segment::Ack { next: 4 }, &mut rng);
+        let s = c.stats();
+        assert_eq!((s.rtt_samples, s.rtt_samples_above_3s, s.retransmitted_segments), (3, 1, 1));
     }
 
     #[test]

@@ -197,6 +197,13 @@ pub fn cases(id: &str, root: &Path, quick: bool, replications: Option<u32>) -> R
                 s.push(set("name", name.clone())?);
                 out.push(Case { name, file: file.into(), sets: s, sweep: None });
             }
+            // §4.1 (L2): the unfixed uIP, its 1 s timer units counted down every 0.5 s.
+            let name = "lim/e1-nullrdc-4x4@rtt_unit=500".to_string();
+            let mut s = sets.clone();
+            s.push(set("algorithm.uip.rtt_unit_ms", 500_i64)?);
+            s.push(set("algorithms", Value::parse("[\"uip\"]"))?);
+            s.push(set("name", name.clone())?);
+            out.push(Case { name, file: "lim/e1-nullrdc-4x4.toml".into(), sets: s, sweep: None });
             out
         }
         "makarem-cooja" => {
