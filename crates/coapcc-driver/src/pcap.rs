@@ -145,15 +145,7 @@ fn build_packet(buf: &mut Vec<u8>, id: u16, src: SocketAddr, dst: SocketAddr, pa
             let c = finish(sum16(0, &ip));
             ip[10..12].copy_from_slice(&c.to_be_bytes());
             // Pseudo-header: source, destination, zero, protocol, UDP length (RFC 768).
-            let mut acc = sum16(0, &s.octets());
-            acc = sum16(acc, &d.octets());
-            acc += 17 + u32::from(udp_len);
-            acc = sum16(acc, &udp);
-            acc = sum16(acc, payload);
-            let c = match finish(acc) {
-                0 => 0xffff,
-                c => c,
-            };
+            let c = udp_checksum(&s.octets(), &d.octets(), udp_len, &udp, payload);
             udp[6..8].copy_from_slice(&c.to_be_bytes());
             buf.extend_from_slice(&ip);
         }
@@ -167,21 +159,28 @@ fn build_packet(buf: &mut Vec<u8>, id: u16, src: SocketAddr, dst: SocketAddr, pa
             ip[8..24].copy_from_slice(&s.octets());
             ip[24..40].copy_from_slice(&d.octets());
             // Pseudo-header of RFC 8200 §8.1.
-            let mut acc = sum16(0, &s.octets());
-            acc = sum16(acc, &d.octets());
-            acc += u32::from(udp_len) + 17;
-            acc = sum16(acc, &udp);
-            acc = sum16(acc, payload);
-            let c = match finish(acc) {
-                0 => 0xffff,
-                c => c,
-            };
+            let c = udp_checksum(&s.octets(), &d.octets(), udp_len, &udp, payload);
             udp[6..8].copy_from_slice(&c.to_be_bytes());
             buf.extend_from_slice(&ip);
         }
     }
     buf.extend_from_slice(&udp);
     buf.extend_from_slice(payload);
+}
+
+/// The UDP checksum over the pseudo-header (source and destination addresses, protocol 17, UDP
+/// length: RFC 768 for IPv4, RFC 8200 §8.1 for IPv6), the UDP header and the payload; a sum
+/// of zero is sent as 0xFFFF.
+fn udp_checksum(src: &[u8], dst: &[u8], udp_len: u16, udp: &[u8], payload: &[u8]) -> u16 {
+    let mut acc = sum16(0, src);
+    acc = sum16(acc, dst);
+    acc += 17 + u32::from(udp_len);
+    acc = sum16(acc, udp);
+    acc = sum16(acc, payload);
+    match finish(acc) {
+        0 => 0xffff,
+        c => c,
+    }
 }
 
 #[cfg(test)]

@@ -2405,10 +2405,10 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_sequential_betzler_cloud_client_with_nstart_4_has_one_exchange_in_flight() {
-        // OQ-M5 on the 1-to-1 workload (CoCoA4 = CoCoA with NSTART 4), lossless NullRDC.
-        let cfg = MultihopConfig {
+    /// The Betzler surrogate with Contiki 2.7, NullRDC, lossless links, the 75 ms cloud delay
+    /// and `workload`.
+    fn betzler_null_rdc(workload: Workload) -> MultihopConfig {
+        MultihopConfig {
             topology: TopologyChoice::Betzler,
             version: ContikiVersion::V2_7,
             rdc: RdcKind::NullRdc,
@@ -2416,16 +2416,22 @@ mod tests {
             udgm: UdgmConfig { success_ratio_tx: 1.0, ..UdgmConfig::for_version(ContikiVersion::V2_7) },
             host_delay: Duration::from_millis(75),
             duration: Duration::from_secs(3600),
-            workload: Workload::CoapOneToOne(CoapOneToOne {
-                algorithm: "cocoa".into(),
-                nstart: 4,
-                client_mode: ClientMode::Sequential,
-                exchanges: 20,
-                servers: Some(vec![0, 5, 9]),
-                ..CoapOneToOne::default()
-            }),
+            workload,
             ..MultihopConfig::default()
-        };
+        }
+    }
+
+    #[test]
+    fn a_sequential_betzler_cloud_client_with_nstart_4_has_one_exchange_in_flight() {
+        // OQ-M5 on the 1-to-1 workload (CoCoA4 = CoCoA with NSTART 4), lossless NullRDC.
+        let cfg = betzler_null_rdc(Workload::CoapOneToOne(CoapOneToOne {
+            algorithm: "cocoa".into(),
+            nstart: 4,
+            client_mode: ClientMode::Sequential,
+            exchanges: 20,
+            servers: Some(vec![0, 5, 9]),
+            ..CoapOneToOne::default()
+        }));
         let r = run(cfg, 44);
         assert_eq!(r.coap.len(), 3);
         for f in &r.coap {
@@ -2710,22 +2716,12 @@ mod tests {
 
     #[test]
     fn betzler_one_to_one_runs_the_servers_in_turn_through_slip_and_the_cloud_delay() {
-        let cfg = MultihopConfig {
-            topology: TopologyChoice::Betzler,
-            version: ContikiVersion::V2_7,
-            rdc: RdcKind::NullRdc,
-            csma: CsmaConfig::for_version(ContikiVersion::V2_7),
-            udgm: UdgmConfig { success_ratio_tx: 1.0, ..UdgmConfig::for_version(ContikiVersion::V2_7) },
-            host_delay: Duration::from_millis(75),
-            duration: Duration::from_secs(3600),
-            workload: Workload::CoapOneToOne(CoapOneToOne {
-                algorithm: "cocoa".into(),
-                exchanges: 10,
-                servers: Some(vec![0, 1, 2]),
-                ..CoapOneToOne::default()
-            }),
-            ..MultihopConfig::default()
-        };
+        let cfg = betzler_null_rdc(Workload::CoapOneToOne(CoapOneToOne {
+            algorithm: "cocoa".into(),
+            exchanges: 10,
+            servers: Some(vec![0, 1, 2]),
+            ..CoapOneToOne::default()
+        }));
         let r = run(cfg, 41);
         assert_eq!(r.coap.len(), 3);
         for f in &r.coap {
@@ -2737,17 +2733,8 @@ mod tests {
 
     #[test]
     fn betzler_many_to_many_runs_all_clients_at_once_and_ends_when_all_are_done() {
-        let cfg = MultihopConfig {
-            topology: TopologyChoice::Betzler,
-            version: ContikiVersion::V2_7,
-            rdc: RdcKind::NullRdc,
-            csma: CsmaConfig::for_version(ContikiVersion::V2_7),
-            udgm: UdgmConfig::for_version(ContikiVersion::V2_7),
-            host_delay: Duration::from_millis(75),
-            duration: Duration::from_secs(3600),
-            workload: Workload::CoapManyToMany(CoapManyToMany { exchanges: 5, ..CoapManyToMany::default() }),
-            ..MultihopConfig::default()
-        };
+        let cfg =
+            betzler_null_rdc(Workload::CoapManyToMany(CoapManyToMany { exchanges: 5, ..CoapManyToMany::default() }));
         let r = run(cfg, 42);
         assert_eq!(r.coap.len(), 29);
         assert!(r.coap.iter().all(|f| f.completed + f.failed == 5), "{:?}", r.coap);
@@ -2756,23 +2743,13 @@ mod tests {
 
     #[test]
     fn betzler_cross_traffic_runs_four_continuous_flows_and_a_burst_over_the_other_25_servers() {
-        let cfg = MultihopConfig {
-            topology: TopologyChoice::Betzler,
-            version: ContikiVersion::V2_7,
-            rdc: RdcKind::NullRdc,
-            csma: CsmaConfig::for_version(ContikiVersion::V2_7),
-            udgm: UdgmConfig::for_version(ContikiVersion::V2_7),
-            host_delay: Duration::from_millis(75),
-            duration: Duration::from_secs(3600),
-            workload: Workload::CoapCrossTraffic(CoapCrossTraffic {
-                algorithm: "cocoa".into(),
-                exchanges: 5,
-                burst_at: Duration::from_secs(20),
-                tail: Duration::from_secs(10),
-                ..CoapCrossTraffic::default()
-            }),
-            ..MultihopConfig::default()
-        };
+        let cfg = betzler_null_rdc(Workload::CoapCrossTraffic(CoapCrossTraffic {
+            algorithm: "cocoa".into(),
+            exchanges: 5,
+            burst_at: Duration::from_secs(20),
+            tail: Duration::from_secs(10),
+            ..CoapCrossTraffic::default()
+        }));
         let r = run(cfg, 43);
         assert_eq!(r.coap.len(), 29);
         let continuous: Vec<_> = r.coap.iter().filter(|f| !f.series.is_empty()).collect();
