@@ -194,19 +194,22 @@ impl MultihopSim {
         Ok(())
     }
 
-    /// A client at `addr` (endpoint stream `stream`) of `server` with `to_issue` exchanges
-    /// (`None`: continuous) and the result record `flow`; returns the application index.
-    #[allow(clippy::too_many_arguments)]
+    /// A client at `addr` of `server` with `to_issue` exchanges (`None`: continuous) and the
+    /// result record `flow`; returns the application index. A mote client's endpoint draws
+    /// from the mote's endpoint stream, cloud client k's from stream 2¹⁶ + k.
     fn add_client(
         &mut self,
         algorithm: &Arc<AnyController>,
         nstart: u16,
         addr: Addr,
-        stream: u64,
         server: Addr,
         to_issue: Option<u64>,
         flow: CoapFlowResult,
     ) -> Result<usize, ConfigError> {
+        let stream = match addr {
+            Addr::Node(n) => u64::from(n.0),
+            Addr::Host(k) => (1 << 16) | u64::from(k),
+        };
         let rng = stream_rng(self.seed, 0, streams::ENDPOINT | stream);
         let ep = build_endpoint(algorithm, nstart, false, rng)?;
         let k = self.coap.flows.len();
@@ -225,8 +228,7 @@ impl MultihopSim {
         to_issue: Option<u64>,
     ) -> Result<usize, ConfigError> {
         let flow = CoapFlowResult { node: None, peer: Some(server), ..Default::default() };
-        let stream = (1 << 16) | u64::from(host);
-        self.add_client(algorithm, nstart, Addr::Host(host), stream, Addr::Node(NodeId(server)), to_issue, flow)
+        self.add_client(algorithm, nstart, Addr::Host(host), Addr::Node(NodeId(server)), to_issue, flow)
     }
 
     /// Client `app` starts its first exchanges at `at`: NSTART of them, or one (OQ-M5).
@@ -282,8 +284,7 @@ impl MultihopSim {
                 route_hops: self.dodag.route_hops(NodeId(s), NodeId(receiver)),
                 ..Default::default()
             };
-            let app =
-                self.add_client(&alg, w.nstart, Addr::Node(NodeId(s)), u64::from(s), server, w.max_exchanges, flow)?;
+            let app = self.add_client(&alg, w.nstart, Addr::Node(NodeId(s)), server, w.max_exchanges, flow)?;
             let offset = self.start_offset(w.start_window);
             self.start_client(app, Instant::ZERO + offset, w.client_mode, w.nstart);
         }

@@ -257,10 +257,6 @@ mod tests {
     use crate::multihop::csma::CsmaConfig;
     use crate::multihop::medium::UdgmConfig;
 
-    fn ms_of_ns(ns: f64) -> f64 {
-        ns / 1e6
-    }
-
     #[test]
     fn the_same_seed_gives_an_identical_event_trace_and_another_seed_a_different_one() {
         // §6 check 14 for the whole engine: ContikiMAC, TCP, 4 × 4, 2 minutes of data.
@@ -462,7 +458,6 @@ mod tests {
             tcp.setup_failures,
             tcp.broken
         );
-        let _ = ms_of_ns(0.0);
         assert!(r.events > 0);
     }
 }
