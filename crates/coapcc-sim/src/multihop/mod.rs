@@ -93,8 +93,7 @@
 //! [`sixlowpan`]).
 //!
 //! **Still left:** R6 only if RPL control traffic is ever modelled; MRHOF dynamics
-//! (`rpl_mode = dynamic_mrhof`, OQ-M17); per-node RTT sample traces for Lim's Figs. 2–3 (only timers and counts are recorded);
-//! calibration questions the `betzler` and `makarem-cooja` reports raise (README, reproduction
+//! (`rpl_mode = dynamic_mrhof`, OQ-M17); calibration questions the `betzler` and `makarem-cooja` reports raise (README, reproduction
 //! status: ContikiMAC repairs Betzler's calibrated loss, CoCoA4's long exchanges; IDC's low
 //! goodput on ContikiMAC meshes is its slow spacing recovery, investigation `makarem-cooja-idc-dw`).
 
