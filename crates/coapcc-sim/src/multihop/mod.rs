@@ -1,33 +1,44 @@
-//! # Multihop low-power wireless: the link-layer world and its engine (issue 12)
+//! # Multihop low-power wireless: the link-layer world and its engine
 //!
 //! Composable, sans-IO pieces for the multihop IEEE 802.15.4 set-ups of three source papers
-//! (Betzler et al. 2014 on FlockLab, Makarem et al. 2022 and Lim 2020 in Cooja). Section numbers
-//! (§1.2 …, checks of §6) are those of the project's multihop model specification, to be
-//! published as `docs/multihop.md` when the model is wired to scenario files.
+//! (Betzler et al. 2014 on FlockLab, Makarem et al. 2022 and Lim 2020 in Cooja), and the
+//! engine that runs them. Section numbers (§1.2 …, checks of §6, R1–R6, OQ-M…) are those of
+//! the project's multihop model specification, `multihop.md`; the user's guide to the model
+//! and its scenario files is `docs/multihop.md`.
 //! Time is an argument ([`coapcc_core::Instant`], [`core::time::Duration`] in integer
 //! nanoseconds); randomness comes from a caller-owned generator
-//! ([`crate::rng::SimRng`] or any [`rand_core::Rng`]), never ambient. The pieces are run by
-//! [`engine::MultihopSim`]. A scenario file with a `[multihop]` table is typed into its
-//! [`engine::MultihopConfig`] by [`scenario`] (presets, per-algorithm configuration, errors
-//! naming the dotted key) and run by `coapcc sim` / `coapcc reproduce`; [`output`] writes the
-//! CSV files and the summary (`docs/multihop.md`).
+//! ([`crate::rng::SimRng`] or any [`rand_core::Rng`]), never ambient. A scenario file with a
+//! `[multihop]` table is typed into its [`MultihopConfig`] by [`scenario`] (presets,
+//! per-algorithm configuration, errors naming the dotted key), run by [`MultihopSim`] and
+//! `coapcc sim` / `coapcc reproduce`; [`output`] writes the CSV files and the summary.
 //!
 //! ## Map
 //!
-//! | module | spec | what is there |
+//! Where to start: the schema (`config.rs`, `workload.rs`), then [`engine`]'s `mod.rs` (a
+//! run's set-up and event loop), which dispatches every event to one layer file of the
+//! engine; the pieces below each layer are the modules of this folder.
+//!
+//! | file | spec | what is there |
 //! |---|---|---|
+//! | `config.rs` | §1–4 | the `[multihop]` schema: [`MultihopConfig`] (serde, `Default` = spec values), [`RdcKind`], [`TopologyChoice`] |
+//! | `workload.rs` | §2.4, §3.3, §4.3 | the `[multihop.workload]` table: [`Workload`] — Makarem saturated senders, Betzler 1-to-1, many-to-many and cross-traffic burst, Lim TCP reports; [`ClientMode`] (OQ-M5) |
+//! | [`engine`] | §1–4 | the discrete-event engine [`MultihopSim`], one file per layer: `mod.rs` (set-up, event loop, dispatch), `event.rs` (event queue), `mac.rs` (CSMA + RDC on the medium), `net.rs` (forwarding on the DODAG, per-hop frame sizes, 6LoWPAN, t_fwd), `host.rs` (SLIP, host / cloud delay), `coap_app.rs` (CoAP endpoints and workloads, t_app), `tcp_app.rs` (Lim's TCP), `finish.rs` (results) |
 //! | [`phy`] | §1.2 | 2.4 GHz O-QPSK timing and airtimes; frame-length rules 1–4 (MAC header, FCS, uncompressed 6LoWPAN below the threshold, IPHC, RPL hop-by-hop option, UDP/TCP); the default frame-size table and `frame_len_mode = table | rules` |
 //! | [`medium`] | §1.3 | Cooja UDGM: ranges, success ratios, carrier-sense range from the RSSI model, frames on air, receptions and corruption (hidden terminals from geometry) |
 //! | [`csma`] | §1.4 | Contiki CSMA: per-neighbour queues, shared buffer pool, tail drop, bursts, retry limits, 2.7/3.0 backoff in 1/128 s ticks, duplicate detection |
-//! | [`rdc`] | §1.5 | NullRDC attempt timing (with and without ACK wait); ContikiMAC constants, strobe-train timing, channel-check timing and phase lock (R1, R3, R4) |
+//! | [`rdc`] | §1.5 | `nullrdc.rs`: NullRDC attempt timing (with and without ACK wait); `contikimac/`: ContikiMAC constants, strobe trains (`train.rs`), phase lock (`phase.rs`), channel checks and listening (`listener.rs`) (R1–R6) |
 //! | [`sixlowpan`] | §1.2 rule 1, OQ-M9 | RFC 4944 fragmentation as Contiki's `sicslowpan.c`: FRAG1 / FRAGN sizes and offsets, the sender's buffer check, one reassembly per mote with its timeout |
 //! | [`rpl`] | §1.6 | the static min-ETX DODAG with seeded tie-breaks; hop counts and storing-mode routes |
 //! | [`topology`] | §2.1, §3.1, §4.1 | node lists (x, y, role): Lim's grids, Betzler's 5 × 6 surrogate, Makarem's Grid/Square/U/Chain/Ring/Dumbbell |
-//! | [`engine`] | §1–4 | the discrete-event engine: every mote's CSMA + RDC on the medium, hop-by-hop forwarding on the DODAG with per-hop frame sizes, t_fwd / t_app, SLIP and host delay, CoAP endpoints and TCP on top; [`engine::MultihopConfig`] (serde, `Default` = spec values); workloads Makarem saturated senders, Betzler 1-to-1, many-to-many and cross-traffic burst, Lim TCP reports |
 //! | [`tcp`] | §4.3 | window-of-one uIP TCP: SYN set-up, one unacknowledged segment, timers from the `uip` / `uip-dither` / `lim` controllers, the Linux server |
 //! | [`metrics`] | §2.5, §3.4, §4.4 | per-flow CoAP results, per-node TCP results, Jain's index, per-node MAC counters and duty cycle |
 //! | [`scenario`] | — | `[multihop]` scenario tables: presets (`version`, `mote`), `nstart_by_algorithm`, the algorithm list, parallel deterministic replications |
 //! | [`output`] | §2.5, §3.4, §4.4 | named run metrics, `runs.csv`, `flows.csv`, `nodes.csv`, `summary.csv` (means with Student-t 95 % CIs), each from typed columns (`*_columns`, what the Python package hands to Arrow) |
+//!
+//! What the rest of the workspace uses is re-exported here (the schema, [`MultihopSim`],
+//! the results, and the pieces the CLI describes: [`Dodag`], [`Topology`], [`Geometry`], …).
+//! The modules above stay public, and the schema stays reachable under [`engine`] too, so that
+//! the paths used before the engine was split keep working.
 //!
 //! Contiki 2.7 / 3.0 differences are presets: [`phy::FrameRules::for_version`] (rule 4),
 //! [`medium::UdgmConfig::for_version`] (CCA threshold −77 / −90 dBm, RSSI truncation),
@@ -38,18 +49,19 @@
 //! | §6 | check | where |
 //! |---|---|---|
 //! | 1 | airtimes T(80), T(127), ACK (exact) | `phy` |
-//! | 2 | NullRDC one hop: delivery 0.192 ms + T(L) after the MAC starts, `OK` 1.038 ms later with ACK wait; the idle one-hop CoAP RTT 8.016 ms; h hops add 0.192 + T(L) + t_fwd per direction | `rdc` |
-//! | 3 | ContikiMAC one hop, phase unknown: mean delivery 70.6 ms ± 2 ms for L = 80 (measured 71.2 ms over 1000 phases) and every sample in its bounds, `OK` 1.038 ms after delivery; a CoAP exchange over one hop ≈ 2 × 71 ms + t_app (measured 144.5 ms) | `rdc` |
-//! | 4 | ContikiMAC phase lock: mean ≈ 81 ms ± 3 ms (measured 82.3 ms), train ≈ 12.2 ms + one copy (≤ 16.66 ms + one copy), no misses for L = 80 and 100 | `rdc` |
-//! | 5 | ContikiMAC failure cost: `NOACK` after ≈ 134 ms (133.95 ms); 3.0 backoff means 246.1 / 371.1 / 621.1 / 621.1 ms; drop after ≈ 2.53 s (measured 2.54 s over 1000 packets) | `rdc`, `csma` |
-//! | 6 | CSMA loss: drop probability q^N and mean attempts (1 − q^N)/(1 − q) with data and ACK through UDGM; NullRDC without ACK wait: no retries, an exchange over h hops each way succeeds with SR_tx^(2h) | `csma`, `rdc` |
+//! | 2 | NullRDC one hop: delivery 0.192 ms + T(L) after the MAC starts, `OK` 1.038 ms later with ACK wait; the idle one-hop CoAP RTT 8.016 ms; h hops add 0.192 + T(L) + t_fwd per direction | `rdc/nullrdc.rs` |
+//! | 3 | ContikiMAC one hop, phase unknown: mean delivery 70.6 ms ± 2 ms for L = 80 (measured 71.2 ms over 1000 phases) and every sample in its bounds, `OK` 1.038 ms after delivery; a CoAP exchange over one hop ≈ 2 × 71 ms + t_app (measured 144.5 ms) | `rdc/contikimac/on_medium.rs` |
+//! | 4 | ContikiMAC phase lock: mean ≈ 81 ms ± 3 ms (measured 82.3 ms), train ≈ 12.2 ms + one copy (≤ 16.66 ms + one copy), no misses for L = 80 and 100 | `rdc/contikimac/on_medium.rs` |
+//! | 5 | ContikiMAC failure cost: `NOACK` after ≈ 134 ms (133.95 ms); 3.0 backoff means 246.1 / 371.1 / 621.1 / 621.1 ms; drop after ≈ 2.53 s (measured 2.54 s over 1000 packets) | `rdc/contikimac/`, `csma` |
+//! | 6 | CSMA loss: drop probability q^N and mean attempts (1 − q^N)/(1 − q) with data and ACK through UDGM; NullRDC without ACK wait: no retries, an exchange over h hops each way succeeds with SR_tx^(2h) | `csma`, `rdc/nullrdc.rs` |
 //! | 7 | queue limits: the 5th packet with QUEUEBUF 4; a third next hop with two neighbour queues busy | `csma` |
 //! | 8 | UDGM geometry: hidden senders 80 m apart lose both frames; 45 m apart defer; CCA busy at 47.6 m, idle at 47.7 m (3.0), 39.4 m (2.7) | `medium` |
-//! | 9 | hidden-terminal trains: no copy survives while two hidden trains overlap at a common receiver; when the receiver checks only inside the overlap, both senders end with `NOACK` after the full train | `rdc` |
+//! | 9 | hidden-terminal trains: no copy survives while two hidden trains overlap at a common receiver; when the receiver checks only inside the overlap, both senders end with `NOACK` after the full train | `rdc/contikimac/on_medium.rs` |
 //! | 10 | hop counts: Lim 4 × 4 (3.2, 6), 5 × 5 (2.5, 4), Betzler (2.79, 5), Makarem chain (i hops) | `rpl` |
-//! | 14 | determinism, for these pieces: the same seeds give the same trains and deliveries | `rdc` |
+//! | 14 | determinism, for these pieces: the same seeds give the same trains and deliveries | `rdc/contikimac/on_medium.rs` |
 //!
-//! Checked through the whole engine (`engine` tests, real endpoints and forwarders):
+//! Checked through the whole engine (the tests of the engine's layer files, real endpoints
+//! and forwarders):
 //!
 //! | §6 | check | measured |
 //! |---|---|---|
@@ -60,7 +72,7 @@
 //! | 12 | TCP SYN timers (uip, uip-dither, lim) and default-CoAP timers through the stack equal the controller's own | exact |
 //! | 13 | throughput × mean duration of a sequential client = 1 (NullRDC 3 hops, ContikiMAC 2 hops) | within 1 % |
 //! | 14 | the same seed gives an identical event trace and result; another seed differs (Lim 4 × 4, ContikiMAC) | exact |
-//! | R5 | NSTART-4 requests leave as one ContikiMAC burst: follower trains with the pending bit, all delivered in one wake-up | `engine` |
+//! | R5 | NSTART-4 requests leave as one ContikiMAC burst: follower trains with the pending bit, all delivered in one wake-up | `engine/mac.rs` |
 //!
 //! Found on the way: Makarem's stated 80-B CON (OQ-M9) is not what rules 1–4 give beyond
 //! the first hop (80 / 89 / 81 B for a 29-B CoAP message), so `frame_len_mode = rules` and
@@ -72,8 +84,8 @@
 //! for L = 80, as the spec states them.
 //!
 //! The ContikiMAC checks (3, 4, 5, 9) run the pieces on a [`medium::Medium`] through a small
-//! event loop in `rdc`'s tests (senders' [`rdc::StrobeTrain`]s, receivers' channel checks and
-//! [`rdc::Listener`]s, hardware ACKs): a prototype of what the engine integration must do.
+//! event loop in `rdc/contikimac/on_medium.rs` (senders' [`rdc::StrobeTrain`]s, receivers' channel
+//! checks and [`rdc::Listener`]s, hardware ACKs): a prototype of what the engine's `mac.rs` does.
 //!
 //! The open questions' options: `client_mode = sequential` (OQ-M5, every CoAP workload),
 //! the server's delayed ACK (OQ-M14, `server_delayed_ack_ms` of `lim_tcp`), Makarem's 80 B as
@@ -81,11 +93,11 @@
 //! [`sixlowpan`]).
 //!
 //! **Still left:** R6 only if RPL control traffic is ever modelled; MRHOF dynamics
-//! (`rpl_mode = dynamic_mrhof`, OQ-M17); per-node RTT sample traces for Lim's Figs. 2–3 (only timers and counts are recorded);
-//! calibration questions the `betzler` and `makarem-cooja` reports raise (README, reproduction
+//! (`rpl_mode = dynamic_mrhof`, OQ-M17); calibration questions the `betzler` and `makarem-cooja` reports raise (README, reproduction
 //! status: ContikiMAC repairs Betzler's calibrated loss, CoCoA4's long exchanges; IDC's low
 //! goodput on ContikiMAC meshes is its slow spacing recovery, investigation `makarem-cooja-idc-dw`).
 
+mod config;
 pub mod csma;
 pub mod engine;
 pub mod medium;
@@ -98,6 +110,21 @@ pub mod scenario;
 pub mod sixlowpan;
 pub mod tcp;
 pub mod topology;
+mod workload;
+
+pub use self::config::{MultihopConfig, NodeSpec, RdcKind, RoleChoice, TopologyChoice};
+pub use self::csma::{BackoffKind, CsmaConfig};
+pub use self::engine::{EventTrace, MultihopSim};
+pub use self::medium::{Geometry, LinkClass, UdgmConfig};
+pub use self::metrics::{CoapFlowResult, MacCounters, MultihopResult, TcpNodeResult, TcpResult};
+pub use self::phy::{FrameLenMode, PhyConfig};
+pub use self::rdc::{ContikiMacConfig, NullRdcConfig};
+pub use self::rpl::Dodag;
+pub use self::tcp::{TracePoint, TracePointKind};
+pub use self::topology::{Role, Topology};
+pub use self::workload::{
+    ClientMode, CoapCrossTraffic, CoapFrames, CoapManyToMany, CoapOneToOne, CoapSaturated, LimTcp, Workload,
+};
 
 use serde::Deserialize;
 

@@ -6,11 +6,11 @@
 //! `pandas.read_csv`.
 
 use super::NodeId;
-use super::engine::{MultihopConfig, MultihopSim, Workload};
 use super::metrics::{MultihopResult, TcpResult};
 use super::scenario::{MultihopRuns, run_seed};
 use super::tcp::TracePointKind;
 use super::topology::Role;
+use super::{MultihopConfig, MultihopSim, Workload};
 use crate::results::{Builder, Column, Columns};
 use crate::scenario::Scenario;
 
@@ -648,7 +648,7 @@ mod tests {
 
     #[test]
     fn tcp_runs_report_short_rtts_truncated_samples_the_settled_rto_and_retransmissions_per_delivered_segment() {
-        use super::super::engine::LimTcp;
+        use super::super::LimTcp;
         use super::super::metrics::TcpNodeResult;
         let cfg = MultihopConfig { workload: Workload::LimTcp(LimTcp::default()), ..MultihopConfig::default() };
         let payload = u64::from(LimTcp::default().payload_bytes);
@@ -686,7 +686,7 @@ mod tests {
 
     #[test]
     fn saturated_coap_runs_report_goodput_per_sender_and_the_senders_one_hop_from_the_receiver() {
-        use super::super::engine::CoapSaturated;
+        use super::super::CoapSaturated;
         use super::super::metrics::CoapFlowResult;
         let cfg =
             MultihopConfig { workload: Workload::CoapSaturated(CoapSaturated::default()), ..MultihopConfig::default() };

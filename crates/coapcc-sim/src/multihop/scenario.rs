@@ -35,9 +35,9 @@ use rayon::prelude::*;
 use coapcc_driver::scenario::{Model, Scenario, ScenarioError};
 use serde::Deserialize;
 
-use super::engine::{MultihopConfig, MultihopSim, Workload};
 use super::metrics::MultihopResult;
 use super::{ContikiVersion, csma::Mote};
+use super::{MultihopConfig, MultihopSim, Workload};
 
 /// Keys of `[multihop]` that are not fields of [`MultihopConfig`]: `mote` selects a platform
 /// preset; `nstart_by_algorithm` (a table `{ NAME = N }`) gives one algorithm of the list its
@@ -123,7 +123,7 @@ fn key_at(text: &str, offset: usize) -> Option<String> {
 /// The dotted key of a bad value in a `[multihop.workload]` table, found by reading the table
 /// (without `kind`) as its workload's own struct, which reports the key's position.
 fn workload_key(workload: Option<&toml::Value>) -> Option<String> {
-    use super::engine::{CoapCrossTraffic, CoapManyToMany, CoapOneToOne, CoapSaturated, LimTcp};
+    use super::{CoapCrossTraffic, CoapManyToMany, CoapOneToOne, CoapSaturated, LimTcp};
     let mut table = workload?.as_table()?.clone();
     let kind = table.remove("kind")?;
     let text = toml::to_string(&table).ok()?;
@@ -393,7 +393,7 @@ receiver = 0
             Workload::CoapSaturated(w) => assert_eq!(w.algorithm, "cocoa"),
             other => panic!("{other:?}"),
         }
-        assert_eq!(cfgs[0].1.rdc, super::super::engine::RdcKind::NullRdc);
+        assert_eq!(cfgs[0].1.rdc, super::super::RdcKind::NullRdc);
     }
 
     #[test]
@@ -413,10 +413,8 @@ receiver = 0
     fn a_bare_override_reaches_a_multihop_key() {
         let s = load(LINE, &["rdc=contikimac", "spacing_m=45.0"]).unwrap();
         let c = config_of(&s).unwrap();
-        assert_eq!(c.rdc, super::super::engine::RdcKind::Contikimac);
-        assert!(
-            matches!(c.topology, super::super::engine::TopologyChoice::Line { spacing_m, .. } if spacing_m == 45.0)
-        );
+        assert_eq!(c.rdc, super::super::RdcKind::Contikimac);
+        assert!(matches!(c.topology, super::super::TopologyChoice::Line { spacing_m, .. } if spacing_m == 45.0));
     }
 
     #[test]
@@ -439,7 +437,7 @@ receiver = 0
 
     #[test]
     fn the_open_question_options_are_keys_whose_bad_values_name_the_key() {
-        use super::super::engine::ClientMode;
+        use super::super::ClientMode;
         // OQ-M5: client_mode under a CoAP workload.
         let c = config_of(&load(LINE, &[]).unwrap()).unwrap();
         assert!(matches!(&c.workload, Workload::CoapSaturated(w) if w.client_mode == ClientMode::Parallel));
