@@ -62,13 +62,17 @@ pub mod tcp;
 pub mod time;
 
 pub use config::ConfigError;
-pub use controller::{Ack, Controller, Echo, Exchange, Retry, TimerBounds};
+pub use controller::{Ack, Controller, Echo, EchoMode, Retry, TimerBounds};
 pub use core::time::Duration;
 pub use ratio::Ratio;
 pub use registry::{
     ALGORITHMS, AlgorithmInfo, AnyConfig, AnyController, AnyExchangeState, AnyState, Exactness, Family,
 };
 pub use time::Instant;
+
+/// The record of one exchange ([`controller::Exchange`]); without a parameter, the scratch
+/// of [`AnyController`], as the drivers that hold any algorithm use it.
+pub type Exchange<X = AnyExchangeState> = controller::Exchange<X>;
 
 /// The worked example of `docs/adding-an-algorithm.md`, compiled and run as a doctest so the
 /// page cannot drift from the API.
