@@ -19,9 +19,9 @@
 //! | [`harness`] | [`StopAndWait`](harness::StopAndWait): a tiny driver for one destination (replay, tests) |
 //! | [`estimators`] | RTO estimators shared by the controllers (RFC 6298, CoCoA, Makarem, Van Jacobson) |
 //! | [`backoff`] | backoff mechanisms shared by the controllers (VBF, Full Backoff, tick dithering) |
-//! | [`time`], [`ratio`] | [`Instant`], saturating duration helpers, exact rational factors |
+//! | [`time`], [`Ratio`] | [`Instant`], saturating duration helpers; exact rational factors |
 //! | `pacing` | the sample window and gain division shared by MBC and BDP |
-//! | `tcp` | the configuration shared by the uIP and Lim timers |
+//! | `tcp` | the configuration shared by the uIP and Lim timers (re-exported by both) |
 //! | [`params`] | RFC 7252 transmission parameters and their derived values |
 //! | [`random`] | uniform draws from a caller-owned [`rand_core::Rng`] |
 //! | [`config`] | [`ConfigError`] and serde helpers for `*_ms` keys |
@@ -54,17 +54,17 @@ pub mod harness;
 pub mod pacing;
 pub mod params;
 pub mod random;
-pub mod ratio;
+mod ratio;
 pub mod registry;
 pub mod retransmission;
 #[cfg(feature = "_vj")]
-pub mod tcp;
+mod tcp;
 pub mod time;
 
 pub use config::ConfigError;
 pub use controller::{Ack, Controller, Echo, EchoMode, Retry, TimerBounds};
 pub use core::time::Duration;
-pub use ratio::Ratio;
+pub use ratio::{Ratio, RatioError};
 pub use registry::{
     ALGORITHMS, AlgorithmInfo, AnyConfig, AnyController, AnyExchangeState, AnyState, Exactness, Family,
 };
@@ -73,9 +73,3 @@ pub use time::Instant;
 /// The record of one exchange ([`controller::Exchange`]); without a parameter, the scratch
 /// of [`AnyController`], as the drivers that hold any algorithm use it.
 pub type Exchange<X = AnyExchangeState> = controller::Exchange<X>;
-
-/// The worked example of `docs/adding-an-algorithm.md`, compiled and run as a doctest so the
-/// page cannot drift from the API.
-#[cfg(doctest)]
-#[doc = include_str!("../../../docs/adding-an-algorithm.md")]
-pub struct AddingAnAlgorithm;
