@@ -20,9 +20,9 @@ pub mod echo;
 pub mod endpoint;
 pub mod message;
 
+pub use codec::DecodeError;
 pub use endpoint::{
     AutoResponse, DEFAULT_DUPLICATE_CACHE_ENTRIES, EchoMode, Endpoint, EndpointConfig, EndpointStats, Event, Origin,
     RequestHandle, RequestId, Transmit,
 };
-pub use codec::DecodeError;
 pub use message::{CoapOption, Code, Message, MessageType, OptionValue, Options, Payload, Token};
