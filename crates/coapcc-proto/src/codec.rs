@@ -31,6 +31,9 @@ pub enum DecodeError {
     /// A version other than 1.
     #[error("malformed CoAP message: version {0}")]
     Version(u8),
+    /// An Empty message (code 0.00) with bytes after its Message ID.
+    #[error("malformed CoAP message: an Empty message with a token, options or payload")]
+    EmptyWithContent,
 }
 
 impl From<MessageError> for DecodeError {
@@ -87,6 +90,13 @@ pub fn encode(msg: &Message) -> Vec<u8> {
 
 /// Decodes bytes into a message.
 pub fn decode(bytes: &[u8]) -> Result<Message, DecodeError> {
+    // RFC 7252 §4.1: an Empty message (version 1, code 0.00) has no token, options or
+    // payload; any byte after its Message ID is a message format error.
+    if let [first, 0, _, _, _, ..] = bytes
+        && first >> 6 == 1
+    {
+        return Err(DecodeError::EmptyWithContent);
+    }
     let p = Packet::from_bytes(bytes)?;
     if p.header.get_version() != 1 {
         return Err(DecodeError::Version(p.header.get_version()));
@@ -165,6 +175,13 @@ mod tests {
             let bytes = encode(&m);
             prop_assert_eq!(bytes.len(), m.wire_len());
             prop_assert_eq!(decode(&bytes).unwrap(), m);
+        }
+
+        #[test]
+        fn an_empty_message_with_a_token_options_or_payload_is_a_format_error(tail in prop::collection::vec(any::<u8>(), 1..16)) {
+            let bytes = [&[0x40, 0x00, 0x12, 0x34][..], &tail].concat();
+            prop_assert_eq!(decode(&bytes), Err(DecodeError::EmptyWithContent));
+            prop_assert_eq!(decode(&bytes[..4]), Ok(Message::empty(MessageType::Con, 0x1234)));
         }
 
         #[test]

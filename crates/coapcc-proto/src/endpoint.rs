@@ -413,6 +413,9 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng, C: Controller> Endpoint<A, R, C> {
         if config.token_len > 7 {
             return Err(coapcc_core::ConfigError::new("token_len", "must be at most 7 bytes"));
         }
+        if config.auto_response.as_ref().is_some_and(|r| !r.code.is_response()) {
+            return Err(coapcc_core::ConfigError::new("auto_response", "must have a response code (2.00–5.31)"));
+        }
         Ok(Self::unchecked(config, rng))
     }
 
@@ -526,7 +529,9 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng, C: Controller> Endpoint<A, R, C> {
     }
 
     /// Server: answers a request announced by [`Event::Request`] with a piggybacked response
-    /// (CON) or a NON response; the answer is cached for duplicates.
+    /// (CON) or a NON response; the answer is cached for duplicates. `code` must be a
+    /// response code (2.00–5.31); another is refused (counted in
+    /// [`EndpointStats::ignored`]) and the request stays unanswered.
     pub fn respond(&mut self, now: Instant, handle: RequestHandle<A>, code: Code, payload: impl Into<Payload>) {
         self.respond_with(now, handle, code, Options::new(), payload);
     }
@@ -541,6 +546,12 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng, C: Controller> Endpoint<A, R, C> {
         options: Options,
         payload: impl Into<Payload>,
     ) {
+        if !code.is_response() {
+            // RFC 7252 §5.2: a response carries a response code (an ACK with 0.00 would be an
+            // Empty message, which has no token or payload).
+            self.stats.ignored += 1;
+            return;
+        }
         self.expire_seen(now);
         let Some((seen, request)) = self.server.seen.get_mut(&(handle.from, handle.mid)) else {
             self.stats.ignored += 1;
