@@ -3,6 +3,8 @@
 //! `on_timeout` + `retransmit` + `on_ack`). The destination's state carries over from one
 //! iteration to the next, as on a long-lived flow. `cargo bench -p coapcc-core`;
 //! `cargo test --benches` runs each once.
+// `criterion_group!` defines an undocumented public function.
+#![allow(missing_docs)]
 
 use std::hint::black_box;
 use std::time::Duration;

@@ -2,6 +2,8 @@
 //! FASOR testbed (serializer behind a drop-tail buffer, Gilbert–Elliott errors, propagation,
 //! rest of the path), error-free and with high errors. `cargo bench -p coapcc-driver`;
 //! `cargo test --benches` runs each once.
+// `criterion_group!` defines an undocumented public function.
+#![allow(missing_docs)]
 
 use std::hint::black_box;
 

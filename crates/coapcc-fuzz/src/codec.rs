@@ -11,6 +11,7 @@ pub fn run(data: &[u8]) {
     let Ok(msg) = decode(data) else { return };
     let bytes = encode(&msg);
     assert_eq!(bytes.len(), msg.wire_len(), "wire_len of {msg:?}");
-    let again = decode(&bytes).unwrap_or_else(|e| panic!("{msg:?} re-encoded to {bytes:02x?}, which does not decode: {e}"));
+    let again =
+        decode(&bytes).unwrap_or_else(|e| panic!("{msg:?} re-encoded to {bytes:02x?}, which does not decode: {e}"));
     assert_eq!(again, msg, "re-encoded as {bytes:02x?}");
 }

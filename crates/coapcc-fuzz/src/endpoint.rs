@@ -10,8 +10,8 @@ use coapcc_core::{ALGORITHMS, Instant};
 use coapcc_proto::codec::{decode, encode};
 use coapcc_proto::message::{decode_uint, option};
 use coapcc_proto::{
-    AutoResponse, Code, EchoMode, Endpoint, EndpointConfig, Event, Message, Origin, Payload, RequestHandle,
-    RequestId, Transmit,
+    AutoResponse, Code, EchoMode, Endpoint, EndpointConfig, Event, Message, Origin, Payload, RequestHandle, RequestId,
+    Transmit,
 };
 use rand_core::SeedableRng;
 use rand_pcg::Pcg64Mcg;
@@ -83,8 +83,8 @@ impl World {
             duplicate_cache_entries: CACHE_ENTRIES,
             ..EndpointConfig::new(Arc::new(algorithm.build().ok()?))
         };
-        let auto_response = (flags & 0x80 != 0)
-            .then(|| AutoResponse { code: Code::CONTENT, payload: Payload::from(b"fuzz".to_vec()) });
+        let auto_response =
+            (flags & 0x80 != 0).then(|| AutoResponse { code: Code::CONTENT, payload: Payload::from(b"fuzz".to_vec()) });
         let server = EndpointConfig { auto_response, ..base.clone() };
         Some(World {
             client: Endpoint::new(base, Pcg64Mcg::seed_from_u64(u64::from(pick))).ok()?,
@@ -269,7 +269,8 @@ impl World {
 fn check_wire(t: &Transmit<u8>) {
     let bytes = encode(&t.msg);
     assert_eq!(bytes.len(), t.msg.wire_len(), "wire_len of {:?}", t.msg);
-    let back = decode(&bytes).unwrap_or_else(|e| panic!("{:?} encodes to {bytes:02x?}, which does not decode: {e}", t.msg));
+    let back =
+        decode(&bytes).unwrap_or_else(|e| panic!("{:?} encodes to {bytes:02x?}, which does not decode: {e}", t.msg));
     assert_eq!(&back, &*t.msg);
     if let Origin::Request { copy, .. } = t.origin
         && let Some(v) = t.msg.option(option::TRANSMISSION_COUNT)

@@ -38,7 +38,15 @@ fn every_target_has_a_cargo_fuzz_entry_point() {
     for target in TARGETS {
         let source = fuzz_dir().join("fuzz_targets").join(format!("{}.rs", target.name));
         let text = std::fs::read_to_string(&source).unwrap_or_else(|e| panic!("{}: {e}", source.display()));
-        assert!(text.contains(&format!("coapcc_fuzz::{}::run", target.name)), "{} calls another body", source.display());
-        assert!(manifest.contains(&format!("name = \"{}\"", target.name)), "fuzz/Cargo.toml lacks [[bin]] {}", target.name);
+        assert!(
+            text.contains(&format!("coapcc_fuzz::{}::run", target.name)),
+            "{} calls another body",
+            source.display()
+        );
+        assert!(
+            manifest.contains(&format!("name = \"{}\"", target.name)),
+            "fuzz/Cargo.toml lacks [[bin]] {}",
+            target.name
+        );
     }
 }

@@ -2,6 +2,8 @@
 //! server's piggybacked response, completion at the client; decoded messages handed over
 //! (as the simulator does) and, separately, bytes through the codec (as a socket driver
 //! does). `cargo bench -p coapcc-proto`; `cargo test --benches` runs each once.
+// `criterion_group!` defines an undocumented public function.
+#![allow(missing_docs)]
 
 use std::hint::black_box;
 use std::sync::Arc;

@@ -50,7 +50,8 @@ fn flush(ep: &mut Endpoint<SocketAddr, Pcg64Mcg>, socket: &UdpSocket) -> std::io
 /// the endpoint; then fires whatever timers are due.
 fn receive(ep: &mut Endpoint<SocketAddr, Pcg64Mcg>, socket: &UdpSocket, clock: &Clock, wake: Option<Instant>) {
     let now = clock.now();
-    let wait = wake.map_or(SERVER_POLL, |w| w.saturating_duration_since(now).clamp(Duration::from_millis(1), SERVER_POLL));
+    let wait =
+        wake.map_or(SERVER_POLL, |w| w.saturating_duration_since(now).clamp(Duration::from_millis(1), SERVER_POLL));
     socket.set_read_timeout(Some(wait)).expect("a non-zero read timeout");
     let mut buf = [0u8; 1500];
     if let Ok((n, from)) = socket.recv_from(&mut buf) {
@@ -113,7 +114,8 @@ fn client(socket: UdpSocket, server: SocketAddr, config: EndpointConfig) -> std:
 }
 
 fn main() -> std::io::Result<()> {
-    let algorithm = Arc::new(AnyConfig::from_name("cocoa").expect("a registered algorithm").build().expect("a valid preset"));
+    let algorithm =
+        Arc::new(AnyConfig::from_name("cocoa").expect("a registered algorithm").build().expect("a valid preset"));
     let config = EndpointConfig::echoing(algorithm);
     let server_socket = UdpSocket::bind("127.0.0.1:0")?;
     let server_addr = server_socket.local_addr()?;

@@ -1,6 +1,8 @@
 //! The cost of one replication of the reference case, `fasor/400-flows-infinite-buffer-
 //! continuous` (400 continuous flows of 50 exchanges over the NB-IoT-like link), for each of
 //! its algorithms. `cargo bench -p coapcc-sim`; `cargo test --benches` runs each once.
+// `criterion_group!` defines an undocumented public function.
+#![allow(missing_docs)]
 
 use std::hint::black_box;
 use std::path::Path;
