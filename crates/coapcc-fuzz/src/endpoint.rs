@@ -57,8 +57,17 @@ struct World {
 }
 
 /// Runs one input: two set-up bytes (algorithm, dithering, echo, NSTART, token length,
-/// automatic answers), then operations, one byte each with their arguments after them. The
-/// invariants checked after every operation are listed in [`World::check`].
+/// automatic answers), then operations, one byte each with their arguments after them.
+/// After every operation:
+/// * every transmit encodes to `wire_len` bytes that decode to it again;
+/// * every copy of a request belongs to a request the client made, is at most copy
+///   MAX_RETRANSMIT, and goes where the request was sent;
+/// * an exchange ends (completes or fails) once, a separate response answers an exchange
+///   acknowledged empty, and a completion's RTT is measured from its first copy;
+/// * the client's counters equal what its events told, and `pending` equals the requests
+///   not yet ended; the server's duplicate cache stays within its bound.
+///
+/// After every firing of timers at `now`, neither endpoint has a timer due at or before `now`.
 pub fn run(data: &[u8]) {
     let mut input = Input::new(data);
     let Some(mut world) = World::new(input.byte(), input.byte()) else { return };
@@ -184,14 +193,7 @@ impl World {
         }
     }
 
-    /// Takes what both endpoints sent and raised, and checks:
-    /// * every transmit encodes to `wire_len` bytes that decode to it again;
-    /// * every copy of a request belongs to a request the client made, is at most copy
-    ///   MAX_RETRANSMIT, and goes where the request was sent;
-    /// * an exchange ends (completes or fails) once, a separate response answers an exchange
-    ///   acknowledged empty, and a completion's RTT is measured from its first copy;
-    /// * the client's counters equal what its events told, and `pending` equals the
-    ///   requests not yet ended; the server's duplicate cache stays within its bound.
+    /// Takes what both endpoints sent and raised, and checks the invariants listed on [`run`].
     fn drain(&mut self) {
         while let Some(t) = self.client.poll_transmit() {
             check_wire(&t);
