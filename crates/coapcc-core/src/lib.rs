@@ -12,7 +12,7 @@
 //!
 //! | module | what is there |
 //! |---|---|
-//! | [`controller`] | **start here**: the [`Controller`] trait, the [`Exchange`] record, [`Ack`], [`Retry`] |
+//! | [`controller`] | **start here**: the [`Controller`] trait (the seam: implement it in your own crate, `docs/adding-an-algorithm.md`), the [`Exchange`] record, [`Ack`], [`Retry`], [`EchoMode`] |
 //! | [`registry`] | algorithm names (`cocoa-plus`, …), [`AnyConfig`] and [`AnyController`] (static dispatch) |
 //! | [`algorithms`] | one file per algorithm, each with its config (`Default` = the source's values) |
 //! | [`retransmission`] | [`Outstanding`](retransmission::Outstanding): the one hold / retransmit / give-up state machine every driver uses |
@@ -32,6 +32,8 @@
 //! * No floating point: durations are integer nanoseconds, factors are exact [`Ratio`]s.
 //! * Configuration is checked once (`Algorithm::new(config)`); after that every method is
 //!   total: it saturates and clamps, never panics or overflows.
+//! * An algorithm states its own facts: which echo of the transmission count it needs
+//!   ([`Controller::echo_mode`], with the rule and its spec citation in the algorithm's file).
 //!
 //! ## Features
 //!
