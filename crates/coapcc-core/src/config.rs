@@ -5,10 +5,9 @@
 //! Constructing the controller checks the configuration once (`Algorithm::new(config)`
 //! returns a [`ConfigError`] naming the key); after that every controller method is total.
 
-use core::fmt;
-
 /// A configuration value outside its allowed range.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("`{key}` {problem}")]
 pub struct ConfigError {
     /// The key as written in scenario files and `--set` (e.g. `ack_random_factor`).
     pub key: &'static str,
@@ -22,14 +21,6 @@ impl ConfigError {
         ConfigError { key, problem }
     }
 }
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "`{}` {}", self.key, self.problem)
-    }
-}
-
-impl core::error::Error for ConfigError {}
 
 /// Serde for a [`core::time::Duration`] written as milliseconds (integer or decimal).
 #[cfg(feature = "serde")]

@@ -56,6 +56,25 @@ pub struct Echo {
     pub sent: Instant,
 }
 
+/// How acknowledgements tell which copy of a request they answer, as an algorithm needs it
+/// from the endpoint that drives it (spec §0 "Disambiguated sample", §7.7, OQ-17, OQ-28).
+/// An algorithm states its own ([`Controller::echo_mode`]); the endpoint marks every copy
+/// accordingly and passes what the peer echoed back in [`Ack::echo`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+pub enum EchoMode {
+    /// No echo: acknowledgements after retransmissions are ambiguous.
+    #[default]
+    None,
+    /// One extra token byte carries the transmission number; the server echoes the token
+    /// (the FASOR paper's FASOR+token, spec §7.7). Piggybacked responses only.
+    Token,
+    /// A transmission-count option carries it and a cooperating server echoes it (pCoCoA's
+    /// Transmission Count option, FASOR-02's Rexmit-Cnt).
+    Option,
+}
+
 /// An acknowledgement (empty ACK or piggybacked response) of the current exchange.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Ack {
@@ -73,10 +92,9 @@ impl Ack {
 ///
 /// `X` is the controller's per-exchange scratch ([`Controller::ExchangeState`]), so that
 /// several exchanges may be outstanding at once (NSTART > 1); each algorithm documents what
-/// it keeps there and the endpoint never reads it. Drivers that hold any algorithm use
-/// [`AnyExchangeState`](crate::registry::AnyExchangeState), the default.
+/// it keeps there and the endpoint never reads it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Exchange<X = crate::registry::AnyExchangeState> {
+pub struct Exchange<X> {
     first_sent: Instant,
     last_sent: Instant,
     retransmissions: u8,
@@ -94,7 +112,7 @@ impl<X: Default> Exchange<X> {
 
 impl<X> Exchange<X> {
     /// The same exchange with its scratch mapped through `f` (dispatch between the typed
-    /// scratch of one algorithm and [`AnyExchangeState`](crate::registry::AnyExchangeState)).
+    /// scratch of one algorithm and the scratch of an enum over several).
     pub fn map_cc<Y>(self, f: impl FnOnce(X) -> Y) -> Exchange<Y> {
         Exchange {
             first_sent: self.first_sent,
@@ -190,6 +208,13 @@ pub trait Controller {
     /// Bounds on every timer this algorithm can arm, whatever the state.
     fn timer_bounds(&self) -> TimerBounds;
 
+    /// How acknowledgements must name the copy they answer for this algorithm to get the
+    /// RTT samples it is specified with; the endpoint marks copies accordingly. The default,
+    /// [`EchoMode::None`], suits algorithms that only see ambiguous acknowledgements.
+    fn echo_mode(&self) -> EchoMode {
+        EchoMode::None
+    }
+
     /// Starts an exchange whose original copy leaves at `now`, with its timer armed.
     fn start(
         &self,
@@ -250,5 +275,8 @@ impl<C: Controller + ?Sized> Controller for &C {
     }
     fn timer_bounds(&self) -> TimerBounds {
         (**self).timer_bounds()
+    }
+    fn echo_mode(&self) -> EchoMode {
+        (**self).echo_mode()
     }
 }

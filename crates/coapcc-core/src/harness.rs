@@ -7,7 +7,6 @@
 //! [`Event`], in time order. The full CoAP endpoint (Message IDs, tokens, NSTART queues,
 //! duplicate detection) lives in `coapcc-proto`; this harness only exercises the controller.
 
-use core::fmt;
 use core::time::Duration;
 
 pub mod script;
@@ -52,31 +51,22 @@ pub enum Event {
 }
 
 /// A request the harness cannot carry out in its current state.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum HarnessError {
     /// `send` while an exchange is outstanding (one exchange at a time).
+    #[error("an exchange is already outstanding (one exchange at a time)")]
     Busy,
     /// `ack` with no copy of an exchange in flight.
+    #[error("no exchange has a copy in flight to acknowledge")]
     NothingToAck,
     /// `ack copy K` for a copy that was not sent.
+    #[error("copy {copy} was not sent (copies sent so far: {sent}, numbered from 0)")]
     CopyNotSent {
         /// The copy named.
         copy: u16,
         /// Copies sent so far.
         sent: u16,
     },
-}
-
-impl fmt::Display for HarnessError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            HarnessError::Busy => f.write_str("an exchange is already outstanding (one exchange at a time)"),
-            HarnessError::NothingToAck => f.write_str("no exchange has a copy in flight to acknowledge"),
-            HarnessError::CopyNotSent { copy, sent } => {
-                write!(f, "copy {copy} was not sent (copies sent so far: {sent}, numbered from 0)")
-            }
-        }
-    }
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -12,16 +12,16 @@
 //!
 //! | module | what is there |
 //! |---|---|
-//! | [`controller`] | **start here**: the [`Controller`] trait, the [`Exchange`] record, [`Ack`], [`Retry`] |
+//! | [`controller`] | **start here**: the [`Controller`] trait (the seam: implement it in your own crate, `docs/adding-an-algorithm.md`), the [`Exchange`] record, [`Ack`], [`Retry`], [`EchoMode`] |
 //! | [`registry`] | algorithm names (`cocoa-plus`, …), [`AnyConfig`] and [`AnyController`] (static dispatch) |
 //! | [`algorithms`] | one file per algorithm, each with its config (`Default` = the source's values) |
 //! | [`retransmission`] | [`Outstanding`](retransmission::Outstanding): the one hold / retransmit / give-up state machine every driver uses |
 //! | [`harness`] | [`StopAndWait`](harness::StopAndWait): a tiny driver for one destination (replay, tests) |
 //! | [`estimators`] | RTO estimators shared by the controllers (RFC 6298, CoCoA, Makarem, Van Jacobson) |
 //! | [`backoff`] | backoff mechanisms shared by the controllers (VBF, Full Backoff, tick dithering) |
-//! | [`time`], [`ratio`] | [`Instant`], saturating duration helpers, exact rational factors |
+//! | [`time`], [`Ratio`] | [`Instant`], saturating duration helpers; exact rational factors |
 //! | `pacing` | the sample window and gain division shared by MBC and BDP |
-//! | `tcp` | the configuration shared by the uIP and Lim timers |
+//! | `tcp` | the configuration shared by the uIP and Lim timers (re-exported by both) |
 //! | [`params`] | RFC 7252 transmission parameters and their derived values |
 //! | [`random`] | uniform draws from a caller-owned [`rand_core::Rng`] |
 //! | [`config`] | [`ConfigError`] and serde helpers for `*_ms` keys |
@@ -32,6 +32,8 @@
 //! * No floating point: durations are integer nanoseconds, factors are exact [`Ratio`]s.
 //! * Configuration is checked once (`Algorithm::new(config)`); after that every method is
 //!   total: it saturates and clamps, never panics or overflows.
+//! * An algorithm states its own facts: which echo of the transmission count it needs
+//!   ([`Controller::echo_mode`], with the rule and its spec citation in the algorithm's file).
 //!
 //! ## Features
 //!
@@ -54,24 +56,22 @@ pub mod harness;
 pub mod pacing;
 pub mod params;
 pub mod random;
-pub mod ratio;
+mod ratio;
 pub mod registry;
 pub mod retransmission;
 #[cfg(feature = "_vj")]
-pub mod tcp;
+mod tcp;
 pub mod time;
 
 pub use config::ConfigError;
-pub use controller::{Ack, Controller, Echo, Exchange, Retry, TimerBounds};
+pub use controller::{Ack, Controller, Echo, EchoMode, Retry, TimerBounds};
 pub use core::time::Duration;
-pub use ratio::Ratio;
+pub use ratio::{Ratio, RatioError};
 pub use registry::{
     ALGORITHMS, AlgorithmInfo, AnyConfig, AnyController, AnyExchangeState, AnyState, Exactness, Family,
 };
 pub use time::Instant;
 
-/// The worked example of `docs/adding-an-algorithm.md`, compiled and run as a doctest so the
-/// page cannot drift from the API.
-#[cfg(doctest)]
-#[doc = include_str!("../../../docs/adding-an-algorithm.md")]
-pub struct AddingAnAlgorithm;
+/// The record of one exchange ([`controller::Exchange`]); without a parameter, the scratch
+/// of [`AnyController`], as the drivers that hold any algorithm use it.
+pub type Exchange<X = AnyExchangeState> = controller::Exchange<X>;

@@ -215,30 +215,23 @@ impl fmt::Display for Ratio {
 }
 
 /// Why a text or number is not a valid [`Ratio`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum RatioError {
     /// Not a decimal number or a fraction `n/d`.
+    #[error("expected a non-negative number such as 1.5, 0.125 or 1/8")]
     Syntax,
     /// Negative values are not allowed.
+    #[error("must not be negative")]
     Negative,
     /// Zero denominator.
+    #[error("denominator must not be zero")]
     ZeroDenominator,
     /// More than nine decimals.
+    #[error("at most nine decimals are supported")]
     TooPrecise,
     /// Too large to represent.
+    #[error("too large")]
     TooLarge,
-}
-
-impl fmt::Display for RatioError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            RatioError::Syntax => "expected a non-negative number such as 1.5, 0.125 or 1/8",
-            RatioError::Negative => "must not be negative",
-            RatioError::ZeroDenominator => "denominator must not be zero",
-            RatioError::TooPrecise => "at most nine decimals are supported",
-            RatioError::TooLarge => "too large",
-        })
-    }
 }
 
 #[cfg(feature = "serde")]

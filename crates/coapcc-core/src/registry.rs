@@ -5,6 +5,23 @@
 //! configuration and returns an [`AnyController`], an enum over every controller so that
 //! endpoints hold one without allocation or dynamic dispatch.
 
+// Built with no algorithm feature, the registry is empty: its dispatch has nothing to call.
+#![cfg_attr(
+    not(any(
+        feature = "default-coap",
+        feature = "cocoa",
+        feature = "pcocoa",
+        feature = "four-state",
+        feature = "fasor",
+        feature = "idc",
+        feature = "mbc",
+        feature = "bdp",
+        feature = "uip",
+        feature = "lim"
+    )),
+    allow(unused_imports, unused_variables, unreachable_code)
+)]
+
 use core::fmt;
 use core::mem::size_of;
 use core::time::Duration;
@@ -34,7 +51,7 @@ use crate::backoff::full_backoff::FullBackoff;
 #[cfg(feature = "cocoa")]
 use crate::backoff::vbf::Vbf;
 use crate::config::ConfigError;
-use crate::controller::{Ack, Controller, Exchange, Retry, TimerBounds};
+use crate::controller::{Ack, Controller, EchoMode, Exchange, Retry, TimerBounds};
 use crate::estimators::RtoEstimator;
 use crate::random::Rng;
 use crate::time::Instant;
@@ -361,29 +378,44 @@ macro_rules! any_algorithm {
         impl AnyConfig {
             /// Checks the configuration and builds the algorithm.
             pub fn build(&self) -> Result<AnyController, ConfigError> {
-                match self {
-                    $($(#[$m])* AnyConfig::$variant(c) => <$ctrl>::new(*c).map(AnyController::$variant),)*
+                match *self {
+                    $($(#[$m])* AnyConfig::$variant(ref c) => <$ctrl>::new(*c).map(AnyController::$variant),)*
                 }
             }
 
             /// MAX_RETRANSMIT (or the algorithm's equivalent retransmission limit).
             pub fn max_retransmit(&self) -> u8 {
-                match self { $($(#[$m])* AnyConfig::$variant(c) => c.max_retransmit,)* }
+                match *self { $($(#[$m])* AnyConfig::$variant(ref c) => c.max_retransmit,)* }
             }
 
             /// Sets the retransmission limit.
             pub fn set_max_retransmit(&mut self, n: u8) {
-                match self { $($(#[$m])* AnyConfig::$variant(c) => c.max_retransmit = n,)* }
+                match *self { $($(#[$m])* AnyConfig::$variant(ref mut c) => c.max_retransmit = n,)* }
+            }
+
+            /// The same configuration with its retransmission limit replaced by `n` (a
+            /// workload's own limit overriding the algorithm's, as the multihop TCP
+            /// workload's `max_retransmissions` does for uIP and Lim).
+            #[must_use]
+            pub fn with_max_retransmit(mut self, n: u8) -> AnyConfig {
+                self.set_max_retransmit(n);
+                self
+            }
+
+            /// How acknowledgements must name the copy they answer for this algorithm: the
+            /// rule each algorithm states for its configuration ([`Controller::echo_mode`]).
+            pub fn echo_mode(&self) -> EchoMode {
+                match *self { $($(#[$m])* AnyConfig::$variant(ref c) => c.echo_mode(),)* }
             }
 
             /// Whether timers are dithered.
             pub fn dither(&self) -> bool {
-                match self { $($(#[$m])* AnyConfig::$variant(c) => c.dither,)* }
+                match *self { $($(#[$m])* AnyConfig::$variant(ref c) => c.dither,)* }
             }
 
             /// Turns dithering on or off (`--no-dither`).
             pub fn set_dither(&mut self, on: bool) {
-                match self { $($(#[$m])* AnyConfig::$variant(c) => c.dither = on,)* }
+                match *self { $($(#[$m])* AnyConfig::$variant(ref mut c) => c.dither = on,)* }
             }
 
             /// Rebuilds the configuration through `f`, which sees the concrete config type
@@ -420,7 +452,7 @@ macro_rules! any_algorithm {
 
             /// The configuration it was built from.
             pub fn config(&self) -> AnyConfig {
-                match self { $($(#[$m])* AnyController::$variant(c) => AnyConfig::$variant(*c.config()),)* }
+                match *self { $($(#[$m])* AnyController::$variant(ref c) => AnyConfig::$variant(*c.config()),)* }
             }
 
             /// `st`, replaced by a fresh state if it belongs to another algorithm.
@@ -442,14 +474,14 @@ macro_rules! any_algorithm {
             type ExchangeState = AnyExchangeState;
 
             fn new_state(&self) -> AnyState {
-                match self { $($(#[$m])* AnyController::$variant(c) => AnyState(StateOf::$variant(c.new_state())),)* }
+                match *self { $($(#[$m])* AnyController::$variant(ref c) => AnyState(StateOf::$variant(c.new_state())),)* }
             }
 
             fn on_transmit(
                 &self,
                 st: &mut AnyState,
                 now: Instant,
-                ex: &mut Exchange,
+                ex: &mut Exchange<AnyExchangeState>,
                 in_flight: usize,
                 rng: &mut dyn Rng,
             ) -> Duration {
@@ -466,7 +498,7 @@ macro_rules! any_algorithm {
                 }
             }
 
-            fn on_timeout(&self, st: &mut AnyState, now: Instant, ex: &mut Exchange) -> Retry {
+            fn on_timeout(&self, st: &mut AnyState, now: Instant, ex: &mut Exchange<AnyExchangeState>) -> Retry {
                 match (self, self.own(st)) {
                     $($(#[$m])* (AnyController::$variant(c), StateOf::$variant(s)) => {
                         let mut typed = ex.map_cc(|x| match x { AnyExchangeState::$variant(x) => x, #[allow(unreachable_patterns)] _ => Default::default() });
@@ -479,7 +511,7 @@ macro_rules! any_algorithm {
                 }
             }
 
-            fn on_ack(&self, st: &mut AnyState, now: Instant, ex: &Exchange, ack: &Ack) {
+            fn on_ack(&self, st: &mut AnyState, now: Instant, ex: &Exchange<AnyExchangeState>, ack: &Ack) {
                 match (self, self.own(st)) {
                     $($(#[$m])* (AnyController::$variant(c), StateOf::$variant(s)) => {
                         let typed = ex.map_cc(|x| match x { AnyExchangeState::$variant(x) => x, #[allow(unreachable_patterns)] _ => Default::default() });
@@ -508,7 +540,11 @@ macro_rules! any_algorithm {
             }
 
             fn timer_bounds(&self) -> TimerBounds {
-                match self { $($(#[$m])* AnyController::$variant(c) => c.timer_bounds(),)* }
+                match *self { $($(#[$m])* AnyController::$variant(ref c) => c.timer_bounds(),)* }
+            }
+
+            fn echo_mode(&self) -> EchoMode {
+                match *self { $($(#[$m])* AnyController::$variant(ref c) => c.echo_mode(),)* }
             }
         }
     };
@@ -551,6 +587,14 @@ impl AnyConfig {
     pub fn from_name(name: &str) -> Option<AnyConfig> {
         find(name).map(|a| (a.preset)())
     }
+
+    /// The family of the algorithm this configures: the one [`ALGORITHMS`] gives the presets
+    /// of the same algorithm (every preset of one algorithm is of one family).
+    pub fn family(&self) -> Family {
+        let same = |a: &&AlgorithmInfo| core::mem::discriminant(&(a.preset)()) == core::mem::discriminant(self);
+        // Every variant has at least one preset (a test checks it), so the fallback is not reached.
+        ALGORITHMS.iter().find(same).map_or(Family::Backoff, |a| a.family)
+    }
 }
 
 #[cfg(test)]
@@ -563,6 +607,26 @@ mod tests {
             assert!(ALGORITHMS[..i].iter().all(|b| b.name != a.name), "duplicate name {}", a.name);
             assert!((a.preset)().build().is_ok(), "preset of {} does not build", a.name);
         }
+    }
+
+    #[test]
+    fn every_preset_of_one_algorithm_is_of_the_family_its_configuration_states() {
+        for a in ALGORITHMS {
+            assert_eq!((a.preset)().family(), a.family, "{}", a.name);
+        }
+    }
+
+    #[test]
+    #[cfg(all(feature = "uip", feature = "fasor"))]
+    fn a_replaced_retransmission_limit_keeps_every_other_key() {
+        let uip = AnyConfig::from_name("uip-dither").unwrap();
+        let mut expected = uip;
+        expected.set_max_retransmit(3);
+        assert_eq!(uip.with_max_retransmit(3), expected);
+        assert_eq!(uip.with_max_retransmit(3).max_retransmit(), 3);
+        assert!(uip.with_max_retransmit(3).dither());
+        assert_eq!(uip.family(), Family::Tcp);
+        assert_eq!(AnyConfig::from_name("fasor").unwrap().family(), Family::Backoff);
     }
 
     #[test]

@@ -39,7 +39,7 @@ pub enum Fired {
 /// One exchange in flight: its record and whether its next copy is held.
 /// `X` is the algorithm's per-exchange scratch ([`Controller::ExchangeState`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Outstanding<X = crate::registry::AnyExchangeState> {
+pub struct Outstanding<X> {
     ex: Exchange<X>,
     held: Option<Instant>,
 }

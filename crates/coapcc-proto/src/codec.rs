@@ -5,21 +5,48 @@
 
 use std::collections::LinkedList;
 
+use coap_lite::error::MessageError;
 use coap_lite::{CoapOption as LiteOption, MessageClass, MessageType as LiteType, Packet};
 
 use crate::message::{CoapOption, Code, Message, MessageType, OptionValue, Payload, Token};
 
-/// Why bytes are not a CoAP message.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DecodeError(pub String);
-
-impl std::fmt::Display for DecodeError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "malformed CoAP message: {}", self.0)
-    }
+/// Why bytes are not a CoAP message (RFC 7252 §3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    /// Shorter than the 4-byte header, or a header that cannot be read.
+    #[error("malformed CoAP message: invalid header")]
+    Header,
+    /// A token length above 8 or beyond the datagram's end.
+    #[error("malformed CoAP message: invalid token length")]
+    TokenLength,
+    /// An option delta with the reserved value 15, or options past number 65 535.
+    #[error("malformed CoAP message: invalid option delta")]
+    OptionDelta,
+    /// An option length with the reserved value 15, or one beyond the datagram's end.
+    #[error("malformed CoAP message: invalid option length")]
+    OptionLength,
+    /// A length the decoder cannot carry.
+    #[error("malformed CoAP message: invalid packet length")]
+    PacketLength,
+    /// A version other than 1.
+    #[error("malformed CoAP message: version {0}")]
+    Version(u8),
+    /// An Empty message (code 0.00) with bytes after its Message ID.
+    #[error("malformed CoAP message: an Empty message with a token, options or payload")]
+    EmptyWithContent,
 }
 
-impl std::error::Error for DecodeError {}
+impl From<MessageError> for DecodeError {
+    fn from(e: MessageError) -> Self {
+        match e {
+            MessageError::InvalidHeader => DecodeError::Header,
+            MessageError::InvalidTokenLength => DecodeError::TokenLength,
+            MessageError::InvalidOptionDelta => DecodeError::OptionDelta,
+            MessageError::InvalidOptionLength => DecodeError::OptionLength,
+            MessageError::InvalidPacketLength => DecodeError::PacketLength,
+        }
+    }
+}
 
 /// Encodes a message (RFC 7252 §3). An Empty message (code 0.00) is encoded as its 4-byte
 /// header: RFC 7252 §4.1 forbids a token, options or payload in it.
@@ -63,11 +90,18 @@ pub fn encode(msg: &Message) -> Vec<u8> {
 
 /// Decodes bytes into a message.
 pub fn decode(bytes: &[u8]) -> Result<Message, DecodeError> {
-    let p = Packet::from_bytes(bytes).map_err(|e| DecodeError(format!("{e:?}")))?;
-    if p.header.get_version() != 1 {
-        return Err(DecodeError(format!("version {}", p.header.get_version())));
+    // RFC 7252 §4.1: an Empty message (version 1, code 0.00) has no token, options or
+    // payload; any byte after its Message ID is a message format error.
+    if let [first, 0, _, _, _, ..] = bytes
+        && first >> 6 == 1
+    {
+        return Err(DecodeError::EmptyWithContent);
     }
-    let token = Token::new(p.get_token()).ok_or_else(|| DecodeError("token longer than 8 bytes".into()))?;
+    let p = Packet::from_bytes(bytes)?;
+    if p.header.get_version() != 1 {
+        return Err(DecodeError::Version(p.header.get_version()));
+    }
+    let token = Token::new(p.get_token()).ok_or(DecodeError::TokenLength)?;
     let mut options = Vec::new();
     for (number, values) in p.options() {
         for v in values {
@@ -141,6 +175,13 @@ mod tests {
             let bytes = encode(&m);
             prop_assert_eq!(bytes.len(), m.wire_len());
             prop_assert_eq!(decode(&bytes).unwrap(), m);
+        }
+
+        #[test]
+        fn an_empty_message_with_a_token_options_or_payload_is_a_format_error(tail in prop::collection::vec(any::<u8>(), 1..16)) {
+            let bytes = [&[0x40, 0x00, 0x12, 0x34][..], &tail].concat();
+            prop_assert_eq!(decode(&bytes), Err(DecodeError::EmptyWithContent));
+            prop_assert_eq!(decode(&bytes[..4]), Ok(Message::empty(MessageType::Con, 0x1234)));
         }
 
         #[test]

@@ -20,9 +20,10 @@
 //! `now` must never go backwards between calls. Every call is total: malformed or unexpected
 //! input is counted in [`EndpointStats`] and dropped, never a panic.
 //!
-//! The congestion-control algorithm ([`EndpointConfig::algorithm`], a
-//! [`coapcc_core::AnyController`] built and checked once, shared behind an `Arc` by every
-//! endpoint of a run) keeps one small [`AnyState`] per destination; at most NSTART exchanges
+//! The congestion-control algorithm ([`EndpointConfig::algorithm`]: any
+//! [`Controller`], by default a [`coapcc_core::AnyController`]; built and checked once,
+//! shared behind an `Arc` by every endpoint of a run) keeps one small
+//! [`Controller::State`] per destination; at most NSTART exchanges
 //! per destination are outstanding, the rest wait in a FIFO queue. Rate-based controllers may
 //! hold a copy until their `earliest_send` instant. Holds, retransmissions and give-ups are
 //! decided by [`coapcc_core::retransmission::Outstanding`], the machine the replay harness uses.
@@ -35,7 +36,7 @@ use std::time::Duration;
 
 use coapcc_core::random::Rng;
 use coapcc_core::retransmission::{self, Fired};
-use coapcc_core::{Ack, AnyController, AnyState, Controller, Echo, Instant};
+use coapcc_core::{Ack, AnyController, Controller, Echo, Instant};
 use rustc_hash::FxHashMap;
 
 use crate::codec;
@@ -43,28 +44,18 @@ use crate::message::{
     Code, Message, MessageType, OptionValue, Options, Payload, Token, decode_uint, encode_uint, option,
 };
 
-/// How acknowledgements say which copy of a request they answer (spec §0 "Disambiguated
-/// sample", §7.7, OQ-17).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum EchoMode {
-    /// No echo: acknowledgements after retransmissions are ambiguous.
-    #[default]
-    None,
-    /// One extra token byte carries the transmission number; the server echoes the token
-    /// (the FASOR paper's FASOR+token, spec §7.7). Piggybacked responses only.
-    Token,
-    /// The transmission-count option ([`option::TRANSMISSION_COUNT`]) carries it and a
-    /// cooperating server echoes it (pCoCoA's TC option, FASOR-02's Rexmit-Cnt).
-    Option,
-}
+/// How acknowledgements say which copy of a request they answer; the transmission-count
+/// option is [`option::TRANSMISSION_COUNT`]. Defined in `coapcc-core`, where each algorithm
+/// states the one it needs ([`Controller::echo_mode`]).
+pub use coapcc_core::EchoMode;
 
-/// Endpoint configuration.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EndpointConfig {
+/// Endpoint configuration, generic over the congestion-control algorithm `C` (by default any
+/// of the registered ones, [`AnyController`]).
+#[derive(Debug, PartialEq, Eq)]
+pub struct EndpointConfig<C = AnyController> {
     /// The congestion-control algorithm (built and checked once, shared); each destination
     /// gets its own state from it.
-    pub algorithm: Arc<AnyController>,
+    pub algorithm: Arc<C>,
     /// NSTART: outstanding exchanges per destination (≥ 1).
     pub nstart: u16,
     /// How copies are told apart in acknowledgements.
@@ -106,9 +97,34 @@ pub struct AutoResponse {
     pub payload: Payload,
 }
 
-impl EndpointConfig {
+impl<C> Clone for EndpointConfig<C> {
+    /// Shares the algorithm (`C` need not be `Clone`).
+    fn clone(&self) -> Self {
+        EndpointConfig {
+            algorithm: Arc::clone(&self.algorithm),
+            nstart: self.nstart,
+            echo: self.echo,
+            token_len: self.token_len,
+            exchange_lifetime: self.exchange_lifetime,
+            duplicate_cache_entries: self.duplicate_cache_entries,
+            auto_response: self.auto_response.clone(),
+            transmitted_events: self.transmitted_events,
+        }
+    }
+}
+
+impl<C: Controller> EndpointConfig<C> {
+    /// The defaults around `algorithm` with the echo mode it states
+    /// ([`Controller::echo_mode`]), so that it gets the RTT samples it is specified with.
+    pub fn echoing(algorithm: Arc<C>) -> Self {
+        let echo = algorithm.echo_mode();
+        EndpointConfig { echo, ..EndpointConfig::new(algorithm) }
+    }
+}
+
+impl<C> EndpointConfig<C> {
     /// RFC 7252 defaults around `algorithm`: NSTART 1, no echo, 2-byte tokens, 247 s.
-    pub fn new(algorithm: Arc<AnyController>) -> Self {
+    pub fn new(algorithm: Arc<C>) -> Self {
         EndpointConfig {
             algorithm,
             nstart: 1,
@@ -265,26 +281,26 @@ pub struct EndpointStats {
 }
 
 #[derive(Clone, Debug)]
-struct Outstanding {
+struct Outstanding<X> {
     id: RequestId,
     token: Token,
     msg: Arc<Message>,
     /// The exchange and its hold / retransmit / give-up state (shared with the harness).
-    rt: retransmission::Outstanding,
+    rt: retransmission::Outstanding<X>,
     sent: smallvec::SmallVec<[Instant; 4]>,
 }
 
-impl Outstanding {
+impl<X: Copy + Default + Debug> Outstanding<X> {
     fn wake_at(&self) -> Instant {
         self.rt.wake_at()
     }
 }
 
 #[derive(Clone, Debug)]
-struct Peer {
+struct Peer<C: Controller> {
     /// The algorithm's state for this destination.
-    state: AnyState,
-    outstanding: Vec<Outstanding>,
+    state: C::State,
+    outstanding: Vec<Outstanding<C::ExchangeState>>,
     queue: VecDeque<(RequestId, Message)>,
     /// A rate-based controller holds the next original until this instant.
     release_at: Option<Instant>,
@@ -300,17 +316,17 @@ struct Peer {
 /// The destinations, sorted by address: a client talks to one or a few, so a sorted vector
 /// beats a tree (one comparison for the usual single destination); peers are never removed.
 #[derive(Clone, Debug)]
-struct PeerMap<A> {
-    entries: Vec<(A, Peer)>,
+struct PeerMap<A, C: Controller> {
+    entries: Vec<(A, Peer<C>)>,
 }
 
-impl<A> Default for PeerMap<A> {
+impl<A, C: Controller> Default for PeerMap<A, C> {
     fn default() -> Self {
         PeerMap { entries: Vec::new() }
     }
 }
 
-impl<A: Ord + Copy> PeerMap<A> {
+impl<A: Ord + Copy, C: Controller> PeerMap<A, C> {
     fn find(&self, a: &A) -> Result<usize, usize> {
         match self.entries.as_slice() {
             [(only, _)] if only == a => Ok(0),
@@ -318,11 +334,11 @@ impl<A: Ord + Copy> PeerMap<A> {
         }
     }
 
-    fn get(&self, a: &A) -> Option<&Peer> {
+    fn get(&self, a: &A) -> Option<&Peer<C>> {
         self.find(a).ok().map(|i| &self.entries[i].1)
     }
 
-    fn get_mut(&mut self, a: &A) -> Option<&mut Peer> {
+    fn get_mut(&mut self, a: &A) -> Option<&mut Peer<C>> {
         self.find(a).ok().map(|i| &mut self.entries[i].1)
     }
 
@@ -330,7 +346,7 @@ impl<A: Ord + Copy> PeerMap<A> {
         self.find(a).is_ok()
     }
 
-    fn insert(&mut self, a: A, peer: Peer) {
+    fn insert(&mut self, a: A, peer: Peer<C>) {
         match self.find(&a) {
             Ok(i) => self.entries[i].1 = peer,
             Err(i) => self.entries.insert(i, (a, peer)),
@@ -345,7 +361,7 @@ impl<A: Ord + Copy> PeerMap<A> {
         self.entries[i].0
     }
 
-    fn values(&self) -> impl Iterator<Item = &Peer> {
+    fn values(&self) -> impl Iterator<Item = &Peer<C>> {
         self.entries.iter().map(|(_, p)| p)
     }
 }
@@ -371,13 +387,14 @@ struct Server<A> {
     expiry: VecDeque<(Instant, A, u16)>,
 }
 
-/// A CoAP endpoint (client and server roles), generic over the address type `A` and the
-/// generator `R` it draws from (dithering, initial Message IDs and tokens).
+/// A CoAP endpoint (client and server roles), generic over the address type `A`, the
+/// generator `R` it draws from (dithering, initial Message IDs and tokens) and the
+/// congestion-control algorithm `C` (by default any registered one, [`AnyController`]).
 #[derive(Debug)]
-pub struct Endpoint<A, R> {
-    config: EndpointConfig,
+pub struct Endpoint<A, R, C: Controller = AnyController> {
+    config: EndpointConfig<C>,
     rng: R,
-    peers: PeerMap<A>,
+    peers: PeerMap<A, C>,
     next_id: u64,
     next_token: u64,
     transmits: VecDeque<Transmit<A>>,
@@ -386,15 +403,18 @@ pub struct Endpoint<A, R> {
     stats: EndpointStats,
 }
 
-impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
+impl<A: Copy + Ord + Hash + Debug, R: Rng, C: Controller> Endpoint<A, R, C> {
     /// A new endpoint; `nstart` and `token_len` are checked (the algorithm was checked when
     /// it was built).
-    pub fn new(config: EndpointConfig, rng: R) -> Result<Self, coapcc_core::ConfigError> {
+    pub fn new(config: EndpointConfig<C>, rng: R) -> Result<Self, coapcc_core::ConfigError> {
         if config.nstart == 0 {
             return Err(coapcc_core::ConfigError::new("nstart", "must be at least 1"));
         }
         if config.token_len > 7 {
             return Err(coapcc_core::ConfigError::new("token_len", "must be at most 7 bytes"));
+        }
+        if config.auto_response.as_ref().is_some_and(|r| !r.code.is_response()) {
+            return Err(coapcc_core::ConfigError::new("auto_response", "must have a response code (2.00–5.31)"));
         }
         Ok(Self::unchecked(config, rng))
     }
@@ -406,7 +426,7 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
         Self::unchecked(self.config.clone(), rng)
     }
 
-    fn unchecked(config: EndpointConfig, mut rng: R) -> Self {
+    fn unchecked(config: EndpointConfig<C>, mut rng: R) -> Self {
         let next_token = rng.next_u64();
         Endpoint {
             config,
@@ -422,7 +442,7 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
     }
 
     /// The configuration.
-    pub fn config(&self) -> &EndpointConfig {
+    pub fn config(&self) -> &EndpointConfig<C> {
         &self.config
     }
 
@@ -432,12 +452,12 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
     }
 
     /// The congestion-control algorithm.
-    pub fn algorithm(&self) -> &AnyController {
+    pub fn algorithm(&self) -> &C {
         &self.config.algorithm
     }
 
     /// The algorithm's state for `to`, if this endpoint has talked to it.
-    pub fn state(&self, to: &A) -> Option<&AnyState> {
+    pub fn state(&self, to: &A) -> Option<&C::State> {
         self.peers.get(to).map(|p| &p.state)
     }
 
@@ -509,7 +529,9 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
     }
 
     /// Server: answers a request announced by [`Event::Request`] with a piggybacked response
-    /// (CON) or a NON response; the answer is cached for duplicates.
+    /// (CON) or a NON response; the answer is cached for duplicates. `code` must be a
+    /// response code (2.00–5.31); another is refused (counted in
+    /// [`EndpointStats::ignored`]) and the request stays unanswered.
     pub fn respond(&mut self, now: Instant, handle: RequestHandle<A>, code: Code, payload: impl Into<Payload>) {
         self.respond_with(now, handle, code, Options::new(), payload);
     }
@@ -524,6 +546,12 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng> Endpoint<A, R> {
         options: Options,
         payload: impl Into<Payload>,
     ) {
+        if !code.is_response() {
+            // RFC 7252 §5.2: a response carries a response code (an ACK with 0.00 would be an
+            // Empty message, which has no token or payload).
+            self.stats.ignored += 1;
+            return;
+        }
         self.expire_seen(now);
         let Some((seen, request)) = self.server.seen.get_mut(&(handle.from, handle.mid)) else {
             self.stats.ignored += 1;

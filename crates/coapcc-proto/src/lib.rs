@@ -10,18 +10,19 @@
 //!
 //! | module | what is there |
 //! |---|---|
-//! | [`endpoint`] | **start here**: [`Endpoint`] (`request`, `handle_message`, `handle_timeout`, `poll_*`) |
+//! | [`endpoint`] | **start here**: [`Endpoint`] (`request`, `handle_message`, `handle_timeout`, `poll_*`), generic over any [`coapcc_core::Controller`] |
 //! | [`message`] | [`Message`] with its exact [`wire_len`](Message::wire_len); tokens, codes, options |
-//! | [`codec`] | bytes ⇄ [`Message`] through `coap-lite`, at the socket edge only |
-//! | [`echo`] | which echo mode each algorithm uses |
+//! | [`codec`] | bytes ⇄ [`Message`] through `coap-lite`, at the socket edge only; [`DecodeError`] |
+//! | [`echo`] | which echo mode each registered algorithm uses (each algorithm states it: [`coapcc_core::Controller::echo_mode`]) |
 
 pub mod codec;
 pub mod echo;
 pub mod endpoint;
 pub mod message;
 
+pub use codec::DecodeError;
 pub use endpoint::{
     AutoResponse, DEFAULT_DUPLICATE_CACHE_ENTRIES, EchoMode, Endpoint, EndpointConfig, EndpointStats, Event, Origin,
     RequestHandle, RequestId, Transmit,
 };
-pub use message::{Code, Message, MessageType, Token};
+pub use message::{CoapOption, Code, Message, MessageType, OptionValue, Options, Payload, Token};

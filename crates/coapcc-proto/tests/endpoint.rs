@@ -362,3 +362,30 @@ fn a_response_with_options_keeps_them_sorted_with_the_echoed_transmission_count(
     assert_eq!(numbers, [option::BLOCK2, option::TRANSMISSION_COUNT]);
     assert_eq!(out[0].msg.option(option::TRANSMISSION_COUNT), Some(&[2u8][..]));
 }
+
+#[test]
+fn an_answer_with_a_code_that_is_not_a_response_code_is_refused_and_the_request_stays_unanswered() {
+    let (mut c, mut s) = (endpoint(config("default", EchoMode::None)), endpoint(config("default", EchoMode::None)));
+    c.request(at(0), SERVER, get());
+    let request = transmits(&mut c).remove(0);
+    s.handle_message(at(10), CLIENT, request.msg);
+    let Some(Event::Request { handle, .. }) = events(&mut s).into_iter().next() else { panic!("no request") };
+    // RFC 7252 §5.2: 0.00 (Empty) and 0.01 (a request code) are not response codes.
+    s.respond(at(20), handle, Code::EMPTY, vec![1]);
+    s.respond(at(20), handle, Code::GET, vec![1]);
+    assert!(transmits(&mut s).is_empty());
+    assert_eq!(s.stats().ignored, 2);
+    s.respond(at(30), handle, Code::CONTENT, vec![1]);
+    assert_eq!(transmits(&mut s).len(), 1);
+}
+
+#[test]
+fn an_automatic_answer_must_carry_a_response_code() {
+    let auto_response = Some(coapcc_proto::AutoResponse { code: Code::EMPTY, payload: Payload::from(vec![]) });
+    let e = Endpoint::<u32, Pcg64Mcg>::new(
+        EndpointConfig { auto_response, ..config("default", EchoMode::None) },
+        Pcg64Mcg::seed_from_u64(1),
+    )
+    .unwrap_err();
+    assert_eq!(e.key, "auto_response");
+}

@@ -58,7 +58,7 @@
 use core::time::Duration;
 
 use crate::config::ConfigError;
-use crate::controller::{Ack, Controller, Exchange, Retry, TimerBounds};
+use crate::controller::{Ack, Controller, EchoMode, Exchange, Retry, TimerBounds};
 use crate::estimators::cocoa::{self, Aging, CocoaRto, CocoaRtoParams};
 use crate::pacing::{MAX_WINDOW, Window, div_gain};
 use crate::params::MAX_RETRANSMIT;
@@ -325,6 +325,14 @@ impl Bdp {
     }
 }
 
+impl BdpConfig {
+    /// The echo this algorithm needs: none. BDP-CoAP keeps CoCoA+'s estimator (spec §8.4),
+    /// which measures from the original transmission.
+    pub fn echo_mode(&self) -> EchoMode {
+        EchoMode::None
+    }
+}
+
 impl Controller for Bdp {
     type State = BdpState;
     type ExchangeState = ();
@@ -403,6 +411,10 @@ impl Controller for Bdp {
         // The overall RTO is capped by max_rto (initial_rto ≤ max_rto is checked); samples of
         // zero drive it towards zero.
         TimerBounds { min: Duration::ZERO, max: self.config.max_rto }
+    }
+
+    fn echo_mode(&self) -> EchoMode {
+        self.config.echo_mode()
     }
 }
 

@@ -57,7 +57,7 @@ use core::time::Duration;
 use crate::backoff::full_backoff::{Carry, FullBackoff};
 use crate::backoff::vbf::Vbf;
 use crate::config::ConfigError;
-use crate::controller::{Ack, Controller, Exchange, Retry, TimerBounds};
+use crate::controller::{Ack, Controller, EchoMode, Exchange, Retry, TimerBounds};
 use crate::estimators::cocoa::{CocoaRto, CocoaRtoParams, K_STRONG, K_WEAK, MAX_RTO, W_STRONG, W_WEAK};
 use crate::estimators::rfc6298::Rfc6298Params;
 use crate::params::{ACK_RANDOM_FACTOR, MAX_RETRANSMIT};
@@ -352,6 +352,14 @@ impl Cocoa {
     }
 }
 
+impl CocoaConfig {
+    /// The echo this algorithm needs: none. CoCoA-03 §4.2 (spec §2) tells strong from weak
+    /// samples by the retransmission count alone, so it reads only ambiguous acknowledgements.
+    pub fn echo_mode(&self) -> EchoMode {
+        EchoMode::None
+    }
+}
+
 impl Controller for Cocoa {
     type State = CocoaState;
     type ExchangeState = CocoaExchange;
@@ -427,6 +435,10 @@ impl Controller for Cocoa {
         // Every armed timer passes through `clamp`: the blind RTO, dithered and re-dithered
         // values and carried timers included.
         TimerBounds { min: self.floor(), max: self.config.cap }
+    }
+
+    fn echo_mode(&self) -> EchoMode {
+        self.config.echo_mode()
     }
 }
 

@@ -11,7 +11,7 @@ use core::time::Duration;
 
 use crate::backoff::full_backoff::{Carry, FullBackoff};
 use crate::config::ConfigError;
-use crate::controller::{Ack, Controller, Exchange, Retry, TimerBounds};
+use crate::controller::{Ack, Controller, EchoMode, Exchange, Retry, TimerBounds};
 use crate::params::{ACK_RANDOM_FACTOR, ACK_TIMEOUT, MAX_RETRANSMIT, TransmissionParams};
 use crate::random::{Rng, dither_factor};
 use crate::ratio::Ratio;
@@ -113,6 +113,14 @@ impl DefaultCoap {
     }
 }
 
+impl DefaultCoapConfig {
+    /// The echo this algorithm needs: none. RFC 7252 §4.2's timers take no RTT sample, so
+    /// acknowledgements need not name the copy they answer.
+    pub fn echo_mode(&self) -> EchoMode {
+        EchoMode::None
+    }
+}
+
 impl Controller for DefaultCoap {
     type State = Carry;
     type ExchangeState = DefaultCoapExchange;
@@ -183,6 +191,10 @@ impl Controller for DefaultCoap {
             (None, FullBackoff::Off) => shl(self.initial_max(), self.config.max_retransmit.into()),
         };
         TimerBounds { min, max }
+    }
+
+    fn echo_mode(&self) -> EchoMode {
+        self.config.echo_mode()
     }
 }
 

@@ -49,7 +49,7 @@
 use core::time::Duration;
 
 use crate::config::ConfigError;
-use crate::controller::{Ack, Controller, Echo, Exchange, Retry, TimerBounds};
+use crate::controller::{Ack, Controller, Echo, EchoMode, Exchange, Retry, TimerBounds};
 use crate::estimators::RtoEstimator;
 use crate::estimators::rfc6298::{self, Rfc6298, Rfc6298Params};
 use crate::params::MAX_RETRANSMIT;
@@ -297,6 +297,15 @@ impl Fasor {
     }
 }
 
+impl FasorConfig {
+    /// The echo this algorithm needs (spec §7.7): with `echo` (FASOR+token), one extra token
+    /// byte numbering each copy, which the server echoes; plain FASOR sees only ambiguous
+    /// acknowledgements.
+    pub fn echo_mode(&self) -> EchoMode {
+        if self.echo { EchoMode::Token } else { EchoMode::None }
+    }
+}
+
 impl Controller for Fasor {
     type State = FasorState;
     type ExchangeState = FasorExchange;
@@ -401,6 +410,10 @@ impl Controller for Fasor {
     fn timer_bounds(&self) -> TimerBounds {
         // No lower bound on FastRTO (FASOR-02 §4.1): a zero RTT gives a zero timer.
         TimerBounds { min: Duration::ZERO, max: self.config.cap.unwrap_or(from_nanos(u64::MAX)) }
+    }
+
+    fn echo_mode(&self) -> EchoMode {
+        self.config.echo_mode()
     }
 }
 

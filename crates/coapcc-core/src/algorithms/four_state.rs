@@ -45,7 +45,7 @@
 use core::time::Duration;
 
 use crate::config::ConfigError;
-use crate::controller::{Ack, Controller, Exchange, Retry, TimerBounds};
+use crate::controller::{Ack, Controller, EchoMode, Exchange, Retry, TimerBounds};
 use crate::estimators::rfc6298::{Rfc6298, Rfc6298Params};
 use crate::params::{ACK_RANDOM_FACTOR, MAX_RETRANSMIT};
 use crate::random::{Rng, dither_factor};
@@ -255,6 +255,14 @@ impl FourState {
     }
 }
 
+impl FourStateConfig {
+    /// The echo this algorithm needs: none. Without one, 4-state-strong measures RTTs from the
+    /// latest transmission (spec §6); an echo is used when a driver supplies one.
+    pub fn echo_mode(&self) -> EchoMode {
+        EchoMode::None
+    }
+}
+
 impl Controller for FourState {
     type State = FourStateState;
     type ExchangeState = FourStateExchange;
@@ -325,6 +333,10 @@ impl Controller for FourState {
         // E ≥ G and the RTO starts at initial_rto, so every blend stays ≥ min(G, initial_rto).
         let min = self.config.granularity.min(self.config.initial_rto).min(self.config.cap);
         TimerBounds { min, max: self.config.cap }
+    }
+
+    fn echo_mode(&self) -> EchoMode {
+        self.config.echo_mode()
     }
 }
 

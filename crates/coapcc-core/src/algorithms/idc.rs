@@ -35,7 +35,7 @@
 use core::time::Duration;
 
 use crate::config::ConfigError;
-use crate::controller::{Ack, Controller, Exchange, Retry, TimerBounds};
+use crate::controller::{Ack, Controller, EchoMode, Exchange, Retry, TimerBounds};
 use crate::estimators::makarem::{self, MakaremRto, MakaremRtoParams, SampleSource};
 use crate::params::MAX_RETRANSMIT;
 use crate::random::Rng;
@@ -188,6 +188,14 @@ impl Idc {
     }
 }
 
+impl IdcConfig {
+    /// The echo this algorithm needs: the transmission-count option when samples are matched
+    /// exactly, "as with a TC option" (spec OQ-28), else none ([`SampleSource::echo_mode`]).
+    pub fn echo_mode(&self) -> EchoMode {
+        self.samples.echo_mode()
+    }
+}
+
 impl Controller for Idc {
     type State = IdcState;
     type ExchangeState = ();
@@ -253,6 +261,10 @@ impl Controller for Idc {
     fn timer_bounds(&self) -> TimerBounds {
         let p = self.params;
         TimerBounds { min: p.lowest(), max: p.highest() }
+    }
+
+    fn echo_mode(&self) -> EchoMode {
+        self.config.echo_mode()
     }
 }
 

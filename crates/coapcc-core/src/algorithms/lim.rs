@@ -36,7 +36,7 @@ pub use crate::backoff::tick_dither::{
     retransmission_dither_bound,
 };
 use crate::config::ConfigError;
-use crate::controller::{Ack, Controller, Exchange, Retry, TimerBounds};
+use crate::controller::{Ack, Controller, EchoMode, Exchange, Retry, TimerBounds};
 pub use crate::estimators::vj::{MdevInit, RTT_UNIT, TICK};
 use crate::estimators::vj::{SV_FLOOR, UIP_RTO, VjState, check_quanta, sample_units};
 use crate::random::Rng;
@@ -114,6 +114,14 @@ impl Lim {
     }
 }
 
+impl LimConfig {
+    /// The echo this algorithm needs: none. Lim's scheme measures every RTT from the latest
+    /// transmission (spec §9.3).
+    pub fn echo_mode(&self) -> EchoMode {
+        EchoMode::None
+    }
+}
+
 impl Controller for Lim {
     type State = LimState;
     type ExchangeState = LimExchange;
@@ -182,6 +190,10 @@ impl Controller for Lim {
             max = max.max(if self.config.dither { retransmission_dither_bound(hi, tick) } else { hi });
         }
         TimerBounds { min, max }
+    }
+
+    fn echo_mode(&self) -> EchoMode {
+        self.config.echo_mode()
     }
 }
 

@@ -42,7 +42,7 @@
 use core::time::Duration;
 
 use crate::config::ConfigError;
-use crate::controller::{Ack, Controller, Exchange, Retry, TimerBounds};
+use crate::controller::{Ack, Controller, EchoMode, Exchange, Retry, TimerBounds};
 use crate::estimators::makarem::{self, MakaremRto, MakaremRtoParams, SampleSource};
 use crate::pacing::div_gain;
 pub use crate::pacing::{MAX_WINDOW, Window};
@@ -202,6 +202,14 @@ impl Mbc {
     }
 }
 
+impl MbcConfig {
+    /// The echo this algorithm needs: the transmission-count option when samples are matched
+    /// exactly, "as with a TC option" (spec OQ-28), else none ([`SampleSource::echo_mode`]).
+    pub fn echo_mode(&self) -> EchoMode {
+        self.samples.echo_mode()
+    }
+}
+
 impl Controller for Mbc {
     type State = MbcState;
     type ExchangeState = ();
@@ -279,6 +287,10 @@ impl Controller for Mbc {
     fn timer_bounds(&self) -> TimerBounds {
         let p = self.params;
         TimerBounds { min: p.lowest(), max: p.highest() }
+    }
+
+    fn echo_mode(&self) -> EchoMode {
+        self.config.echo_mode()
     }
 }
 

@@ -61,7 +61,7 @@ use core::time::Duration;
 
 use crate::backoff::vbf::Vbf;
 use crate::config::ConfigError;
-use crate::controller::{Ack, Controller, Exchange, Retry, TimerBounds};
+use crate::controller::{Ack, Controller, EchoMode, Exchange, Retry, TimerBounds};
 use crate::estimators::cocoa::{Aging, CocoaRto, CocoaRtoParams};
 use crate::params::{ACK_RANDOM_FACTOR, MAX_RETRANSMIT};
 use crate::random::{Rng, dither_factor};
@@ -431,6 +431,14 @@ impl PCocoa {
     }
 }
 
+impl PCocoaConfig {
+    /// The echo this algorithm needs: pCoCoA's Transmission Count option, echoed by a
+    /// cooperating server (spec §5, OQ-17).
+    pub fn echo_mode(&self) -> EchoMode {
+        EchoMode::Option
+    }
+}
+
 impl Controller for PCocoa {
     type State = PCocoaState;
     type ExchangeState = PCocoaExchange;
@@ -499,6 +507,10 @@ impl Controller for PCocoa {
     fn timer_bounds(&self) -> TimerBounds {
         // RTO_init follows the samples down to zero (no floor in [S1]); every timer is capped.
         TimerBounds { min: Duration::ZERO, max: self.config.cap }
+    }
+
+    fn echo_mode(&self) -> EchoMode {
+        self.config.echo_mode()
     }
 }
 

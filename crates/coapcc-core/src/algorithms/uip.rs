@@ -66,7 +66,7 @@ use core::time::Duration;
 
 use crate::backoff::tick_dither;
 use crate::config::ConfigError;
-use crate::controller::{Ack, Controller, Exchange, Retry, TimerBounds};
+use crate::controller::{Ack, Controller, EchoMode, Exchange, Retry, TimerBounds};
 pub use crate::estimators::vj::{
     LITERAL_MDEV, MAX_SAMPLE, MdevInit, RTT_UNIT, SV_FLOOR, TICK, UIP_INITIAL_SV, UIP_RTO, VjState, check_quanta,
     sample_units,
@@ -151,6 +151,14 @@ impl Uip {
     }
 }
 
+impl UipConfig {
+    /// The echo this algorithm needs: none. uIP applies Karn's rule (spec §9.1): a
+    /// retransmitted segment gives no RTT sample.
+    pub fn echo_mode(&self) -> EchoMode {
+        EchoMode::None
+    }
+}
+
 impl Controller for Uip {
     type State = UipState;
     type ExchangeState = UipExchange;
@@ -229,6 +237,10 @@ impl Controller for Uip {
             max = max.max(if self.config.dither { tick_dither::retransmission_dither_bound(hi, tick) } else { hi });
         }
         TimerBounds { min, max }
+    }
+
+    fn echo_mode(&self) -> EchoMode {
+        self.config.echo_mode()
     }
 }
 

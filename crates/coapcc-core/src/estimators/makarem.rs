@@ -45,7 +45,7 @@
 use core::time::Duration;
 
 use crate::config::ConfigError;
-use crate::controller::{Ack, Exchange};
+use crate::controller::{Ack, EchoMode, Exchange};
 use crate::ratio::Ratio;
 use crate::time::{Instant, Nanos, OptNanos, abs_diff, add, div, from_nanos, mul};
 
@@ -76,6 +76,18 @@ pub enum SampleSource {
     Unambiguous,
     /// Always the RTT of the latest copy, ignoring any echo (Lim \[S4\] style).
     Latest,
+}
+
+impl SampleSource {
+    /// The echo a sender matching samples this way needs (spec OQ-28): exact matching reads
+    /// the transmission-count option ("as with a TC option"); the other two never read an
+    /// echo.
+    pub fn echo_mode(self) -> EchoMode {
+        match self {
+            SampleSource::Exact => EchoMode::Option,
+            SampleSource::Unambiguous | SampleSource::Latest => EchoMode::None,
+        }
+    }
 }
 
 /// The RTT sample an acknowledgement at `now` of `ex` contributes under `source`, if any.

@@ -10,7 +10,6 @@
 //! ack copy 1    # ... and the acknowledgement names transmission 1 (0 is the original)
 //! ```
 
-use core::fmt;
 use core::time::Duration;
 
 /// One script command.
@@ -25,35 +24,26 @@ pub enum Command {
 }
 
 /// Why a script line is not a command; it borrows the offending text from the line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ScriptError<'a> {
     /// `wait MS` with MS not a non-negative decimal with up to six decimals.
+    #[error("expected a non-negative number of milliseconds (up to 6 decimals), got `{0}`")]
     BadMillis(&'a str),
     /// `wait MS` with MS longer than a `u64` of nanoseconds holds.
+    #[error("`{0}` ms is too long")]
     TooLong(&'a str),
     /// `ack copy K` with K not a whole number from 0 to 255.
+    #[error("copy must be a whole number from 0 to 255, got `{0}`")]
     BadCopy(&'a str),
     /// A known command with the wrong words after it (the whole line, comment stripped).
+    #[error("malformed `{0}`; {EXPECTED}")]
     Malformed(&'a str),
     /// An unknown command (its first word).
+    #[error("unknown command `{0}`; {EXPECTED}")]
     Unknown(&'a str),
 }
 
 const EXPECTED: &str = "expected `send`, `wait MS`, `ack` or `ack copy K`";
-
-impl fmt::Display for ScriptError<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ScriptError::BadMillis(s) => {
-                write!(f, "expected a non-negative number of milliseconds (up to 6 decimals), got `{s}`")
-            }
-            ScriptError::TooLong(s) => write!(f, "`{s}` ms is too long"),
-            ScriptError::BadCopy(k) => write!(f, "copy must be a whole number from 0 to 255, got `{k}`"),
-            ScriptError::Malformed(text) => write!(f, "malformed `{text}`; {EXPECTED}"),
-            ScriptError::Unknown(word) => write!(f, "unknown command `{word}`; {EXPECTED}"),
-        }
-    }
-}
 
 /// Parses a non-negative decimal number of milliseconds exactly (up to six decimals).
 pub fn parse_ms(s: &str) -> Result<Duration, ScriptError<'_>> {

@@ -1,0 +1,328 @@
+//! Fuzz target `endpoint`: a client and a server [`Endpoint`] fed arbitrary datagrams, new
+//! requests, answers, losses, duplicates and timer firings in an order the input chooses,
+//! with the messages they send each other carried (or lost) on a list in between.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+use std::time::Duration;
+
+use coapcc_core::{ALGORITHMS, Instant};
+use coapcc_proto::codec::{decode, encode};
+use coapcc_proto::message::{decode_uint, option};
+use coapcc_proto::{
+    AutoResponse, Code, EchoMode, Endpoint, EndpointConfig, Event, Message, Origin, Payload, RequestHandle, RequestId,
+    Transmit,
+};
+use rand_core::SeedableRng;
+use rand_pcg::Pcg64Mcg;
+
+use crate::input::Input;
+
+/// The server's address.
+const SERVER: u8 = 0;
+/// The client's address; 2 and 3 are destinations nobody answers.
+const CLIENT: u8 = 1;
+/// Peers the client sends to, and addresses arbitrary datagrams come from.
+const PEERS: u8 = 4;
+/// The server's duplicate cache is this small, so that evictions happen.
+const CACHE_ENTRIES: usize = 8;
+/// At most this many operations per input.
+const MAX_STEPS: usize = 2_000;
+
+type Ep = Endpoint<u8, Pcg64Mcg>;
+
+/// What the client was asked, and how far each request got.
+#[derive(Default)]
+struct Ledger {
+    /// Requests by id: their destination and whether their exchange ended.
+    requests: BTreeMap<RequestId, (u8, bool)>,
+    /// Exchanges acknowledged with an empty ACK: a separate response may still come.
+    awaiting_separate: Vec<RequestId>,
+    /// `Transmitted` events: all copies, and retransmissions.
+    copies: u64,
+    retransmissions: u64,
+}
+
+/// The world around the two endpoints.
+struct World {
+    client: Ep,
+    server: Ep,
+    now: Instant,
+    /// Messages on their way: (to the server?, message).
+    wire: VecDeque<(bool, Arc<Message>)>,
+    /// Requests the server application has yet to answer.
+    unanswered: Vec<RequestHandle<u8>>,
+    ledger: Ledger,
+    max_retransmit: u8,
+}
+
+/// Runs one input: two set-up bytes (algorithm, dithering, echo, NSTART, token length,
+/// automatic answers), then operations, one byte each with their arguments after them.
+/// After every operation:
+/// * every transmit encodes to `wire_len` bytes that decode to it again;
+/// * every copy of a request belongs to a request the client made, is at most copy
+///   MAX_RETRANSMIT, and goes where the request was sent;
+/// * an exchange ends (completes or fails) once, a separate response answers an exchange
+///   acknowledged empty, and a completion's RTT is measured from its first copy;
+/// * the client's counters equal what its events told, and `pending` equals the requests
+///   not yet ended; the server's duplicate cache stays within its bound.
+///
+/// After every firing of timers at `now`, neither endpoint has a timer due at or before `now`.
+pub fn run(data: &[u8]) {
+    let mut input = Input::new(data);
+    let Some(mut world) = World::new(input.byte(), input.byte()) else { return };
+    for _ in 0..MAX_STEPS {
+        if input.is_empty() {
+            break;
+        }
+        world.step(&mut input);
+        world.drain();
+    }
+}
+
+impl World {
+    fn new(pick: u8, flags: u8) -> Option<World> {
+        let mut algorithm = (ALGORITHMS[usize::from(pick) % ALGORITHMS.len()].preset)();
+        algorithm.set_dither(flags & 1 == 0);
+        let max_retransmit = algorithm.max_retransmit();
+        let base = EndpointConfig {
+            echo: [EchoMode::None, EchoMode::Token, EchoMode::Option][usize::from(flags >> 1) % 3],
+            nstart: u16::from(1 + (flags >> 3) % 4),
+            token_len: 2 * ((flags >> 5) % 4),
+            duplicate_cache_entries: CACHE_ENTRIES,
+            ..EndpointConfig::new(Arc::new(algorithm.build().ok()?))
+        };
+        let auto_response =
+            (flags & 0x80 != 0).then(|| AutoResponse { code: Code::CONTENT, payload: Payload::from(b"fuzz".to_vec()) });
+        let server = EndpointConfig { auto_response, ..base.clone() };
+        Some(World {
+            client: Endpoint::new(base, Pcg64Mcg::seed_from_u64(u64::from(pick))).ok()?,
+            server: Endpoint::new(server, Pcg64Mcg::seed_from_u64(u64::from(flags))).ok()?,
+            now: Instant::ZERO,
+            wire: VecDeque::new(),
+            unanswered: Vec::new(),
+            ledger: Ledger::default(),
+            max_retransmit,
+        })
+    }
+
+    fn step(&mut self, input: &mut Input) {
+        let now = self.now;
+        match input.byte() % 10 {
+            0 => {
+                let to = input.byte() % PEERS;
+                let to = if to == CLIENT { SERVER } else { to };
+                let code = if input.byte() & 1 == 0 { Code::GET } else { Code::POST };
+                let mut msg = Message::con_request(code, "res");
+                let len = usize::from(input.byte() % 32);
+                msg.payload = Payload::from(input.take(len).to_vec());
+                let id = self.client.request(now, to, msg);
+                assert!(self.ledger.requests.insert(id, (to, false)).is_none(), "request id {id:?} reused");
+            }
+            1 => {
+                let (from, len) = (input.byte() % PEERS, input.byte() % 48);
+                self.client.handle_datagram(now, from, input.take(usize::from(len)));
+            }
+            2 => {
+                let (from, len) = (input.byte() % PEERS, input.byte() % 48);
+                self.server.handle_datagram(now, from, input.take(usize::from(len)));
+            }
+            3 => {
+                let ms = u64::from(input.u16()) * u64::from(1 + input.byte() % 16);
+                self.advance(now + Duration::from_millis(ms));
+            }
+            4 => {
+                for _ in 0..=input.byte() % 8 {
+                    self.deliver_next();
+                }
+            }
+            5 => {
+                self.wire.pop_front();
+            }
+            6 => {
+                if let Some(m) = self.wire.front().cloned() {
+                    self.wire.push_back(m);
+                }
+            }
+            7 => {
+                let code = Code(input.byte());
+                for handle in std::mem::take(&mut self.unanswered) {
+                    self.server.respond(now, handle, code, b"answer".to_vec());
+                }
+            }
+            8 => {
+                if let Some(t) = self.client.poll_timeout() {
+                    self.advance(t);
+                }
+            }
+            _ => {
+                // A corrupted copy of the next message on the wire.
+                let (at, flip) = (usize::from(input.byte()), input.byte());
+                if let Some((to_server, msg)) = self.wire.pop_front() {
+                    let mut bytes = encode(&msg);
+                    if !bytes.is_empty() {
+                        let i = at % bytes.len();
+                        bytes[i] ^= flip;
+                    }
+                    let ep = if to_server { &mut self.server } else { &mut self.client };
+                    ep.handle_datagram(now, if to_server { CLIENT } else { SERVER }, &bytes);
+                }
+            }
+        }
+    }
+
+    /// Moves the clock to `to` (never backwards) and fires both endpoints' timers; after
+    /// that, neither has a timer due at or before `to`.
+    fn advance(&mut self, to: Instant) {
+        self.now = self.now.max(to);
+        self.client.handle_timeout(self.now);
+        self.server.handle_timeout(self.now);
+        for ep in [&self.client, &self.server] {
+            if let Some(t) = ep.poll_timeout() {
+                assert!(t > self.now, "a timer due at {t:?} was not fired at {:?}", self.now);
+            }
+        }
+    }
+
+    fn deliver_next(&mut self) {
+        let Some((to_server, msg)) = self.wire.pop_front() else { return };
+        if to_server {
+            self.server.handle_message(self.now, CLIENT, msg);
+        } else {
+            self.client.handle_message(self.now, SERVER, msg);
+        }
+    }
+
+    /// Takes what both endpoints sent and raised, and checks the invariants listed on [`run`].
+    fn drain(&mut self) {
+        while let Some(t) = self.client.poll_transmit() {
+            check_wire(&t);
+            if let Origin::Request { id, copy } = t.origin {
+                let to = self.ledger.requests.get(&id).map(|r| r.0);
+                assert_eq!(to, Some(t.to), "copy {copy} of {id:?} goes to {} but was asked for {to:?}", t.to);
+                assert!(copy <= self.max_retransmit, "copy {copy} beyond MAX_RETRANSMIT {}", self.max_retransmit);
+            }
+            if t.to == SERVER {
+                self.wire.push_back((true, t.msg));
+            }
+        }
+        while let Some(t) = self.server.poll_transmit() {
+            check_wire(&t);
+            if t.to == CLIENT {
+                self.wire.push_back((false, t.msg));
+            }
+        }
+        while let Some(e) = self.server.poll_event() {
+            if let Event::Request { handle, .. } = e {
+                self.unanswered.push(handle);
+            }
+        }
+        while let Some(e) = self.client.poll_event() {
+            self.client_event(e);
+        }
+        let stats = self.client.stats();
+        assert_eq!(stats.transmissions, self.ledger.copies, "copies counted and announced differ");
+        assert_eq!(stats.retransmissions, self.ledger.retransmissions, "retransmissions counted and announced differ");
+        for peer in 0..PEERS {
+            let open = self.ledger.requests.values().filter(|(to, ended)| *to == peer && !ended).count();
+            assert_eq!(self.client.pending(&peer), open, "pending exchanges towards {peer}");
+        }
+        assert!(self.server.duplicate_cache_len() <= CACHE_ENTRIES, "the duplicate cache outgrew its bound");
+    }
+
+    fn client_event(&mut self, e: Event<u8>) {
+        match e {
+            Event::Transmitted { id, copy, .. } => {
+                assert!(self.ledger.requests.contains_key(&id), "a copy of unknown request {id:?}");
+                self.ledger.copies += 1;
+                self.ledger.retransmissions += u64::from(copy > 0);
+            }
+            Event::TimerExpired { id, .. } => assert!(self.ledger.requests.contains_key(&id)),
+            Event::Completed { id, first_sent, rtt, retransmissions, response, .. } => {
+                self.end(id);
+                assert!(retransmissions <= self.max_retransmit);
+                assert_eq!(first_sent + rtt, self.now, "the RTT of {id:?} is not measured from its first copy");
+                if response.is_none() {
+                    self.ledger.awaiting_separate.push(id);
+                }
+            }
+            Event::Failed { id, retransmissions, .. } => {
+                self.end(id);
+                assert!(retransmissions <= self.max_retransmit);
+            }
+            Event::Response { id, .. } => {
+                let i = self.ledger.awaiting_separate.iter().position(|a| *a == id);
+                let i = i.unwrap_or_else(|| panic!("a separate response for {id:?}, which awaits none"));
+                self.ledger.awaiting_separate.remove(i);
+            }
+            Event::Request { .. } => {}
+        }
+    }
+
+    fn end(&mut self, id: RequestId) {
+        let r = self.ledger.requests.get_mut(&id).unwrap_or_else(|| panic!("unknown request {id:?} ended"));
+        assert!(!r.1, "{id:?} ended twice");
+        r.1 = true;
+    }
+}
+
+/// A transmit encodes to `wire_len` bytes that decode to the same message, and a copy that
+/// carries a transmission count carries a well-formed one.
+fn check_wire(t: &Transmit<u8>) {
+    let bytes = encode(&t.msg);
+    assert_eq!(bytes.len(), t.msg.wire_len(), "wire_len of {:?}", t.msg);
+    let back =
+        decode(&bytes).unwrap_or_else(|e| panic!("{:?} encodes to {bytes:02x?}, which does not decode: {e}", t.msg));
+    assert_eq!(&back, &*t.msg);
+    if let Origin::Request { copy, .. } = t.origin
+        && let Some(v) = t.msg.option(option::TRANSMISSION_COUNT)
+    {
+        assert_eq!(decode_uint(v), Some(u32::from(copy)), "the count option names another copy");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs `ops` on a world set up by `pick` and `flags`, as [`run`] does.
+    fn world_after(pick: u8, flags: u8, ops: &[u8]) -> World {
+        let mut world = World::new(pick, flags).unwrap();
+        let mut input = Input::new(ops);
+        while !input.is_empty() {
+            world.step(&mut input);
+            world.drain();
+        }
+        world
+    }
+
+    fn ended(world: &World) -> usize {
+        world.ledger.requests.values().filter(|(_, ended)| *ended).count()
+    }
+
+    #[test]
+    fn a_request_carried_both_ways_completes_with_one_copy() {
+        // Default CoAP, automatic answers: request, deliver it, deliver the response.
+        let w = world_after(0, 0x81, &[0, 0, 0, 0, 4, 7, 4, 7]);
+        assert_eq!(ended(&w), 1);
+        assert_eq!((w.ledger.copies, w.ledger.retransmissions), (1, 0));
+    }
+
+    #[test]
+    fn a_lost_original_is_retransmitted_when_its_timer_fires_and_then_completes() {
+        // Request, lose it, fire the timer (RFC 7252: 2 s undithered), carry both ways.
+        let w = world_after(0, 0x81, &[0, 0, 0, 0, 5, 8, 4, 7, 4, 7]);
+        assert_eq!(w.now, Instant::from_millis(2_000));
+        assert_eq!(ended(&w), 1);
+        assert_eq!((w.ledger.copies, w.ledger.retransmissions), (2, 1));
+    }
+
+    #[test]
+    fn a_silent_peer_gets_max_retransmit_retransmissions_then_the_exchange_fails() {
+        // Default CoAP (MAX_RETRANSMIT 4, undithered): 2 + 4 + 8 + 16 + 32 s = 62 s.
+        let w = world_after(0, 0x01, &[0, 2, 0, 0, 8, 8, 8, 8, 8, 8]);
+        assert_eq!(ended(&w), 1);
+        assert_eq!(w.ledger.retransmissions, 4);
+        assert_eq!(w.now, Instant::from_millis(62_000));
+    }
+}

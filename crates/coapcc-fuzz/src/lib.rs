@@ -1,0 +1,39 @@
+//! # coapcc-fuzz
+//!
+//! The bodies of the coverage-guided fuzz targets in `fuzz/` (cargo-fuzz layout), kept in an
+//! ordinary library so that `cargo test` replays every committed corpus file and crash
+//! artifact through them on stable Rust (`tests/corpus.rs`); `scripts/fuzz` runs them under
+//! libFuzzer (nightly).
+//!
+//! Each target takes arbitrary bytes, must never panic on them, and asserts invariants that
+//! hold for any input (a failed assertion is a finding, as a panic is):
+//!
+//! | target | what it feeds | invariants |
+//! |---|---|---|
+//! | [`codec`] | bytes to [`coapcc_proto::codec::decode`] | a decoded message re-encodes to `wire_len` bytes that decode to it again |
+//! | [`endpoint`] | datagrams, requests, responses and timer firings to a client and a server [`coapcc_proto::Endpoint`] | counters match events, timers are in the future, every transmit round-trips the codec, exchanges end once |
+//! | [`scenario`] | text to [`coapcc_driver::scenario::parse`] | a parsed scenario's resolved TOML parses to the same scenario |
+//! | [`replay_script`] | a replay script run through [`coapcc_core::harness::StopAndWait`] | events in time order, timers within the algorithm's bounds, no copy beyond MAX_RETRANSMIT |
+
+pub mod codec;
+pub mod endpoint;
+mod input;
+pub mod replay_script;
+pub mod scenario;
+
+/// A fuzz target: its name (the directory of its corpus) and its body.
+#[derive(Clone, Copy, Debug)]
+pub struct Target {
+    /// The name of the target in `fuzz/fuzz_targets/` and of its corpus directory.
+    pub name: &'static str,
+    /// Runs one input; panics on a finding.
+    pub run: fn(&[u8]),
+}
+
+/// Every target, in the order of the table above.
+pub const TARGETS: &[Target] = &[
+    Target { name: "codec", run: codec::run },
+    Target { name: "endpoint", run: endpoint::run },
+    Target { name: "scenario", run: scenario::run },
+    Target { name: "replay_script", run: replay_script::run },
+];
