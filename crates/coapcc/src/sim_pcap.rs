@@ -29,7 +29,8 @@ pub fn write_captures(s: &Scenario, dir: &Path) -> Result<Vec<PathBuf>, CliError
     let mut written = Vec::new();
     for (name, config) in &s.algorithms {
         let (_, captured) =
-            capture_network(network, *workload, &s.file.coap, config, s.file.seed, 0).map_err(CliError::Failure)?;
+            capture_network(network, *workload, &s.file.coap, config, s.file.seed, 0)
+                .map_err(|e| CliError::Failure(e.to_string()))?;
         let path = pcap_path(dir, name);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)?;
