@@ -596,6 +596,31 @@ mod tests {
     use coapcc_core::{Duration, Ratio};
 
     #[test]
+    fn a_workload_without_nstart_is_refused_with_a_typed_error_naming_the_key() {
+        let net = NetworkConfig::Residual {
+            min_rate_pps: Ratio::new(1, 1),
+            max_rate_pps: Ratio::new(4, 1),
+            depth_packets: 1,
+        };
+        let workload = WorkloadConfig {
+            flows: 1,
+            flow_type: FlowType::Continuous,
+            exchanges_per_flow: 1,
+            start_window: Duration::ZERO,
+            random_min: 1,
+            random_max: 1,
+            duration: None,
+            nstart: 0,
+            count: Count::Successes,
+            time_limit: Duration::from_secs(10),
+        };
+        let alg = AnyConfig::from_name("default").unwrap_or_else(|| unreachable!());
+        let e = run_network(&net, workload, &CoapConfig::default(), &alg, 1, 0).unwrap_err();
+        assert_eq!(e, EngineError::Config(ConfigError::new("nstart", "must be at least 1")));
+        assert_eq!(e.to_string(), "`nstart` must be at least 1");
+    }
+
+    #[test]
     fn a_long_lived_flow_keeps_only_its_open_exchanges_and_a_bounded_rtt_record() {
         // Residual bandwidth, 16 simulated hours: over 65 536 exchanges, retransmissions
         // whose responses arrive after the exchange ended, losses.

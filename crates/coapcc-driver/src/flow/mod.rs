@@ -71,6 +71,14 @@
 //!   towards the peer after the acknowledgement ([`Endpoint::rto`]).
 //!
 //! Servers are not flows: a host answers them itself, as both hosts here do.
+//!
+//! Where the multihop application's own loop differs today, and a move must check its outputs:
+//! it issues a parallel client's first NSTART requests from one start event each (request,
+//! drain, request, drain) where [`FlowLoop::start`] pumps them all before one drain; it issues
+//! the next request from inside its event drain (the request's copy leaves before the next
+//! event is looked at; here it leaves in the next round); it re-arms a wake-up when the
+//! endpoint's raw `poll_timeout` changed, where this loop compares the instant clamped to now;
+//! and it caps its series and expired-timer lists itself (a recorder's choice here).
 
 mod record;
 #[cfg(test)]
