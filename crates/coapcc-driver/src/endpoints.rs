@@ -40,7 +40,7 @@ pub struct Endpoints {
     /// The server's: the client's plus the fixed response (`coap.response_payload_bytes` zero
     /// bytes, 2.05 Content) it gives every request.
     pub server: EndpointConfig,
-    /// The request each exchange sends ([`request_template`](crate::scenario::request_template)).
+    /// The request each exchange sends ([`request_template`]).
     pub request: Message,
 }
 

@@ -197,7 +197,7 @@ impl Ledger {
 }
 
 /// The simulation of one algorithm, one replication: the flows ([`FlowLoop`]) and the host
-/// that carries their datagrams ([`Net`]).
+/// that carries their datagrams (the engine is the loop's [`Host`]).
 pub struct Sim<'a> {
     flows: FlowLoop<Net<'a>>,
     net: Net<'a>,

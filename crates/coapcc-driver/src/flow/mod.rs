@@ -125,7 +125,7 @@ pub trait Host {
         &mut self,
         flow: u32,
         incarnation: u32,
-    ) -> Result<(Endpoint<Self::Addr, Self::Rng>, Self::Client), Self::Error>;
+    ) -> Result<(ClientEndpoint<Self>, Self::Client), Self::Error>;
 
     /// Sends a datagram of a client; returns what the host learned at once (nothing, on a real
     /// network: [`Sent::default`]).
@@ -152,6 +152,9 @@ pub trait Host {
     }
 }
 
+/// The endpoint type of a host's clients.
+pub type ClientEndpoint<H> = Endpoint<<H as Host>::Addr, <H as Host>::Rng>;
+
 /// A datagram a flow's client sends, handed to [`Host::send`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Datagram<A> {
@@ -174,7 +177,7 @@ pub struct RequestCopy {
 
 /// A flow's current client.
 struct Client<H: Host> {
-    endpoint: Endpoint<H::Addr, H::Rng>,
+    endpoint: ClientEndpoint<H>,
     incarnation: u32,
     host: H::Client,
 }
@@ -398,7 +401,7 @@ impl<H: Host, K: Record> FlowLoop<H, K> {
     }
 
     /// Flow `flow`'s current client endpoint (none before the flow starts).
-    pub fn endpoint(&self, flow: u32) -> Option<&Endpoint<H::Addr, H::Rng>> {
+    pub fn endpoint(&self, flow: u32) -> Option<&ClientEndpoint<H>> {
         self.slots.get(flow as usize)?.client.as_ref().map(|c| &c.endpoint)
     }
 

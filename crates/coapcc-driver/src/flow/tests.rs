@@ -16,13 +16,32 @@ use crate::scenario::{CoapConfig, Count, FlowType, WorkloadConfig, configure_alg
 /// One call the loop made to the host.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Call {
-    NewClient { flow: u32, incarnation: u32 },
-    Issued { flow: u32, exchange: u32 },
+    NewClient {
+        flow: u32,
+        incarnation: u32,
+    },
+    Issued {
+        flow: u32,
+        exchange: u32,
+    },
     /// `copy` is `None` for a datagram that is not a request.
-    Send { flow: u32, incarnation: u32, exchange: u32, copy: Option<u8> },
-    Wake { flow: u32, at_ms: Option<u64> },
-    Ended { flow: u32, exchange: u32 },
-    Finished { flow: u32 },
+    Send {
+        flow: u32,
+        incarnation: u32,
+        exchange: u32,
+        copy: Option<u8>,
+    },
+    Wake {
+        flow: u32,
+        at_ms: Option<u64>,
+    },
+    Ended {
+        flow: u32,
+        exchange: u32,
+    },
+    Finished {
+        flow: u32,
+    },
 }
 
 use Call::*;

@@ -289,7 +289,6 @@ pub struct Scenario {
     pub algorithms: Vec<(String, AnyConfig)>,
 }
 
-
 impl Scenario {
     /// The fully resolved scenario as TOML.
     pub fn to_toml(&self) -> String {
