@@ -595,27 +595,30 @@ mod tests {
     use crate::scenario::{CoapConfig, Count, FlowType};
     use coapcc_core::{Duration, Ratio};
 
-    #[test]
-    fn a_workload_without_nstart_is_refused_with_a_typed_error_naming_the_key() {
-        let net = NetworkConfig::Residual {
-            min_rate_pps: Ratio::new(1, 1),
-            max_rate_pps: Ratio::new(4, 1),
-            depth_packets: 1,
-        };
-        let workload = WorkloadConfig {
+    /// Residual bandwidth of 1–4 packets per second.
+    const RESIDUAL: NetworkConfig =
+        NetworkConfig::Residual { min_rate_pps: Ratio::new(1, 1), max_rate_pps: Ratio::new(4, 1), depth_packets: 1 };
+
+    /// One long-lived flow with NSTART `nstart`, for `hours` simulated hours.
+    fn one_long_lived_flow(nstart: u16, hours: u64) -> WorkloadConfig {
+        WorkloadConfig {
             flows: 1,
-            flow_type: FlowType::Continuous,
-            exchanges_per_flow: 1,
+            flow_type: FlowType::LongLived,
+            exchanges_per_flow: 0,
             start_window: Duration::ZERO,
             random_min: 1,
             random_max: 1,
-            duration: None,
-            nstart: 0,
+            duration: Some(Duration::from_secs(hours * 3600)),
+            nstart,
             count: Count::Successes,
-            time_limit: Duration::from_secs(10),
-        };
+            time_limit: Duration::from_secs(86_400),
+        }
+    }
+
+    #[test]
+    fn a_workload_without_nstart_is_refused_with_a_typed_error_naming_the_key() {
         let alg = AnyConfig::from_name("default").unwrap_or_else(|| unreachable!());
-        let e = run_network(&net, workload, &CoapConfig::default(), &alg, 1, 0).unwrap_err();
+        let e = run_network(&RESIDUAL, one_long_lived_flow(0, 1), &CoapConfig::default(), &alg, 1, 0).unwrap_err();
         assert_eq!(e, EngineError::Config(ConfigError::new("nstart", "must be at least 1")));
         assert_eq!(e.to_string(), "`nstart` must be at least 1");
     }
@@ -624,26 +627,10 @@ mod tests {
     fn a_long_lived_flow_keeps_only_its_open_exchanges_and_a_bounded_rtt_record() {
         // Residual bandwidth, 16 simulated hours: over 65 536 exchanges, retransmissions
         // whose responses arrive after the exchange ended, losses.
-        let net = NetworkConfig::Residual {
-            min_rate_pps: Ratio::new(1, 1),
-            max_rate_pps: Ratio::new(4, 1),
-            depth_packets: 1,
-        };
-        let workload = WorkloadConfig {
-            flows: 1,
-            flow_type: FlowType::LongLived,
-            exchanges_per_flow: 0,
-            start_window: Duration::ZERO,
-            random_min: 1,
-            random_max: 1,
-            duration: Some(Duration::from_secs(16 * 3600)),
-            nstart: 1,
-            count: Count::Successes,
-            time_limit: Duration::from_secs(86_400),
-        };
         let coap = CoapConfig::default();
         let alg = AnyConfig::from_name("default").unwrap_or_else(|| unreachable!());
-        let mut sim = Sim::new(&net, workload, &coap, &alg, 3, 0).unwrap_or_else(|e| panic!("{e}"));
+        let mut sim =
+            Sim::new(&RESIDUAL, one_long_lived_flow(1, 16), &coap, &alg, 3, 0).unwrap_or_else(|e| panic!("{e}"));
         sim.run_events();
         let truth = &sim.net.truth[0];
         let progress = sim.flows.workload().flow(0).copied().unwrap_or_default();

@@ -121,11 +121,7 @@ pub trait Host {
 
     /// A fresh client for flow `flow`'s incarnation `incarnation` (0 for the first): its
     /// endpoint (new congestion-control state) and the host's side of it.
-    fn new_client(
-        &mut self,
-        flow: u32,
-        incarnation: u32,
-    ) -> Result<(ClientEndpoint<Self>, Self::Client), Self::Error>;
+    fn new_client(&mut self, flow: u32, incarnation: u32) -> Result<(ClientEndpoint<Self>, Self::Client), Self::Error>;
 
     /// Sends a datagram of a client; returns what the host learned at once (nothing, on a real
     /// network: [`Sent::default`]).
