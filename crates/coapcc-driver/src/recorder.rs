@@ -71,6 +71,12 @@ impl Recorder {
         }
     }
 
+    /// Records for one more flow, `flow` (flows are numbered in the order they are added).
+    pub fn add_flow(&mut self, flow: u32) {
+        let n = (flow as usize + 1).max(self.flows.len());
+        self.flows.resize(n, FlowRecord::default());
+    }
+
     #[inline]
     fn window_mut(&mut self, now: Instant) -> &mut Window {
         let w = (now.as_nanos() / SERIES_WINDOW.as_nanos().max(1) as u64) as usize;

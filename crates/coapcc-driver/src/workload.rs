@@ -17,6 +17,9 @@
 //! Up to NSTART exchanges of a client are outstanding at once. With `count = "successes"` a
 //! failed exchange is owed again (the FASOR paper's "until 50 pairs have been successfully
 //! exchanged"); with `"attempts"` it counts.
+//!
+//! Every flow of the configuration has the configuration's budget and concurrency; a driver may
+//! add flows with their own ([`Workload::add_flow`], a [`FlowSpec`]) during the run.
 
 use coapcc_core::{Duration, Instant};
 use coapcc_proto::RequestId;
@@ -44,6 +47,16 @@ pub enum Next {
     Done,
 }
 
+/// A flow's own budget and concurrency ([`Workload::add_flow`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlowSpec {
+    /// Exchanges the flow does (counted as the workload's `count` says); `None`: until the run
+    /// ends.
+    pub exchanges: Option<u32>,
+    /// Exchanges the flow keeps outstanding at once (NSTART, or 1 for a sequential client).
+    pub concurrency: u16,
+}
+
 /// One flow's progress.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FlowProgress {
@@ -65,6 +78,20 @@ pub struct FlowProgress {
     client_left: u32,
     /// Flow-wide index of the current client's first exchange.
     client_base: u32,
+    /// Exchanges the flow does (`u32::MAX`: until the run ends).
+    budget: u32,
+    /// Exchanges outstanding at once, at most.
+    concurrency: u32,
+}
+
+impl FlowProgress {
+    fn new(spec: FlowSpec) -> Self {
+        FlowProgress {
+            budget: spec.exchanges.unwrap_or(u32::MAX),
+            concurrency: u32::from(spec.concurrency),
+            ..FlowProgress::default()
+        }
+    }
 }
 
 /// The workload of every flow of a run.
@@ -78,7 +105,21 @@ pub struct Workload {
 impl Workload {
     /// The workload of `config`; `rng` is its own stream (start offsets, client lengths).
     pub fn new(config: WorkloadConfig, rng: SimRng) -> Self {
-        Workload { config, rng, flows: vec![FlowProgress::default(); config.flows as usize] }
+        let spec = FlowSpec {
+            exchanges: match config.flow_type {
+                FlowType::LongLived => None,
+                _ => Some(config.exchanges_per_flow),
+            },
+            concurrency: config.nstart,
+        };
+        Workload { config, rng, flows: vec![FlowProgress::new(spec); config.flows as usize] }
+    }
+
+    /// Adds a flow with its own budget and concurrency (of the configuration's flow type and
+    /// count); returns its index. It starts when the driver calls [`Workload::start`].
+    pub fn add_flow(&mut self, spec: FlowSpec) -> u32 {
+        self.flows.push(FlowProgress::new(spec));
+        (self.flows.len() - 1) as u32
     }
 
     /// The configuration.
@@ -133,21 +174,13 @@ impl Workload {
         lo + below(&mut self.rng, u64::from(hi - lo + 1)) as u32
     }
 
-    fn total(&self) -> u32 {
-        match self.config.flow_type {
-            FlowType::LongLived => u32::MAX,
-            _ => self.config.exchanges_per_flow,
-        }
-    }
-
     /// What flow `f` does next. Call it until it answers [`Next::Wait`] or [`Next::Done`]:
     /// after flow start, and after every exchange end.
     #[inline]
     pub fn next(&mut self, f: u32) -> Next {
-        let total = self.total();
-        let nstart = u32::from(self.config.nstart);
         let count_successes = self.config.count == Count::Successes;
         let Some(fl) = self.flows.get(f as usize) else { return Next::Done };
+        let (total, nstart) = (fl.budget, fl.concurrency);
         // testbeds §1: a flow goes on until `exchanges_per_flow` exchanges succeeded (the
         // FASOR paper's "until 50 pairs have been successfully exchanged"); with
         // `count = "attempts"` a failed exchange counts too.
@@ -208,12 +241,11 @@ impl Workload {
     }
 
     fn exchange_ended(&mut self, f: u32, now: Instant) {
-        let total = self.total();
         let count_successes = self.config.count == Count::Successes;
         let Some(fl) = self.flows.get_mut(f as usize) else { return };
         fl.outstanding = fl.outstanding.saturating_sub(1);
         let done = if count_successes { fl.completed } else { fl.completed + fl.failed };
-        if done >= total && fl.ended.is_none() {
+        if done >= fl.budget && fl.ended.is_none() {
             fl.ended = Some(now);
         }
     }
@@ -332,6 +364,32 @@ mod tests {
         }
         assert_eq!(w.end(), Some(T + Duration::from_secs(10)));
         assert_eq!(workload(config(FlowType::Random)).end(), Some(T + Duration::from_secs(100)));
+    }
+
+    #[test]
+    fn an_added_flow_has_its_own_budget_and_concurrency() {
+        let mut w = workload(WorkloadConfig { count: Count::Attempts, nstart: 4, ..config(FlowType::Continuous) });
+        let f = w.add_flow(FlowSpec { exchanges: Some(2), concurrency: 1 });
+        assert_eq!(f, 2, "after the configuration's two flows");
+        w.start(f, T);
+        assert_eq!(w.next(f), Next::Request { exchange: 0 });
+        assert_eq!(w.next(f), Next::Wait, "one at a time whatever the configuration's NSTART");
+        w.failed(f, T);
+        // Attempts are counted: the failure uses up one of the two exchanges.
+        assert_eq!(w.next(f), Next::Request { exchange: 1 });
+        w.completed(f, T + Duration::from_secs(1));
+        assert_eq!(w.next(f), Next::Done);
+        assert_eq!(w.flow(f).and_then(|p| p.ended), Some(T + Duration::from_secs(1)));
+        let g = w.add_flow(FlowSpec { exchanges: None, concurrency: 2 });
+        w.start(g, T);
+        for e in 0..1000 {
+            assert_eq!(w.next(g), Next::Request { exchange: 2 * e });
+            assert_eq!(w.next(g), Next::Request { exchange: 2 * e + 1 });
+            assert_eq!(w.next(g), Next::Wait);
+            w.completed(g, T);
+            w.failed(g, T);
+        }
+        assert_eq!(w.flow(g).and_then(|p| p.ended), None, "an unbounded flow never ends");
     }
 
     #[test]

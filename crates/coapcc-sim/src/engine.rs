@@ -6,21 +6,25 @@
 //! in time order), so each packet costs one delivery event. Each client has one re-armable
 //! wake-up timer ([`TimerHeap`]): re-arming moves it, so no stale wake-ups are ever queued.
 //!
-//! The workload (what each flow's application does), the per-flow records and the endpoint
-//! set-up come from `coapcc-driver` ([`Workload`], [`Recorder`], [`Endpoints`]), shared with the
-//! socket driver. What only a simulator can know stays here: every packet carries the flow,
-//! the exchange and the copy it belongs to (never on the wire), so a retransmission can be
-//! called unnecessary when an earlier copy of the same request completed the round trip.
+//! The flows are driven by `coapcc-driver`'s flow loop ([`FlowLoop`]: workload → endpoint →
+//! recorder, the same loop the real-time testbed runs), with the endpoint set-up from
+//! [`Endpoints`]; this engine is its [`Host`]: event time, the uplink, a new client per
+//! incarnation, one wake-up timer per flow. What only a simulator can know stays here: every
+//! packet carries the flow, the exchange and the copy it belongs to (never on the wire), so a
+//! retransmission can be called unnecessary when an earlier copy of the same request completed
+//! the round trip.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
+use std::convert::Infallible;
 use std::sync::Arc;
 
-use coapcc_core::{AnyConfig, Instant};
+use coapcc_core::{AnyConfig, ConfigError, Instant};
 use coapcc_driver::endpoints::Endpoints;
+use coapcc_driver::flow::{Datagram, FlowLoop, Host, RequestCopy, Sent};
 use coapcc_driver::recorder::{Recorder, RunEnd};
-use coapcc_driver::workload::{Next, Workload};
-use coapcc_proto::{Endpoint, Event, Message, Origin};
+use coapcc_driver::workload::Workload;
+use coapcc_proto::{Endpoint, Message};
 
 use crate::link::Pipeline;
 use crate::metrics::RunResult;
@@ -192,19 +196,16 @@ impl Ledger {
     }
 }
 
-/// The simulator's side of a flow: its current client endpoint and address, its wake-up,
-/// and the ground truth of its exchanges. Progress and records live in the [`Workload`] and
-/// the [`Recorder`].
-#[derive(Debug)]
-struct Flow {
-    ep: Option<Ep>,
-    addr: Addr,
-    wake_at: Option<Instant>,
-    truth: Ledger,
+/// The simulation of one algorithm, one replication: the flows ([`FlowLoop`]) and the host
+/// that carries their datagrams (the engine is the loop's [`Host`]).
+pub struct Sim<'a> {
+    flows: FlowLoop<Net<'a>>,
+    net: Net<'a>,
 }
 
-/// The simulation of one algorithm, one replication.
-pub struct Sim<'a> {
+/// The simulator's side of the flow loop ([`Host`]): the event queue and the client wake-ups,
+/// the server, the link pipelines and the ground truth of every flow's exchanges.
+struct Net<'a> {
     now: Instant,
     seq: u64,
     queue: BinaryHeap<Reverse<Entry>>,
@@ -214,15 +215,13 @@ pub struct Sim<'a> {
     free: Vec<u32>,
     in_order: [InOrder; 2],
     server: Ep,
-    flows: Vec<Flow>,
+    /// Per flow: the ground truth of its exchanges.
+    truth: Vec<Ledger>,
     up: Pipeline,
     down: Pipeline,
-    workload: Workload,
-    recorder: Recorder,
     coap: &'a CoapConfig,
     /// A client endpoint never used, renewed for every client incarnation.
     client_prototype: Ep,
-    template: Message,
     seed: u64,
     replication: u32,
     end: Option<Instant>,
@@ -231,6 +230,14 @@ pub struct Sim<'a> {
     /// Every datagram at every node, when capturing ([`capture_network`]); never read by the
     /// simulation itself.
     capture: Option<Vec<Captured>>,
+}
+
+/// Why a network run could not be set up.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum EngineError {
+    /// A link, the algorithm or an endpoint configuration is out of range (names the key).
+    #[error(transparent)]
+    Config(#[from] ConfigError),
 }
 
 impl<'a> Sim<'a> {
@@ -242,69 +249,46 @@ impl<'a> Sim<'a> {
         algorithm: &AnyConfig,
         seed: u64,
         replication: u32,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, EngineError> {
         let (upc, downc) = network.pipelines();
-        let up = Pipeline::new(&upc, seed, replication, Stream::LinkUp(0).id()).map_err(|e| e.to_string())?;
-        let down = Pipeline::new(&downc, seed, replication, Stream::LinkDown(0).id()).map_err(|e| e.to_string())?;
+        let up = Pipeline::new(&upc, seed, replication, Stream::LinkUp(0).id())?;
+        let down = Pipeline::new(&downc, seed, replication, Stream::LinkDown(0).id())?;
         // Built and checked once per run, shared by the server and every client.
         let Endpoints { client: endpoint_config, server: server_config, request: template } =
-            Endpoints::new(coap, &workload, algorithm).map_err(|e| e.to_string())?;
-        let server = Endpoint::new(server_config, stream_rng(seed, replication, Stream::Server(0).id()))
-            .map_err(|e| e.to_string())?;
-        let client_prototype = Endpoint::new(endpoint_config, stream_rng(seed, replication, Stream::Client(0).id()))
-            .map_err(|e| e.to_string())?;
-        let flows = (0..workload.flows)
-            .map(|i| Flow { ep: None, addr: Addr { node: i, incarnation: 0 }, wake_at: None, truth: Ledger::default() })
-            .collect();
-        let workload = Workload::new(workload, stream_rng(seed, replication, Stream::Workload(0).id()));
+            Endpoints::new(coap, &workload, algorithm)?;
+        let server = Endpoint::new(server_config, stream_rng(seed, replication, Stream::Server(0).id()))?;
+        let client_prototype = Endpoint::new(endpoint_config, stream_rng(seed, replication, Stream::Client(0).id()))?;
+        let mut workload = Workload::new(workload, stream_rng(seed, replication, Stream::Workload(0).id()));
+        let flows = workload.config().flows;
         let long_lived = workload.long_lived();
-        let mut sim = Sim {
+        let mut net = Net {
             now: Instant::ZERO,
             seq: 0,
             queue: BinaryHeap::new(),
-            timers: TimerHeap::new(workload.config().flows as usize),
+            timers: TimerHeap::new(flows as usize),
             packets: Vec::new(),
             free: Vec::new(),
             in_order: [InOrder::default(), InOrder::default()],
             server,
-            flows,
+            truth: (0..flows).map(|_| Ledger::default()).collect(),
             up,
             down,
             end: workload.end(),
-            recorder: Recorder::new(workload.config().flows, long_lived),
-            workload,
             coap,
             client_prototype,
-            template,
             seed,
             replication,
             long_lived,
             events: 0,
             capture: None,
         };
-        let mut starts = Vec::with_capacity(sim.flows.len());
-        sim.workload.each_start(|f, at| starts.push((f, at)));
+        let mut starts = Vec::with_capacity(flows as usize);
+        workload.each_start(|f, at| starts.push((f, at)));
         for (f, at) in starts {
-            sim.push(at, Ev::Start(f));
+            net.push(at, Ev::Start(f));
         }
-        Ok(sim)
-    }
-
-    /// The next event key at `at`: events are ordered by (time, sequence number).
-    fn key(&mut self, at: Instant) -> u128 {
-        self.seq += 1;
-        (u128::from(at.as_nanos()) << 64) | u128::from(self.seq)
-    }
-
-    fn push(&mut self, at: Instant, ev: Ev) {
-        let key = self.key(at);
-        self.queue.push(Reverse(Entry { key, ev }));
-    }
-
-    fn new_client(&self, flow: u32, incarnation: u32) -> Ep {
-        let stream = sub_stream(Stream::Client(flow).id(), u64::from(incarnation));
-        // The configuration was checked once, when the prototype was built.
-        self.client_prototype.renewed(stream_rng(self.seed, self.replication, stream))
+        let flows = FlowLoop::new(workload, Recorder::new(flows, long_lived), template);
+        Ok(Sim { flows, net })
     }
 
     /// Runs to the end and returns the results.
@@ -316,18 +300,19 @@ impl<'a> Sim<'a> {
     /// Processes events until none is left or the end is reached.
     fn run_events(&mut self) {
         loop {
+            let net = &mut self.net;
             // The earliest of the event heap's top, the earliest client timer and the heads of
             // the two in-order link queues (keys are unique: they end in the sequence number).
             const HEAP: usize = 2;
             const TIMER: usize = 3;
-            let mut best = self.queue.peek().map(|Reverse(e)| (e.key, HEAP));
-            if let Some((k, _)) = self.timers.peek()
+            let mut best = net.queue.peek().map(|Reverse(e)| (e.key, HEAP));
+            if let Some((k, _)) = net.timers.peek()
                 && best.is_none_or(|(b, _)| k < b)
             {
                 best = Some((k, TIMER));
             }
             for d in 0..2 {
-                if let Some(&(k, _)) = self.in_order[d].q.front()
+                if let Some(&(k, _)) = net.in_order[d].q.front()
                     && best.is_none_or(|(b, _)| k < b)
                 {
                     best = Some((k, d));
@@ -335,31 +320,33 @@ impl<'a> Sim<'a> {
             }
             let Some((key, source)) = best else { break };
             let at = Instant::from_nanos((key >> 64) as u64);
-            if self.end.is_some_and(|end| at > end) {
+            if net.end.is_some_and(|end| at > end) {
                 break;
             }
-            self.now = at;
-            self.events += 1;
+            net.now = at;
+            net.events += 1;
             match source {
                 HEAP => {
-                    let Some(Reverse(entry)) = self.queue.pop() else { break };
+                    let Some(Reverse(entry)) = net.queue.pop() else { break };
                     match entry.ev {
-                        Ev::Start(f) => self.start_flow(f),
+                        Ev::Start(f) => {
+                            let Ok(()) = self.flows.start(net, f);
+                        }
                         Ev::Deliver(p) => {
-                            if let Some(pkt) = self.packets.get_mut(p as usize).and_then(Option::take) {
-                                self.free.push(p);
+                            if let Some(pkt) = net.packets.get_mut(p as usize).and_then(Option::take) {
+                                net.free.push(p);
                                 self.deliver(pkt);
                             }
                         }
                     }
                 }
                 TIMER => {
-                    if let Some((_, f)) = self.timers.pop() {
-                        self.wake(f);
+                    if let Some((_, f)) = net.timers.pop() {
+                        let Ok(()) = self.flows.handle_timeout(net, f);
                     }
                 }
                 d => {
-                    if let Some((_, pkt)) = self.in_order[d].q.pop_front() {
+                    if let Some((_, pkt)) = net.in_order[d].q.pop_front() {
                         self.deliver(pkt);
                     }
                 }
@@ -367,104 +354,82 @@ impl<'a> Sim<'a> {
         }
     }
 
-    fn start_flow(&mut self, f: u32) {
-        let ep = self.new_client(f, 0);
-        self.flows[f as usize].ep = Some(ep);
-        self.workload.start(f, self.now);
-        self.pump(f);
-        self.after_client(f);
+    /// Delivers a packet at its node: the server answers it; a client's goes to the flow loop.
+    fn deliver(&mut self, p: Packet) {
+        if let Some((to, from, msg)) = self.net.deliver(p) {
+            let Ok(()) = self.flows.handle_message(&mut self.net, to.node, to.incarnation, from, msg);
+        }
     }
 
-    /// Does what the workload asks while it asks for something: issue requests (while the
-    /// workload and NSTART allow), replace a finished short-lived client.
-    fn pump(&mut self, f: u32) {
-        loop {
-            match self.workload.next(f) {
-                Next::Request { .. } => {
-                    let fl = &mut self.flows[f as usize];
-                    let Some(ep) = fl.ep.as_mut() else { return };
-                    ep.request(self.now, SERVER, self.template.clone());
-                    fl.truth.push();
+    fn finish(self) -> RunResult {
+        let Sim { flows, net } = self;
+        let (workload, recorder) = flows.into_parts();
+        let unnecessary = |f: u32| net.truth.get(f as usize).map_or(0, Ledger::total_unnecessary);
+        let end = RunEnd { now: net.now, end: net.end, events: net.events };
+        recorder.finish(&workload, unnecessary, Some((&net.up, &net.down)), end)
+    }
+}
+
+impl Host for Net<'_> {
+    type Addr = Addr;
+    type Rng = SimRng;
+    /// The client's address.
+    type Client = Addr;
+    type Error = Infallible;
+
+    #[inline]
+    fn now(&self) -> Instant {
+        self.now
+    }
+
+    #[inline]
+    fn peer(&self, _flow: u32) -> Addr {
+        SERVER
+    }
+
+    fn new_client(&mut self, flow: u32, incarnation: u32) -> Result<(Ep, Addr), Infallible> {
+        let stream = sub_stream(Stream::Client(flow).id(), u64::from(incarnation));
+        // The configuration was checked once, when the prototype was built.
+        let ep = self.client_prototype.renewed(stream_rng(self.seed, self.replication, stream));
+        Ok((ep, Addr { node: flow, incarnation }))
+    }
+
+    #[inline]
+    fn send(&mut self, from: &mut Addr, d: Datagram<Addr>) -> Sent {
+        let meta = match d.request {
+            Some(RequestCopy { exchange, copy }) => {
+                if let Some(tr) = self.truth.get_mut(d.flow as usize).and_then(|l| l.get_mut(exchange)) {
+                    tr.copies = tr.copies.max(copy.saturating_add(1));
                 }
-                Next::Replace { incarnation } => {
-                    // Random flows: the next short-lived client starts at once, with fresh state.
-                    let ep = self.new_client(f, incarnation);
-                    let fl = &mut self.flows[f as usize];
-                    fl.addr.incarnation = incarnation;
-                    fl.ep = Some(ep);
-                    fl.wake_at = None;
-                    self.timers.clear(f);
-                }
-                Next::Wait | Next::Done => return,
+                Meta { flow: d.flow, exchange, copy }
             }
+            None => UNTRACKED,
+        };
+        self.send_up(*from, d.transmit.to, d.transmit.msg, meta)
+    }
+
+    #[inline]
+    fn set_wake(&mut self, flow: u32, at: Option<Instant>) {
+        match at {
+            Some(t) => {
+                let key = self.key(t);
+                self.timers.set(flow, key);
+            }
+            None => self.timers.clear(flow),
         }
     }
 
-    /// Drains a client's transmits and events, acts on them, reschedules its wake-up.
-    fn after_client(&mut self, f: u32) {
-        loop {
-            let mut progressed = false;
-            while let Some(t) = self.flows[f as usize].ep.as_mut().and_then(|e| e.poll_transmit()) {
-                progressed = true;
-                let meta = match t.origin {
-                    Origin::Request { id, copy } => {
-                        let exchange = self.workload.exchange_of(f, id);
-                        if let Some(tr) = self.flows[f as usize].truth.get_mut(exchange) {
-                            tr.copies = tr.copies.max(copy.saturating_add(1));
-                        }
-                        self.recorder.transmitted(f, copy, self.now);
-                        Meta { flow: f, exchange, copy }
-                    }
-                    _ => UNTRACKED,
-                };
-                let from = self.flows[f as usize].addr;
-                self.send_up(from, t.to, t.msg, meta);
-            }
-            while let Some(e) = self.flows[f as usize].ep.as_mut().and_then(|e| e.poll_event()) {
-                progressed = true;
-                self.client_event(f, e);
-            }
-            if !progressed {
-                break;
-            }
-        }
-        let fl = &mut self.flows[f as usize];
-        let next = fl.ep.as_ref().and_then(|e| e.poll_timeout()).map(|t| t.max(self.now));
-        if next != fl.wake_at {
-            fl.wake_at = next;
-            match next {
-                Some(t) => {
-                    let key = self.key(t);
-                    self.timers.set(f, key);
-                }
-                None => self.timers.clear(f),
-            }
+    #[inline]
+    fn issued(&mut self, flow: u32, _exchange: u32) {
+        if let Some(l) = self.truth.get_mut(flow as usize) {
+            l.push();
         }
     }
 
-    fn client_event(&mut self, f: u32, e: Event<Addr>) {
-        let now = self.now;
-        match e {
-            Event::TimerExpired { timer, .. } => self.recorder.timer_expired(f, timer),
-            Event::Completed { id, rtt, .. } => {
-                self.finish_exchange(f, id);
-                self.recorder.completed(f, rtt, now);
-                self.workload.completed(f, now);
-                self.pump(f);
-            }
-            Event::Failed { id, .. } => {
-                self.finish_exchange(f, id);
-                self.workload.failed(f, now);
-                self.pump(f);
-            }
-            _ => {}
-        }
-    }
-
-    /// The current client of flow `f` finished request `id`: it sends no more copies of it.
-    fn finish_exchange(&mut self, f: u32, id: coapcc_proto::RequestId) {
-        let exchange = self.workload.exchange_of(f, id);
-        let truth = &mut self.flows[f as usize].truth;
+    /// The client finished the exchange: it sends no more copies of it.
+    #[inline]
+    fn ended(&mut self, flow: u32, exchange: u32) {
+        let Some(truth) = self.truth.get_mut(flow as usize) else { return };
         if let Some(t) = truth.get_mut(exchange) {
             t.done = true;
             if t.in_flight == 0 {
@@ -472,14 +437,18 @@ impl<'a> Sim<'a> {
             }
         }
     }
+}
 
-    fn wake(&mut self, f: u32) {
-        let fl = &mut self.flows[f as usize];
-        fl.wake_at = None;
-        if let Some(ep) = fl.ep.as_mut() {
-            ep.handle_timeout(self.now);
-        }
-        self.after_client(f);
+impl Net<'_> {
+    /// The next event key at `at`: events are ordered by (time, sequence number).
+    fn key(&mut self, at: Instant) -> u128 {
+        self.seq += 1;
+        (u128::from(at.as_nanos()) << 64) | u128::from(self.seq)
+    }
+
+    fn push(&mut self, at: Instant, ev: Ev) {
+        let key = self.key(at);
+        self.queue.push(Reverse(Entry { key, ev }));
     }
 
     /// Schedules the arrival of `p` at `at` on direction `d` (0 up, 1 down).
@@ -523,22 +492,17 @@ impl<'a> Sim<'a> {
         }
     }
 
-    fn send_up(&mut self, from: Addr, to: Addr, msg: Arc<Message>, meta: Meta) {
+    /// Offers a client's datagram to the uplink; returns what the link did with it.
+    fn send_up(&mut self, from: Addr, to: Addr, msg: Arc<Message>, meta: Meta) -> Sent {
         self.capture(from, to, &msg);
         let bytes = self.wire(&msg);
-        let is_request = meta.exchange != u32::MAX;
         let offered = self.up.offer(self.now, bytes);
-        if self.long_lived
-            && let Some(rate) = self.up.token_rate_pps()
-        {
-            self.recorder.link_rate(self.now, rate);
-        }
-        if is_request {
-            self.recorder.offered(offered.is_ok());
-        }
+        let link_rate_pps = if self.long_lived { self.up.token_rate_pps() } else { None };
+        let accepted = Some(offered.is_ok());
         if let Ok(at) = offered {
             self.schedule(0, at, Packet { from, to, msg, meta });
         }
+        Sent { accepted, link_rate_pps }
     }
 
     fn send_down(&mut self, to: Addr, msg: Arc<Message>, meta: Meta) {
@@ -551,10 +515,12 @@ impl<'a> Sim<'a> {
 
     /// The ground truth of the exchange a packet belongs to, if it belongs to one still open.
     fn truth_mut(&mut self, meta: Meta) -> Option<&mut Truth> {
-        self.flows.get_mut(meta.flow as usize)?.truth.get_mut(meta.exchange)
+        self.truth.get_mut(meta.flow as usize)?.get_mut(meta.exchange)
     }
 
-    fn deliver(&mut self, p: Packet) {
+    /// A packet reaches its node: the ground truth learns of it and the server answers it;
+    /// a packet for a client is returned, as (its address, the sender, the message).
+    fn deliver(&mut self, p: Packet) -> Option<(Addr, Addr, Arc<Message>)> {
         let mut last_of_done = false;
         if let Some(t) = self.truth_mut(p.meta) {
             t.in_flight = t.in_flight.saturating_sub(1);
@@ -577,34 +543,19 @@ impl<'a> Sim<'a> {
             if last_of_done {
                 self.retire(meta);
             }
-            return;
+            return None;
         }
         if last_of_done {
             self.retire(meta);
         }
-        let f = to.node;
-        let Some(fl) = self.flows.get_mut(f as usize) else { return };
-        if fl.addr != to {
-            return; // the short-lived client it was for is gone
-        }
-        if let Some(ep) = fl.ep.as_mut() {
-            ep.handle_message(self.now, from, msg);
-        }
-        self.after_client(f);
+        Some((to, from, msg))
     }
 
     /// Folds the final exchanges of the flow a packet belonged to.
     fn retire(&mut self, meta: Meta) {
-        if let Some(fl) = self.flows.get_mut(meta.flow as usize) {
-            fl.truth.retire();
+        if let Some(l) = self.truth.get_mut(meta.flow as usize) {
+            l.retire();
         }
-    }
-
-    fn finish(self) -> RunResult {
-        let flows = &self.flows;
-        let unnecessary = |f: u32| flows.get(f as usize).map_or(0, |fl| fl.truth.total_unnecessary());
-        let end = RunEnd { now: self.now, end: self.end, events: self.events };
-        self.recorder.finish(&self.workload, unnecessary, Some((&self.up, &self.down)), end)
     }
 }
 
@@ -616,7 +567,7 @@ pub fn run_network(
     algorithm: &AnyConfig,
     seed: u64,
     replication: u32,
-) -> Result<RunResult, String> {
+) -> Result<RunResult, EngineError> {
     Ok(Sim::new(network, workload, coap, algorithm, seed, replication)?.run())
 }
 
@@ -630,11 +581,11 @@ pub fn capture_network(
     algorithm: &AnyConfig,
     seed: u64,
     replication: u32,
-) -> Result<(RunResult, Vec<Captured>), String> {
+) -> Result<(RunResult, Vec<Captured>), EngineError> {
     let mut sim = Sim::new(network, workload, coap, algorithm, seed, replication)?;
-    sim.capture = Some(Vec::new());
+    sim.net.capture = Some(Vec::new());
     sim.run_events();
-    let captured = sim.capture.take().unwrap_or_default();
+    let captured = sim.net.capture.take().unwrap_or_default();
     Ok((sim.finish(), captured))
 }
 
@@ -644,42 +595,54 @@ mod tests {
     use crate::scenario::{CoapConfig, Count, FlowType};
     use coapcc_core::{Duration, Ratio};
 
-    #[test]
-    fn a_long_lived_flow_keeps_only_its_open_exchanges_and_a_bounded_rtt_record() {
-        // Residual bandwidth, 16 simulated hours: over 65 536 exchanges, retransmissions
-        // whose responses arrive after the exchange ended, losses.
-        let net = NetworkConfig::Residual {
-            min_rate_pps: Ratio::new(1, 1),
-            max_rate_pps: Ratio::new(4, 1),
-            depth_packets: 1,
-        };
-        let workload = WorkloadConfig {
+    /// Residual bandwidth of 1–4 packets per second.
+    const RESIDUAL: NetworkConfig =
+        NetworkConfig::Residual { min_rate_pps: Ratio::new(1, 1), max_rate_pps: Ratio::new(4, 1), depth_packets: 1 };
+
+    /// One long-lived flow with NSTART `nstart`, for `hours` simulated hours.
+    fn one_long_lived_flow(nstart: u16, hours: u64) -> WorkloadConfig {
+        WorkloadConfig {
             flows: 1,
             flow_type: FlowType::LongLived,
             exchanges_per_flow: 0,
             start_window: Duration::ZERO,
             random_min: 1,
             random_max: 1,
-            duration: Some(Duration::from_secs(16 * 3600)),
-            nstart: 1,
+            duration: Some(Duration::from_secs(hours * 3600)),
+            nstart,
             count: Count::Successes,
             time_limit: Duration::from_secs(86_400),
-        };
+        }
+    }
+
+    #[test]
+    fn a_workload_without_nstart_is_refused_with_a_typed_error_naming_the_key() {
+        let alg = AnyConfig::from_name("default").unwrap_or_else(|| unreachable!());
+        let e = run_network(&RESIDUAL, one_long_lived_flow(0, 1), &CoapConfig::default(), &alg, 1, 0).unwrap_err();
+        assert_eq!(e, EngineError::Config(ConfigError::new("nstart", "must be at least 1")));
+        assert_eq!(e.to_string(), "`nstart` must be at least 1");
+    }
+
+    #[test]
+    fn a_long_lived_flow_keeps_only_its_open_exchanges_and_a_bounded_rtt_record() {
+        // Residual bandwidth, 16 simulated hours: over 65 536 exchanges, retransmissions
+        // whose responses arrive after the exchange ended, losses.
         let coap = CoapConfig::default();
         let alg = AnyConfig::from_name("default").unwrap_or_else(|| unreachable!());
-        let mut sim = Sim::new(&net, workload, &coap, &alg, 3, 0).unwrap_or_else(|e| panic!("{e}"));
+        let mut sim =
+            Sim::new(&RESIDUAL, one_long_lived_flow(1, 16), &coap, &alg, 3, 0).unwrap_or_else(|e| panic!("{e}"));
         sim.run_events();
-        let fl = &sim.flows[0];
-        let progress = sim.workload.flow(0).copied().unwrap_or_default();
-        let record = sim.recorder.flow(0).cloned().unwrap_or_default();
+        let truth = &sim.net.truth[0];
+        let progress = sim.flows.workload().flow(0).copied().unwrap_or_default();
+        let record = sim.flows.recorder().flow(0).cloned().unwrap_or_default();
         let finished = progress.completed + progress.failed;
         assert!(
             finished > 70_000 && record.retransmissions > 1_000,
             "{finished} exchanges, {} retransmissions",
             record.retransmissions
         );
-        assert!(fl.truth.open.len() <= 2, "{} exchanges still held", fl.truth.open.len());
-        assert_eq!(fl.truth.base as usize + fl.truth.open.len(), progress.issued as usize);
+        assert!(truth.open.len() <= 2, "{} exchanges still held", truth.open.len());
+        assert_eq!(truth.base as usize + truth.open.len(), progress.issued as usize);
         assert_eq!(record.rtts.len(), u64::from(progress.completed));
         assert!(!record.rtts.is_exact(), "more RTTs than the exact limit are binned");
     }

@@ -59,6 +59,7 @@ pub fn run_job(s: &Scenario, algorithm: usize, replication: u32) -> Result<RunOu
         Model::Network { network, workload } => {
             run_network(network, *workload, &s.file.coap, config, s.file.seed, replication)
                 .map(|n| RunOutput::Network(Box::new(n)))
+                .map_err(|e| e.to_string())
         }
         Model::Trace(t) => {
             let trace = t.generate(s.file.seed, replication);

@@ -11,11 +11,11 @@
 //! ```
 //!
 //! The server endpoint runs on the `udp` runtime ([`crate::runtime::spawn`]). The flows are
-//! driven by a small private driver here (one task for all flows, one reader task per socket)
-//! that calls the workload, the endpoint and the recorder in the same order, at the same
-//! points, as the simulator's engine: a completed exchange lets the workload issue the next
-//! request before anything else happens, and every copy is recorded from
-//! `Transmit::origin` as it is sent. (The runtime's per-request `Outcome` futures and its
+//! driven by `coapcc-driver`'s flow loop ([`FlowLoop`], the one the simulator's engine runs,
+//! so the workload, the endpoint and the recorder are called in the same order at the same
+//! points), from one task for all flows with one reader task per socket; this module is its
+//! [`Host`]: the wall clock, a socket per client, no wake-up timers of its own (it sleeps
+//! until the loop's earliest wake-up). (The runtime's per-request `Outcome` futures and its
 //! asynchronous report channel would interleave those steps differently.)
 //!
 //! Every flow has its own socket (a new one for each short-lived client of a random flow, as
@@ -48,19 +48,20 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use coapcc_core::{AnyConfig, Duration, Instant};
+use coapcc_core::{AnyConfig, ConfigError, Duration, Instant};
 use coapcc_driver::endpoints::Endpoints;
+use coapcc_driver::flow::{Datagram, FlowLoop, Host, Sent};
 use coapcc_driver::metrics::RunResult;
 use coapcc_driver::recorder::{Recorder, RunEnd};
 use coapcc_driver::rng::{SimRng, Stream, stream_rng, sub_stream};
 use coapcc_driver::scenario::{CoapConfig, NetworkConfig, WorkloadConfig};
-use coapcc_driver::workload::{Next, Workload};
-use coapcc_proto::{Endpoint, Event, Origin};
+use coapcc_driver::workload::Workload;
+use coapcc_proto::Endpoint;
 use tokio::net::UdpSocket;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::clock::Clock;
-use crate::emulator::{Direction, Emulator, EmulatorConfig, Report};
+use crate::emulator::{Direction, Emulator, EmulatorConfig, EmulatorError, Report};
 
 /// What one testbed replication produced.
 #[derive(Debug)]
@@ -94,38 +95,75 @@ pub struct RunSpec {
 
 type Ep = Endpoint<SocketAddr, SimRng>;
 
-/// A flow's current client: its endpoint, socket and reader task.
-struct Client {
-    ep: Ep,
-    socket: Arc<UdpSocket>,
-    reader: tokio::task::JoinHandle<()>,
-    wake_at: Option<Instant>,
+/// Why a testbed replication could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum TestbedError {
+    /// The algorithm or an endpoint configuration is out of range (names the key).
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// A socket operation failed.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    /// The emulator refused its link or failed.
+    #[error(transparent)]
+    Emulator(#[from] EmulatorError),
+    /// The emulator's task panicked or was cancelled.
+    #[error("the emulator task failed: {0}")]
+    Task(#[from] tokio::task::JoinError),
 }
 
-/// The flows: the workload, the recorder and one client per flow (a private driver of
-/// [`coapcc_proto::Endpoint`], as the simulator's engine drives it).
-struct Flows {
+/// A flow's current client: its socket and the task reading it (stopped when the client is
+/// replaced or the run ends).
+struct Client {
+    socket: Arc<UdpSocket>,
+    reader: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        self.reader.abort();
+    }
+}
+
+/// The testbed's side of the flow loop ([`Host`]): the clock, one socket per client towards
+/// the emulator, the clients' addresses (for the packet log).
+struct Sockets {
     clock: Clock,
     relay: SocketAddr,
-    workload: Workload,
-    recorder: Recorder,
-    clients: Vec<Option<Client>>,
-    done: Vec<bool>,
     prototype: Ep,
-    template: coapcc_proto::Message,
     seed: u64,
     replication: u32,
     tx: mpsc::UnboundedSender<(u32, u32, Vec<u8>)>,
     events: u64,
     /// Every client socket address a flow used, and the flow.
     client_addresses: HashMap<SocketAddr, u32>,
+    /// Datagrams a socket could not take at once, in order; sent by [`Sockets::flush`].
+    backlog: Vec<(Arc<UdpSocket>, Vec<u8>)>,
 }
 
-impl Flows {
-    async fn new_client(&mut self, f: u32, incarnation: u32) -> std::io::Result<Client> {
+impl Host for Sockets {
+    type Addr = SocketAddr;
+    type Rng = SimRng;
+    type Client = Client;
+    type Error = std::io::Error;
+
+    fn now(&self) -> Instant {
+        self.clock.now()
+    }
+
+    fn peer(&self, _flow: u32) -> SocketAddr {
+        self.relay
+    }
+
+    /// A new endpoint from the replication's stream for the incarnation, on a new socket (as a
+    /// new process would have) connected to the emulator, with its reader task.
+    fn new_client(&mut self, f: u32, incarnation: u32) -> std::io::Result<(Ep, Client)> {
         let stream = sub_stream(Stream::Client(f).id(), u64::from(incarnation));
         let ep = self.prototype.renewed(stream_rng(self.seed, self.replication, stream));
-        let socket = Arc::new(UdpSocket::bind("127.0.0.1:0").await?);
+        let socket = std::net::UdpSocket::bind(SocketAddr::from(([127, 0, 0, 1], 0)))?;
+        socket.set_nonblocking(true)?;
+        socket.connect(self.relay)?;
+        let socket = Arc::new(UdpSocket::from_std(socket)?);
         self.client_addresses.insert(socket.local_addr()?, f);
         let reader_socket = Arc::clone(&socket);
         let tx = self.tx.clone();
@@ -137,105 +175,57 @@ impl Flows {
                 }
             }
         });
-        socket.connect(self.relay).await?;
-        Ok(Client { ep, socket, reader, wake_at: None })
+        Ok((ep, Client { socket, reader }))
     }
 
-    async fn start(&mut self, f: u32) -> std::io::Result<()> {
-        let c = self.new_client(f, 0).await?;
-        self.clients[f as usize] = Some(c);
-        self.workload.start(f, self.clock.now());
-        self.pump(f).await?;
-        self.after(f).await
+    /// Sends at once when the socket takes it (UDP on loopback nearly always does), else keeps
+    /// it, and every later datagram, for [`Sockets::flush`]. Send errors are ignored: the
+    /// datagram is lost, as on a network.
+    fn send(&mut self, client: &mut Client, d: Datagram<SocketAddr>) -> Sent {
+        let bytes = coapcc_proto::codec::encode(&d.transmit.msg);
+        if self.backlog.is_empty() {
+            match client.socket.try_send(&bytes) {
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                _ => return Sent::default(),
+            }
+        }
+        self.backlog.push((Arc::clone(&client.socket), bytes));
+        Sent::default()
     }
 
-    async fn pump(&mut self, f: u32) -> std::io::Result<()> {
-        loop {
-            match self.workload.next(f) {
-                Next::Request { .. } => {
-                    let now = self.clock.now();
-                    let relay = self.relay;
-                    let Some(c) = self.clients[f as usize].as_mut() else { return Ok(()) };
-                    c.ep.request(now, relay, self.template.clone());
-                }
-                Next::Replace { incarnation } => {
-                    let c = self.new_client(f, incarnation).await?;
-                    if let Some(old) = self.clients[f as usize].replace(c) {
-                        old.reader.abort();
-                    }
-                }
-                Next::Wait => return Ok(()),
-                Next::Done => {
-                    self.done[f as usize] = true;
-                    return Ok(());
-                }
-            }
-        }
-    }
+    /// The driver asks the loop for the earliest wake-up ([`FlowLoop::next_wake`]).
+    fn set_wake(&mut self, _flow: u32, _at: Option<Instant>) {}
+}
 
-    async fn after(&mut self, f: u32) -> std::io::Result<()> {
-        loop {
-            let mut progressed = false;
-            while let Some(t) = self.clients[f as usize].as_mut().and_then(|c| c.ep.poll_transmit()) {
-                progressed = true;
-                if let Origin::Request { copy, .. } = t.origin {
-                    self.recorder.transmitted(f, copy, self.clock.now());
-                }
-                if let Some(c) = self.clients[f as usize].as_ref() {
-                    let _ = c.socket.send(&coapcc_proto::codec::encode(&t.msg)).await;
-                }
-            }
-            while let Some(e) = self.clients[f as usize].as_mut().and_then(|c| c.ep.poll_event()) {
-                progressed = true;
-                let now = self.clock.now();
-                match e {
-                    Event::TimerExpired { timer, .. } => self.recorder.timer_expired(f, timer),
-                    Event::Completed { rtt, .. } => {
-                        self.recorder.completed(f, rtt, now);
-                        self.workload.completed(f, now);
-                        Box::pin(self.pump(f)).await?;
-                    }
-                    Event::Failed { .. } => {
-                        self.workload.failed(f, now);
-                        Box::pin(self.pump(f)).await?;
-                    }
-                    _ => {}
-                }
-            }
-            if !progressed {
-                break;
-            }
+impl Sockets {
+    /// Sends what a socket could not take at once, in order.
+    async fn flush(&mut self) {
+        for (socket, bytes) in std::mem::take(&mut self.backlog) {
+            let _ = socket.send(&bytes).await;
         }
-        if let Some(c) = self.clients[f as usize].as_mut() {
-            c.wake_at = c.ep.poll_timeout();
-        }
-        Ok(())
     }
 }
 
 /// Runs one replication in real time on loopback (call inside a tokio runtime with timers and
 /// I/O enabled).
-pub async fn run_replication(spec: &RunSpec) -> Result<TestbedRun, String> {
-    let io = |e: std::io::Error| e.to_string();
+pub async fn run_replication(spec: &RunSpec) -> Result<TestbedRun, TestbedError> {
     let clock = Clock::start();
-    let Endpoints { client, server, request } =
-        Endpoints::new(&spec.coap, &spec.workload, &spec.algorithm).map_err(|e| e.to_string())?;
+    let Endpoints { client, server, request } = Endpoints::new(&spec.coap, &spec.workload, &spec.algorithm)?;
     // Server.
-    let server_ep = Endpoint::new(server, stream_rng(spec.seed, spec.replication, Stream::Server(0).id()))
-        .map_err(|e| e.to_string())?;
-    let server_socket = UdpSocket::bind("127.0.0.1:0").await.map_err(io)?;
-    let server_addr = server_socket.local_addr().map_err(io)?;
+    let server_ep = Endpoint::new(server, stream_rng(spec.seed, spec.replication, Stream::Server(0).id()))?;
+    let server_socket = UdpSocket::bind("127.0.0.1:0").await?;
+    let server_addr = server_socket.local_addr()?;
     // The `udp` runtime drives it; the endpoint's `auto_response` answers every request.
     let (server, _) = crate::runtime::spawn(server_socket, server_ep, clock, crate::runtime::Options::default());
     // Emulator.
-    let mut ec = EmulatorConfig::new("127.0.0.1:0".parse().map_err(|_| "address")?, server_addr, spec.network.clone());
+    let mut ec = EmulatorConfig::new(SocketAddr::from(([127, 0, 0, 1], 0)), server_addr, spec.network.clone());
     ec.seed = spec.seed;
     ec.replication = spec.replication;
     ec.header_bytes = spec.coap.ip_udp_header_bytes;
     ec.keep_log = true;
     ec.pcap.clone_from(&spec.pcap);
-    let emulator = Emulator::bind(ec, clock).await.map_err(|e| e.to_string())?;
-    let relay = emulator.local_addr().map_err(io)?;
+    let emulator = Emulator::bind(ec, clock).await?;
+    let relay = emulator.local_addr()?;
     let (emu_stop, emu_stopped) = oneshot::channel::<()>();
     let emu_task = tokio::spawn(emulator.run(
         async {
@@ -244,8 +234,7 @@ pub async fn run_replication(spec: &RunSpec) -> Result<TestbedRun, String> {
         false,
     ));
     // Flows.
-    let prototype = Endpoint::new(client, stream_rng(spec.seed, spec.replication, Stream::Client(0).id()))
-        .map_err(|e| e.to_string())?;
+    let prototype = Endpoint::new(client, stream_rng(spec.seed, spec.replication, Stream::Client(0).id()))?;
     let mut workload = Workload::new(spec.workload, stream_rng(spec.seed, spec.replication, Stream::Workload(0).id()));
     let n = spec.workload.flows;
     let mut starts = Vec::with_capacity(n as usize);
@@ -255,20 +244,17 @@ pub async fn run_replication(spec: &RunSpec) -> Result<TestbedRun, String> {
     let end = workload.end();
     let limit = Instant::ZERO.saturating_add(spec.workload.time_limit);
     let (tx, mut rx) = mpsc::unbounded_channel();
-    let mut flows = Flows {
+    let mut flows = FlowLoop::new(workload, Recorder::new(n, long_lived), request);
+    let mut host = Sockets {
         clock,
         relay,
-        recorder: Recorder::new(n, long_lived),
-        workload,
-        clients: (0..n).map(|_| None).collect(),
-        done: vec![false; n as usize],
         prototype,
-        template: request,
         seed: spec.seed,
         replication: spec.replication,
         tx,
         events: 0,
         client_addresses: HashMap::new(),
+        backlog: Vec::new(),
     };
     let mut next_start = 0;
     loop {
@@ -276,14 +262,13 @@ pub async fn run_replication(spec: &RunSpec) -> Result<TestbedRun, String> {
         if end.is_some_and(|e| now >= e) || now >= limit {
             break;
         }
-        if next_start == starts.len() && flows.done.iter().all(|d| *d) {
+        if next_start == starts.len() && flows.all_finished() {
             // Every flow has finished; let the last ACKs settle in the log.
             break;
         }
         let wake = flows
-            .clients
-            .iter()
-            .filter_map(|c| c.as_ref().and_then(|c| c.wake_at))
+            .next_wake()
+            .into_iter()
             .chain(starts.get(next_start).map(|(at, _)| *at))
             .chain(end)
             .min()
@@ -291,15 +276,8 @@ pub async fn run_replication(spec: &RunSpec) -> Result<TestbedRun, String> {
             .min(limit);
         tokio::select! {
             Some((f, incarnation, bytes)) = rx.recv() => {
-                flows.events += 1;
-                let now = clock.now();
-                let current = flows.workload.flow(f).map(|p| p.incarnation);
-                if current == Some(incarnation) {
-                    if let Some(c) = flows.clients[f as usize].as_mut() {
-                        c.ep.handle_datagram(now, relay, &bytes);
-                    }
-                    flows.after(f).await.map_err(io)?;
-                }
+                host.events += 1;
+                flows.handle_datagram(&mut host, f, incarnation, relay, &bytes)?;
             }
             () = tokio::time::sleep_until(clock.deadline(wake)) => {
                 let now = clock.now();
@@ -308,33 +286,27 @@ pub async fn run_replication(spec: &RunSpec) -> Result<TestbedRun, String> {
                         break;
                     }
                     next_start += 1;
-                    flows.events += 1;
-                    flows.start(f).await.map_err(io)?;
+                    host.events += 1;
+                    flows.start(&mut host, f)?;
                 }
                 for f in 0..n {
-                    let due = flows.clients[f as usize].as_ref().and_then(|c| c.wake_at).is_some_and(|w| w <= now);
-                    if due {
-                        flows.events += 1;
-                        if let Some(c) = flows.clients[f as usize].as_mut() {
-                            c.wake_at = None;
-                            c.ep.handle_timeout(now);
-                        }
-                        flows.after(f).await.map_err(io)?;
+                    if flows.wake_at(f).is_some_and(|w| w <= now) {
+                        host.events += 1;
+                        flows.handle_timeout(&mut host, f)?;
                     }
                 }
             }
         }
+        host.flush().await;
     }
     let finished = clock.now();
-    for c in flows.clients.iter().flatten() {
-        c.reader.abort();
-    }
+    // Dropping the clients stops their readers.
+    let (workload, mut recorder) = flows.into_parts();
     let _ = emu_stop.send(());
-    let report = emu_task.await.map_err(|e| e.to_string())?.map_err(|e| e.to_string())?;
+    let report = emu_task.await??;
     let _ = server.stop().await;
     // What only the packet log tells: request copies the uplink accepted or dropped at once,
     // and unnecessary retransmissions per flow.
-    let mut recorder = flows.recorder;
     for r in &report.log {
         if r.direction == Direction::Uplink && is_con_request(&r.datagram) {
             recorder.offered(r.outcome.is_ok());
@@ -342,16 +314,16 @@ pub async fn run_replication(spec: &RunSpec) -> Result<TestbedRun, String> {
     }
     let mut unnecessary = vec![0_u32; n as usize];
     for (addr, count) in unnecessary_by_client(&report.log) {
-        if let Some(&f) = flows.client_addresses.get(&addr) {
+        if let Some(&f) = host.client_addresses.get(&addr) {
             unnecessary[f as usize] += count;
         }
     }
     let links = report.links.as_deref().map(|(u, d)| (u, d));
     let result = recorder.finish(
-        &flows.workload,
+        &workload,
         |f| unnecessary.get(f as usize).copied().unwrap_or(0),
         links,
-        RunEnd { now: finished, end, events: flows.events },
+        RunEnd { now: finished, end, events: host.events },
     );
     Ok(TestbedRun { result, emulator: report, wall: finished.saturating_duration_since(Instant::ZERO) })
 }

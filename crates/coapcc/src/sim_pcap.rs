@@ -28,8 +28,8 @@ pub fn write_captures(s: &Scenario, dir: &Path) -> Result<Vec<PathBuf>, CliError
     let Model::Network { network, workload } = &s.model else { return Ok(Vec::new()) };
     let mut written = Vec::new();
     for (name, config) in &s.algorithms {
-        let (_, captured) =
-            capture_network(network, *workload, &s.file.coap, config, s.file.seed, 0).map_err(CliError::Failure)?;
+        let (_, captured) = capture_network(network, *workload, &s.file.coap, config, s.file.seed, 0)
+            .map_err(|e| CliError::Failure(e.to_string()))?;
         let path = pcap_path(dir, name);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)?;

@@ -81,7 +81,8 @@ pub fn estimate_s(s: &Scenario) -> Result<f64, CliError> {
     let Model::Network { network, workload } = &s.model else { return Ok(0.0) };
     let mut total = 0.0;
     for (_, config) in &s.algorithms {
-        let r = run_network(network, *workload, &s.file.coap, config, s.file.seed, 0).map_err(CliError::Failure)?;
+        let r = run_network(network, *workload, &s.file.coap, config, s.file.seed, 0)
+            .map_err(|e| CliError::Failure(e.to_string()))?;
         let one = r.run.duration_s + workload.start_window.as_secs_f64() + 0.5;
         total += one * f64::from(s.file.replications);
     }

@@ -1,0 +1,58 @@
+//! Scenario files: one TOML file per published case, checked once into a [`Scenario`].
+//!
+//! ```toml
+//! name = "fasor/400-flows-infinite-buffer-continuous"
+//! description = "..."
+//! source = "Järvinen et al., GLOBECOM 2018, Fig. 5; docs/testbeds.md §1"
+//! seed = 1
+//! replications = 20
+//! algorithms = ["default", "cocoa", "cocoa-fb1", "fasor", "fasor-token"]
+//!
+//! [network.nbiot]       # or [network.residual], [network.custom]
+//! buffer_bytes = 1410000
+//! errors = "none"
+//!
+//! [workload]
+//! flows = 400
+//! flow_type = "continuous"
+//!
+//! [all_algorithms]      # keys applied to every listed algorithm that has them
+//! max_retransmit = 20
+//!
+//! [algorithm.default]   # keys for one algorithm name
+//! cap_ms = 60000
+//! ```
+//!
+//! The RTT-trace model (testbeds §3) uses a `[trace]` table instead of `[network]` and
+//! `[workload]`. Every error names the file, the key and the problem. `--set KEY=VALUE`
+//! overrides a key before checking: a bare key (`flows`) is looked up in the top level, in
+//! `[network.*]`, `[workload]`, `[coap]` and `[trace]`, and must be unique; a dotted key
+//! (`algorithm.cocoa.aging`) names its table.
+//!
+//! ## Files
+//!
+//! | file | what is there |
+//! |---|---|
+//! | `schema` | the file as written ([`ScenarioFile`] and its tables) and what it is checked into ([`Scenario`], [`Model`]) |
+//! | `settings` | [`parse`], [`load`], [`read`]: settings applied to the document, then checked; [`Scenario::set`], [`network_with`] |
+//! | `algorithm` | [`configure_algorithm`]: a registry preset with the scenario's keys, built once |
+//! | `check` | the checks from a deserialised file to a [`Scenario`] |
+//! | `sizes` | the request template and the MTU check ([`check_sizes`]) |
+//! | `error` | [`ScenarioError`]: file, line, key, problem |
+
+mod algorithm;
+mod check;
+mod error;
+mod schema;
+mod settings;
+mod sizes;
+
+pub use algorithm::{AlgorithmError, algorithm_keys, configure_algorithm};
+pub use error::ScenarioError;
+pub use schema::{
+    CoapConfig, Count, EchoChoice, FlowType, Model, NetworkConfig, Scenario, ScenarioFile, WorkloadConfig,
+};
+pub use settings::{load, network_with, parse, read};
+pub use sizes::{SizeError, check_sizes, request_template, worst_case_messages};
+
+pub use crate::overrides::{Key, Setting, SettingError, Value};
