@@ -4,9 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use coapcc::reproduce::investigate::Findings;
-use coapcc::reproduce::investigate::causes::causes_md;
-use coapcc::reproduce::render::status_md;
+use coapcc_report::reproduce::investigate::Findings;
+use coapcc_report::reproduce::investigate::causes::causes_md;
+use coapcc_report::reproduce::render::status_md;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -101,7 +101,7 @@ fn the_quick_report_holds_every_figure_and_claim_and_renders_in_a_browser() {
     assert!(html.contains("id=\"inv-fasor-burst-scale\"") && html.contains("<strong>Finding:</strong> Time mode"));
     assert!(md.contains("**Finding:** Time mode") && md.contains("Packet mode"), "no burst-scale finding");
     // Every investigation of the catalogue: its figure, its finding, and its causes file.
-    for s in coapcc::reproduce::investigate::catalogue::SWEEPS {
+    for s in coapcc_report::reproduce::investigate::catalogue::SWEEPS {
         assert!(out.join(format!("figures/{}.svg", s.id)).exists(), "no figure of {}", s.id);
         assert!(html.contains(&format!("id=\"inv-{}\"", s.id)), "no section for {}", s.id);
     }
@@ -184,7 +184,7 @@ fn the_readme_section_on_why_claims_differ_is_generated_from_the_full_run() {
         Findings::parse(&std::fs::read_to_string(root().join("data/published/investigations-full.toml")).unwrap())
             .unwrap();
     // Every investigation of the catalogue is in the committed full run's findings.
-    for s in coapcc::reproduce::investigate::catalogue::SWEEPS {
+    for s in coapcc_report::reproduce::investigate::catalogue::SWEEPS {
         assert!(
             findings.investigations.iter().any(|f| f.id == s.id),
             "data/published/investigations-full.toml is stale: no `{}` (rerun `coapcc reproduce all`)",

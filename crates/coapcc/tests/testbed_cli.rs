@@ -5,6 +5,11 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use coapcc_report::crosscheck::run_case;
+use coapcc_report::testbed::Replication;
+use coapcc_sim::metrics::RunResult;
+use coapcc_udp::testbed::{RunSpec, run_replication};
+
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -22,8 +27,22 @@ fn temp(name: &str) -> PathBuf {
 #[test]
 fn the_smallest_crosscheck_agrees_with_the_simulation() {
     let dir = temp("crosscheck-smallest");
+    // The loopback testbed of `coapcc-udp`, as `coapcc reproduce crosscheck` supplies it.
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let mut testbed = |r: &Replication<'_>| -> Result<RunResult, Box<dyn std::error::Error + Send + Sync>> {
+        let spec = RunSpec {
+            network: r.network.clone(),
+            workload: *r.workload,
+            coap: r.coap.clone(),
+            algorithm: *r.algorithm,
+            seed: r.seed,
+            replication: r.replication,
+            pcap: None,
+        };
+        Ok(rt.block_on(run_replication(&spec))?.result)
+    };
     let (_, comparisons) =
-        coapcc::crosscheck::run_case(&repo().join("scenarios/crosscheck/smallest.toml"), Some(20), 2, &dir).unwrap();
+        run_case(&repo().join("scenarios/crosscheck/smallest.toml"), Some(20), 2, &dir, &mut testbed).unwrap();
     assert_eq!(comparisons.len(), 3, "FCT, retransmissions and unnecessary ones of Default CoAP");
     for c in &comparisons {
         assert!(c.testbed.is_finite() && c.sim.is_finite(), "{c:?}");
