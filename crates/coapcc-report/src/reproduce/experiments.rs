@@ -1,9 +1,12 @@
-//! The experiments `coapcc reproduce` knows: which scenario runs (cases) each one needs, in
-//! full and in `--quick` form.
+//! The simulations an experiment runs: its `[cases]` table ([`Cases`]: scenario folders,
+//! files and sweep points, with overrides, full and `--quick`) expanded into [`Case`]s.
 
 use std::path::{Path, PathBuf};
 
-use coapcc_sim::scenario::{Setting, Value};
+use coapcc_sim::scenario::Setting;
+use serde::{Deserialize, Deserializer};
+
+use crate::error::ReportError;
 
 /// One simulation to run: a scenario file with overrides, under a case name.
 #[derive(Clone, Debug, PartialEq)]
@@ -19,47 +22,82 @@ pub struct Case {
     pub sweep: Option<(String, f64)>,
 }
 
-/// An experiment.
-#[derive(Clone, Copy, Debug)]
-pub struct Experiment {
-    /// Its id on the command line.
-    pub id: &'static str,
-    /// One line on what it reproduces.
-    pub about: &'static str,
+/// Overrides written as on the command line, `KEY=VALUE` (`--set`), in the order they apply.
+fn settings<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Setting>, D::Error> {
+    Vec::<String>::deserialize(d)?
+        .iter()
+        .map(|s| s.parse::<Setting>().map_err(|e| serde::de::Error::custom(format!("`{s}`: {e}"))))
+        .collect()
 }
 
-/// Every experiment, in report order.
-pub const EXPERIMENTS: &[Experiment] = &[
-    Experiment {
-        id: "fasor",
-        about: "FASOR paper: 400/200 flows × 3 buffers × continuous/random; 10 flows × link errors (Figs. 3–10)",
-    },
-    Experiment {
-        id: "full-backoff",
-        about: "Thesis / ANRW'18: Full Backoff 1 and 2 on Default CoAP and CoCoA, bufferbloat cases",
-    },
-    Experiment {
-        id: "makarem-rto",
-        about: "Makarem Figs. 14–21: RTO vs RTT traces, RMSE and spurious counts over Table 1",
-    },
-    Experiment {
-        id: "makarem-rate",
-        about: "Makarem Figs. 23, 26–31: rates vs residual bandwidth; goodput, loss, overhead sweeps",
-    },
-    Experiment {
-        id: "betzler",
-        about: "Betzler 2014 (FlockLab surrogate): 1-to-1 and many-to-many tables, No RDC vs ContikiMAC",
-    },
-    Experiment { id: "lim", about: "Lim 2020 (Cooja grids): uIP TCP timers with NullRDC / ContikiMAC, Figs. 2–8" },
-    Experiment {
-        id: "makarem-cooja",
-        about: "Makarem §6.2.2 (Cooja): IDC-CoAP vs CoCoA+ vs CoAP on ring, chain, dumbbell, grid, square, U",
-    },
-];
+/// An experiment's `[cases]`: what it runs.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Cases {
+    /// Replications of every case with `--quick` (absent: the scenarios' own).
+    #[serde(default)]
+    pub quick_replications: Option<u32>,
+    /// Further overrides of every case with `--quick` (`KEY=VALUE`).
+    #[serde(default, deserialize_with = "settings")]
+    pub quick_set: Vec<Setting>,
+    /// The runs, in order (`[[cases.run]]`).
+    #[serde(default, rename = "run")]
+    pub runs: Vec<Run>,
+}
 
-fn files_in(root: &Path, dir: &str) -> Result<Vec<PathBuf>, String> {
+/// One `[[cases.run]]`: every scenario file of a folder, or one file (under its own name, or
+/// as the points of a sweep).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Run {
+    /// A folder under the scenarios folder: each of its scenario files is a case, in name
+    /// order, named by its path without `.toml`.
+    #[serde(default)]
+    pub folder: Option<String>,
+    /// With `folder`: files whose path contains one of these are left out.
+    #[serde(default)]
+    pub except: Vec<String>,
+    /// One scenario file (relative to the scenarios folder).
+    #[serde(default)]
+    pub file: Option<String>,
+    /// With `file`: the case's name (default: the path without `.toml`); a case given a name
+    /// also sets the scenario's `name` to it.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// With `file`: overrides of the case (`KEY=VALUE`), after the experiment's.
+    #[serde(default, deserialize_with = "settings")]
+    pub set: Vec<Setting>,
+    /// With `file`: the file's cases are the points of the sweep named so, each named
+    /// `<sweep>@<label>` (which is also set as the scenario's `name`).
+    #[serde(default)]
+    pub sweep: Option<String>,
+    /// The points of the sweep.
+    #[serde(default)]
+    pub points: Vec<SweepPoint>,
+}
+
+/// One point of a sweep: its x coordinate, its label, and what it sets.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SweepPoint {
+    /// The x coordinate (figures, sweep metrics).
+    pub x: f64,
+    /// The label after `@` in the case name (`m=0.5`, `tx=95`).
+    pub label: String,
+    /// Its overrides (`KEY=VALUE`), after the run's.
+    #[serde(deserialize_with = "settings")]
+    pub set: Vec<Setting>,
+}
+
+fn case_name(file: &Path) -> String {
+    file.with_extension("").to_string_lossy().replace('\\', "/")
+}
+
+fn files_in(root: &Path, dir: &str) -> Result<Vec<PathBuf>, ReportError> {
     let mut out: Vec<PathBuf> = std::fs::read_dir(root.join(dir))
-        .map_err(|e| format!("cannot read scenarios folder `{}`: {e}", root.join(dir).display()))?
+        .map_err(|e| {
+            ReportError::Scenario(format!("cannot read scenarios folder `{}`: {e}", root.join(dir).display()))
+        })?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         .filter_map(|p| p.strip_prefix(root).ok().map(Path::to_path_buf))
@@ -68,200 +106,135 @@ fn files_in(root: &Path, dir: &str) -> Result<Vec<PathBuf>, String> {
     Ok(out)
 }
 
-fn case_name(file: &Path) -> String {
-    file.with_extension("").to_string_lossy().replace('\\', "/")
+fn named(name: &str) -> Setting {
+    Setting { key: "name".parse().expect("`name` is a key"), value: name.into() }
 }
 
-fn plain(files: Vec<PathBuf>, sets: &[Setting]) -> Vec<Case> {
-    files.into_iter().map(|f| Case { name: case_name(&f), file: f, sets: sets.to_vec(), sweep: None }).collect()
-}
+impl Cases {
+    /// The rules serde cannot state: each run is a folder or a file, a sweep has points and
+    /// only a sweep has them, a folder takes no file's keys.
+    pub fn check(&self) -> Result<(), String> {
+        for (i, r) in self.runs.iter().enumerate() {
+            let at = |m: &str| format!("run #{}: {m}", i + 1);
+            match (&r.folder, &r.file) {
+                (Some(_), None) => {
+                    if r.name.is_some() || r.sweep.is_some() || !r.set.is_empty() || !r.points.is_empty() {
+                        return Err(at("a `folder` takes no `name`, `set`, `sweep` or `points`"));
+                    }
+                }
+                (None, Some(_)) => {
+                    if !r.except.is_empty() {
+                        return Err(at("`except` is for a `folder`"));
+                    }
+                    if r.sweep.is_some() == r.points.is_empty() {
+                        return Err(at("a `sweep` needs `points`, and `points` a `sweep`"));
+                    }
+                    if r.sweep.is_some() && r.name.is_some() {
+                        return Err(at("the points of a `sweep` are named by it: no `name`"));
+                    }
+                }
+                _ => return Err(at("give `folder` or `file`")),
+            }
+        }
+        Ok(())
+    }
 
-/// Mean ResBW points of the low-variability sweep (packets/s): 0.1 … 2.2.
-pub fn low_variability_points() -> Vec<f64> {
-    (1..=22).map(|i| f64::from(i) / 10.0).collect()
-}
-
-/// Half-widths of the high-variability sweep around a mean of 1 packet/s: 0.1 … 1.0.
-pub fn high_variability_points() -> Vec<f64> {
-    (1..=10).map(|i| f64::from(i) / 10.0).collect()
-}
-
-fn fmt_point(x: f64) -> String {
-    format!("{x:.1}")
-}
-
-/// A sweep coordinate as set: the number written with one decimal, read back (so the rate is
-/// the decimal the case name shows, not the sum it was computed by).
-fn point_value(x: f64) -> Value {
-    Value::Float(fmt_point(x).parse().unwrap_or(x))
-}
-
-fn set(key: &str, value: impl Into<Value>) -> Result<Setting, String> {
-    Setting::new(key, value).map_err(|e| e.to_string())
-}
-
-/// The cases of an experiment. `replications` overrides the scenarios' own; `quick` runs a
-/// reduced version that still produces every figure.
-pub fn cases(id: &str, root: &Path, quick: bool, replications: Option<u32>) -> Result<Vec<Case>, String> {
-    let reps = |quick_reps: u32| -> Vec<Setting> {
-        match (replications, quick) {
+    /// The cases, scenario files found under `root`. `replications` overrides the scenarios'
+    /// own (and `quick_replications`); `quick` runs the reduced version, which still produces
+    /// every figure.
+    pub fn expand(&self, root: &Path, quick: bool, replications: Option<u32>) -> Result<Vec<Case>, ReportError> {
+        let mut common: Vec<Setting> = match (replications, quick) {
             (Some(r), _) => vec![Setting::replications(r)],
-            (None, true) => vec![Setting::replications(quick_reps)],
-            (None, false) => vec![],
+            (None, true) => self.quick_replications.map(Setting::replications).into_iter().collect(),
+            (None, false) => Vec::new(),
+        };
+        if quick {
+            common.extend(self.quick_set.iter().cloned());
         }
-    };
-    Ok(match id {
-        "fasor" => plain(files_in(root, "fasor")?, &reps(2)),
-        "full-backoff" => plain(files_in(root, "full-backoff")?, &reps(2)),
-        "makarem-rto" => {
-            let mut sets = reps(2);
-            if quick {
-                sets.push(set("samples", 20_000_i64)?);
+        let mut out = Vec::new();
+        for r in &self.runs {
+            if let Some(dir) = &r.folder {
+                for f in files_in(root, dir)? {
+                    let path = f.to_string_lossy();
+                    if r.except.iter().any(|x| path.contains(x.as_str())) {
+                        continue;
+                    }
+                    out.push(Case { name: case_name(&f), file: f, sets: common.clone(), sweep: None });
+                }
+                continue;
             }
-            plain(files_in(root, "makarem/rtt-trace")?, &sets)
-        }
-        "makarem-rate" => {
-            let mut sets = reps(1);
-            if quick {
-                sets.push(set("duration_ms", 1_800_000_i64)?);
-            }
-            let mut out = vec![Case {
-                name: "makarem/residual-instantaneous".into(),
-                file: "makarem/residual-instantaneous.toml".into(),
-                sets: sets.clone(),
-                sweep: None,
-            }];
-            for m in low_variability_points() {
-                let mut s = sets.clone();
-                s.push(set("min_rate_pps", point_value((m - 0.1).max(0.0)))?);
-                s.push(set("max_rate_pps", point_value(m + 0.1))?);
-                s.push(set("name", format!("makarem/low-variability@m={}", fmt_point(m)))?);
-                out.push(Case {
-                    name: format!("makarem/low-variability@m={}", fmt_point(m)),
-                    file: "makarem/residual-low-variability.toml".into(),
-                    sets: s,
-                    sweep: Some(("makarem/low-variability".into(), m)),
-                });
-            }
-            for w in high_variability_points() {
-                let mut s = sets.clone();
-                s.push(set("min_rate_pps", point_value((1.0 - w).max(0.0)))?);
-                s.push(set("max_rate_pps", point_value(1.0 + w))?);
-                s.push(set("name", format!("makarem/high-variability@w={}", fmt_point(w)))?);
-                out.push(Case {
-                    name: format!("makarem/high-variability@w={}", fmt_point(w)),
-                    file: "makarem/residual-high-variability.toml".into(),
-                    sets: s,
-                    sweep: Some(("makarem/high-variability".into(), w)),
-                });
-            }
-            out
-        }
-        "betzler" => plain(files_in(root, "betzler")?, &reps(2)),
-        "lim" => {
-            let sets = reps(3);
-            // e0-* are the `uip` runs of e1/e2-*-5x5 (same seed): not run twice.
-            let mut out: Vec<Case> = plain(
-                files_in(root, "lim")?
-                    .into_iter()
-                    .filter(|f| {
-                        let f = f.to_string_lossy();
-                        !f.contains("-loss") && !f.contains("/e0-")
-                    })
-                    .collect(),
-                &sets,
-            );
-            // Figs. 7–8: random loss 5, 10, 15 % as the UDGM TX success ratio (OQ-M11); 0 % is
-            // e3-*-4x4-queue4 (the same runs).
-            for (file, sweep) in [
-                ("lim/e4-nullrdc-4x4-loss.toml", "lim/e4-nullrdc-4x4"),
-                ("lim/e5-contikimac-4x4-loss.toml", "lim/e5-contikimac-4x4"),
-            ] {
-                for loss in [5, 10, 15] {
-                    let name = format!("{sweep}@loss={loss}");
-                    let mut s = sets.clone();
-                    s.push(set("multihop.udgm.success_ratio_tx", Value::Float(f64::from(100 - loss) / 100.0))?);
-                    s.push(set("name", name.clone())?);
-                    out.push(Case { name, file: file.into(), sets: s, sweep: Some((sweep.into(), f64::from(loss))) });
+            let file = PathBuf::from(r.file.as_deref().unwrap_or_default());
+            let sets = || common.iter().chain(&r.set).cloned();
+            match &r.sweep {
+                Some(sweep) => {
+                    for p in &r.points {
+                        let name = format!("{sweep}@{}", p.label);
+                        let sets = sets().chain(p.set.iter().cloned()).chain([named(&name)]).collect();
+                        out.push(Case { name, file: file.clone(), sets, sweep: Some((sweep.clone(), p.x)) });
+                    }
+                }
+                None => {
+                    let name = r.name.clone().unwrap_or_else(|| case_name(&file));
+                    let own = r.name.as_deref().map(named);
+                    out.push(Case { name, file, sets: sets().chain(own).collect(), sweep: None });
                 }
             }
-            // §4.2.3: the default limit of 8 retransmissions.
-            for (file, base) in [
-                ("lim/e1-nullrdc-4x4.toml", "lim/e1-nullrdc-4x4"),
-                ("lim/e2-contikimac-4x4.toml", "lim/e2-contikimac-4x4"),
-            ] {
-                let name = format!("{base}@limit=8");
-                let mut s = sets.clone();
-                s.push(set("multihop.workload.max_retransmissions", 8_i64)?);
-                s.push(set("algorithms", Value::parse("[\"uip\"]"))?);
-                s.push(set("name", name.clone())?);
-                out.push(Case { name, file: file.into(), sets: s, sweep: None });
-            }
-            // §4.1 (L2): the unfixed uIP, its 1 s timer units counted down every 0.5 s.
-            let name = "lim/e1-nullrdc-4x4@rtt_unit=500".to_string();
-            let mut s = sets.clone();
-            s.push(set("algorithm.uip.rtt_unit_ms", 500_i64)?);
-            s.push(set("algorithms", Value::parse("[\"uip\"]"))?);
-            s.push(set("name", name.clone())?);
-            out.push(Case { name, file: "lim/e1-nullrdc-4x4.toml".into(), sets: s, sweep: None });
-            out
         }
-        "makarem-cooja" => {
-            let sets = reps(2);
-            let mut out = Vec::new();
-            let mut point = |file: &str, sweep: &str, key: &str, label: &str, x: f64, v: Value| -> Result<(), String> {
-                let name = format!("{sweep}@{label}");
-                let mut s = sets.clone();
-                s.push(set(key, v)?);
-                s.push(set("name", name.clone())?);
-                out.push(Case { name, file: file.into(), sets: s, sweep: Some((sweep.into(), x)) });
-                Ok(())
-            };
-            for tx in [100, 95, 90] {
-                let v = Value::Float(f64::from(tx) / 100.0);
-                point(
-                    "makarem-cooja/ring-12.toml",
-                    "makarem-cooja/ring-12",
-                    "multihop.udgm.success_ratio_tx",
-                    &format!("tx={tx}"),
-                    f64::from(tx),
-                    v,
-                )?;
-            }
-            // Spec multihop.md §3.1: the chain sweep N ∈ {4, 6, 8, 10, 12}.
-            for n in [4_i64, 6, 8, 10, 12] {
-                point(
-                    "makarem-cooja/chain.toml",
-                    "makarem-cooja/chain",
-                    "multihop.topology.nodes",
-                    &format!("n={n}"),
-                    n as f64,
-                    Value::from(n),
-                )?;
-            }
-            for n in [7_i64, 10, 15] {
-                point(
-                    "makarem-cooja/dumbbell.toml",
-                    "makarem-cooja/dumbbell",
-                    "multihop.topology.nodes",
-                    &format!("n={n}"),
-                    n as f64,
-                    Value::from(n),
-                )?;
-            }
-            for f in ["grid-30", "square-18", "u-15"] {
-                out.push(Case {
-                    name: format!("makarem-cooja/{f}"),
-                    file: format!("makarem-cooja/{f}.toml").into(),
-                    sets: sets.clone(),
-                    sweep: None,
-                });
-            }
-            out
-        }
-        other => {
-            let ids: Vec<&str> = EXPERIMENTS.iter().map(|e| e.id).collect();
-            return Err(format!("unknown experiment `{other}`; valid: {}, all", ids.join(", ")));
-        }
-    })
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cases(text: &str) -> Cases {
+        let c: Cases = toml::from_str(text).unwrap();
+        c.check().unwrap();
+        c
+    }
+
+    fn set(s: &str) -> Setting {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn a_named_case_and_a_sweep_point_set_their_names_after_the_overrides() {
+        let c = cases(
+            "quick_replications = 2\nquick_set = [\"samples=20\"]\n\
+[[run]]\nfile = \"x/a.toml\"\nname = \"x/a@limit=8\"\nset = [\"max_retransmit=8\"]\n\
+[[run]]\nfile = \"x/b.toml\"\nsweep = \"x/b\"\npoints = [{ x = 0.5, label = \"m=0.5\", set = [\"rate=0.5\"] }]\n",
+        );
+        let full = c.expand(Path::new("."), false, None).unwrap();
+        assert_eq!(full[0].name, "x/a@limit=8");
+        assert_eq!(full[0].sets, [set("max_retransmit=8"), set("name=x/a@limit=8")]);
+        assert_eq!(full[1].name, "x/b@m=0.5");
+        assert_eq!(full[1].sweep, Some(("x/b".into(), 0.5)));
+        assert_eq!(full[1].sets, [set("rate=0.5"), set("name=x/b@m=0.5")]);
+        let quick = c.expand(Path::new("."), true, None).unwrap();
+        assert_eq!(quick[0].sets[..2], [Setting::replications(2), set("samples=20")]);
+        let three = c.expand(Path::new("."), true, Some(3)).unwrap();
+        assert_eq!(three[1].sets[0], Setting::replications(3), "--replications wins over --quick's");
+    }
+
+    #[test]
+    fn a_folder_gives_its_files_in_name_order_but_those_left_out() {
+        let root = PathBuf::from(format!("{}/../../scenarios", env!("CARGO_MANIFEST_DIR")));
+        let c = cases("[[run]]\nfolder = \"lim\"\nexcept = [\"-loss\", \"/e0-\"]\n");
+        let names: Vec<String> = c.expand(&root, false, None).unwrap().into_iter().map(|c| c.name).collect();
+        assert!(!names.is_empty() && names.windows(2).all(|w| w[0] < w[1]), "{names:?}");
+        assert!(names.iter().all(|n| n.starts_with("lim/") && !n.contains("-loss") && !n.contains("/e0-")));
+        let missing = cases("[[run]]\nfolder = \"nothing-here\"\n").expand(&root, false, None).unwrap_err();
+        assert!(missing.is_bad_input() && missing.to_string().contains("nothing-here"), "{missing}");
+    }
+
+    #[test]
+    fn a_run_must_be_a_folder_or_a_file_and_a_sweep_needs_points() {
+        let bad = |t: &str| toml::from_str::<Cases>(t).unwrap().check().unwrap_err();
+        assert!(bad("[[run]]\nname = \"x\"\n").contains("`folder` or `file`"));
+        assert!(bad("[[run]]\nfile = \"a.toml\"\nsweep = \"s\"\n").contains("needs `points`"));
+        assert!(bad("[[run]]\nfolder = \"a\"\nname = \"x\"\n").contains("takes no"));
+        let e = toml::from_str::<Cases>("[[run]]\nfile = \"a.toml\"\nset = [\"flows\"]\n").unwrap_err();
+        assert!(e.message().contains("`flows`") && e.message().contains("KEY=VALUE"), "{e}");
+    }
 }

@@ -4,8 +4,8 @@
 //!
 //! | module | what is there |
 //! |---|---|
-//! | [`experiments`] | which cases (scenario runs) each experiment needs, full and `--quick` |
-//! | [`published`] | the published values, read from `data/published/<experiment>.toml` |
+//! | [`published`] | **one description per experiment**, `data/published/<experiment>.toml` (compiled in, checked once): the published figures and claims, the cases, the investigations, the side-by-side tables |
+//! | [`experiments`] | an experiment's `[cases]` expanded into the scenario runs it needs, full and `--quick` |
 //! | [`evaluate`](mod@evaluate) | our number for each claim and the verdict |
 //! | [`investigate`] | sweeps of an open modelling choice showing where differing claims would hold |
 //! | [`render`] | figures, `index.html` (self-contained), `report.md`, `claims.csv` |
@@ -24,7 +24,8 @@ use coapcc_sim::runner::{RunOutput, job_count, run_scenario};
 use coapcc_sim::scenario::{self, Model};
 
 use self::evaluate::{CaseResult, CaseSeries, TcpTrace, evaluate};
-use self::experiments::{Case, EXPERIMENTS, cases};
+use self::experiments::Case;
+use self::published::FigureKind;
 use self::render::Section;
 use crate::error::{ReportError, run as run_error, scenario as scenario_error};
 use crate::files::write_atomic;
@@ -55,16 +56,16 @@ impl ReproduceOptions {
 }
 
 /// The `--list` text.
-pub fn list() -> String {
+pub fn list() -> Result<String, ReportError> {
     let mut s = String::from("experiments:\n");
-    for e in EXPERIMENTS {
-        s.push_str(&format!("  {:<14} {}\n", e.id, e.about));
+    for e in published::all()? {
+        s.push_str(&format!("  {:<14} {}\n", e.experiment, e.about));
     }
     s.push_str("  all            everything above, in one report\n");
     s.push_str(
         "  crosscheck     simulation against the real-time loopback testbed (not in `all`; minutes of real time)\n",
     );
-    s
+    Ok(s)
 }
 
 fn load_case(root: &Path, c: &Case) -> Result<scenario::Scenario, ReportError> {
@@ -205,37 +206,30 @@ fn tcp_traces(s: &scenario::Scenario, data: &Path, pool: &rayon::ThreadPool) -> 
 /// runs; the report is written to the options' folder and its scoreboard printed to `out`.
 pub fn run_reproduce(opts: &ReproduceOptions, out: &mut dyn Write, progress: &dyn Progress) -> Result<(), ReportError> {
     let experiment = opts.experiment.as_str();
-    let ids: Vec<&str> = if experiment == "all" {
-        EXPERIMENTS.iter().map(|e| e.id).collect()
-    } else if EXPERIMENTS.iter().any(|e| e.id == experiment) {
-        vec![experiment]
+    let all = published::all()?;
+    let chosen: Vec<&published::Published> = if experiment == "all" {
+        all.iter().collect()
     } else {
-        return Err(ReportError::UnknownExperiment {
+        vec![all.iter().find(|e| e.experiment == experiment).ok_or_else(|| ReportError::UnknownExperiment {
             name: experiment.to_string(),
-            valid: EXPERIMENTS.iter().map(|e| e.id).collect::<Vec<_>>().join(", "),
-        });
+            valid: all.iter().map(|e| e.experiment.as_str()).collect::<Vec<_>>().join(", "),
+        })?]
     };
     if opts.replications == Some(0) {
         return Err(ReportError::Options("--replications must be at least 1".into()));
     }
     // Check everything before running anything.
     let mut plan = Vec::new();
-    for id in &ids {
-        let published = published::load(id).map_err(ReportError::Description)?;
-        let mut cs = cases(id, &opts.scenarios, opts.quick, opts.replications).map_err(scenario_error)?;
+    for published in chosen {
+        let mut cs = published.cases.expand(&opts.scenarios, opts.quick, opts.replications)?;
         // Investigations run after the experiment's own cases, so those run (and are numbered) as before.
         let own = cs.clone();
-        if *id == "fasor" {
-            cs.extend(
-                investigate::burst_scale::burst_scale_cases(opts.quick, opts.replications).map_err(scenario_error)?,
-            );
-        }
-        for spec in investigate::catalogue::of(id) {
-            cs.extend(investigate::sweep_cases(spec, &own, opts.quick, opts.replications).map_err(scenario_error)?);
+        for spec in &published.investigations {
+            cs.extend(spec.cases(&own, opts.quick, opts.replications)?);
         }
         let loaded: Vec<(Case, scenario::Scenario)> =
             cs.into_iter().map(|c| load_case(&opts.scenarios, &c).map(|s| (c, s))).collect::<Result<_, _>>()?;
-        plan.push((published, loaded));
+        plan.push((published.clone(), loaded));
     }
     let total: u64 = plan.iter().flat_map(|(_, l)| l).map(|(_, s)| job_count(s) as u64).sum();
     let pool = thread_pool(opts.jobs)?;
@@ -248,14 +242,14 @@ pub fn run_reproduce(opts: &ReproduceOptions, out: &mut dyn Write, progress: &dy
         let traced: Vec<&str> = published
             .figures
             .iter()
-            .filter(|f| f.kind.starts_with("mh-trace:"))
+            .filter(|f| matches!(f.kind, FigureKind::MhTrace(_)))
             .flat_map(|f| f.cases.iter().map(String::as_str))
             .collect();
         // Cases drawn by a flow time-series figure (`mh-series:…`) keep replication 0's series.
         let flow_series: Vec<&str> = published
             .figures
             .iter()
-            .filter(|f| f.kind.starts_with("mh-series:"))
+            .filter(|f| matches!(f.kind, FigureKind::MhSeries(_)))
             .flat_map(|f| f.cases.iter().map(String::as_str))
             .collect();
         for (case, s) in loaded {
@@ -313,11 +307,11 @@ pub fn run_reproduce(opts: &ReproduceOptions, out: &mut dyn Write, progress: &dy
         }
         let outcomes = published.claims.iter().map(|c| evaluate(&results, c)).collect();
         let figures = published.figures.iter().map(|f| (f.clone(), render::figure(f, &results))).collect();
-        let mut investigations: Vec<_> =
-            investigate::burst_scale::burst_scale(&results, &published).into_iter().collect();
-        investigations.extend(investigate::catalogue::of(&published.experiment).filter_map(|spec| {
-            investigate::sweep_investigation(spec, &results, &published, opts.quick, opts.replications)
-        }));
+        let investigations = published
+            .investigations
+            .iter()
+            .filter_map(|spec| spec.investigate(&results, &published, opts.quick, opts.replications))
+            .collect();
         sections.push(Section { published, cases: results, outcomes, figures, investigations });
     }
     progress.end();

@@ -42,7 +42,7 @@ pub struct ReproduceArgs {
 /// Runs `coapcc reproduce` (with `--list`, prints the experiments).
 pub fn run(args: &ReproduceArgs, out: &mut dyn Write) -> Result<(), CliError> {
     if args.list {
-        out.write_all(coapcc_report::reproduce::list().as_bytes())?;
+        out.write_all(coapcc_report::reproduce::list()?.as_bytes())?;
         return Ok(());
     }
     let opts = ReproduceOptions {
