@@ -16,7 +16,7 @@
 //! | [`figures`] | SVG figures (plotters): box plots, line plots, grouped bars; the fixed palette |
 //! | [`crosscheck`] | `coapcc reproduce crosscheck`: simulation against the real-time testbed |
 //! | [`sim`] | `coapcc sim`: scenarios (and sweep points) into result folders and summary tables |
-//! | [`describe`] | `coapcc sim --describe`: what a scenario simulates, and a multihop scenario's `map.svg` |
+//! | [`describe`](mod@describe) | `coapcc sim --describe`: what a scenario simulates, and a multihop scenario's `map.svg` |
 //! | [`testbed`] | `coapcc testbed`: which scenarios run in real time, for how long, and their result files |
 //! | [`pcap`] | `coapcc sim --pcap`: replication 0 of each algorithm as pcap files |
 //! | [`algorithms`] | the algorithm registry as a table, as CSV, and one algorithm's keys |

@@ -336,7 +336,7 @@ pub fn ci_gap(a: f64, ca: f64, b: f64, cb: f64) -> f64 {
 }
 
 /// Our value for a claim's metric (definitions: `data/published/README.md`).
-pub fn metric(cases: &[CaseResult], claim: &Claim) -> Result<f64, String> {
+pub(crate) fn metric(cases: &[CaseResult], claim: &Claim) -> Result<f64, String> {
     match claim.metric.kind() {
         k @ (Kind::MhMean(_)
         | Kind::MhGain(_)

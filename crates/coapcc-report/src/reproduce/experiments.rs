@@ -113,7 +113,7 @@ fn named(name: &str) -> Setting {
 impl Cases {
     /// The rules serde cannot state: each run is a folder or a file, a sweep has points and
     /// only a sweep has them, a folder takes no file's keys.
-    pub fn check(&self) -> Result<(), String> {
+    pub(crate) fn check(&self) -> Result<(), String> {
         for (i, r) in self.runs.iter().enumerate() {
             let at = |m: &str| format!("run #{}: {m}", i + 1);
             match (&r.folder, &r.file) {

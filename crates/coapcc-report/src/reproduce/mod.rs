@@ -346,17 +346,14 @@ images: each of ours is shown with their caption and a description of what their
     let csv = render::claims_csv(&sections);
     write_atomic(&dir.join("claims.csv"), csv.as_bytes())?;
     // The README's "Reproduction status" section is this file (of a full run).
-    write_atomic(&dir.join("status.md"), render::status_md(&csv).map_err(run_error)?.as_bytes())?;
+    write_atomic(&dir.join("status.md"), render::status_md(&csv)?.as_bytes())?;
     // The README's "why claims differ" section is `causes.md` (of a full run), generated from
     // `claims.csv`, the data files' causes and `investigations.toml`.
     let findings = investigate::Findings::of(
         sections.iter().map(|s| (s.published.experiment.as_str(), s.investigations.as_slice())),
     );
     write_atomic(&dir.join("investigations.toml"), findings.to_toml().as_bytes())?;
-    write_atomic(
-        &dir.join("causes.md"),
-        investigate::causes::causes_md(&csv, &findings).map_err(run_error)?.as_bytes(),
-    )?;
+    write_atomic(&dir.join("causes.md"), investigate::causes::causes_md(&csv, &findings)?.as_bytes())?;
     write_atomic(&dir.join("report.md"), render::markdown(&title, &intro, &sections).as_bytes())?;
     write_atomic(&dir.join("index.html"), render::html(&title, &intro, &sections).as_bytes())?;
     let scores: Vec<(String, render::Score)> =

@@ -8,6 +8,7 @@ use coapcc_sim::metrics::Quantiles;
 use super::evaluate::{CaseResult, CaseSeries, Outcome, Verdict, sweep_points};
 use super::investigate::Investigation;
 use super::published::{Check, ClaimKind, DEFAULT_BAND, FigureKind, FigureSpec, Kind, Published};
+use crate::error::ReportError;
 use crate::figures::{
     BarGroup, BoxPanel, BoxStats, LinePanel, Series, SeriesStyle, bar_figure, box_figure, line_figure,
     line_figure_in_columns,
@@ -586,23 +587,40 @@ fn score_cells(s: &Score) -> [String; 6] {
     [s.counted(), s.within, s.outside, s.direction_holds, s.direction_differs, s.not_evaluated].map(|n| n.to_string())
 }
 
-/// Per experiment and in total, from `claims.csv` (rows in file order).
-pub fn scores_of_csv(csv: &str) -> Result<Vec<(String, Score)>, String> {
+/// The columns `names` of every row of `claims.csv`, in file order; an error names the
+/// missing column or the line with the wrong number of fields.
+pub(crate) fn claims_csv_columns<'a, const N: usize>(
+    csv: &'a str,
+    names: [&str; N],
+) -> Result<Vec<[&'a str; N]>, ReportError> {
+    let bad = |m: String| ReportError::Description(m);
     let mut lines = csv.lines();
-    let head: Vec<&str> = lines.next().ok_or("claims.csv is empty")?.split(',').collect();
-    let col = |name: &str| head.iter().position(|h| *h == name).ok_or(format!("claims.csv has no column `{name}`"));
-    let (e, k, v, r) = (col("experiment")?, col("kind")?, col("verdict")?, col("restates")?);
-    let mut out: Vec<(String, Score)> = Vec::new();
+    let head: Vec<&str> = lines.next().ok_or_else(|| bad("claims.csv is empty".into()))?.split(',').collect();
+    let mut at = [0; N];
+    for (slot, name) in at.iter_mut().zip(names) {
+        *slot =
+            head.iter().position(|h| *h == name).ok_or_else(|| bad(format!("claims.csv has no column `{name}`")))?;
+    }
+    let mut out = Vec::new();
     for (i, line) in lines.enumerate() {
         let f: Vec<&str> = line.split(',').collect();
         if f.len() != head.len() {
-            return Err(format!("claims.csv line {}: {} fields, expected {}", i + 2, f.len(), head.len()));
+            return Err(bad(format!("claims.csv line {}: {} fields, expected {}", i + 2, f.len(), head.len())));
         }
-        if out.last().is_none_or(|(x, _)| x != f[e]) {
-            out.push((f[e].to_string(), Score::default()));
+        out.push(at.map(|c| f[c]));
+    }
+    Ok(out)
+}
+
+/// Per experiment and in total, from `claims.csv` (rows in file order).
+pub fn scores_of_csv(csv: &str) -> Result<Vec<(String, Score)>, ReportError> {
+    let mut out: Vec<(String, Score)> = Vec::new();
+    for [e, k, v, r] in claims_csv_columns(csv, ["experiment", "kind", "verdict", "restates"])? {
+        if out.last().is_none_or(|(x, _)| x != e) {
+            out.push((e.to_string(), Score::default()));
         }
         if let Some((_, s)) = out.last_mut() {
-            s.add(f[k], f[v], !f[r].is_empty());
+            s.add(k, v, !r.is_empty());
         }
     }
     Ok(out)
@@ -639,7 +657,7 @@ pub fn scoreboard_text(scores: &[(String, Score)]) -> String {
 }
 
 /// `status.md`: the README's "Reproduction status" scoreboard, generated from `claims.csv`.
-pub fn status_md(claims_csv: &str) -> Result<String, String> {
+pub fn status_md(claims_csv: &str) -> Result<String, ReportError> {
     let scores = scores_of_csv(claims_csv)?;
     let total = scores.iter().fold(Score::default(), |a, (_, s)| a.plus(*s));
     let mut m = format!(
@@ -1297,7 +1315,7 @@ fn case_table(c: &CaseResult) -> String {
 /// The Markdown version, with figures referenced as `figures/<id>.svg`: the scoreboard first.
 pub fn markdown(title: &str, intro: &str, sections: &[Section]) -> String {
     let csv = claims_csv(sections);
-    let board = status_md(&csv).unwrap_or_else(|e| e);
+    let board = status_md(&csv).unwrap_or_else(|e| e.to_string());
     let mut m =
         format!("# {title}\n\n## Scoreboard\n\n{board}\n{}\n\n", intro.replace("<code>", "`").replace("</code>", "`"));
     let row = |m: &mut String, o: &Outcome, investigations: &[Investigation], file_cites: &str| {

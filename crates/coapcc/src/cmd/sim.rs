@@ -1,5 +1,5 @@
 //! `coapcc sim`: scenarios into result folders ([`coapcc_report::sim`]), or `--describe`
-//! ([`coapcc_report::describe`]).
+//! ([`coapcc_report::describe()`]).
 
 use std::io::Write;
 use std::path::PathBuf;

@@ -93,8 +93,8 @@ impl Findings {
     }
 
     /// Reads `investigations.toml`.
-    pub fn parse(text: &str) -> Result<Findings, String> {
-        toml::from_str(text).map_err(|e| format!("investigations.toml: {}", e.message()))
+    pub fn parse(text: &str) -> Result<Findings, ReportError> {
+        toml::from_str(text).map_err(|e| ReportError::Description(format!("investigations.toml: {}", e.message())))
     }
 }
 
