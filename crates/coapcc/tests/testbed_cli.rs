@@ -5,11 +5,6 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use coapcc_report::crosscheck::run_case;
-use coapcc_report::testbed::Replication;
-use coapcc_sim::metrics::RunResult;
-use coapcc_udp::testbed::{RunSpec, run_replication};
-
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -27,30 +22,30 @@ fn temp(name: &str) -> PathBuf {
 #[test]
 fn the_smallest_crosscheck_agrees_with_the_simulation() {
     let dir = temp("crosscheck-smallest");
-    // The loopback testbed of `coapcc-udp`, as `coapcc reproduce crosscheck` supplies it.
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    let mut testbed = |r: &Replication<'_>| -> Result<RunResult, Box<dyn std::error::Error + Send + Sync>> {
-        let spec = RunSpec {
-            network: r.network.clone(),
-            workload: *r.workload,
-            coap: r.coap.clone(),
-            algorithm: *r.algorithm,
-            seed: r.seed,
-            replication: r.replication,
-            pcap: None,
-        };
-        Ok(rt.block_on(run_replication(&spec))?.result)
-    };
-    let (_, comparisons) =
-        run_case(&repo().join("scenarios/crosscheck/smallest.toml"), Some(20), 2, &dir, &mut testbed).unwrap();
+    let out = coapcc(&[
+        "reproduce",
+        "crosscheck",
+        "--quick",
+        "--quiet",
+        "--replications",
+        "20",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // case,algorithm,metric,sim,sim_replication_min,sim_replication_max,testbed,relative_difference,agrees
+    let csv = std::fs::read_to_string(dir.join("crosscheck.csv")).unwrap();
+    let comparisons: Vec<Vec<&str>> = csv.lines().skip(1).map(|l| l.split(',').collect()).collect();
     assert_eq!(comparisons.len(), 3, "FCT, retransmissions and unnecessary ones of Default CoAP");
     for c in &comparisons {
-        assert!(c.testbed.is_finite() && c.sim.is_finite(), "{c:?}");
-        assert!(c.agrees(), "{c:?}");
+        let (sim, testbed): (f64, f64) = (c[3].parse().unwrap(), c[6].parse().unwrap());
+        assert!(testbed.is_finite() && sim.is_finite(), "{c:?}");
+        assert_eq!(c[8], "true", "{c:?}");
     }
     for side in ["sim", "testbed"] {
         for f in ["flows.csv", "runs.csv", "summary.csv", "scenario.toml"] {
-            assert!(dir.join(side).join(f).is_file(), "{side}/{f}");
+            let file = dir.join("data/crosscheck/smallest").join(side).join(f);
+            assert!(file.is_file(), "{side}/{f}");
         }
     }
     std::fs::remove_dir_all(&dir).unwrap();

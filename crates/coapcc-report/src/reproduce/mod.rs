@@ -238,20 +238,15 @@ pub fn run_reproduce(opts: &ReproduceOptions, out: &mut dyn Write, progress: &dy
     let mut sections = Vec::new();
     for (published, loaded) in plan {
         let mut results = Vec::new();
+        // The cases a figure of `kind` draws.
+        let drawn_by = |kind: fn(&FigureKind) -> bool| -> Vec<&str> {
+            let figures = published.figures.iter().filter(|f| kind(&f.kind));
+            figures.flat_map(|f| f.cases.iter().map(String::as_str)).collect()
+        };
         // Cases drawn by a per-node trace figure (`mh-trace:…`) record replication 0's traces.
-        let traced: Vec<&str> = published
-            .figures
-            .iter()
-            .filter(|f| matches!(f.kind, FigureKind::MhTrace(_)))
-            .flat_map(|f| f.cases.iter().map(String::as_str))
-            .collect();
+        let traced = drawn_by(|k| matches!(k, FigureKind::MhTrace(_)));
         // Cases drawn by a flow time-series figure (`mh-series:…`) keep replication 0's series.
-        let flow_series: Vec<&str> = published
-            .figures
-            .iter()
-            .filter(|f| matches!(f.kind, FigureKind::MhSeries(_)))
-            .flat_map(|f| f.cases.iter().map(String::as_str))
-            .collect();
+        let flow_series = drawn_by(|k| matches!(k, FigureKind::MhSeries(_)));
         for (case, s) in loaded {
             progress.working_on(&case.name);
             // Every finished case is on disk at once: an interrupted run loses nothing finished.
