@@ -10,6 +10,7 @@
 //! | [`investigate`] | sweeps of an open modelling choice showing where differing claims would hold |
 //! | [`render`] | figures, `index.html` (self-contained), `report.md`, `claims.csv` |
 
+mod claims_csv;
 pub mod evaluate;
 pub mod experiments;
 pub mod investigate;
@@ -202,7 +203,7 @@ fn tcp_traces(s: &scenario::Scenario, data: &Path, pool: &rayon::ThreadPool) -> 
 }
 
 /// Runs `coapcc reproduce` for one experiment or `all` (not the cross-check, which needs the
-/// testbed: [`crate::crosscheck::run_crosscheck`]): everything is checked before anything
+/// testbed: `run_crosscheck`): everything is checked before anything
 /// runs; the report is written to the options' folder and its scoreboard printed to `out`.
 pub fn run_reproduce(opts: &ReproduceOptions, out: &mut dyn Write, progress: &dyn Progress) -> Result<(), ReportError> {
     let experiment = opts.experiment.as_str();

@@ -13,7 +13,7 @@ use serde::Deserialize;
 use crate::error::ReportError;
 
 use super::experiments::Cases;
-use super::investigate::InvestigationSpec;
+use super::investigate::spec::InvestigationSpec;
 
 /// One experiment's description file.
 #[derive(Clone, Debug)]
@@ -1105,8 +1105,9 @@ fn parse_text(text: &str, file: &str) -> Result<Published, String> {
             }
         }
     }
-    let investigations = InvestigationSpec::parse_all(raw.investigations, &raw.experiment, &claims)
-        .map_err(|e| format!("{file}: {e}"))?;
+    let ids: Vec<&str> = claims.iter().map(|c| c.id.as_str()).collect();
+    let investigations =
+        InvestigationSpec::parse_all(raw.investigations, &raw.experiment, &ids).map_err(|e| format!("{file}: {e}"))?;
     for c in &claims {
         for i in c.cause.iter().flat_map(|c| &c.investigations) {
             if !investigations.iter().any(|s| s.id() == i) {

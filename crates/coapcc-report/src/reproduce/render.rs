@@ -5,6 +5,7 @@ use std::fmt::Write;
 
 use coapcc_sim::metrics::Quantiles;
 
+use super::claims_csv::columns as claims_csv_columns;
 use super::evaluate::{CaseResult, CaseSeries, Outcome, Verdict, sweep_points};
 use super::investigate::Investigation;
 use super::published::{Check, ClaimKind, DEFAULT_BAND, FigureKind, FigureSpec, Kind, Published};
@@ -585,31 +586,6 @@ pub const SCORE_HEADS: [&str; 7] = [
 
 fn score_cells(s: &Score) -> [String; 6] {
     [s.counted(), s.within, s.outside, s.direction_holds, s.direction_differs, s.not_evaluated].map(|n| n.to_string())
-}
-
-/// The columns `names` of every row of `claims.csv`, in file order; an error names the
-/// missing column or the line with the wrong number of fields.
-pub(crate) fn claims_csv_columns<'a, const N: usize>(
-    csv: &'a str,
-    names: [&str; N],
-) -> Result<Vec<[&'a str; N]>, ReportError> {
-    let bad = |m: String| ReportError::Description(m);
-    let mut lines = csv.lines();
-    let head: Vec<&str> = lines.next().ok_or_else(|| bad("claims.csv is empty".into()))?.split(',').collect();
-    let mut at = [0; N];
-    for (slot, name) in at.iter_mut().zip(names) {
-        *slot =
-            head.iter().position(|h| *h == name).ok_or_else(|| bad(format!("claims.csv has no column `{name}`")))?;
-    }
-    let mut out = Vec::new();
-    for (i, line) in lines.enumerate() {
-        let f: Vec<&str> = line.split(',').collect();
-        if f.len() != head.len() {
-            return Err(bad(format!("claims.csv line {}: {} fields, expected {}", i + 2, f.len(), head.len())));
-        }
-        out.push(at.map(|c| f[c]));
-    }
-    Ok(out)
 }
 
 /// Per experiment and in total, from `claims.csv` (rows in file order).

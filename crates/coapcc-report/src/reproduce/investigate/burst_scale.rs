@@ -9,7 +9,6 @@
 use std::fmt::Write;
 
 use coapcc_sim::scenario::{Setting, Value};
-use serde::Deserialize;
 
 use super::Investigation;
 use crate::error::ReportError;
@@ -18,16 +17,7 @@ use crate::reproduce::evaluate::{CaseResult, sweep_points};
 use crate::reproduce::experiments::Case;
 use crate::reproduce::published::{Check, DEFAULT_BAND, Metric, Published};
 
-/// The burst-scale investigation's `[[investigation]]` (`kind = "burst-scale"`); what it
-/// sweeps is fixed here (the 10-flow error cases of the FASOR experiment).
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct BurstScaleSpec {
-    /// Its id (its figure is `figures/<id>.svg`, its anchor `#inv-<id>`).
-    pub id: String,
-    /// Replications per sweep point: full run, `--quick`.
-    pub replications: [u32; 2],
-}
+pub use super::spec::BurstScaleSpec;
 /// Time mode: factors applied to the default sojourns (1 s burst, 4 s low-error).
 pub const TIME_SCALES: [f64; 3] = [0.1, 0.3, 1.0];
 /// Packet mode: mean burst lengths in packets (the low-error run is four times as long).

@@ -8,8 +8,8 @@ use std::fmt::Write;
 
 use super::Findings;
 use crate::error::ReportError;
+use crate::reproduce::claims_csv::columns as claims_csv_columns;
 use crate::reproduce::published::{self, Cause, CauseKind};
-use crate::reproduce::render::claims_csv_columns;
 
 /// One claim that differs or is not evaluated, as `claims.csv` gives it.
 #[derive(Clone, Debug, PartialEq)]
