@@ -21,6 +21,7 @@
 //! | [`pcap`] | a classic libpcap writer (raw IPv4/IPv6 + UDP headers with checksums) so Wireshark shows the CoAP of the emulator, testbed and simulator |
 //! | [`metrics`] | per-flow and per-run metrics, quantiles, Jain's index |
 //! | [`trace`] | the RTT traces of the RTT-trace model (Makarem Table 1) |
+//! | [`replay`] | replay scripts (`send`, `wait MS`, `ack`) run on one controller, events as JSON lines (`coapcc replay`, the Python package) |
 //! | [`rng`] | the generator type [`rng::SimRng`], [`rng::stream_rng`] (one independent stream per consumer) and the draws the models use |
 
 #![forbid(unsafe_code)]
@@ -32,6 +33,7 @@ pub mod metrics;
 pub mod overrides;
 pub mod pcap;
 pub mod recorder;
+pub mod replay;
 pub mod rng;
 pub mod scenario;
 pub mod trace;

@@ -250,6 +250,38 @@ impl FromStr for Setting {
     }
 }
 
+/// An algorithm that could not be configured from settings: its name and why (the unknown
+/// name with the valid ones, or the key at fault with the valid keys).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AlgorithmSettingsError {
+    /// The algorithm asked for.
+    pub algorithm: String,
+    /// Why.
+    pub problem: crate::scenario::AlgorithmError,
+}
+
+impl fmt::Display for AlgorithmSettingsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "algorithm `{}`: {}", self.algorithm, self.problem)
+    }
+}
+
+impl std::error::Error for AlgorithmSettingsError {}
+
+/// The preset configuration of algorithm `name` with `settings` applied: the algorithm's own
+/// keys (so a dotted key is unknown), checked by the same code that reads `[algorithm.NAME]`
+/// tables of scenario files ([`crate::scenario::configure_algorithm`]). The one place
+/// `--set KEY=VALUE` meets an algorithm: `coapcc replay`, `coapcc algorithms NAME`,
+/// `coapcc client`, the real-socket configuration and the Python package use it.
+pub fn algorithm_with_settings(
+    name: &str,
+    settings: &[Setting],
+) -> Result<coapcc_core::AnyConfig, AlgorithmSettingsError> {
+    let own: toml::Table = settings.iter().map(|s| (s.key.to_string(), s.value.to_toml())).collect();
+    crate::scenario::configure_algorithm(name, &toml::Table::new(), &own)
+        .map_err(|problem| AlgorithmSettingsError { algorithm: name.to_string(), problem })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -324,5 +356,82 @@ mod tests {
         assert_eq!(Setting::seed(u64::MAX).value, Value::Text(u64::MAX.to_string()));
         assert_eq!(Setting::new("flows", 50_u32).unwrap(), "flows=50".parse().unwrap());
         assert_eq!(Setting::new("a..b", 1_i64).unwrap_err().key.as_deref(), Some("a..b"));
+    }
+    fn configure(name: &str, settings: &[Setting]) -> Result<coapcc_core::AnyConfig, AlgorithmSettingsError> {
+        algorithm_with_settings(name, settings)
+    }
+
+    fn keys_of(config: &coapcc_core::AnyConfig) -> toml::Table {
+        crate::scenario::algorithm_keys(config)
+    }
+
+    fn set(s: &str) -> Setting {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn an_override_changes_the_named_key() {
+        let c = configure("default", &[set("max_retransmit=20"), set("cap_ms=60000")]).unwrap();
+        let keys = keys_of(&c);
+        assert_eq!(keys["max_retransmit"].as_integer(), Some(20));
+        assert_eq!(keys["cap_ms"].as_integer(), Some(60000));
+    }
+
+    #[test]
+    fn string_values_select_presets() {
+        let c = configure("cocoa-plus", &[set("vbf=makarem")]).unwrap();
+        assert_eq!(keys_of(&c)["vbf"].as_str(), Some("makarem"));
+        let c = configure("pcocoa", &[set("alpha=1/4")]).unwrap();
+        assert_eq!(keys_of(&c)["alpha"].as_float(), Some(0.25));
+    }
+
+    #[test]
+    fn an_unknown_key_lists_the_valid_ones() {
+        let e = configure("default", &[set("bogus=1")]).unwrap_err().to_string();
+        assert!(e.contains("unknown key `bogus`") && e.contains("max_retransmit"), "{e}");
+    }
+
+    #[test]
+    fn a_value_of_the_wrong_type_names_the_key() {
+        let e = configure("default", &[set("max_retransmit=lots")]).unwrap_err().to_string();
+        assert!(e.contains("`max_retransmit`"), "{e}");
+    }
+
+    #[test]
+    fn a_value_out_of_range_names_the_key() {
+        let e = configure("default", &[set("ack_random_factor=0.5")]).unwrap_err().to_string();
+        assert!(e.contains("ack_random_factor"), "{e}");
+    }
+
+    #[test]
+    fn an_unknown_algorithm_lists_the_valid_names() {
+        let e = configure("reno", &[]).unwrap_err().to_string();
+        assert!(e.contains("unknown algorithm `reno`") && e.contains("default"), "{e}");
+        assert!(e.starts_with("algorithm `reno`: "), "{e}");
+    }
+
+    #[test]
+    fn typed_values_of_every_kind_reach_the_configuration() {
+        let c = configure(
+            "idc",
+            &[
+                Setting::new("iw", 1.5).unwrap(),
+                Setting::new("max_retransmit", 9_u32).unwrap(),
+                Setting::new("dither", false).unwrap(),
+            ],
+        )
+        .unwrap();
+        let keys = keys_of(&c);
+        assert_eq!(keys["iw"].as_float(), Some(1.5));
+        assert_eq!(keys["max_retransmit"].as_integer(), Some(9));
+        assert_eq!(keys["dither"].as_bool(), Some(false));
+        let ratio = Setting::new("alpha", Value::Ratio { numerator: 1, denominator: 4 }).unwrap();
+        assert_eq!(keys_of(&configure("pcocoa", &[ratio]).unwrap())["alpha"].as_float(), Some(0.25));
+    }
+
+    #[test]
+    fn a_dotted_key_is_not_an_algorithm_key() {
+        let e = configure("default", &[set("algorithm.default.cap_ms=1")]).unwrap_err().to_string();
+        assert!(e.contains("unknown key `algorithm.default.cap_ms`"), "{e}");
     }
 }

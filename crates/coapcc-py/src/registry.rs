@@ -1,12 +1,13 @@
 //! The algorithm registry, `coapcc replay` and the figure palette, from the same code the CLI
-//! uses (`coapcc_core::registry`, `coapcc::overrides`, `coapcc::replay`, `coapcc::figures`).
+//! uses (`coapcc_core::registry`, `coapcc_driver::overrides`, `coapcc_driver::replay`,
+//! `coapcc_report::figures`).
 
-use coapcc::error::CliError;
-use coapcc::figures::{PALETTE, colour_hex};
-use coapcc::overrides::{configure, keys_of};
-use coapcc::replay;
 use coapcc_core::harness::Event;
 use coapcc_core::registry::ALGORITHMS;
+use coapcc_driver::overrides::algorithm_with_settings;
+use coapcc_driver::replay;
+use coapcc_driver::scenario::algorithm_keys;
+use coapcc_report::figures::{PALETTE, colour_hex};
 use coapcc_sim::results::{Column, Columns};
 use coapcc_sim::scenario::Setting;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -16,13 +17,10 @@ use pyo3::types::PyDict;
 use crate::arrow::Table;
 use crate::values::{settings, table_to_py};
 
-/// A CLI error as the Python exception of the same meaning: a usage error (exit code 2) is a
-/// `ValueError`, a failure a `RuntimeError`; the message is the CLI's.
-pub fn py_err(e: CliError) -> PyErr {
-    match e {
-        CliError::Usage(m) => PyValueError::new_err(m),
-        CliError::Failure(m) => PyRuntimeError::new_err(m),
-    }
+/// A bad algorithm, key, value or script line as a `ValueError` with the CLI's message (the
+/// CLI's exit code 2).
+fn value_err(e: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(e.to_string())
 }
 
 /// The registry as a table: the columns of `coapcc algorithms --format csv`.
@@ -47,7 +45,7 @@ pub fn algorithms_table() -> PyResult<Table> {
 /// anchor. An unknown name is a `ValueError` listing the valid ones.
 #[pyfunction]
 pub fn algorithm_info<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDict>> {
-    let config = configure(name, &[]).map_err(py_err)?;
+    let config = algorithm_with_settings(name, &[]).map_err(value_err)?;
     let d = PyDict::new(py);
     d.set_item("name", name)?;
     if let Some(a) = ALGORITHMS.iter().find(|a| a.name == name) {
@@ -60,7 +58,7 @@ pub fn algorithm_info<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, P
             ALGORITHMS.iter().filter(|b| b.family.to_string() == a.family.to_string()).map(|b| b.name).collect();
         d.set_item("family_presets", presets)?;
     }
-    d.set_item("keys", table_to_py(py, &keys_of(&config))?)?;
+    d.set_item("keys", table_to_py(py, &algorithm_keys(&config))?)?;
     d.set_item("documentation", format!("docs/algorithms.md#{name}"))?;
     Ok(d)
 }
@@ -83,11 +81,12 @@ pub fn replay_events(
     if no_dither {
         set.push(Setting::new("dither", false).map_err(|e| PyRuntimeError::new_err(e.to_string()))?);
     }
-    let config = configure(algorithm, &set).map_err(py_err)?;
-    let controller = config.build().map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let lines = replay::parse(script).map_err(py_err)?;
+    let config = algorithm_with_settings(algorithm, &set).map_err(value_err)?;
+    let controller = config.build().map_err(value_err)?;
+    let lines = replay::parse(script).map_err(value_err)?;
     let mut events = Vec::new();
-    replay::run_with(controller, &lines, seed, &mut |e| events.push(e)).map_err(py_err)?;
+    // Every error of a run without output is a script line's (a `ValueError`, as the CLI's exit code 2).
+    replay::run_with(controller, &lines, seed, &mut |e| events.push(e)).map_err(value_err)?;
     // Exact milliseconds: nanoseconds (exact in f64 below 2^53) over 10^6, correctly rounded,
     // which is the double nearest to the CLI's decimal text.
     let ms = |d: std::time::Duration| d.as_nanos() as f64 / 1e6;

@@ -24,8 +24,8 @@ def result():
 
 def test_the_palette_is_the_reports(repo):
     p = coapcc.palette()
-    # The same table as the Rust figures (crates/coapcc/src/figures.rs, PALETTE).
-    source = (repo / "crates/coapcc/src/figures.rs").read_text()
+    # The same table as the Rust figures (crates/coapcc-report/src/figures.rs, PALETTE).
+    source = (repo / "crates/coapcc-report/src/figures.rs").read_text()
     for name, colour in p.items():
         r, g, b = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
         assert f'("{name}", [0x{r:02X}, 0x{g:02X}, 0x{b:02X}])' in source, name

@@ -14,6 +14,7 @@
 //! | [`engine`] | the event loop of the network models: clients, server, one pipeline per direction, ground-truth metrics |
 //! | [`multihop`] | the multihop 802.15.4 link-layer world of `multihop.md` §1 (issue 12): PHY, UDGM medium, CSMA, RDC, static RPL, topologies, the engine; `[multihop]` scenario files (`multihop::scenario`) and their CSV outputs (`multihop::output`) |
 //! | [`trace`] | the RTT-trace model (RMSE and spurious counts of RTO estimators) |
+//! | [`bench`](mod@bench) | measuring the simulator (`coapcc bench`): events per second on one core, the FASOR matrix, a long run |
 //! | [`budget`] | what a scenario will cost (memory, events, wall time), estimated before it runs |
 //! | [`runner`] | every (algorithm, replication) in parallel, results in a fixed order; one job alone ([`runner::run_job`]) |
 //! | [`sweep`] | sweep points (`--sweep KEY=V1,V2`) and their `sweep.csv` rows, shared by the CLI and the Python package |
@@ -23,6 +24,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod bench;
 pub mod budget;
 pub mod engine;
 pub mod multihop;

@@ -11,14 +11,16 @@
 //! | module | what is there |
 //! |---|---|
 //! | [`runtime`] | **start here**: [`runtime::spawn`] drives one endpoint over one socket (clients, servers, observers) |
-//! | [`config`] | algorithm presets with `--set` keys, client and server endpoint configurations |
+//! | [`config`] | algorithm presets with `--set` keys, client and server endpoint configurations, `coap://` URIs |
 //! | [`server`] | the resources of `coapcc server` (`/echo`, `/data?size=N`, `/.well-known/core`) |
+//! | [`bench`](mod@bench) | measuring real CoAP on loopback (`coapcc bench --case udp`): fuzzing throughput, exchanges per second, CPU per exchange |
 //! | [`fuzz`] | datagram fuzzing of client and server endpoints (corpus, mutations), for tests and benchmarks |
 //! | [`block`] | RFC 7959 Block1/Block2 option values and block slicing |
 //! | [`clock`] | the wall clock ([`clock::Clock`]) and the OS seed |
 //! | [`emulator`] | the link emulator: a UDP relay applying the simulator's link pipelines in real time (`coapcc emulate`) |
 //! | [`testbed`] | a scenario file in real time on loopback: server, emulator and flows (`coapcc testbed`) |
 
+pub mod bench;
 pub mod block;
 pub mod client;
 pub mod clock;

@@ -1,19 +1,25 @@
-//! Errors of the command-line tool and their exit codes.
+//! Errors of the command-line tool and their exit codes: the libraries' typed errors become
+//! one line of text and 2 (bad input) or 1 (a failed run).
 
 use std::fmt;
+
+use coapcc_driver::overrides::AlgorithmSettingsError;
+use coapcc_driver::replay::ReplayError;
+use coapcc_report::ReportError;
+use coapcc_sim::bench::BenchError;
 
 /// An error the tool reports on one line before exiting.
 #[derive(Debug)]
 pub enum CliError {
     /// Bad input from the user (unknown name, malformed script or value): exit code 2.
     Usage(String),
-    /// Anything else (I/O failure): exit code 1.
+    /// Anything else (I/O failure, a failed run): exit code 1.
     Failure(String),
 }
 
 impl CliError {
     /// The process exit code for this error.
-    pub fn exit_code(&self) -> i32 {
+    pub fn exit_code(&self) -> u8 {
         match self {
             CliError::Usage(_) => 2,
             CliError::Failure(_) => 1,
@@ -39,5 +45,35 @@ impl std::error::Error for CliError {}
 impl From<std::io::Error> for CliError {
     fn from(e: std::io::Error) -> Self {
         CliError::Failure(e.to_string())
+    }
+}
+
+impl From<ReportError> for CliError {
+    fn from(e: ReportError) -> Self {
+        if e.is_bad_input() { CliError::Usage(e.to_string()) } else { CliError::Failure(e.to_string()) }
+    }
+}
+
+impl From<ReplayError> for CliError {
+    fn from(e: ReplayError) -> Self {
+        match e {
+            ReplayError::Line { .. } => CliError::Usage(e.to_string()),
+            ReplayError::Io(e) => e.into(),
+        }
+    }
+}
+
+impl From<AlgorithmSettingsError> for CliError {
+    fn from(e: AlgorithmSettingsError) -> Self {
+        CliError::Usage(e.to_string())
+    }
+}
+
+impl From<BenchError> for CliError {
+    fn from(e: BenchError) -> Self {
+        match e {
+            BenchError::Scenario(m) => CliError::Usage(m),
+            BenchError::Run(m) => CliError::Failure(m),
+        }
     }
 }

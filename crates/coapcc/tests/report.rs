@@ -4,9 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use coapcc::reproduce::investigate::Findings;
-use coapcc::reproduce::investigate::causes::causes_md;
-use coapcc::reproduce::render::status_md;
+use coapcc_report::reproduce::investigate::Findings;
+use coapcc_report::reproduce::investigate::causes::causes_md;
+use coapcc_report::reproduce::render::status_md;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -25,6 +25,12 @@ fn ids(kind: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// The id of every investigation of every experiment description.
+fn investigation_ids() -> Vec<String> {
+    let all = coapcc_report::reproduce::published::all().unwrap();
+    all.iter().flat_map(|p| p.investigations.iter().map(|i| i.id().to_string())).collect()
 }
 
 fn browser() -> Option<PathBuf> {
@@ -100,10 +106,10 @@ fn the_quick_report_holds_every_figure_and_claim_and_renders_in_a_browser() {
     assert!(out.join("figures/fasor-burst-scale.svg").exists(), "no burst-scale figure");
     assert!(html.contains("id=\"inv-fasor-burst-scale\"") && html.contains("<strong>Finding:</strong> Time mode"));
     assert!(md.contains("**Finding:** Time mode") && md.contains("Packet mode"), "no burst-scale finding");
-    // Every investigation of the catalogue: its figure, its finding, and its causes file.
-    for s in coapcc::reproduce::investigate::catalogue::SWEEPS {
-        assert!(out.join(format!("figures/{}.svg", s.id)).exists(), "no figure of {}", s.id);
-        assert!(html.contains(&format!("id=\"inv-{}\"", s.id)), "no section for {}", s.id);
+    // Every investigation of the descriptions: its figure, its finding, and its causes file.
+    for id in investigation_ids() {
+        assert!(out.join(format!("figures/{id}.svg")).exists(), "no figure of {id}");
+        assert!(html.contains(&format!("id=\"inv-{id}\"")), "no section for {id}");
     }
     let findings = Findings::parse(&std::fs::read_to_string(out.join("investigations.toml")).unwrap()).unwrap();
     assert_eq!(std::fs::read_to_string(out.join("causes.md")).unwrap(), causes_md(&csv, &findings).unwrap());
@@ -183,12 +189,11 @@ fn the_readme_section_on_why_claims_differ_is_generated_from_the_full_run() {
     let findings =
         Findings::parse(&std::fs::read_to_string(root().join("data/published/investigations-full.toml")).unwrap())
             .unwrap();
-    // Every investigation of the catalogue is in the committed full run's findings.
-    for s in coapcc::reproduce::investigate::catalogue::SWEEPS {
+    // Every investigation of the descriptions is in the committed full run's findings.
+    for id in investigation_ids() {
         assert!(
-            findings.investigations.iter().any(|f| f.id == s.id),
-            "data/published/investigations-full.toml is stale: no `{}` (rerun `coapcc reproduce all`)",
-            s.id
+            findings.investigations.iter().any(|f| f.id == id),
+            "data/published/investigations-full.toml is stale: no `{id}` (rerun `coapcc reproduce all`)"
         );
     }
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();

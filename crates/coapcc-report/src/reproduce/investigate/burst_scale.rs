@@ -11,13 +11,13 @@ use std::fmt::Write;
 use coapcc_sim::scenario::{Setting, Value};
 
 use super::Investigation;
+use crate::error::ReportError;
 use crate::figures::{LinePanel, Series, SeriesStyle, line_figure_in_columns};
 use crate::reproduce::evaluate::{CaseResult, sweep_points};
 use crate::reproduce::experiments::Case;
 use crate::reproduce::published::{Check, DEFAULT_BAND, Metric, Published};
 
-/// The investigation's id (its figure is `figures/<id>.svg`, its anchor `#inv-<id>`).
-pub const BURST_SCALE_ID: &str = "fasor-burst-scale";
+pub use super::spec::BurstScaleSpec;
 /// Time mode: factors applied to the default sojourns (1 s burst, 4 s low-error).
 pub const TIME_SCALES: [f64; 3] = [0.1, 0.3, 1.0];
 /// Packet mode: mean burst lengths in packets (the low-error run is four times as long).
@@ -27,8 +27,6 @@ const CASES: [(&str, &str); 4] =
     [("medium", "continuous"), ("medium", "random"), ("high", "continuous"), ("high", "random")];
 /// FASOR is compared with these (the published FCT gains).
 const VERSUS: [&str; 3] = ["cocoa-fb1", "cocoa", "default"];
-/// Replications per sweep point (full run; `--quick` uses 2).
-const REPLICATIONS: u32 = 40;
 
 /// The two ways the state changes.
 const MODES: [&str; 2] = ["time", "packet"];
@@ -45,14 +43,19 @@ fn sweep_name(level: &str, flows: &str, mode: &str) -> String {
     format!("fasor/burst-scale/{level}-errors-{flows}/{mode}")
 }
 
-fn set(key: &str, value: impl Into<Value>) -> Result<Setting, String> {
-    Setting::new(key, value).map_err(|e| e.to_string())
+fn set(key: &str, value: impl Into<Value>) -> Result<Setting, ReportError> {
+    Setting::new(key, value).map_err(|e| ReportError::Description(e.to_string()))
 }
 
-/// The sweep's cases: every 10-flow error case at every burst scale of both modes, with
-/// Default CoAP, CoCoA, CoCoA+FB1 and FASOR.
-pub fn burst_scale_cases(quick: bool, replications: Option<u32>) -> Result<Vec<Case>, String> {
-    let reps = replications.unwrap_or(if quick { 2 } else { REPLICATIONS });
+impl BurstScaleSpec {
+    /// The sweep's cases: every 10-flow error case at every burst scale of both modes, with
+    /// Default CoAP, CoCoA, CoCoA+FB1 and FASOR.
+    pub fn cases(&self, quick: bool, replications: Option<u32>) -> Result<Vec<Case>, ReportError> {
+        burst_scale_cases(replications.unwrap_or(self.replications[usize::from(quick)]))
+    }
+}
+
+fn burst_scale_cases(reps: u32) -> Result<Vec<Case>, ReportError> {
     let mut out = Vec::new();
     for (level, flows) in CASES {
         for mode in MODES {
@@ -123,8 +126,8 @@ fn claim_for<'a>(published: &'a Published, case: &str, b: &str) -> Option<&'a cr
 }
 
 /// The burst-scale investigation from the experiment's results (`None` when its cases did not
-/// run, e.g. another experiment).
-pub fn burst_scale(results: &[CaseResult], published: &Published) -> Option<Investigation> {
+/// run).
+pub fn burst_scale(spec: &BurstScaleSpec, results: &[CaseResult], published: &Published) -> Option<Investigation> {
     let mut lines = Vec::new();
     for (level, flows) in CASES {
         for mode in MODES {
@@ -207,7 +210,7 @@ pub fn burst_scale(results: &[CaseResult], published: &Published) -> Option<Inve
     };
     let sentence = sentence(&lines);
     Some(Investigation {
-        id: BURST_SCALE_ID.into(),
+        id: spec.id.clone(),
         short: "the burst-scale investigation".into(),
         title: "Investigation: the burst scale of the link errors (10 flows, medium and high errors)".into(),
         about: "The paper's netem changes the Gilbert–Elliott state per packet and the paper says only that the \
@@ -323,7 +326,9 @@ mod tests {
 
     #[test]
     fn every_sweep_point_keeps_the_stationary_loss_and_names_its_case() {
-        let cases = burst_scale_cases(true, None).unwrap();
+        let spec = BurstScaleSpec { id: "b".into(), replications: [40, 2] };
+        let cases = spec.cases(true, None).unwrap();
+        assert!(cases.iter().all(|c| c.sets.contains(&Setting::replications(2))), "--quick's replications");
         assert_eq!(cases.len(), CASES.len() * (TIME_SCALES.len() + PACKET_BURSTS.len()));
         let c = cases.iter().find(|c| c.name == "fasor/burst-scale/10-flows-high-errors-random@time=0.1").unwrap();
         assert_eq!(c.file, std::path::Path::new("fasor/10-flows-high-errors-random.toml"));

@@ -7,6 +7,8 @@
 use std::fmt::Write;
 
 use super::Findings;
+use crate::error::ReportError;
+use crate::reproduce::claims_csv::columns as claims_csv_columns;
 use crate::reproduce::published::{self, Cause, CauseKind};
 
 /// One claim that differs or is not evaluated, as `claims.csv` gives it.
@@ -28,30 +30,20 @@ pub struct Row {
 
 /// The rows of `claims.csv` whose verdict is `differs` or `not evaluated` (restating claims
 /// included: they differ too, though not counted).
-pub fn differing(claims_csv: &str) -> Result<Vec<Row>, String> {
-    let mut lines = claims_csv.lines();
-    let head: Vec<&str> = lines.next().ok_or("claims.csv is empty")?.split(',').collect();
-    let col = |name: &str| head.iter().position(|h| *h == name).ok_or(format!("claims.csv has no column `{name}`"));
-    let (e, c, k, p, o, v) =
-        (col("experiment")?, col("claim")?, col("kind")?, col("published")?, col("ours")?, col("verdict")?);
-    let mut out = Vec::new();
-    for (i, line) in lines.enumerate() {
-        let f: Vec<&str> = line.split(',').collect();
-        if f.len() != head.len() {
-            return Err(format!("claims.csv line {}: {} fields, expected {}", i + 2, f.len(), head.len()));
-        }
-        if f[v] == "differs" || f[v] == "not evaluated" {
-            out.push(Row {
-                experiment: f[e].into(),
-                claim: f[c].into(),
-                kind: f[k].into(),
-                published: f[p].into(),
-                ours: f[o].into(),
-                verdict: f[v].into(),
-            });
-        }
-    }
-    Ok(out)
+pub fn differing(claims_csv: &str) -> Result<Vec<Row>, ReportError> {
+    let names = ["experiment", "claim", "kind", "published", "ours", "verdict"];
+    Ok(claims_csv_columns(claims_csv, names)?
+        .into_iter()
+        .filter(|[.., v]| *v == "differs" || *v == "not evaluated")
+        .map(|[e, c, k, p, o, v]| Row {
+            experiment: e.into(),
+            claim: c.into(),
+            kind: k.into(),
+            published: p.into(),
+            ours: o.into(),
+            verdict: v.into(),
+        })
+        .collect())
 }
 
 /// A claim's `cause` entry in its data file, if any.
@@ -88,7 +80,7 @@ fn short(v: &str) -> String {
 
 /// The section: per group of claims with the same cause and investigations, the claims (ours
 /// against published), the cause in words and each investigation's finding.
-pub fn causes_md(claims_csv: &str, findings: &Findings) -> Result<String, String> {
+pub fn causes_md(claims_csv: &str, findings: &Findings) -> Result<String, ReportError> {
     let rows = differing(claims_csv)?;
     // (experiment, cause, investigation ids) → claims, in claims.csv order.
     let mut groups: Vec<(Option<Cause>, Vec<String>, Vec<&Row>)> = Vec::new();

@@ -5,23 +5,24 @@
 //!
 //! | module | what is there |
 //! |---|---|
-//! | this one | the general mechanism: a [`SweepSpec`] (base cases, one key, its values with the default marked, the claims it explains) → extra cases → each claim's own metric and verdict recomputed per point ([`sweep_investigation`]) → a figure and a sentence generated from the numbers |
-//! | [`catalogue`] | the investigations of the general kind, per experiment |
+//! | this one | an experiment's `[[investigation]]` tables ([`InvestigationSpec`], by `kind`), and the general mechanism: a [`SweepSpec`] (base cases, one key, its values with the default marked, the claims it explains) → extra cases → each claim's own metric and verdict recomputed per point ([`sweep_investigation`]) → a figure and a sentence generated from the numbers |
 //! | [`burst_scale`] | the FASOR burst-scale investigation (two modes of the Gilbert–Elliott chain, its own figure) |
 //! | [`causes`] | the README's "why claims differ" section, from `claims.csv`, the data files' `cause` entries and the investigations' findings |
 
 pub mod burst_scale;
-pub mod catalogue;
 pub mod causes;
+pub(crate) mod spec;
 
 use std::fmt::Write;
 
 use coapcc_sim::scenario::{Setting, Value};
 use serde::{Deserialize, Serialize};
 
+pub use self::spec::{InvestigationSpec, SweepSpec};
 use super::evaluate::{CaseResult, Outcome, Verdict, evaluate};
 use super::experiments::Case;
 use super::published::{Check, ClaimKind, DEFAULT_BAND, Published};
+use crate::error::ReportError;
 use crate::figures::{LinePanel, Series, SeriesStyle, line_figure_in_columns};
 
 /// An investigation's result, for the report.
@@ -93,122 +94,45 @@ impl Findings {
     }
 
     /// Reads `investigations.toml`.
-    pub fn parse(text: &str) -> Result<Findings, String> {
-        toml::from_str(text).map_err(|e| format!("investigations.toml: {}", e.message()))
+    pub fn parse(text: &str) -> Result<Findings, ReportError> {
+        toml::from_str(text).map_err(|e| ReportError::Description(format!("investigations.toml: {}", e.message())))
     }
 }
 
-/// A sweep of one scenario key over the cases its claims are measured at.
-#[derive(Clone, Copy, Debug)]
-pub struct SweepSpec {
-    /// Id (anchor and figure file).
-    pub id: &'static str,
-    /// The experiment whose cases it sweeps.
-    pub experiment: &'static str,
-    /// How a claim's row links to it ("the message-size investigation").
-    pub short: &'static str,
-    /// Heading.
-    pub title: &'static str,
-    /// The question it answers and why the parameter is uncertain (the report's text).
-    pub question: &'static str,
-    /// The experiment's cases it re-runs: case names, or sweep names (every point of the sweep).
-    pub bases: &'static [&'static str],
-    /// The experiment's cases that are not swept but that a claim compares a base case with
-    /// (`case_b`): each point sees them unchanged, as run at the default.
-    pub fixed: &'static [&'static str],
-    /// The scenario key swept (`--set KEY=VALUE`).
-    pub key: &'static str,
-    /// Further keys set to the same value at every point (e.g. the same option of CoCoA+FB1).
-    pub also: &'static [&'static str],
-    /// For a key whose values are words: the words, and `values` are their indices (0, 1, …).
-    pub words: &'static [&'static str],
-    /// The key's unit in sentences ("B", "flows", "packets").
-    pub unit: &'static str,
-    /// The swept values, ascending; one of them is the documented default.
-    pub values: &'static [f64],
-    /// The documented default (the experiment's own cases; not run again).
-    pub default: f64,
-    /// Algorithms run at every point (empty: each case's own).
-    pub algorithms: &'static [&'static str],
-    /// Replications per point: full run, `--quick`.
-    pub replications: [u32; 2],
-    /// The claims it explains; each is recomputed per point by its own metric and check.
-    pub claims: &'static [&'static str],
-    /// The closing sentence: what the sources say about the parameter.
-    pub unknown: &'static str,
-}
-
-impl SweepSpec {
-    /// A value as written in sentences and case names (`40`, `0.5`).
-    pub fn fmt(&self, x: f64) -> String {
-        if let Some(w) = self.word(x) {
-            w.to_string()
-        } else if x.fract() == 0.0 {
-            format!("{x:.0}")
-        } else {
-            format!("{x}")
+impl InvestigationSpec {
+    /// The claims it explains, from the description alone (no run).
+    pub fn claims(&self, published: &Published) -> Vec<String> {
+        match self {
+            InvestigationSpec::Sweep(s) => s.claims.clone(),
+            InvestigationSpec::BurstScale(_) => burst_scale::claims(published),
         }
     }
 
-    fn word(&self, x: f64) -> Option<&'static str> {
-        (x >= 0.0 && x.fract() == 0.0).then(|| self.words.get(x as usize).copied()).flatten()
-    }
-
-    fn value(&self, x: f64) -> Value {
-        if let Some(w) = self.word(x) {
-            match w {
-                "true" => Value::Boolean(true),
-                "false" => Value::Boolean(false),
-                _ => Value::Text(w.into()),
-            }
-        } else if x.fract() == 0.0 {
-            Value::Integer(x as i64)
-        } else {
-            Value::Float(x)
+    /// The extra cases it runs, after the experiment's own cases `own`.
+    pub fn cases(&self, own: &[Case], quick: bool, replications: Option<u32>) -> Result<Vec<Case>, ReportError> {
+        match self {
+            InvestigationSpec::Sweep(s) => sweep_cases(s, own, quick, replications),
+            InvestigationSpec::BurstScale(b) => b.cases(quick, replications),
         }
     }
 
-    fn with_unit(&self, x: f64) -> String {
-        match self.unit {
-            "" => self.fmt(x),
-            // "1 packet", "2 packets".
-            u if x == 1.0 && u.ends_with('s') && u.len() > 1 => format!("1 {}", &u[..u.len() - 1]),
-            u => format!("{} {u}", self.fmt(x)),
+    /// The investigation from the experiment's results (`None` when its cases did not run).
+    pub fn investigate(
+        &self,
+        results: &[CaseResult],
+        published: &Published,
+        quick: bool,
+        replications: Option<u32>,
+    ) -> Option<Investigation> {
+        match self {
+            InvestigationSpec::Sweep(s) => sweep_investigation(s, results, published, quick, replications),
+            InvestigationSpec::BurstScale(b) => burst_scale::burst_scale(b, results, published),
         }
-    }
-
-    /// The x-axis label: the key with its unit, or the words' indices.
-    fn x_label(&self) -> String {
-        if self.unit == self.key {
-            self.key.to_string()
-        } else if self.words.is_empty() {
-            format!("{} ({})", self.key, if self.unit.is_empty() { "–" } else { self.unit })
-        } else {
-            let w: Vec<String> = self.words.iter().enumerate().map(|(i, w)| format!("{i} = {w}")).collect();
-            format!("{} ({})", self.key, w.join(", "))
-        }
-    }
-
-    /// The sweep tag of its point cases for base case `base`.
-    fn tag(&self, base: &str) -> String {
-        format!("investigation/{}/{base}", self.id)
-    }
-
-    /// Replications per point (`--replications` overrides).
-    pub fn reps(&self, quick: bool, replications: Option<u32>) -> u32 {
-        replications.unwrap_or(if quick { self.replications[1] } else { self.replications[0] })
-    }
-
-    /// The experiment's cases it re-runs.
-    fn base_cases<'a>(&self, own: &'a [Case]) -> Vec<&'a Case> {
-        own.iter()
-            .filter(|c| self.bases.iter().any(|b| c.name == *b || c.sweep.as_ref().is_some_and(|(s, _)| s == b)))
-            .collect()
     }
 }
 
-fn set(key: &str, value: impl Into<Value>) -> Result<Setting, String> {
-    Setting::new(key, value).map_err(|e| e.to_string())
+fn set(key: &str, value: impl Into<Value>) -> Result<Setting, ReportError> {
+    Setting::new(key, value).map_err(|e| ReportError::Description(e.to_string()))
 }
 
 /// The extra cases of `spec`: every base case at every swept value but the default (which is
@@ -218,10 +142,13 @@ pub fn sweep_cases(
     own: &[Case],
     quick: bool,
     replications: Option<u32>,
-) -> Result<Vec<Case>, String> {
+) -> Result<Vec<Case>, ReportError> {
     let bases = spec.base_cases(own);
     if bases.is_empty() {
-        return Err(format!("investigation `{}`: none of its base cases {:?} is run", spec.id, spec.bases));
+        return Err(ReportError::Description(format!(
+            "investigation `{}`: none of its base cases {:?} is run",
+            spec.id, spec.bases
+        )));
     }
     let mut out = Vec::new();
     for &x in spec.values.iter().filter(|&&x| x != spec.default) {
@@ -230,10 +157,10 @@ pub fn sweep_cases(
             let mut sets = b.sets.clone();
             sets.push(Setting::replications(spec.reps(quick, replications)));
             if !spec.algorithms.is_empty() {
-                sets.push(Setting::algorithms(spec.algorithms.iter().copied()));
+                sets.push(Setting::algorithms(spec.algorithms.iter().cloned()));
             }
             sets.push(set("name", name.clone())?);
-            for key in std::iter::once(&spec.key).chain(spec.also) {
+            for key in std::iter::once(&spec.key).chain(&spec.also) {
                 sets.push(set(key, spec.value(x))?);
             }
             out.push(Case { name, file: b.file.clone(), sets, sweep: Some((spec.tag(&b.name), x)) });
@@ -266,11 +193,11 @@ pub fn claim_sweeps(spec: &SweepSpec, results: &[CaseResult], published: &Publis
     let bases = spec.base_cases(&own);
     let fixed: Vec<&CaseResult> = results
         .iter()
-        .filter(|r| !is_point(&r.case) && spec.fixed.contains(&r.case.name.as_str()))
+        .filter(|r| !is_point(&r.case) && spec.fixed.contains(&r.case.name))
         .filter(|r| !bases.iter().any(|b| b.name == r.case.name))
         .collect();
     let mut per_value: Vec<(f64, Vec<CaseResult>)> = Vec::new();
-    for &x in spec.values {
+    for &x in &spec.values {
         let mut set = Vec::new();
         for b in &bases {
             let found = if x == spec.default {
@@ -341,9 +268,9 @@ verdicts above stay on the default.",
     );
     let svg = figure(spec, &sweeps, published, reps);
     Some(Investigation {
-        id: spec.id.into(),
-        short: spec.short.into(),
-        title: spec.title.into(),
+        id: spec.id.clone(),
+        short: spec.short.clone(),
+        title: spec.title.clone(),
         about,
         sentence: sentence(spec, &sweeps),
         svg,
@@ -400,7 +327,7 @@ fn figure(spec: &SweepSpec, sweeps: &[ClaimSweep], published: &Published, reps: 
             kind.push_str(": not evaluated at any value");
         }
         panels.push(LinePanel {
-            title: format!("{}{kind}", short_id(&s.claim, spec.experiment)),
+            title: format!("{}{kind}", short_id(&s.claim, &spec.experiment)),
             x_label: {
                 let at = s.holds_at();
                 let at = if at.is_empty() {
@@ -491,7 +418,7 @@ pub fn sentence(spec: &SweepSpec, sweeps: &[ClaimSweep]) -> String {
     if threshold_above_default {
         let _ = write!(s, "The default {} lies below that threshold. ", spec.with_unit(spec.default));
     }
-    s.push_str(spec.unknown);
+    s.push_str(&spec.unknown);
     s
 }
 
@@ -500,25 +427,31 @@ mod tests {
     use super::*;
     use crate::reproduce::published::parse;
 
-    const SPEC: SweepSpec = SweepSpec {
-        id: "x-size",
-        experiment: "x",
-        short: "the size investigation",
-        title: "Investigation: size",
-        question: "Does size matter?",
-        bases: &["x/base"],
-        fixed: &[],
-        key: "response_payload_bytes",
-        also: &[],
-        words: &[],
-        unit: "B",
-        values: &[20.0, 40.0, 60.0, 80.0],
-        default: 20.0,
-        algorithms: &[],
-        replications: [8, 1],
-        claims: &["c1", "c2"],
-        unknown: "The testbed's sizes are not published.",
-    };
+    fn strings(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn spec() -> SweepSpec {
+        SweepSpec {
+            id: "x-size".into(),
+            experiment: "x".into(),
+            short: "the size investigation".into(),
+            title: "Investigation: size".into(),
+            question: "Does size matter?".into(),
+            bases: strings(&["x/base"]),
+            fixed: vec![],
+            key: "response_payload_bytes".into(),
+            also: vec![],
+            words: vec![],
+            unit: "B".into(),
+            values: vec![20.0, 40.0, 60.0, 80.0],
+            default: 20.0,
+            algorithms: vec![],
+            replications: [8, 1],
+            claims: strings(&["c1", "c2"]),
+            unknown: "The testbed's sizes are not published.".into(),
+        }
+    }
 
     fn outcome(v: Verdict) -> Outcome {
         let p = parse(
@@ -533,7 +466,7 @@ source = \"s\"\nmetric = \"fct_median\"\ncase = \"x/base\"\na = \"cocoa\"\npubli
     fn sweep(id: &str, holds: &[bool]) -> ClaimSweep {
         ClaimSweep {
             claim: id.into(),
-            points: SPEC
+            points: spec()
                 .values
                 .iter()
                 .zip(holds)
@@ -544,7 +477,8 @@ source = \"s\"\nmetric = \"fct_median\"\ncase = \"x/base\"\na = \"cocoa\"\npubli
 
     #[test]
     fn the_sentence_names_the_threshold_above_the_default_and_what_is_unpublished() {
-        let s = sentence(&SPEC, &[sweep("c1", &[false, true, true, true]), sweep("c2", &[false, false, false, false])]);
+        let s =
+            sentence(&spec(), &[sweep("c1", &[false, true, true, true]), sweep("c2", &[false, false, false, false])]);
         assert!(
             s.starts_with("Of the 2 claims explained, 0 at 20 B (default), 1 at 40 B, 1 at 60 B, 1 at 80 B hold."),
             "{s}"
@@ -558,10 +492,10 @@ source = \"s\"\nmetric = \"fct_median\"\ncase = \"x/base\"\na = \"cocoa\"\npubli
 
     #[test]
     fn claims_holding_at_scattered_values_are_listed_and_no_threshold_is_claimed() {
-        let s = sentence(&SPEC, &[sweep("c1", &[true, false, true, false])]);
+        let s = sentence(&spec(), &[sweep("c1", &[true, false, true, false])]);
         assert!(s.contains("1 holds only at 20 B, 60 B (c1)"), "{s}");
         assert!(!s.contains("threshold"), "{s}");
-        let s = sentence(&SPEC, &[sweep("c1", &[true, true, false, false]), sweep("c2", &[true; 4])]);
+        let s = sentence(&spec(), &[sweep("c1", &[true, true, false, false]), sweep("c2", &[true; 4])]);
         assert!(
             s.contains("1 holds up to response_payload_bytes = 40 B (c1); 1 holds at every swept value (c2)"),
             "{s}"
@@ -574,7 +508,7 @@ source = \"s\"\nmetric = \"fct_median\"\ncase = \"x/base\"\na = \"cocoa\"\npubli
             Case { name: "x/base".into(), file: "x/base.toml".into(), sets: vec![], sweep: None },
             Case { name: "x/other".into(), file: "x/other.toml".into(), sets: vec![], sweep: None },
         ];
-        let cases = sweep_cases(&SPEC, &own, false, None).unwrap();
+        let cases = sweep_cases(&spec(), &own, false, None).unwrap();
         assert_eq!(cases.len(), 3, "40, 60, 80 B of the one base case");
         let c = &cases[0];
         assert_eq!(c.name, "x/base@response_payload_bytes=40");
@@ -582,22 +516,22 @@ source = \"s\"\nmetric = \"fct_median\"\ncase = \"x/base\"\na = \"cocoa\"\npubli
         assert!(c.sets.contains(&set("response_payload_bytes", 40_i64).unwrap()));
         assert!(c.sets.contains(&Setting::replications(8)));
         assert!(is_point(c) && !is_point(&own[0]));
-        let quick = sweep_cases(&SPEC, &own, true, None).unwrap();
+        let quick = sweep_cases(&spec(), &own, true, None).unwrap();
         assert!(quick[0].sets.contains(&Setting::replications(1)));
-        let none = SweepSpec { bases: &["x/missing"], ..SPEC };
-        assert!(sweep_cases(&none, &own, false, None).unwrap_err().contains("x-size"));
+        let none = SweepSpec { bases: strings(&["x/missing"]), ..spec() };
+        assert!(sweep_cases(&none, &own, false, None).unwrap_err().to_string().contains("x-size"));
     }
 
     #[test]
     fn a_word_valued_key_is_set_as_text_on_every_key_named() {
         let spec = SweepSpec {
-            key: "algorithm.cocoa.vbf_selection",
-            also: &["algorithm.cocoa-fb1.vbf_selection"],
-            words: &["per-exchange", "per-step"],
-            unit: "",
-            values: &[0.0, 1.0],
+            key: "algorithm.cocoa.vbf_selection".into(),
+            also: strings(&["algorithm.cocoa-fb1.vbf_selection"]),
+            words: strings(&["per-exchange", "per-step"]),
+            unit: String::new(),
+            values: vec![0.0, 1.0],
             default: 0.0,
-            ..SPEC
+            ..spec()
         };
         let own = vec![Case { name: "x/base".into(), file: "x/base.toml".into(), sets: vec![], sweep: None }];
         let cases = sweep_cases(&spec, &own, false, None).unwrap();
@@ -637,7 +571,7 @@ published = 1.0\nqualitative = true\ncheck = \"sign\"\n",
             "x.toml",
         )
         .unwrap();
-        let spec = SweepSpec { values: &[20.0, 40.0], claims: &["c1"], ..SPEC };
+        let spec = SweepSpec { values: vec![20.0, 40.0], claims: strings(&["c1"]), ..spec() };
         // x/base's goodput rises above x/other's (15) at 40 B.
         let results = vec![
             mh_result("x/base", None, 10.0),
@@ -646,7 +580,7 @@ published = 1.0\nqualitative = true\ncheck = \"sign\"\n",
         ];
         let unfixed = claim_sweeps(&spec, &results, &p);
         assert!(unfixed[0].points.iter().all(|(_, o)| matches!(o.verdict, Verdict::NotEvaluated(_))));
-        let fixed = SweepSpec { fixed: &["x/other"], ..spec };
+        let fixed = SweepSpec { fixed: strings(&["x/other"]), ..spec };
         let s = claim_sweeps(&fixed, &results, &p);
         assert_eq!(s[0].points.iter().map(|(_, o)| o.ours).collect::<Vec<_>>(), vec![-5.0, 5.0]);
         assert_eq!(s[0].holds_at(), vec![40.0]);

@@ -1,9 +1,10 @@
-//! `coapcc replay`: a script in the replay language
-//! ([`coapcc_core::harness::script`]: `send`, `wait MS`, `ack`, `ack copy K`) run on one
-//! controller, one destination, one exchange at a time.
+//! Replay scripts (`coapcc replay`, the Python package's `coapcc.replay`): a script in the
+//! replay language ([`coapcc_core::harness::script`]: `send`, `wait MS`, `ack`, `ack copy K`)
+//! run on one controller, one destination, one exchange at a time.
 //!
 //! Output: one JSON object per line, in time order (see [`format_event`]).
 
+use std::fmt;
 use std::io::Write;
 use std::time::Duration;
 
@@ -14,9 +15,40 @@ use coapcc_core::{AnyController, Instant};
 use rand_core::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
-use crate::error::CliError;
-
 pub use coapcc_core::harness::script::Command;
+
+/// Why a script could not be read or run.
+#[derive(Debug)]
+pub enum ReplayError {
+    /// A line that does not parse, or a command that cannot run there (`ack` with no exchange
+    /// open): its 1-based number and the problem.
+    Line {
+        /// The line number.
+        number: usize,
+        /// What is wrong.
+        problem: String,
+    },
+    /// Writing an event failed.
+    Io(std::io::Error),
+}
+
+impl fmt::Display for ReplayError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReplayError::Line { number, problem } => write!(f, "line {number}: {problem}"),
+            ReplayError::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for ReplayError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ReplayError::Io(e) => Some(e),
+            ReplayError::Line { .. } => None,
+        }
+    }
+}
 
 /// A command and the script line it came from (1-based).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,14 +60,14 @@ pub struct Line {
 }
 
 /// Parses a script. Errors name the line: `line 3: unknown command `snd``.
-pub fn parse(script: &str) -> Result<Vec<Line>, CliError> {
+pub fn parse(script: &str) -> Result<Vec<Line>, ReplayError> {
     let mut lines = Vec::new();
     for (i, raw) in script.lines().enumerate() {
         let number = i + 1;
         match parse_line(raw) {
             Ok(Some(command)) => lines.push(Line { number, command }),
             Ok(None) => {}
-            Err(e) => return Err(CliError::usage(format!("line {number}: {e}"))),
+            Err(e) => return Err(ReplayError::Line { number, problem: e.to_string() }),
         }
     }
     Ok(lines)
@@ -65,7 +97,7 @@ pub fn format_event(e: &Event) -> String {
 
 /// Runs a parsed script on `controller`, writing each event as a JSON line to `out`.
 /// Timers still pending at the end of the script are not fired.
-pub fn run(controller: AnyController, lines: &[Line], seed: u64, out: &mut dyn Write) -> Result<(), CliError> {
+pub fn run(controller: AnyController, lines: &[Line], seed: u64, out: &mut dyn Write) -> Result<(), ReplayError> {
     let mut io_error: Option<std::io::Error> = None;
     let mut emit = |e: Event| {
         if io_error.is_none()
@@ -76,7 +108,7 @@ pub fn run(controller: AnyController, lines: &[Line], seed: u64, out: &mut dyn W
     };
     run_with(controller, lines, seed, &mut emit)?;
     match io_error {
-        Some(e) => Err(e.into()),
+        Some(e) => Err(ReplayError::Io(e)),
         None => Ok(()),
     }
 }
@@ -90,7 +122,7 @@ pub fn run_with(
     lines: &[Line],
     seed: u64,
     emit: &mut dyn FnMut(Event),
-) -> Result<(), CliError> {
+) -> Result<(), ReplayError> {
     let mut harness = StopAndWait::new(&controller);
     let mut rng = Pcg64Mcg::seed_from_u64(seed);
     let mut now = Instant::ZERO;
@@ -104,7 +136,7 @@ pub fn run_with(
             }
             Command::Ack(copy) => harness.ack(now, copy, &mut rng, &mut *emit),
         };
-        result.map_err(|e| CliError::usage(format!("line {}: {e}", line.number)))?;
+        result.map_err(|e| ReplayError::Line { number: line.number, problem: e.to_string() })?;
     }
     Ok(())
 }

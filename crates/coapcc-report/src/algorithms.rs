@@ -1,8 +1,13 @@
-//! The `coapcc algorithms` table.
+//! The algorithm registry as text (`coapcc algorithms`): a table, CSV, and one algorithm's
+//! configuration keys.
 
 use std::fmt::Write;
 
 use coapcc_core::registry::ALGORITHMS;
+use coapcc_driver::overrides::algorithm_with_settings;
+use coapcc_driver::scenario::algorithm_keys;
+
+use crate::error::ReportError;
 
 /// A plain-text table of every algorithm name with its family, source, exactness and state size.
 pub fn algorithms_table() -> String {
@@ -65,6 +70,18 @@ pub fn algorithms_csv() -> String {
         out.push('\n');
     }
     out
+}
+
+/// `coapcc algorithms NAME`: the configuration keys of algorithm `name` with their preset
+/// values (TOML), between a heading and the link to its documentation. An unknown name is bad
+/// input listing the valid ones.
+pub fn algorithm_keys_text(name: &str) -> Result<String, ReportError> {
+    let config = algorithm_with_settings(name, &[]).map_err(|e| ReportError::Options(e.to_string()))?;
+    let keys = toml::to_string(&algorithm_keys(&config)).map_err(|e| ReportError::Run(e.to_string()))?;
+    // Every preset name is a heading of docs/algorithms.md (checked by a test).
+    Ok(format!(
+        "# {name}: configuration keys and preset values (change with --set KEY=VALUE)\n{keys}# documentation: docs/algorithms.md#{name}\n"
+    ))
 }
 
 fn csv_field(s: &str) -> String {

@@ -4,12 +4,13 @@
 //!
 //! | module | what is there |
 //! |---|---|
-//! | [`experiments`] | which cases (scenario runs) each experiment needs, full and `--quick` |
-//! | [`published`] | the published values, read from `data/published/<experiment>.toml` |
+//! | [`published`] | **one description per experiment**, `data/published/<experiment>.toml` (compiled in, checked once): the published figures and claims, the cases, the investigations, the side-by-side tables |
+//! | [`experiments`] | an experiment's `[cases]` expanded into the scenario runs it needs, full and `--quick` |
 //! | [`evaluate`](mod@evaluate) | our number for each claim and the verdict |
 //! | [`investigate`] | sweeps of an open modelling choice showing where differing claims would hold |
 //! | [`render`] | figures, `index.html` (self-contained), `report.md`, `claims.csv` |
 
+mod claims_csv;
 pub mod evaluate;
 pub mod experiments;
 pub mod investigate;
@@ -24,68 +25,52 @@ use coapcc_sim::runner::{RunOutput, job_count, run_scenario};
 use coapcc_sim::scenario::{self, Model};
 
 use self::evaluate::{CaseResult, CaseSeries, TcpTrace, evaluate};
-use self::experiments::{Case, EXPERIMENTS, cases};
+use self::experiments::Case;
+use self::published::FigureKind;
 use self::render::Section;
-use crate::error::CliError;
+use crate::error::{ReportError, run as run_error, scenario as scenario_error};
 use crate::files::write_atomic;
-use crate::progress;
+use crate::progress::{Progress, thread_pool};
 
-/// Arguments of `coapcc reproduce`.
-#[derive(Clone, Debug, clap::Args)]
-pub struct ReproduceArgs {
-    /// Experiment (see --list), or `all`.
-    #[arg(required_unless_present = "list")]
-    pub experiment: Option<String>,
-    /// List the experiments.
-    #[arg(long)]
-    pub list: bool,
+/// What to reproduce and where the report goes (the options of `coapcc reproduce`).
+#[derive(Clone, Debug)]
+pub struct ReproduceOptions {
+    /// An experiment id (see [`list`]), or `all`.
+    pub experiment: String,
     /// A reduced version (fewer replications, shorter runs) that still draws every figure.
-    #[arg(long)]
     pub quick: bool,
     /// Replications per case instead of the scenarios' own.
-    #[arg(long)]
     pub replications: Option<u32>,
     /// Output folder (default `reports/<experiment>/`).
-    #[arg(long, help = "Output folder (default reports/<experiment>/)")]
     pub out: Option<PathBuf>,
     /// Worker threads (default: all cores). Results do not depend on it.
-    #[arg(long)]
     pub jobs: Option<usize>,
     /// Folder of the scenario files.
-    #[arg(long, default_value = "scenarios")]
     pub scenarios: PathBuf,
-    /// No progress bar.
-    #[arg(long, short)]
-    pub quiet: bool,
 }
 
-impl ReproduceArgs {
-    /// The experiment asked for (empty with `--list`).
-    pub fn experiment(&self) -> &str {
-        self.experiment.as_deref().unwrap_or_default()
+impl ReproduceOptions {
+    /// The folder the report goes to.
+    pub fn out_dir(&self) -> PathBuf {
+        self.out.clone().unwrap_or_else(|| Path::new("reports").join(&self.experiment))
     }
 }
 
 /// The `--list` text.
-pub fn list() -> String {
+pub fn list() -> Result<String, ReportError> {
     let mut s = String::from("experiments:\n");
-    for e in EXPERIMENTS {
-        s.push_str(&format!("  {:<14} {}\n", e.id, e.about));
+    for e in published::all()? {
+        s.push_str(&format!("  {:<14} {}\n", e.experiment, e.about));
     }
     s.push_str("  all            everything above, in one report\n");
     s.push_str(
         "  crosscheck     simulation against the real-time loopback testbed (not in `all`; minutes of real time)\n",
     );
-    s
+    Ok(s)
 }
 
-/// The folder a report goes to.
-pub fn out_dir(args: &ReproduceArgs) -> PathBuf {
-    args.out.clone().unwrap_or_else(|| Path::new("reports").join(args.experiment()))
-}
-
-fn load_case(root: &Path, c: &Case) -> Result<scenario::Scenario, CliError> {
-    scenario::load(&root.join(&c.file), &c.sets).map_err(|e| CliError::usage(e.to_string()))
+fn load_case(root: &Path, c: &Case) -> Result<scenario::Scenario, ReportError> {
+    scenario::load(&root.join(&c.file), &c.sets).map_err(scenario_error)
 }
 
 /// Runs multihop case `case` (scenario `s`) on `pool`, writes its CSVs into `data`, and keeps
@@ -98,10 +83,10 @@ fn multihop_case(
     progress: &(dyn Fn() + Sync),
     traced: bool,
     flow_series: bool,
-) -> Result<CaseResult, CliError> {
+) -> Result<CaseResult, ReportError> {
     use coapcc_sim::multihop::{output, scenario as mh};
-    let cfgs = mh::configs(s).map_err(|e| CliError::usage(e.to_string()))?;
-    let runs = pool.install(|| mh::run(s, progress)).map_err(CliError::Failure)?;
+    let cfgs = mh::configs(s).map_err(scenario_error)?;
+    let runs = pool.install(|| mh::run(s, progress)).map_err(run_error)?;
     let summary = output::summarise(&cfgs, &runs);
     write_atomic(&data.join("runs.csv"), output::runs_csv(&cfgs, &runs, s.file.seed).as_bytes())?;
     write_atomic(&data.join("flows.csv"), output::flows_csv(&runs).as_bytes())?;
@@ -184,9 +169,9 @@ fn flow_series_csv(runs: &[coapcc_sim::multihop::scenario::MultihopRuns]) -> Str
 /// Replication 0 of a TCP multihop case again with the per-node traces recorded (Lim 2020
 /// Figs. 2–3): writes `rto_series.csv` into `data` and keeps the traces of the motes of
 /// `output::trace_nodes` for the `mh-trace` figures. Recording changes no other output.
-fn tcp_traces(s: &scenario::Scenario, data: &Path, pool: &rayon::ThreadPool) -> Result<CaseSeries, CliError> {
+fn tcp_traces(s: &scenario::Scenario, data: &Path, pool: &rayon::ThreadPool) -> Result<CaseSeries, ReportError> {
     use coapcc_sim::multihop::{output, scenario as mh, tcp::TracePointKind};
-    let runs = pool.install(|| mh::run_traced(s, 0)).map_err(CliError::Failure)?;
+    let runs = pool.install(|| mh::run_traced(s, 0)).map_err(run_error)?;
     write_atomic(&data.join("rto_series.csv"), output::rto_series_csv(&runs, 0).as_bytes())?;
     let per = runs
         .iter()
@@ -217,80 +202,63 @@ fn tcp_traces(s: &scenario::Scenario, data: &Path, pool: &rayon::ThreadPool) -> 
     Ok(CaseSeries::TcpTraces(per))
 }
 
-/// Runs `coapcc reproduce` (with `--list`, prints the experiments).
-pub fn run(args: &ReproduceArgs, out: &mut dyn Write) -> Result<(), CliError> {
-    if args.list {
-        out.write_all(list().as_bytes())?;
-        return Ok(());
-    }
-    if args.experiment() == "crosscheck" {
-        return crate::crosscheck::run(args, out);
-    }
-    let ids: Vec<&str> = if args.experiment() == "all" {
-        EXPERIMENTS.iter().map(|e| e.id).collect()
-    } else if EXPERIMENTS.iter().any(|e| e.id == args.experiment()) {
-        vec![args.experiment()]
+/// Runs `coapcc reproduce` for one experiment or `all` (not the cross-check, which needs the
+/// testbed: `run_crosscheck`): everything is checked before anything
+/// runs; the report is written to the options' folder and its scoreboard printed to `out`.
+pub fn run_reproduce(opts: &ReproduceOptions, out: &mut dyn Write, progress: &dyn Progress) -> Result<(), ReportError> {
+    let experiment = opts.experiment.as_str();
+    let all = published::all()?;
+    let chosen: Vec<&published::Published> = if experiment == "all" {
+        all.iter().collect()
     } else {
-        return Err(CliError::usage(format!(
-            "unknown experiment `{}`; valid: {}, all (see --list)",
-            args.experiment(),
-            EXPERIMENTS.iter().map(|e| e.id).collect::<Vec<_>>().join(", ")
-        )));
+        vec![all.iter().find(|e| e.experiment == experiment).ok_or_else(|| ReportError::UnknownExperiment {
+            name: experiment.to_string(),
+            valid: all.iter().map(|e| e.experiment.as_str()).collect::<Vec<_>>().join(", "),
+        })?]
     };
-    if args.replications == Some(0) {
-        return Err(CliError::usage("--replications must be at least 1"));
+    if opts.replications == Some(0) {
+        return Err(ReportError::Options("--replications must be at least 1".into()));
     }
     // Check everything before running anything.
     let mut plan = Vec::new();
-    for id in &ids {
-        let published = published::load(id).map_err(CliError::Failure)?;
-        let mut cs = cases(id, &args.scenarios, args.quick, args.replications).map_err(CliError::usage)?;
+    for published in chosen {
+        let mut cs = published.cases.expand(&opts.scenarios, opts.quick, opts.replications)?;
         // Investigations run after the experiment's own cases, so those run (and are numbered) as before.
         let own = cs.clone();
-        if *id == "fasor" {
-            cs.extend(
-                investigate::burst_scale::burst_scale_cases(args.quick, args.replications).map_err(CliError::usage)?,
-            );
-        }
-        for spec in investigate::catalogue::of(id) {
-            cs.extend(investigate::sweep_cases(spec, &own, args.quick, args.replications).map_err(CliError::usage)?);
+        for spec in &published.investigations {
+            cs.extend(spec.cases(&own, opts.quick, opts.replications)?);
         }
         let loaded: Vec<(Case, scenario::Scenario)> =
-            cs.into_iter().map(|c| load_case(&args.scenarios, &c).map(|s| (c, s))).collect::<Result<_, _>>()?;
-        plan.push((published, loaded));
+            cs.into_iter().map(|c| load_case(&opts.scenarios, &c).map(|s| (c, s))).collect::<Result<_, _>>()?;
+        plan.push((published.clone(), loaded));
     }
     let total: u64 = plan.iter().flat_map(|(_, l)| l).map(|(_, s)| job_count(s) as u64).sum();
-    let pool = progress::thread_pool(args.jobs)?;
-    let bar = progress::bar(total, args.quiet);
-    let dir = out_dir(args);
+    let pool = thread_pool(opts.jobs)?;
+    progress.begin(total);
+    let dir = opts.out_dir();
     let mut sections = Vec::new();
     for (published, loaded) in plan {
         let mut results = Vec::new();
+        // The cases a figure of `kind` draws.
+        let drawn_by = |kind: fn(&FigureKind) -> bool| -> Vec<&str> {
+            let figures = published.figures.iter().filter(|f| kind(&f.kind));
+            figures.flat_map(|f| f.cases.iter().map(String::as_str)).collect()
+        };
         // Cases drawn by a per-node trace figure (`mh-trace:…`) record replication 0's traces.
-        let traced: Vec<&str> = published
-            .figures
-            .iter()
-            .filter(|f| f.kind.starts_with("mh-trace:"))
-            .flat_map(|f| f.cases.iter().map(String::as_str))
-            .collect();
+        let traced = drawn_by(|k| matches!(k, FigureKind::MhTrace(_)));
         // Cases drawn by a flow time-series figure (`mh-series:…`) keep replication 0's series.
-        let flow_series: Vec<&str> = published
-            .figures
-            .iter()
-            .filter(|f| f.kind.starts_with("mh-series:"))
-            .flat_map(|f| f.cases.iter().map(String::as_str))
-            .collect();
+        let flow_series = drawn_by(|k| matches!(k, FigureKind::MhSeries(_)));
         for (case, s) in loaded {
-            bar.set_message(case.name.clone());
+            progress.working_on(&case.name);
             // Every finished case is on disk at once: an interrupted run loses nothing finished.
             let data = dir.join("data").join(&case.name);
             if let Model::Multihop(_) = s.model {
                 let t = traced.contains(&case.name.as_str());
                 let f = flow_series.contains(&case.name.as_str());
-                results.push(multihop_case(case, &s, &data, &pool, &|| bar.inc(1), t, f)?);
+                results.push(multihop_case(case, &s, &data, &pool, &|| progress.finished_one(), t, f)?);
                 continue;
             }
-            let runs = pool.install(|| run_scenario(&s, &|| bar.inc(1))).map_err(CliError::Failure)?;
+            let runs = pool.install(|| run_scenario(&s, &|| progress.finished_one())).map_err(run_error)?;
             let trace = matches!(s.model, Model::Trace(_));
             if !trace {
                 write_atomic(&data.join("flows.csv"), flows_csv(&runs).as_bytes())?;
@@ -335,14 +303,14 @@ pub fn run(args: &ReproduceArgs, out: &mut dyn Write) -> Result<(), CliError> {
         }
         let outcomes = published.claims.iter().map(|c| evaluate(&results, c)).collect();
         let figures = published.figures.iter().map(|f| (f.clone(), render::figure(f, &results))).collect();
-        let mut investigations: Vec<_> =
-            investigate::burst_scale::burst_scale(&results, &published).into_iter().collect();
-        investigations.extend(investigate::catalogue::of(&published.experiment).filter_map(|spec| {
-            investigate::sweep_investigation(spec, &results, &published, args.quick, args.replications)
-        }));
+        let investigations = published
+            .investigations
+            .iter()
+            .filter_map(|spec| spec.investigate(&results, &published, opts.quick, opts.replications))
+            .collect();
         sections.push(Section { published, cases: results, outcomes, figures, investigations });
     }
-    bar.finish_and_clear();
+    progress.end();
     for s in &sections {
         for (spec, svg) in &s.figures {
             write_atomic(&dir.join("figures").join(format!("{}.svg", spec.id)), svg.as_bytes())?;
@@ -351,10 +319,10 @@ pub fn run(args: &ReproduceArgs, out: &mut dyn Write) -> Result<(), CliError> {
             write_atomic(&dir.join("figures").join(format!("{}.svg", inv.id)), inv.svg.as_bytes())?;
         }
     }
-    let title = if args.experiment() == "all" {
+    let title = if experiment == "all" {
         "coapcc reproduce: all experiments".to_string()
     } else {
-        format!("coapcc reproduce: {}", args.experiment())
+        format!("coapcc reproduce: {experiment}")
     };
     let intro = format!(
         "Generated by <code>coapcc reproduce {}{}</code> (coapcc {}). {}Each published claim is checked \
@@ -362,10 +330,10 @@ against our simulation of the paper's set-up (<code>docs/testbeds.md</code>); wh
 its cause and the investigations bearing on it are shown next to the claim. Their figures are not reproduced as \
 images: each of ours is shown with their caption and a description of what theirs shows. Raw data: \
 <code>data/</code>; claims as CSV: <code>claims.csv</code>.",
-        args.experiment(),
-        if args.quick { " --quick" } else { "" },
+        experiment,
+        if opts.quick { " --quick" } else { "" },
         env!("CARGO_PKG_VERSION"),
-        if args.quick {
+        if opts.quick {
             "<strong>Quick mode: fewer replications and shorter runs; numbers are indicative only.</strong> "
         } else {
             ""
@@ -374,17 +342,14 @@ images: each of ours is shown with their caption and a description of what their
     let csv = render::claims_csv(&sections);
     write_atomic(&dir.join("claims.csv"), csv.as_bytes())?;
     // The README's "Reproduction status" section is this file (of a full run).
-    write_atomic(&dir.join("status.md"), render::status_md(&csv).map_err(CliError::Failure)?.as_bytes())?;
+    write_atomic(&dir.join("status.md"), render::status_md(&csv)?.as_bytes())?;
     // The README's "why claims differ" section is `causes.md` (of a full run), generated from
     // `claims.csv`, the data files' causes and `investigations.toml`.
     let findings = investigate::Findings::of(
         sections.iter().map(|s| (s.published.experiment.as_str(), s.investigations.as_slice())),
     );
     write_atomic(&dir.join("investigations.toml"), findings.to_toml().as_bytes())?;
-    write_atomic(
-        &dir.join("causes.md"),
-        investigate::causes::causes_md(&csv, &findings).map_err(CliError::Failure)?.as_bytes(),
-    )?;
+    write_atomic(&dir.join("causes.md"), investigate::causes::causes_md(&csv, &findings)?.as_bytes())?;
     write_atomic(&dir.join("report.md"), render::markdown(&title, &intro, &sections).as_bytes())?;
     write_atomic(&dir.join("index.html"), render::html(&title, &intro, &sections).as_bytes())?;
     let scores: Vec<(String, render::Score)> =

@@ -336,7 +336,7 @@ pub fn ci_gap(a: f64, ca: f64, b: f64, cb: f64) -> f64 {
 }
 
 /// Our value for a claim's metric (definitions: `data/published/README.md`).
-pub fn metric(cases: &[CaseResult], claim: &Claim) -> Result<f64, String> {
+pub(crate) fn metric(cases: &[CaseResult], claim: &Claim) -> Result<f64, String> {
     match claim.metric.kind() {
         k @ (Kind::MhMean(_)
         | Kind::MhGain(_)
@@ -697,7 +697,7 @@ mod tests {
             ),
             ("metric = \"mh_gain_diff\"\ncase = \"m/x\"\ncase_b = \"m/y\"\na = \"lim\"", "missing field `b`"),
         ] {
-            let e = parse(&format!("{head}{body}"), "x.toml").unwrap_err();
+            let e = parse(&format!("{head}{body}"), "x.toml").unwrap_err().to_string();
             assert!(e.contains("claim `c`") && e.contains(says), "{e}");
         }
     }
@@ -705,7 +705,7 @@ mod tests {
     #[test]
     fn a_multihop_comparison_without_b_or_case_b_is_refused_when_the_file_loads() {
         let text = "experiment = \"x\"\ntitle = \"t\"\npaper = \"p\"\ncites = \"lim2020\"\n[[claim]]\nid = \"c\"\ntext = \"t\"\nsource = \"s\"\nmetric = \"mh_gain\"\ncase = \"m/x\"\nof = \"goodput_bps\"\na = \"lim\"\npublished = 1.0\ncheck = \"sign\"";
-        let e = parse(text, "x.toml").unwrap_err();
+        let e = parse(text, "x.toml").unwrap_err().to_string();
         assert!(e.contains("needs `b` or `case_b`"), "{e}");
     }
 
@@ -867,7 +867,7 @@ mod tests {
             (&format!("{REDUCTION}check = \"ratio\"\nrange_reason = \"why\"\n"), "range_reason"),
             (&format!("{REDUCTION}check = \"ratio\"\nrestates = \"no-such-claim\"\n"), "no-such-claim"),
         ] {
-            let e = parse(&file(rest), "data/published/x.toml").unwrap_err();
+            let e = parse(&file(rest), "data/published/x.toml").unwrap_err().to_string();
             assert!(e.starts_with("data/published/x.toml: claim `bad-claim`"), "{e}");
             assert!(e.contains(says), "{e}");
         }
@@ -875,7 +875,8 @@ mod tests {
             &file(&format!("{REDUCTION}check = \"ratio\"\n")).replace("published = 0.2", "published = 0.0"),
             "x.toml",
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("claim `bad-claim`") && e.contains("non-zero `published`"), "{e}");
     }
 

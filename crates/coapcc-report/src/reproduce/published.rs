@@ -1,37 +1,203 @@
-//! The published results of each experiment, read from `data/published/<experiment>.toml`
-//! (compiled in, so the binary works anywhere; the numbers live only in those files).
+//! One experiment's description, read from `data/published/<experiment>.toml` (compiled in,
+//! so the binary works anywhere; the numbers live only in those files): the published data
+//! (the paper, its figures we redraw, its claims with their metrics and checks) and how we
+//! reproduce it (the cases run, the investigations, the side-by-side tables). Everything is
+//! checked when the file loads, and an error names the file and the item.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::OnceLock;
 
 use serde::Deserialize;
 
-/// One experiment's data file.
+use crate::error::ReportError;
+
+use super::experiments::Cases;
+use super::investigate::spec::InvestigationSpec;
+
+/// One experiment's description file.
 #[derive(Clone, Debug)]
 pub struct Published {
     /// Experiment id (`fasor`, …).
     pub experiment: String,
+    /// Its position in `--list` and in the report of `all` (ascending; required of every
+    /// experiment of the catalogue, [`all`]).
+    pub order: Option<u32>,
+    /// One line on what it reproduces (`--list`).
+    pub about: String,
     /// Title for the report.
     pub title: String,
     /// Full citation.
     pub paper: String,
     /// The key (in `data/published/references.toml`) of the work the claims come from.
     pub cites: String,
+    /// The simulations it runs, full and `--quick`.
+    pub cases: Cases,
     /// Their figures we reproduce.
     pub figures: Vec<FigureSpec>,
     /// Their claims, each checked into a [`Metric`] and a [`Check`].
     pub claims: Vec<Claim>,
+    /// Investigations of open modelling choices, in report order.
+    pub investigations: Vec<InvestigationSpec>,
+    /// Their result tables rebuilt from the claims, side by side with ours (none if absent).
+    pub side_tables: Option<SideTables>,
 }
 
-/// The file as written, claims not yet checked (so that an error can name the claim).
+/// The file as written, claims, figures and investigations not yet checked (so that an error
+/// can name them).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawPublished {
     experiment: String,
+    #[serde(default)]
+    order: Option<u32>,
+    #[serde(default)]
+    about: Option<String>,
     title: String,
     paper: String,
     cites: String,
+    #[serde(default)]
+    cases: Cases,
     #[serde(default, rename = "figure")]
-    figures: Vec<FigureSpec>,
+    figures: Vec<toml::Table>,
     #[serde(default, rename = "claim")]
     claims: Vec<toml::Table>,
+    #[serde(default, rename = "investigation")]
+    investigations: Vec<toml::Table>,
+    #[serde(default)]
+    side_tables: Option<SideTables>,
+}
+
+/// Their result tables, rebuilt from the claims on a multihop run metric's mean (`mh_mean`)
+/// and shown side by side with ours: one table per case family, rows variant × metric,
+/// columns algorithm, each cell the claim on that (case, metric, algorithm).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SideTables {
+    /// The heading of the variant column (`RDC`).
+    pub variant_heading: String,
+    /// `[suffix, label]`: a case whose name ends in the suffix is that variant of the family
+    /// the rest of its name names (`betzler/1-to-1-no-rdc` is `No RDC` of `1-to-1`).
+    pub variants: Vec<[String; 2]>,
+    /// `[run metric, words]`: the table's metrics, in row order.
+    pub metrics: Vec<[String; 2]>,
+    /// The paper's names of our algorithms (column heads); an algorithm not listed keeps its own.
+    #[serde(default)]
+    pub names: BTreeMap<String, String>,
+}
+
+impl SideTables {
+    /// The paper's name of algorithm `a`.
+    pub fn paper_name<'a>(&'a self, a: &'a str) -> &'a str {
+        self.names.get(a).map_or(a, String::as_str)
+    }
+}
+
+/// Which figure we draw (`kind` of a `[[figure]]`), checked when the file loads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FigureKind {
+    /// `fct-box`: box plots of the flow completion time, a panel per case.
+    FctBox,
+    /// `retransmissions-box`: retransmissions per flow.
+    RetransmissionsBox,
+    /// `unnecessary-box`: unnecessary retransmissions per flow.
+    UnnecessaryBox,
+    /// `rtt-box`: CoAP round-trip times.
+    RttBox,
+    /// `expired-rto-box`: the RTO values that expired.
+    ExpiredRtoBox,
+    /// `rto-trace`: RTO against RTT over an RTT trace.
+    RtoTrace,
+    /// `rmse-bars`: RMSE of RTO − RTT per trace.
+    RmseBars,
+    /// `spurious-bars`: spurious transmissions per trace.
+    SpuriousBars,
+    /// `rate-timeseries`: sending and success rates against the residual bandwidth over time.
+    RateTimeseries,
+    /// `goodput-sweep`: goodput over the points of a sweep.
+    GoodputSweep,
+    /// `loss-sweep`: application loss ratio over the points of a sweep.
+    LossSweep,
+    /// `overhead-sweep`: overhead over the points of a sweep.
+    OverheadSweep,
+    /// `mh-ci:METRIC`: a multihop run metric's mean with its 95 % confidence interval.
+    MhCi(String),
+    /// `mh-bars:METRIC`: a multihop run metric's mean as grouped bars.
+    MhBars(String),
+    /// `mh-series:ALGORITHM`: exchange durations and RTO over time of continuous CoAP flows.
+    MhSeries(String),
+    /// `mh-trace:SCHEME`: a TCP scheme's per-node RTT samples and RTO over time.
+    MhTrace(String),
+}
+
+/// The kinds without an argument, as written.
+const PLAIN_KINDS: [(&str, FigureKind); 12] = [
+    ("fct-box", FigureKind::FctBox),
+    ("retransmissions-box", FigureKind::RetransmissionsBox),
+    ("unnecessary-box", FigureKind::UnnecessaryBox),
+    ("rtt-box", FigureKind::RttBox),
+    ("expired-rto-box", FigureKind::ExpiredRtoBox),
+    ("rto-trace", FigureKind::RtoTrace),
+    ("rmse-bars", FigureKind::RmseBars),
+    ("spurious-bars", FigureKind::SpuriousBars),
+    ("rate-timeseries", FigureKind::RateTimeseries),
+    ("goodput-sweep", FigureKind::GoodputSweep),
+    ("loss-sweep", FigureKind::LossSweep),
+    ("overhead-sweep", FigureKind::OverheadSweep),
+];
+
+/// Makes a kind with an argument from its argument.
+type WithArgument = fn(String) -> FigureKind;
+
+/// The kinds with an argument, as written before the colon.
+const ARGUMENT_KINDS: [(&str, WithArgument); 4] = [
+    ("mh-ci:", FigureKind::MhCi),
+    ("mh-bars:", FigureKind::MhBars),
+    ("mh-series:", FigureKind::MhSeries),
+    ("mh-trace:", FigureKind::MhTrace),
+];
+
+impl std::str::FromStr for FigureKind {
+    type Err = String;
+    /// Reads `fct-box`, `mh-ci:goodput_bps`, …; the error lists the valid kinds.
+    fn from_str(s: &str) -> Result<FigureKind, String> {
+        if let Some((_, k)) = PLAIN_KINDS.iter().find(|(w, _)| *w == s) {
+            return Ok(k.clone());
+        }
+        for (prefix, make) in ARGUMENT_KINDS {
+            if let Some(arg) = s.strip_prefix(prefix).filter(|a| !a.is_empty()) {
+                return Ok(make(arg.to_string()));
+            }
+        }
+        let valid: Vec<String> = PLAIN_KINDS
+            .iter()
+            .map(|(w, _)| w.to_string())
+            .chain(ARGUMENT_KINDS.iter().map(|(p, _)| format!("{p}NAME")))
+            .collect();
+        Err(format!("unknown kind `{s}`; valid kinds: {}", valid.join(", ")))
+    }
+}
+
+impl fmt::Display for FigureKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some((w, _)) = PLAIN_KINDS.iter().find(|(_, k)| k == self) {
+            return f.write_str(w);
+        }
+        let (prefix, arg) = match self {
+            FigureKind::MhCi(a) => ("mh-ci:", a),
+            FigureKind::MhBars(a) => ("mh-bars:", a),
+            FigureKind::MhSeries(a) => ("mh-series:", a),
+            FigureKind::MhTrace(a) => ("mh-trace:", a),
+            _ => ("", &String::new()),
+        };
+        write!(f, "{prefix}{arg}")
+    }
+}
+
+impl<'de> Deserialize<'de> for FigureKind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<FigureKind, D::Error> {
+        String::deserialize(d)?.parse().map_err(serde::de::Error::custom)
+    }
 }
 
 /// One of their figures.
@@ -47,7 +213,7 @@ pub struct FigureSpec {
     /// What their figure shows.
     pub shows: String,
     /// Which kind of figure we draw.
-    pub kind: String,
+    pub kind: FigureKind,
     /// The cases (scenario names, or sweep names) it covers.
     #[serde(default)]
     pub cases: Vec<String>,
@@ -884,9 +1050,23 @@ fn claim(mut table: toml::Table, index: usize) -> Result<Claim, String> {
     })
 }
 
-/// Parses a data file (`file` names it in errors): every claim is checked into its metric and
-/// check, and an error names the file and the claim's id.
-pub fn parse(text: &str, file: &str) -> Result<Published, String> {
+/// A figure table checked into a [`FigureSpec`]; errors name the figure's id.
+fn figure(table: toml::Table, index: usize) -> Result<FigureSpec, String> {
+    let id = match table.get("id") {
+        Some(toml::Value::String(id)) => format!("figure `{id}`"),
+        _ => format!("figure #{}", index + 1),
+    };
+    toml::Value::Table(table).try_into().map_err(|e: toml::de::Error| format!("{id}: {}", e.message().trim_end()))
+}
+
+/// Parses a description file (`file` names it in errors): every figure's kind, every claim's
+/// metric and check and every investigation are checked, and an error names the file and the
+/// item (`data/published/x.toml: claim `id`: …`).
+pub fn parse(text: &str, file: &str) -> Result<Published, ReportError> {
+    parse_text(text, file).map_err(ReportError::Description)
+}
+
+fn parse_text(text: &str, file: &str) -> Result<Published, String> {
     let raw: RawPublished = toml::from_str(text).map_err(|e| format!("{file}: {}", e.message()))?;
     let claims = raw
         .claims
@@ -894,6 +1074,13 @@ pub fn parse(text: &str, file: &str) -> Result<Published, String> {
         .enumerate()
         .map(|(i, t)| claim(t, i))
         .collect::<Result<Vec<Claim>, _>>()
+        .map_err(|e| format!("{file}: {e}"))?;
+    let figures = raw
+        .figures
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| figure(t, i))
+        .collect::<Result<Vec<FigureSpec>, _>>()
         .map_err(|e| format!("{file}: {e}"))?;
     reference(&raw.cites).map_err(|e| format!("{file}: `cites`: {e}"))?;
     for c in &claims {
@@ -918,13 +1105,29 @@ pub fn parse(text: &str, file: &str) -> Result<Published, String> {
             }
         }
     }
+    let ids: Vec<&str> = claims.iter().map(|c| c.id.as_str()).collect();
+    let investigations =
+        InvestigationSpec::parse_all(raw.investigations, &raw.experiment, &ids).map_err(|e| format!("{file}: {e}"))?;
+    for c in &claims {
+        for i in c.cause.iter().flat_map(|c| &c.investigations) {
+            if !investigations.iter().any(|s| s.id() == i) {
+                return Err(format!("{file}: claim `{}`: `cause` names no investigation `{i}` of the file", c.id));
+            }
+        }
+    }
+    raw.cases.check().map_err(|e| format!("{file}: `cases`: {e}"))?;
     Ok(Published {
         experiment: raw.experiment,
+        order: raw.order,
+        about: raw.about.unwrap_or_default(),
         title: raw.title,
         paper: raw.paper,
         cites: raw.cites,
-        figures: raw.figures,
+        cases: raw.cases,
+        figures,
         claims,
+        investigations,
+        side_tables: raw.side_tables,
     })
 }
 
@@ -941,12 +1144,14 @@ pub struct Reference {
 
 /// The work cited under `key` in `data/published/references.toml` (compiled in), or an error
 /// naming the key and the keys there are.
-pub fn reference(key: &str) -> Result<Reference, String> {
-    let all: std::collections::BTreeMap<String, Reference> =
+pub fn reference(key: &str) -> Result<Reference, ReportError> {
+    let all: BTreeMap<String, Reference> =
         toml::from_str(include_str!("../../../../data/published/references.toml"))
-            .map_err(|e| format!("data/published/references.toml: {}", e.message()))?;
+            .map_err(|e| ReportError::Description(format!("data/published/references.toml: {}", e.message())))?;
     let known = all.keys().map(String::as_str).collect::<Vec<_>>().join(", ");
-    all.get(key).cloned().ok_or_else(|| format!("`{key}` is not a key of data/published/references.toml ({known})"))
+    all.get(key).cloned().ok_or_else(|| {
+        ReportError::Description(format!("`{key}` is not a key of data/published/references.toml ({known})"))
+    })
 }
 
 impl Claim {
@@ -958,24 +1163,60 @@ impl Claim {
     }
 }
 
-/// The data file of `experiment`, compiled in.
-pub fn text_of(experiment: &str) -> Option<&'static str> {
-    Some(match experiment {
-        "fasor" => include_str!("../../../../data/published/fasor.toml"),
-        "full-backoff" => include_str!("../../../../data/published/full-backoff.toml"),
-        "makarem-rto" => include_str!("../../../../data/published/makarem-rto.toml"),
-        "makarem-rate" => include_str!("../../../../data/published/makarem-rate.toml"),
-        "betzler" => include_str!("../../../../data/published/betzler.toml"),
-        "lim" => include_str!("../../../../data/published/lim.toml"),
-        "makarem-cooja" => include_str!("../../../../data/published/makarem-cooja.toml"),
-        _ => return None,
+/// The description files compiled in (`data/published/*.toml` holding an `experiment`): (file
+/// name, text), found by the build script, so that adding an experiment is adding its file.
+const FILES: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/experiment_files.rs"));
+
+/// Every experiment, loaded and checked once, in report order: each file as [`parse`] checks
+/// it, and across files unique ids, unique `order`s, an `about` line and at least one case.
+pub fn all() -> Result<&'static [Published], ReportError> {
+    static ALL: OnceLock<Result<Vec<Published>, String>> = OnceLock::new();
+    ALL.get_or_init(|| {
+        let mut all = Vec::new();
+        for (name, text) in FILES {
+            let file = format!("data/published/{name}");
+            let p = parse_text(text, &file)?;
+            if format!("{}.toml", p.experiment) != *name {
+                return Err(format!("{file}: `experiment = \"{}\"` is not the file's name", p.experiment));
+            }
+            if p.order.is_none() || p.about.trim().is_empty() || p.cases.runs.is_empty() {
+                return Err(format!("{file}: an experiment needs `order`, `about` and `[[cases.run]]`"));
+            }
+            all.push(p);
+        }
+        all.sort_by_key(|p| p.order);
+        for w in all.windows(2) {
+            if w[0].order == w[1].order {
+                return Err(format!(
+                    "data/published/{}.toml and {}.toml: the same `order`",
+                    w[0].experiment, w[1].experiment
+                ));
+            }
+        }
+        let mut figure_ids: Vec<&str> = all.iter().flat_map(|p| p.figures.iter().map(|f| f.id.as_str())).collect();
+        figure_ids.extend(all.iter().flat_map(|p| p.investigations.iter().map(InvestigationSpec::id)));
+        figure_ids.sort_unstable();
+        if let Some(w) = figure_ids.windows(2).find(|w| w[0] == w[1]) {
+            return Err(format!("data/published: the figure id `{}` is used twice", w[0]));
+        }
+        Ok(all)
     })
+    .as_deref()
+    .map_err(|e| ReportError::Description(e.clone()))
 }
 
-/// Parses the data file of `experiment`.
-pub fn load(experiment: &str) -> Result<Published, String> {
-    let text = text_of(experiment).ok_or_else(|| format!("no published data for `{experiment}`"))?;
-    parse(text, &format!("data/published/{experiment}.toml"))
+/// The ids of every experiment, in report order.
+pub fn ids() -> Result<Vec<&'static str>, ReportError> {
+    Ok(all()?.iter().map(|p| p.experiment.as_str()).collect())
+}
+
+/// The description of `experiment`.
+pub fn load(experiment: &str) -> Result<Published, ReportError> {
+    let all = all()?;
+    all.iter().find(|p| p.experiment == experiment).cloned().ok_or_else(|| ReportError::UnknownExperiment {
+        name: experiment.to_string(),
+        valid: all.iter().map(|p| p.experiment.as_str()).collect::<Vec<_>>().join(", "),
+    })
 }
 
 #[cfg(test)]
@@ -991,7 +1232,7 @@ mod tests {
     }
 
     fn error_of(claim: &str) -> String {
-        parse(&claim_file(claim), "data/published/x.toml").unwrap_err()
+        parse(&claim_file(claim), "data/published/x.toml").unwrap_err().to_string()
     }
 
     #[test]
@@ -1056,13 +1297,15 @@ mod tests {
     #[test]
     fn a_claim_without_an_id_is_named_by_its_position() {
         let text = format!("{HEAD}{GOOD}[[claim]]\ntext = \"t\"\n");
-        let e = parse(&text, "x.toml").unwrap_err();
+        let e = parse(&text, "x.toml").unwrap_err().to_string();
         assert!(e.contains("claim #2") && e.contains("`id`"), "{e}");
     }
 
     #[test]
     fn a_citation_key_must_be_in_the_references_and_another_work_is_named_by_its_short_name() {
-        let e = parse(&format!("{}{GOOD}", HEAD.replace("jarvinen2018", "000")), "data/published/x.toml").unwrap_err();
+        let e = parse(&format!("{}{GOOD}", HEAD.replace("jarvinen2018", "000")), "data/published/x.toml")
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("data/published/x.toml: `cites`: `000` is not a key"), "{e}");
         assert!(e.contains("pesola2020"), "lists the keys: {e}");
         let e = error_of("metric = \"rmse_wins\"\na = \"x\"\nb = \"y\"\ncheck = \"sign\"\ncites = \"thesis\"\n");
@@ -1076,5 +1319,119 @@ mod tests {
         assert_eq!(p.claims[1].other_work(&p.cites).as_deref(), Some("Pesola 2020 (MSc thesis)"));
         let fasor = load("fasor").unwrap();
         assert_eq!(fasor.claims.iter().filter(|c| c.other_work(&fasor.cites).is_some()).count(), 8);
+    }
+    fn data(file: &str) -> String {
+        let path = format!("{}/../../data/published/{file}", env!("CARGO_MANIFEST_DIR"));
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
+    #[test]
+    fn every_claim_that_differs_in_the_full_run_has_an_investigation_or_a_cause() {
+        let rows = crate::reproduce::investigate::causes::differing(&data("claims-full.csv")).unwrap();
+        assert!(!rows.is_empty());
+        let mut missing = Vec::new();
+        for r in &rows {
+            let p = load(&r.experiment).unwrap();
+            let claim =
+                p.claims.iter().find(|c| c.id == r.claim).unwrap_or_else(|| panic!("{} not in its file", r.claim));
+            let swept = p.investigations.iter().any(|s| s.claims(&p).contains(&r.claim));
+            if claim.cause.is_none() && !swept {
+                missing.push(r.claim.clone());
+            }
+        }
+        assert!(missing.is_empty(), "claims that differ without an investigation or a `cause`: {missing:?}");
+    }
+
+    #[test]
+    fn every_investigation_named_by_a_cause_exists_and_every_claim_an_investigation_lists_exists() {
+        let mut ids: Vec<&str> = Vec::new();
+        for p in all().unwrap() {
+            let own: Vec<&str> = p.investigations.iter().map(InvestigationSpec::id).collect();
+            for c in &p.claims {
+                for i in c.cause.iter().flat_map(|c| &c.investigations) {
+                    assert!(own.contains(&i.as_str()), "claim {}: no investigation `{i}` in {}", c.id, p.experiment);
+                }
+                if let Some(cause) = &c.cause {
+                    assert!(!cause.text.trim().is_empty(), "claim {}: empty cause", c.id);
+                    assert_eq!(cause.kind == CauseKind::Investigation, !cause.investigations.is_empty(), "{}", c.id);
+                }
+            }
+            for s in &p.investigations {
+                for id in s.claims(p) {
+                    assert!(p.claims.iter().any(|c| c.id == id), "{}: claim {id} not in {}", s.id(), p.experiment);
+                }
+                if let InvestigationSpec::Sweep(s) = s {
+                    assert!(s.values.contains(&s.default), "{}: the default is not a swept value", s.id);
+                    assert!(s.values.windows(2).all(|w| w[0] < w[1]), "{}: values not ascending", s.id);
+                }
+            }
+            ids.extend(own);
+        }
+        let n = ids.len();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), n, "investigation ids are unique");
+    }
+
+    #[test]
+    fn every_base_and_fixed_case_of_an_investigation_is_one_of_its_experiments_cases() {
+        let root = std::path::PathBuf::from(format!("{}/../../scenarios", env!("CARGO_MANIFEST_DIR")));
+        for p in all().unwrap() {
+            let own = p.cases.expand(&root, false, None).unwrap();
+            for spec in &p.investigations {
+                let InvestigationSpec::Sweep(s) = spec else { continue };
+                let known = |n: &str| own.iter().any(|c| c.name == n || c.sweep.as_ref().is_some_and(|(w, _)| w == n));
+                for n in s.bases.iter().chain(&s.fixed) {
+                    assert!(known(n), "{}: no case or sweep `{n}` in {}", s.id, p.experiment);
+                }
+                assert!(s.fixed.iter().all(|f| !s.bases.contains(f)), "{}: a fixed case is also swept", s.id);
+            }
+        }
+    }
+
+    #[test]
+    fn the_catalogue_holds_every_experiment_file_in_report_order() {
+        let ids = ids().unwrap();
+        assert_eq!(ids, ["fasor", "full-backoff", "makarem-rto", "makarem-rate", "betzler", "lim", "makarem-cooja"]);
+        assert!(all().unwrap().iter().all(|p| !p.about.is_empty() && !p.cases.runs.is_empty()));
+        let e = load("nope").unwrap_err();
+        assert!(e.is_bad_input() && e.to_string().contains("valid: fasor, full-backoff"), "{e}");
+    }
+
+    #[test]
+    fn a_figure_kind_is_checked_when_the_file_loads_naming_the_figure() {
+        let figure = |kind: &str| {
+            format!(
+                "{HEAD}[[figure]]\nid = \"x-fig1\"\ntheir = \"Fig. 1\"\ncaption = \"c\"\nshows = \"s\"\nkind = \"{kind}\"\n{GOOD}"
+            )
+        };
+        let e = parse(&figure("fct-boxes"), "data/published/x.toml").unwrap_err().to_string();
+        assert!(e.starts_with("data/published/x.toml: figure `x-fig1`: unknown kind `fct-boxes`"), "{e}");
+        assert!(e.contains("fct-box, ") && e.contains("mh-ci:NAME"), "lists the valid kinds: {e}");
+        assert!(parse(&figure("mh-ci:"), "x.toml").is_err(), "an argument kind needs its argument");
+        let p = parse(&figure("mh-ci:goodput_bps"), "x.toml").unwrap();
+        assert_eq!(p.figures[0].kind, FigureKind::MhCi("goodput_bps".into()));
+        assert_eq!(p.figures[0].kind.to_string(), "mh-ci:goodput_bps");
+        assert_eq!("rto-trace".parse::<FigureKind>().unwrap().to_string(), "rto-trace");
+    }
+
+    #[test]
+    fn an_investigation_like_another_takes_the_keys_it_does_not_give() {
+        let inv = "[[investigation]]\nkind = \"sweep\"\nid = \"x-a\"\nshort = \"s\"\ntitle = \"t\"\nquestion = \"q\"\n\
+bases = [\"fasor/c\"]\nkey = \"flows\"\nunit = \"flows\"\nvalues = [1.0, 2.0]\ndefault = 1.0\nreplications = [2, 1]\n\
+claims = [\"good-one\"]\nunknown = \"u\"\n[[investigation]]\nlike = \"x-a\"\nid = \"x-b\"\nkey = \"seed\"\n";
+        let p = parse(&format!("{HEAD}{GOOD}{inv}"), "x.toml").unwrap();
+        let [InvestigationSpec::Sweep(a), InvestigationSpec::Sweep(b)] = p.investigations.as_slice() else {
+            panic!("two sweeps")
+        };
+        assert_eq!((b.id.as_str(), b.key.as_str(), b.experiment.as_str()), ("x-b", "seed", "x"));
+        assert_eq!((&b.bases, &b.claims, b.values.clone()), (&a.bases, &a.claims, vec![1.0, 2.0]));
+        let e = parse(&format!("{HEAD}{GOOD}{}", inv.replace("\"good-one\"", "\"gone\"")), "x.toml").unwrap_err();
+        assert!(e.to_string().contains("investigation `x-a`: `claims` names `gone`"), "{e}");
+        let e = parse(&format!("{HEAD}{GOOD}{}", inv.replace("default = 1.0", "default = 3.0")), "x.toml").unwrap_err();
+        assert!(e.to_string().contains("investigation `x-a`: the default is not a swept value"), "{e}");
+        let e =
+            parse(&format!("{HEAD}{GOOD}{}", inv.replace("like = \"x-a\"", "like = \"x-z\"")), "x.toml").unwrap_err();
+        assert!(e.to_string().contains("names no earlier investigation"), "{e}");
     }
 }

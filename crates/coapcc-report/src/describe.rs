@@ -1,53 +1,24 @@
-//! `coapcc sim` for multihop scenarios (issue 12): running one into its result files, and
-//! `coapcc sim --describe` (topology, routing tree, hop counts, hidden pairs, and `map.svg`;
-//! for the other scenario kinds, their link stages).
+//! What a scenario simulates, without running it (`coapcc sim --describe`): for a multihop
+//! scenario its topology, routing tree, hop counts and hidden pairs, and `map.svg`; for the
+//! other kinds their link stages.
 
 use std::io::Write;
-use std::path::Path;
 
 use coapcc_sim::multihop::csma::BackoffKind;
 use coapcc_sim::multihop::engine::{MultihopConfig, MultihopSim, RdcKind};
 use coapcc_sim::multihop::medium::{Geometry, LinkClass, UdgmConfig};
-use coapcc_sim::multihop::output::{self, role_word};
+use coapcc_sim::multihop::output::role_word;
 use coapcc_sim::multihop::rpl::Dodag;
 use coapcc_sim::multihop::scenario::{self as mh, run_seed};
 use coapcc_sim::multihop::topology::{Role, Topology};
 use coapcc_sim::multihop::{ContikiVersion, NodeId};
-use coapcc_sim::scenario::{self, Model, Setting};
+use coapcc_sim::scenario::{self, Model};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use crate::error::CliError;
+use crate::error::{ReportError, scenario as scenario_error};
 use crate::files::write_atomic;
-use crate::sim_cmd::{SimArgs, out_dir};
-
-/// Checks multihop scenario `s` loaded from `path` (every algorithm's configuration built once);
-/// the error names the file and the dotted key.
-pub fn check(path: &Path, s: &scenario::Scenario) -> Result<(), CliError> {
-    mh::configs(s).map(|_| ()).map_err(|mut e| {
-        e.file = path.display().to_string();
-        CliError::usage(e.to_string())
-    })
-}
-
-/// Runs multihop scenario `s` on the current rayon pool and writes `runs.csv`, `flows.csv`,
-/// `nodes.csv`, `summary.csv` and `scenario.toml` into `dir`. Returns (summary.csv text, the
-/// printed table).
-pub fn run_to(s: &scenario::Scenario, dir: &Path, progress: &(dyn Fn() + Sync)) -> Result<(String, String), CliError> {
-    let cfgs = mh::configs(s).map_err(|e| CliError::usage(e.to_string()))?;
-    let runs = mh::run(s, progress).map_err(CliError::Failure)?;
-    let summary = output::summarise(&cfgs, &runs);
-    let tcp = runs.iter().flat_map(|a| &a.runs).any(|r| r.tcp.is_some());
-    // The same files, from the same code, as the Python package's `SimResult.save`.
-    let mut summary_csv = String::new();
-    for (name, text) in output::result_files(s, &cfgs, &runs, &summary) {
-        write_atomic(&dir.join(name), text.as_bytes())?;
-        if name == "summary.csv" {
-            summary_csv = text;
-        }
-    }
-    Ok((summary_csv, output::summary_table(&summary, tcp)))
-}
+use crate::sim::{SimOptions, check_multihop};
 
 /// What `--describe` shows of one multihop configuration (replication 0's DODAG).
 pub struct Layout {
@@ -63,11 +34,13 @@ pub struct Layout {
 
 impl Layout {
     /// The layout of `cfg` with the DODAG of seed `seed`.
-    pub fn of(cfg: &MultihopConfig, seed: u64) -> Result<Layout, String> {
-        let topology = cfg.topology.build().map_err(|e| format!("key `multihop.{}`: {}", e.key, e.problem))?;
-        let geometry = Geometry::new(&topology.positions(), &cfg.udgm).map_err(|e| e.to_string())?;
-        let sim =
-            MultihopSim::new(cfg.clone(), seed).map_err(|e| format!("key `multihop.{}`: {}", e.key, e.problem))?;
+    pub fn of(cfg: &MultihopConfig, seed: u64) -> Result<Layout, ReportError> {
+        let key = |key: &str, problem: &dyn std::fmt::Display| {
+            ReportError::Scenario(format!("key `multihop.{key}`: {problem}"))
+        };
+        let topology = cfg.topology.build().map_err(|e| key(e.key, &e.problem))?;
+        let geometry = Geometry::new(&topology.positions(), &cfg.udgm).map_err(scenario_error)?;
+        let sim = MultihopSim::new(cfg.clone(), seed).map_err(|e| key(e.key, &e.problem))?;
         Ok(Layout { topology, geometry, dodag: sim.dodag().clone(), udgm: cfg.udgm.clone() })
     }
 
@@ -119,21 +92,26 @@ impl Layout {
     }
 }
 
-/// `coapcc sim --describe`: for every scenario, what it simulates, without running it.
-pub fn describe(args: &SimArgs, set: &[Setting], out: &mut dyn Write) -> Result<(), CliError> {
-    for p in &args.scenarios {
-        let s = scenario::load(p, set).map_err(|e| CliError::usage(e.to_string()))?;
+/// `coapcc sim --describe`: for every scenario of `opts` (with its overrides), what it
+/// simulates, without running it; a multihop scenario's `map.svg` goes to its output folder.
+pub fn describe(opts: &SimOptions, out: &mut dyn Write) -> Result<(), ReportError> {
+    if opts.scenarios.is_empty() {
+        return Err(ReportError::Options("no scenario file given (see scenarios/)".into()));
+    }
+    let set = opts.settings();
+    for p in &opts.scenarios {
+        let s = scenario::load(p, &set).map_err(scenario_error)?;
         writeln!(out, "== {}: {}", s.file.name, s.file.description.trim())?;
         writeln!(out, "source: {}", s.file.source.trim())?;
         writeln!(out, "algorithms: {}", s.file.algorithms.join(", "))?;
         match &s.model {
             Model::Multihop(_) => {
-                check(p, &s)?;
-                let cfg = mh::config_of(&s).map_err(|e| CliError::usage(e.to_string()))?;
+                check_multihop(p, &s)?;
+                let cfg = mh::config_of(&s).map_err(scenario_error)?;
                 let layout = Layout::of(&cfg, run_seed(s.file.seed, 0))
-                    .map_err(|e| CliError::usage(format!("{}: {e}", s.file.name)))?;
+                    .map_err(|e| ReportError::Scenario(format!("{}: {e}", s.file.name)))?;
                 out.write_all(describe_text(&cfg, &layout).as_bytes())?;
-                let path = out_dir(args, &s.file.name).join("map.svg");
+                let path = opts.out_dir(&s.file.name).join("map.svg");
                 write_atomic(&path, map_svg(&s.file.name, &layout).as_bytes())?;
                 writeln!(out, "map: {}", path.display())?;
             }

@@ -5,9 +5,11 @@ use std::fmt::Write;
 
 use coapcc_sim::metrics::Quantiles;
 
+use super::claims_csv::columns as claims_csv_columns;
 use super::evaluate::{CaseResult, CaseSeries, Outcome, Verdict, sweep_points};
 use super::investigate::Investigation;
-use super::published::{Check, ClaimKind, DEFAULT_BAND, FigureSpec, Kind, Published};
+use super::published::{Check, ClaimKind, DEFAULT_BAND, FigureKind, FigureSpec, Kind, Published};
+use crate::error::ReportError;
 use crate::figures::{
     BarGroup, BoxPanel, BoxStats, LinePanel, Series, SeriesStyle, bar_figure, box_figure, line_figure,
     line_figure_in_columns,
@@ -268,20 +270,21 @@ pub fn moving_average(points: &[(f64, f64)], width_s: f64) -> Vec<(f64, f64)> {
 
 /// Draws one of their figures from our cases.
 pub fn figure(spec: &FigureSpec, cases: &[CaseResult]) -> String {
-    let what = match spec.kind.as_str() {
-        "fct-box" => "Flow completion time",
-        "retransmissions-box" => "Retransmissions per flow",
-        "unnecessary-box" => "Unnecessary retransmissions per flow",
-        "rtt-box" => "CoAP round-trip time",
-        "expired-rto-box" => "Expired RTO values",
-        "rto-trace" => "RTO against RTT",
-        "rmse-bars" => "RMSE of RTO − RTT per scenario",
-        "spurious-bars" => "Spurious transmissions per scenario",
-        "rate-timeseries" => "Sending and success rates against ResBW",
-        "goodput-sweep" => "Goodput against residual bandwidth",
-        "loss-sweep" => "Application loss ratio against residual bandwidth",
-        "overhead-sweep" => "Overhead against residual bandwidth",
-        _ => "Figure",
+    use FigureKind as F;
+    let what = match &spec.kind {
+        F::FctBox => "Flow completion time",
+        F::RetransmissionsBox => "Retransmissions per flow",
+        F::UnnecessaryBox => "Unnecessary retransmissions per flow",
+        F::RttBox => "CoAP round-trip time",
+        F::ExpiredRtoBox => "Expired RTO values",
+        F::RtoTrace => "RTO against RTT",
+        F::RmseBars => "RMSE of RTO − RTT per scenario",
+        F::SpuriousBars => "Spurious transmissions per scenario",
+        F::RateTimeseries => "Sending and success rates against ResBW",
+        F::GoodputSweep => "Goodput against residual bandwidth",
+        F::LossSweep => "Application loss ratio against residual bandwidth",
+        F::OverheadSweep => "Overhead against residual bandwidth",
+        F::MhCi(_) | F::MhBars(_) | F::MhSeries(_) | F::MhTrace(_) => "Figure",
     };
     let title = if spec.their.starts_with("none") {
         format!("{what} (ours)")
@@ -305,25 +308,17 @@ pub fn figure(spec: &FigureSpec, cases: &[CaseResult]) -> String {
             .collect();
         box_figure(&title, &panels, false)
     };
-    if let Some(of) = spec.kind.strip_prefix("mh-ci:") {
-        return multihop_ci_figure(spec, cases, of);
-    }
-    if let Some(of) = spec.kind.strip_prefix("mh-bars:") {
-        return multihop_bar_figure(spec, cases, of);
-    }
-    if let Some(alg) = spec.kind.strip_prefix("mh-series:") {
-        return multihop_series_figure(spec, cases, alg);
-    }
-    if let Some(scheme) = spec.kind.strip_prefix("mh-trace:") {
-        return multihop_trace_figure(spec, cases, scheme);
-    }
-    match spec.kind.as_str() {
-        "fct-box" => boxed(|s| &s.fct, "flow completion time (s)"),
-        "retransmissions-box" => boxed(|s| &s.retransmissions, "retransmissions per flow"),
-        "unnecessary-box" => boxed(|s| &s.unnecessary, "unnecessary retransmissions per flow"),
-        "rtt-box" => boxed(|s| &s.rtt, "CoAP RTT (s)"),
-        "expired-rto-box" => boxed(|s| &s.expired_rto, "expired RTO (s)"),
-        "rto-trace" => {
+    match &spec.kind {
+        F::MhCi(of) => multihop_ci_figure(spec, cases, of),
+        F::MhBars(of) => multihop_bar_figure(spec, cases, of),
+        F::MhSeries(alg) => multihop_series_figure(spec, cases, alg),
+        F::MhTrace(scheme) => multihop_trace_figure(spec, cases, scheme),
+        F::FctBox => boxed(|s| &s.fct, "flow completion time (s)"),
+        F::RetransmissionsBox => boxed(|s| &s.retransmissions, "retransmissions per flow"),
+        F::UnnecessaryBox => boxed(|s| &s.unnecessary, "unnecessary retransmissions per flow"),
+        F::RttBox => boxed(|s| &s.rtt, "CoAP RTT (s)"),
+        F::ExpiredRtoBox => boxed(|s| &s.expired_rto, "expired RTO (s)"),
+        F::RtoTrace => {
             let panels: Vec<LinePanel> = spec
                 .cases
                 .iter()
@@ -359,8 +354,8 @@ pub fn figure(spec: &FigureSpec, cases: &[CaseResult]) -> String {
                 .collect();
             line_figure(&title, &panels)
         }
-        "rmse-bars" | "spurious-bars" => {
-            let rmse = spec.kind == "rmse-bars";
+        F::RmseBars | F::SpuriousBars => {
+            let rmse = spec.kind == F::RmseBars;
             let rows: Vec<&CaseResult> = if spec.cases.is_empty() {
                 cases.iter().filter(|c| c.trace).collect()
             } else {
@@ -379,7 +374,7 @@ pub fn figure(spec: &FigureSpec, cases: &[CaseResult]) -> String {
             let y = if rmse { "RMSE of RTO − RTT (ms)" } else { "spurious transmissions (mean per run)" };
             bar_figure(&title, y, &groups, false)
         }
-        "rate-timeseries" => {
+        F::RateTimeseries => {
             // Per algorithm: the paper's scale (the first RATE_WINDOW_S, short moving average)
             // beside the whole run (long moving average); ResBW last, so drawn on top.
             let mut panels = Vec::new();
@@ -436,7 +431,7 @@ pub fn figure(spec: &FigureSpec, cases: &[CaseResult]) -> String {
             }
             line_figure_in_columns(&title, &panels, 2)
         }
-        "goodput-sweep" | "loss-sweep" | "overhead-sweep" => {
+        F::GoodputSweep | F::LossSweep | F::OverheadSweep => {
             let mut panels = Vec::new();
             for sweep in &spec.cases {
                 let pts = sweep_points(cases, sweep);
@@ -458,9 +453,9 @@ pub fn figure(spec: &FigureSpec, cases: &[CaseResult]) -> String {
                             .iter()
                             .filter_map(|(x, c)| {
                                 c.of(a).map(|s| {
-                                    let y = match spec.kind.as_str() {
-                                        "goodput-sweep" => s.goodput_per_s,
-                                        "loss-sweep" => s.loss_ratio,
+                                    let y = match spec.kind {
+                                        F::GoodputSweep => s.goodput_per_s,
+                                        F::LossSweep => s.loss_ratio,
                                         _ => s.overhead,
                                     };
                                     (*x, y)
@@ -470,13 +465,13 @@ pub fn figure(spec: &FigureSpec, cases: &[CaseResult]) -> String {
                         style: SeriesStyle::Line,
                     })
                     .collect();
-                if spec.kind == "goodput-sweep" && !high {
+                if spec.kind == F::GoodputSweep && !high {
                     let xs: Vec<f64> = pts.iter().map(|(x, _)| *x).collect();
                     series.extend(analytic_goodput(&xs));
                 }
-                let y_label = match spec.kind.as_str() {
-                    "goodput-sweep" => "goodput (messages/s)",
-                    "loss-sweep" => "application loss ratio",
+                let y_label = match spec.kind {
+                    F::GoodputSweep => "goodput (messages/s)",
+                    F::LossSweep => "application loss ratio",
                     _ => "overhead (lost / delivered packets)",
                 };
                 panels.push(LinePanel {
@@ -489,7 +484,6 @@ pub fn figure(spec: &FigureSpec, cases: &[CaseResult]) -> String {
             }
             line_figure(&title, &panels)
         }
-        other => line_figure(&format!("{title}: unknown figure kind `{other}`"), &[]),
     }
 }
 
@@ -595,22 +589,14 @@ fn score_cells(s: &Score) -> [String; 6] {
 }
 
 /// Per experiment and in total, from `claims.csv` (rows in file order).
-pub fn scores_of_csv(csv: &str) -> Result<Vec<(String, Score)>, String> {
-    let mut lines = csv.lines();
-    let head: Vec<&str> = lines.next().ok_or("claims.csv is empty")?.split(',').collect();
-    let col = |name: &str| head.iter().position(|h| *h == name).ok_or(format!("claims.csv has no column `{name}`"));
-    let (e, k, v, r) = (col("experiment")?, col("kind")?, col("verdict")?, col("restates")?);
+pub fn scores_of_csv(csv: &str) -> Result<Vec<(String, Score)>, ReportError> {
     let mut out: Vec<(String, Score)> = Vec::new();
-    for (i, line) in lines.enumerate() {
-        let f: Vec<&str> = line.split(',').collect();
-        if f.len() != head.len() {
-            return Err(format!("claims.csv line {}: {} fields, expected {}", i + 2, f.len(), head.len()));
-        }
-        if out.last().is_none_or(|(x, _)| x != f[e]) {
-            out.push((f[e].to_string(), Score::default()));
+    for [e, k, v, r] in claims_csv_columns(csv, ["experiment", "kind", "verdict", "restates"])? {
+        if out.last().is_none_or(|(x, _)| x != e) {
+            out.push((e.to_string(), Score::default()));
         }
         if let Some((_, s)) = out.last_mut() {
-            s.add(f[k], f[v], !f[r].is_empty());
+            s.add(k, v, !r.is_empty());
         }
     }
     Ok(out)
@@ -647,7 +633,7 @@ pub fn scoreboard_text(scores: &[(String, Score)]) -> String {
 }
 
 /// `status.md`: the README's "Reproduction status" scoreboard, generated from `claims.csv`.
-pub fn status_md(claims_csv: &str) -> Result<String, String> {
+pub fn status_md(claims_csv: &str) -> Result<String, ReportError> {
     let scores = scores_of_csv(claims_csv)?;
     let total = scores.iter().fold(Score::default(), |a, (_, s)| a.plus(*s));
     let mut m = format!(
@@ -903,45 +889,22 @@ fn claims_by_figure(s: &Section) -> (Vec<Vec<&Outcome>>, Vec<&Outcome>) {
     (by, rest)
 }
 
-/// Experiments whose published result tables are shown side by side with ours (issue 12).
-const SIDE_BY_SIDE: &[&str] = &["betzler"];
-
-/// The table columns of Betzler et al. 2014 (spec multihop.md §2.6): run metric, its words.
-const BETZLER_METRICS: &[(&str, &str)] = &[
-    ("throughput_per_s", "throughput (requests/s)"),
-    ("duration_mean_s", "exchange duration (s)"),
-    ("retries_per_exchange", "retries per exchange"),
-];
-
-/// The paper's name of one of our algorithms (Betzler et al. 2014, data/published/betzler.toml).
-fn paper_name(a: &str) -> &str {
-    match a {
-        "default" => "CoAP",
-        "default-aggressive" => "CoAP_B",
-        "cocoa-2014" => "CoCoA",
-        "cocoa4" => "CoCoA4",
-        other => other,
-    }
-}
-
 /// One published table rebuilt from the evaluated `mh_mean` claims: its title (the case
 /// family, e.g. `1-to-1`), the algorithms (columns, claim order) and the rows (RDC label,
 /// metric words, one outcome per algorithm where a claim exists).
 type SideTable<'a> = (String, Vec<String>, Vec<(String, String, Vec<Option<&'a Outcome>>)>);
 
-/// The published tables of `s` (only for [`SIDE_BY_SIDE`] experiments): per case family
-/// (`betzler/1-to-1-no-rdc` and `…-contikimac` make the `1-to-1` table), rows RDC × metric,
-/// columns algorithm, each cell the claim on that (case, metric, algorithm). Renders the
-/// claims already evaluated: no run of its own.
+/// The published tables of `s` (for an experiment with `[side_tables]`): per case family
+/// (`betzler/1-to-1-no-rdc` and `…-contikimac` make the `1-to-1` table), rows variant ×
+/// metric, columns algorithm, each cell the claim on that (case, metric, algorithm). Renders
+/// the claims already evaluated: no run of its own.
 fn side_tables(s: &Section) -> Vec<SideTable<'_>> {
-    if !SIDE_BY_SIDE.contains(&s.published.experiment.as_str()) {
-        return Vec::new();
-    }
+    let Some(spec) = &s.published.side_tables else { return Vec::new() };
     let split = |case: &str| -> Option<(String, String)> {
         let l = case.rsplit('/').next().unwrap_or(case);
-        [("-no-rdc", "No RDC"), ("-contikimac", "ContikiMAC")]
+        spec.variants
             .iter()
-            .find_map(|(suffix, rdc)| l.strip_suffix(suffix).map(|f| (f.to_string(), rdc.to_string())))
+            .find_map(|[suffix, rdc]| l.strip_suffix(suffix.as_str()).map(|f| (f.to_string(), rdc.clone())))
     };
     let mut cells: Vec<(String, String, &str, &str, &Outcome)> = Vec::new();
     for o in &s.outcomes {
@@ -949,7 +912,7 @@ fn side_tables(s: &Section) -> Vec<SideTable<'_>> {
             continue;
         }
         let Kind::MhMean(m) = o.claim.metric.kind() else { continue };
-        if !BETZLER_METRICS.iter().any(|(n, _)| *n == m.of) {
+        if !spec.metrics.iter().any(|[n, _]| *n == m.of) {
             continue;
         }
         let Some((family, rdc)) = split(&m.case) else { continue };
@@ -979,10 +942,10 @@ fn side_tables(s: &Section) -> Vec<SideTable<'_>> {
             }
             let mut rows = Vec::new();
             for rdc in &rdcs {
-                for (of, words) in BETZLER_METRICS {
+                for [of, words] in &spec.metrics {
                     let row: Vec<Option<&Outcome>> = algs
                         .iter()
-                        .map(|a| mine.iter().find(|c| &c.1 == rdc && c.2 == *of && c.3 == a).map(|c| c.4))
+                        .map(|a| mine.iter().find(|c| &c.1 == rdc && c.2 == of && c.3 == a).map(|c| c.4))
                         .collect();
                     if row.iter().any(Option::is_some) {
                         rows.push((rdc.clone(), words.to_string(), row));
@@ -1006,19 +969,21 @@ fn verdict_colour(v: &Verdict) -> &'static str {
 /// The published tables of `s` as HTML, each cell "published / ours" coloured by its verdict.
 fn side_tables_html(s: &Section) -> String {
     let tables = side_tables(s);
-    if tables.is_empty() {
-        return String::new();
-    }
+    let Some(spec) = s.published.side_tables.as_ref().filter(|_| !tables.is_empty()) else { return String::new() };
     let mut h = String::from(
         "<h3 id=\"tables-side-by-side\">Their tables side by side with ours</h3>\n<p class=\"small\">Each cell: \
 published / ours (mean over the replications), coloured by the verdict of its claim (green holds, red differs); the \
 claims below give the rule and band.</p>\n",
     );
     for (family, algs, rows) in &tables {
-        let _ =
-            write!(h, "<table class=\"claims side\"><caption>{}</caption><tr><th>RDC</th><th>metric</th>", esc(family));
+        let _ = write!(
+            h,
+            "<table class=\"claims side\"><caption>{}</caption><tr><th>{}</th><th>metric</th>",
+            esc(family),
+            esc(&spec.variant_heading)
+        );
         for a in algs {
-            let _ = write!(h, "<th>{} <span class=\"small\">({})</span></th>", esc(paper_name(a)), esc(a));
+            let _ = write!(h, "<th>{} <span class=\"small\">({})</span></th>", esc(spec.paper_name(a)), esc(a));
         }
         h.push_str("</tr>\n");
         for (rdc, words, cells) in rows {
@@ -1050,16 +1015,14 @@ claims below give the rule and band.</p>\n",
 /// The published tables of `s` as Markdown, each cell "published / ours (verdict)".
 fn side_tables_md(s: &Section) -> String {
     let tables = side_tables(s);
-    if tables.is_empty() {
-        return String::new();
-    }
+    let Some(spec) = s.published.side_tables.as_ref().filter(|_| !tables.is_empty()) else { return String::new() };
     let mut m = String::from(
         "### Their tables side by side with ours\n\nEach cell: published / ours (mean over the replications) and the verdict of its claim.\n\n",
     );
     for (family, algs, rows) in &tables {
-        let _ = write!(m, "**{family}**\n\n| RDC | metric |");
+        let _ = write!(m, "**{family}**\n\n| {} | metric |", spec.variant_heading);
         for a in algs {
-            let _ = write!(m, " {} (`{a}`) |", paper_name(a));
+            let _ = write!(m, " {} (`{a}`) |", spec.paper_name(a));
         }
         let _ = write!(m, "\n|---|---|{}\n", "---|".repeat(algs.len()));
         for (rdc, words, cells) in rows {
@@ -1328,7 +1291,7 @@ fn case_table(c: &CaseResult) -> String {
 /// The Markdown version, with figures referenced as `figures/<id>.svg`: the scoreboard first.
 pub fn markdown(title: &str, intro: &str, sections: &[Section]) -> String {
     let csv = claims_csv(sections);
-    let board = status_md(&csv).unwrap_or_else(|e| e);
+    let board = status_md(&csv).unwrap_or_else(|e| e.to_string());
     let mut m =
         format!("# {title}\n\n## Scoreboard\n\n{board}\n{}\n\n", intro.replace("<code>", "`").replace("</code>", "`"));
     let row = |m: &mut String, o: &Outcome, investigations: &[Investigation], file_cites: &str| {
@@ -1471,9 +1434,13 @@ check = "ratio"
 "#;
 
     fn section(experiment_line: &str) -> Section {
-        let published =
+        let mut published =
             super::super::published::parse(&BETZLER.replace("experiment = \"betzler\"", experiment_line), "t")
                 .expect("the test file parses");
+        // The tables as data/published/betzler.toml describes them; another experiment has none.
+        if experiment_line.contains("betzler") {
+            published.side_tables = super::super::published::load("betzler").unwrap().side_tables;
+        }
         let outcomes = published
             .claims
             .iter()
@@ -1503,7 +1470,7 @@ check = "ratio"
     }
 
     #[test]
-    fn other_experiments_get_no_side_by_side_tables() {
+    fn an_experiment_without_side_tables_gets_none() {
         let s = section("experiment = \"lim\"");
         assert_eq!(side_tables_md(&s), "");
         assert_eq!(side_tables_html(&s), "");

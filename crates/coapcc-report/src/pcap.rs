@@ -1,5 +1,5 @@
-//! `coapcc sim --pcap`: the simulated traffic of replication 0 of each algorithm as pcap files
-//! (see [`coapcc_sim::engine::capture_network`] for what is captured and the node addresses).
+//! Captures of simulated traffic (`coapcc sim --pcap`): replication 0 of each algorithm as
+//! pcap files (see [`coapcc_sim::engine::capture_network`] for what is captured and the node addresses).
 
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
@@ -8,7 +8,7 @@ use coapcc_driver::pcap::PcapWriter;
 use coapcc_sim::engine::capture_network;
 use coapcc_sim::scenario::{Model, Scenario};
 
-use crate::error::CliError;
+use crate::error::{ReportError, run};
 
 /// An algorithm or variant name as a file name: every character but letters, digits and
 /// `._-` becomes `_`.
@@ -24,12 +24,11 @@ pub fn pcap_path(dir: &Path, algorithm: &str) -> PathBuf {
 /// Runs replication 0 of every algorithm of `s` again, capturing, and writes one pcap per
 /// algorithm under `dir/pcap/`; timestamps are simulated time since the run's start. Trace
 /// scenarios have no packets: nothing is written. Returns the files written.
-pub fn write_captures(s: &Scenario, dir: &Path) -> Result<Vec<PathBuf>, CliError> {
+pub fn write_captures(s: &Scenario, dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
     let Model::Network { network, workload } = &s.model else { return Ok(Vec::new()) };
     let mut written = Vec::new();
     for (name, config) in &s.algorithms {
-        let (_, captured) = capture_network(network, *workload, &s.file.coap, config, s.file.seed, 0)
-            .map_err(|e| CliError::Failure(e.to_string()))?;
+        let (_, captured) = capture_network(network, *workload, &s.file.coap, config, s.file.seed, 0).map_err(run)?;
         let path = pcap_path(dir, name);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)?;

@@ -3,11 +3,12 @@
 use std::io::Write;
 use std::path::Path;
 
-use crate::error::CliError;
+use crate::error::ReportError;
 
 /// Writes `bytes` to `path` through a temporary file in the same folder and a rename.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
-    let fail = |what: &str, e: std::io::Error| CliError::Failure(format!("cannot {what} `{}`: {e}", path.display()));
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
+    let fail =
+        |action: &'static str, source: std::io::Error| ReportError::File { action, path: path.to_path_buf(), source };
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(|e| fail("create the folder of", e))?;
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());

@@ -1,6 +1,6 @@
 //! `coapcc reproduce crosscheck`: simulation against reality. The scenarios of
 //! `scenarios/crosscheck/` run with the simulator (many replications) and with the real-time
-//! loopback testbed (a few, [`crate::testbed_cmd`]); per algorithm, the testbed's median flow
+//! loopback testbed (a few, through the caller's [`Testbed`]); per algorithm, the testbed's median flow
 //! completion time, median retransmissions and median unnecessary retransmissions per flow
 //! must fall within 15 % of the simulation's, or inside the spread of the simulation's
 //! per-replication medians. Not part
@@ -10,13 +10,14 @@ use std::fmt::Write as _;
 use std::io::Write;
 use std::path::Path;
 
-use coapcc_sim::results::{flows_csv, runs_csv, summarise, summary_csv};
 use coapcc_sim::runner::{AlgorithmRuns, RunOutput, run_scenario};
 use coapcc_sim::scenario::{self, Scenario, Setting};
 
-use crate::error::CliError;
+use crate::error::{ReportError, run, scenario as scenario_error};
 use crate::files::write_atomic;
-use crate::reproduce::ReproduceArgs;
+use crate::progress::Progress;
+use crate::reproduce::ReproduceOptions;
+use crate::testbed::{Testbed, run_all, write_results};
 
 /// The relative tolerance of the cross-check.
 pub const TOLERANCE: f64 = 0.15;
@@ -103,28 +104,24 @@ pub fn compare(sim: &[AlgorithmRuns], testbed: &[AlgorithmRuns]) -> Vec<Comparis
 }
 
 /// Runs one case both ways: the simulation with the scenario's replications (or
-/// `sim_replications`), the testbed with `testbed_replications`. Writes each side's CSV files
-/// under `dir/sim/` and `dir/testbed/`.
+/// `sim_replications`), the testbed with `testbed_replications` through `testbed`. Writes each
+/// side's CSV files under `dir/sim/` and `dir/testbed/`.
 pub fn run_case(
     path: &Path,
     sim_replications: Option<u32>,
     testbed_replications: u32,
     dir: &Path,
-) -> Result<(Scenario, Vec<Comparison>), CliError> {
+    testbed: &mut dyn Testbed,
+) -> Result<(Scenario, Vec<Comparison>), ReportError> {
     let sim_set: Vec<Setting> = sim_replications.map(Setting::replications).into_iter().collect();
-    let s = scenario::load(path, &sim_set).map_err(|e| CliError::usage(e.to_string()))?;
-    let sim = run_scenario(&s, &|| {}).map_err(CliError::Failure)?;
-    let t = scenario::load(path, &[Setting::replications(testbed_replications)])
-        .map_err(|e| CliError::usage(e.to_string()))?;
-    let testbed = crate::testbed_cmd::run_all(&t, None, &mut |_, _, _| {})?;
-    for (side, runs, sc) in [("sim", &sim, &s), ("testbed", &testbed, &t)] {
-        let d = dir.join(side);
-        write_atomic(&d.join("flows.csv"), flows_csv(runs).as_bytes())?;
-        write_atomic(&d.join("runs.csv"), runs_csv(runs).as_bytes())?;
-        write_atomic(&d.join("summary.csv"), summary_csv(&summarise(runs)).as_bytes())?;
-        write_atomic(&d.join("scenario.toml"), sc.to_toml().as_bytes())?;
+    let s = scenario::load(path, &sim_set).map_err(scenario_error)?;
+    let sim = run_scenario(&s, &|| {}).map_err(run)?;
+    let t = scenario::load(path, &[Setting::replications(testbed_replications)]).map_err(scenario_error)?;
+    let real = run_all(&t, testbed)?;
+    for (side, runs, sc) in [("sim", &sim, &s), ("testbed", &real, &t)] {
+        write_results(&dir.join(side), sc, runs)?;
     }
-    let comparisons = compare(&sim, &testbed);
+    let comparisons = compare(&sim, &real);
     Ok((s, comparisons))
 }
 
@@ -145,23 +142,30 @@ What differs and why:
   docs/emulator-and-testbed.md).
 ";
 
-/// Runs `coapcc reproduce crosscheck`.
-pub fn run(args: &ReproduceArgs, out: &mut dyn Write) -> Result<(), CliError> {
-    let dir = crate::reproduce::out_dir(args);
-    let cases: Vec<&str> = if args.quick { vec![QUICK_CASE] } else { CASES.to_vec() };
-    let testbed_reps = if args.quick { 2 } else { TESTBED_REPLICATIONS };
+/// Runs `coapcc reproduce crosscheck` (the options' experiment, jobs and list are not used):
+/// the report goes to the options' folder and its text to `out`; each case is announced
+/// through `progress`.
+pub fn run_crosscheck(
+    opts: &ReproduceOptions,
+    testbed: &mut dyn Testbed,
+    out: &mut dyn Write,
+    progress: &dyn Progress,
+) -> Result<(), ReportError> {
+    let dir = opts.out_dir();
+    let cases: Vec<&str> = if opts.quick { vec![QUICK_CASE] } else { CASES.to_vec() };
+    let testbed_reps = if opts.quick { 2 } else { TESTBED_REPLICATIONS };
     let mut md = String::from("# coapcc reproduce crosscheck: simulation against the loopback testbed\n\n");
     let mut csv = String::from(
         "case,algorithm,metric,sim,sim_replication_min,sim_replication_max,testbed,relative_difference,agrees\n",
     );
     let mut all_agree = true;
     for case in cases {
-        let path = args.scenarios.join(case);
+        let path = opts.scenarios.join(case);
         let name = case.trim_end_matches(".toml");
-        if !args.quiet {
-            eprintln!("crosscheck: {name} (simulation, then {testbed_reps} real-time replications per algorithm)");
-        }
-        let (s, comparisons) = run_case(&path, args.replications, testbed_reps, &dir.join("data").join(name))?;
+        progress.note(&format!(
+            "crosscheck: {name} (simulation, then {testbed_reps} real-time replications per algorithm)"
+        ));
+        let (s, comparisons) = run_case(&path, opts.replications, testbed_reps, &dir.join("data").join(name), testbed)?;
         let _ = writeln!(
             md,
             "## {name}\n\n{}\n\nSimulation: {} replications; testbed: {testbed_reps} (seed {}).\n",

@@ -1,0 +1,32 @@
+//! Compiles the experiment descriptions in: every `data/published/*.toml` whose top level
+//! names an `experiment` becomes an entry of `$OUT_DIR/experiment_files.rs`, so that adding an
+//! experiment is adding its file (`coapcc_report::reproduce::published::all` checks them).
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+fn main() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/published");
+    println!("cargo::rerun-if-changed={}", dir.display());
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort();
+    let mut out = String::from("&[\n");
+    for path in files {
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+        // An experiment's file says `experiment = "…"` at the top level, before any table.
+        let mut top = text.lines().take_while(|l| !l.trim_start().starts_with('['));
+        if !top.any(|l| l.trim_start().starts_with("experiment =")) {
+            continue;
+        }
+        println!("cargo::rerun-if-changed={}", path.display());
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let _ = writeln!(out, "    ({name:?}, include_str!({:?})),", path.display().to_string());
+    }
+    out.push(']');
+    let dest = Path::new(&std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("experiment_files.rs");
+    std::fs::write(&dest, out).unwrap_or_else(|e| panic!("cannot write {}: {e}", dest.display()));
+}

@@ -1,0 +1,63 @@
+//! `coapcc reproduce`: the experiments' report ([`coapcc_report::reproduce`]), or the
+//! cross-check against the real-time testbed ([`coapcc_report::crosscheck`], on
+//! [`crate::cmd::testbed::loopback`]).
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use coapcc_report::ReproduceOptions;
+
+use crate::error::CliError;
+use crate::progress::Bar;
+
+/// Arguments of `coapcc reproduce`.
+#[derive(Clone, Debug, clap::Args)]
+pub struct ReproduceArgs {
+    /// Experiment (see --list), or `all`.
+    #[arg(required_unless_present = "list")]
+    pub experiment: Option<String>,
+    /// List the experiments.
+    #[arg(long)]
+    pub list: bool,
+    /// A reduced version (fewer replications, shorter runs) that still draws every figure.
+    #[arg(long)]
+    pub quick: bool,
+    /// Replications per case instead of the scenarios' own.
+    #[arg(long)]
+    pub replications: Option<u32>,
+    /// Output folder (default `reports/<experiment>/`).
+    #[arg(long, help = "Output folder (default reports/<experiment>/)")]
+    pub out: Option<PathBuf>,
+    /// Worker threads (default: all cores). Results do not depend on it.
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Folder of the scenario files.
+    #[arg(long, default_value = "scenarios")]
+    pub scenarios: PathBuf,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// Runs `coapcc reproduce` (with `--list`, prints the experiments).
+pub fn run(args: &ReproduceArgs, out: &mut dyn Write) -> Result<(), CliError> {
+    if args.list {
+        out.write_all(coapcc_report::reproduce::list()?.as_bytes())?;
+        return Ok(());
+    }
+    let opts = ReproduceOptions {
+        experiment: args.experiment.clone().unwrap_or_default(),
+        quick: args.quick,
+        replications: args.replications,
+        out: args.out.clone(),
+        jobs: args.jobs,
+        scenarios: args.scenarios.clone(),
+    };
+    let progress = Bar::new(args.quiet);
+    if opts.experiment == "crosscheck" {
+        coapcc_report::run_crosscheck(&opts, &mut crate::cmd::testbed::loopback(None, |_, _, _| {})?, out, &progress)?;
+    } else {
+        coapcc_report::run_reproduce(&opts, out, &progress)?;
+    }
+    Ok(())
+}

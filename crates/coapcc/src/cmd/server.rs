@@ -1,0 +1,90 @@
+//! `coapcc server`: the resources of `coapcc_udp::server` on a real UDP socket.
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use coapcc_proto::Endpoint;
+use coapcc_udp::clock::{Clock, os_seed};
+use coapcc_udp::runtime::{Options, spawn};
+use coapcc_udp::server::Resources;
+
+use super::client::{runtime, seconds};
+use crate::error::CliError;
+
+/// Arguments of `coapcc server`.
+#[derive(Clone, Debug, clap::Args)]
+pub struct ServerArgs {
+    /// Address and port to listen on (port 0: any free port, printed at start).
+    #[arg(long, default_value = "127.0.0.1:5683")]
+    pub bind: String,
+    /// How long a request is remembered for duplicate detection (EXCHANGE_LIFETIME), seconds.
+    #[arg(long, default_value_t = 247.0)]
+    pub exchange_lifetime_s: f64,
+    /// Stop after this many seconds (runs until interrupted when absent).
+    #[arg(long)]
+    pub duration_s: Option<f64>,
+    /// Seed of the server's generator; from the OS when absent.
+    #[arg(long)]
+    pub seed: Option<u64>,
+}
+
+/// `coapcc server`: serves until interrupted (Ctrl-C, SIGTERM) or `--duration-s`; prints its
+/// address at start and its counters at the end.
+pub fn run(args: &ServerArgs, out: &mut dyn Write) -> Result<(), CliError> {
+    let bind: SocketAddr =
+        args.bind.parse().map_err(|_| CliError::usage(format!("--bind: `{}` is not ADDRESS:PORT", args.bind)))?;
+    let lifetime = seconds("exchange-lifetime-s", args.exchange_lifetime_s)?;
+    let duration = args.duration_s.map(|d| seconds("duration-s", d)).transpose()?;
+    let seed = args.seed.unwrap_or_else(os_seed);
+    let config = coapcc_udp::config::server_config(lifetime).map_err(|e| CliError::Failure(e.to_string()))?;
+    let rt = runtime()?;
+    rt.block_on(async {
+        let socket = coapcc_udp::runtime::bind(bind).map_err(|e| CliError::Failure(format!("--bind {bind}: {e}")))?;
+        let local = socket.local_addr()?;
+        let endpoint = Endpoint::new(config, coapcc_sim::rng::stream_rng(seed, 0, coapcc_sim::rng::Stream::Server(0).id()))
+            .map_err(|e| CliError::Failure(e.to_string()))?;
+        let (handle, _) = spawn(socket, endpoint, Clock::start(), Options::server(Resources));
+        writeln!(out, "coapcc server listening on {local} (seed {seed})")?;
+        out.flush()?;
+        wait_for_stop(duration).await;
+        let f = handle.stop().await;
+        let e = f.endpoint;
+        writeln!(
+            out,
+            "coapcc server stopped: {} datagram(s) in, {} out; duplicates answered {}, resets sent {}, malformed {}, cache evictions {}",
+            f.runtime.datagrams_received,
+            f.runtime.datagrams_sent,
+            e.duplicates_answered,
+            e.resets_sent,
+            e.malformed,
+            e.duplicate_evictions
+        )?;
+        Ok(())
+    })
+}
+
+async fn wait_for_stop(duration: Option<Duration>) {
+    let timer = async {
+        match duration {
+            Some(d) => tokio::time::sleep(d).await,
+            None => std::future::pending().await,
+        }
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = timer => {}
+        () = term => {}
+        _ = tokio::signal::ctrl_c() => {}
+    }
+}
