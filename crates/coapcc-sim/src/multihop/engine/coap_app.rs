@@ -655,14 +655,18 @@ impl Host for MultihopSim {
 #[cfg(test)]
 mod tests {
     use coapcc_core::Duration;
+    use coapcc_core::{AnyConfig, EchoMode};
     use coapcc_driver::endpoints::MultihopEcho;
     use coapcc_driver::scenario::{Setting, parse};
+    use coapcc_proto::Message;
+    use coapcc_proto::message::{decode_uint, option};
 
     use super::super::testkit::{betzler_null_rdc, line_coap, run};
     use super::super::{
-        ClientMode, CoapCrossTraffic, CoapManyToMany, CoapOneToOne, CoapSaturated, MultihopConfig, RdcKind,
-        TopologyChoice, Workload,
+        ClientMode, CoapCrossTraffic, CoapManyToMany, CoapOneToOne, CoapSaturated, MultihopConfig, MultihopSim,
+        RdcKind, TopologyChoice, Workload,
     };
+    use super::super::net::Body;
     use crate::multihop::ContikiVersion;
     use crate::multihop::csma::CsmaConfig;
 
@@ -847,26 +851,56 @@ mod tests {
     }
 
     #[test]
+    fn requests_and_answers_carry_the_echo_the_algorithm_states_only_with_echo_algorithm() {
+        // Spec §7.7 / OQ-28: IDC and MBC (exact samples) and pCoCoA state the transmission-count
+        // option, FASOR+token the token byte, CoCoA and Default CoAP nothing.
+        let stated = |name: &str| AnyConfig::from_name(name).map(|c| c.echo_mode());
+        assert_eq!((stated("idc"), stated("mbc")), (Some(EchoMode::Option), Some(EchoMode::Option)));
+        for algorithm in ["idc", "mbc", "pcocoa", "fasor-token", "cocoa", "default"] {
+            for echo in [MultihopEcho::None, MultihopEcho::Algorithm] {
+                let want = match echo {
+                    MultihopEcho::None => EchoMode::None,
+                    MultihopEcho::Algorithm => stated(algorithm).unwrap_or(EchoMode::None),
+                };
+                let mut cfg = lossy_continuous(algorithm, echo);
+                cfg.duration = Duration::from_secs(60);
+                let mut sim = MultihopSim::new(cfg, 5).unwrap();
+                sim.run_events();
+                let sent: Vec<&Message> = sim
+                    .packets
+                    .iter()
+                    .filter_map(|p| match &p.body {
+                        Body::Coap(m) => Some(&**m),
+                        Body::Tcp(_) => None,
+                    })
+                    .collect();
+                let count = |m: &Message| m.option(option::TRANSMISSION_COUNT).and_then(decode_uint);
+                let (requests, answers): (Vec<&Message>, Vec<&Message>) =
+                    sent.into_iter().partition(|m| m.code.is_request());
+                let label = format!("{algorithm} {echo:?}");
+                assert!(!answers.is_empty(), "{label}");
+                // Copy k of an exchange carries k (0: the original); its answer echoes one of them.
+                let option = want == EchoMode::Option;
+                assert!(requests.iter().all(|m| count(m).is_some() == option), "{label}");
+                assert!(answers.iter().all(|m| count(m).is_some() == option), "{label}");
+                if option {
+                    assert!(requests.iter().any(|m| count(m) == Some(0)), "{label}");
+                    assert!(requests.iter().any(|m| count(m) >= Some(1)), "{label}: a lossy path retransmits");
+                }
+                // The 2-byte token (§2.4), one byte longer with the token echo.
+                let token_bytes = if want == EchoMode::Token { 3 } else { 2 };
+                assert!(requests.iter().all(|m| m.token.len() == token_bytes), "{label}");
+            }
+        }
+    }
+
+    #[test]
     fn the_echo_key_is_reachable_with_set_and_a_bad_value_names_the_key() {
-        const LINE: &str = r#"
-name = "t/line"
-description = "d"
-source = "s"
-seed = 1
-replications = 1
-algorithms = ["idc"]
-[multihop]
-rdc = "null_rdc"
-[multihop.topology]
-kind = "line"
-nodes = 3
-spacing_m = 40.0
-[multihop.workload]
-kind = "coap_saturated"
-"#;
+        // Makarem's chain, where the echo matters most (IDC).
+        const CHAIN: &str = include_str!("../../../../../scenarios/makarem-cooja/chain.toml");
         let echo = |sets: &[&str]| {
             let sets: Vec<Setting> = sets.iter().map(|s| s.parse().unwrap()).collect();
-            let s = parse(LINE, "t.toml", &sets).map_err(|e| e.key)?;
+            let s = parse(CHAIN, "chain.toml", &sets).map_err(|e| e.key)?;
             crate::multihop::scenario::config_of(&s).map(|c| c.echo).map_err(|e| e.key)
         };
         assert_eq!(echo(&[]), Ok(MultihopEcho::None));

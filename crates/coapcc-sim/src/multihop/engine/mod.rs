@@ -200,6 +200,13 @@ impl MultihopSim {
 
     /// Runs to the end and returns the results (and the event trace, if recorded).
     pub fn run(mut self) -> (MultihopResult, Option<EventTrace>) {
+        self.run_events();
+        let trace = self.trace.take();
+        (self.finish(), trace)
+    }
+
+    /// Handles the events in time order until the run ends.
+    fn run_events(&mut self) {
         while let Some(e) = self.queue.pop() {
             if e.at > self.end || self.stopped {
                 break;
@@ -213,8 +220,6 @@ impl MultihopSim {
             }
             self.handle(e.ev);
         }
-        let trace = self.trace.take();
-        (self.finish(), trace)
     }
 
     /// Hands `ev` to its layer.
