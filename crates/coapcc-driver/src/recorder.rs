@@ -57,11 +57,6 @@ impl<T, const N: usize> FirstN<T, N> {
     pub fn as_slice(&self) -> &[T] {
         &self.0
     }
-
-    /// The entries kept.
-    pub fn into_vec(self) -> Vec<T> {
-        self.0
-    }
 }
 
 /// An exchange a flow's client completed (acknowledged).
@@ -544,6 +539,37 @@ mod tests {
         // Nothing else was asked for.
         assert!(f.rtts.is_empty() && f.first_expired.as_slice().is_empty() && f.completions.as_slice().is_empty());
         assert_eq!((f.transmissions, f.retransmissions), (0, 0), "copies are counted when they leave");
+    }
+
+    #[test]
+    fn samples_are_kept_only_when_asked_and_first_expired_timers_as_armed_in_order() {
+        // A network run: every RTT sample and expired timer, in seconds; no trace lists.
+        let mut net = Recorder::new(1, false);
+        // A multihop run: the first expired timers as armed, no samples.
+        let mut mh = Recorder::with_options(RecorderOptions { first_expired: true, ..Default::default() });
+        mh.add_flow(0, &spec(None));
+        for r in [&mut net, &mut mh] {
+            // Binary exponential backoff from 2.5 s (RFC 7252 §4.2): 2.5, 5, 10 s expire,
+            // then an acknowledgement 1.25 s after the 4th copy, 18.75 s after the original.
+            for k in 0..3 {
+                r.timer_expired(0, Duration::from_millis(2_500 << k));
+            }
+            r.completed(0, at(18_750), &acked(0, 18_750, 3, Some(5_000)));
+        }
+        let (n, m) = (net.flow(0).cloned().unwrap_or_default(), mh.flow(0).cloned().unwrap_or_default());
+        assert_eq!(n.expired_rto.values(), Some(&[2.5, 5.0, 10.0][..]));
+        assert_eq!(n.rtts.values(), Some(&[18.75][..]));
+        assert!(n.first_expired.as_slice().is_empty() && n.completions.as_slice().is_empty());
+        let armed: Vec<Duration> = [2_500, 5_000, 10_000].map(Duration::from_millis).into();
+        assert_eq!(m.first_expired.as_slice(), &armed[..]);
+        assert!(m.expired_rto.is_empty() && m.rtts.is_empty());
+        // Without `completions` no series is kept, even for a flow without a budget.
+        assert!(!mh.keeps_completions(0) && m.completions.as_slice().is_empty());
+        // Both count the ended exchange's retransmissions and its duration.
+        for f in [&n, &m] {
+            assert_eq!((f.ended_retransmissions, f.acked_duration_sum), (3, Duration::from_millis(18_750)));
+            assert_eq!((f.first_acked_sent, f.last_ack), (Some(at(0)), Some(at(18_750))));
+        }
     }
 
     #[test]

@@ -661,12 +661,12 @@ mod tests {
     use coapcc_proto::Message;
     use coapcc_proto::message::{decode_uint, option};
 
+    use super::super::net::Body;
     use super::super::testkit::{betzler_null_rdc, line_coap, run};
     use super::super::{
         ClientMode, CoapCrossTraffic, CoapManyToMany, CoapOneToOne, CoapSaturated, MultihopConfig, MultihopSim,
         RdcKind, TopologyChoice, Workload,
     };
-    use super::super::net::Body;
     use crate::multihop::ContikiVersion;
     use crate::multihop::csma::CsmaConfig;
 
