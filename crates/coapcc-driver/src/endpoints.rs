@@ -1,6 +1,8 @@
 //! Scenario → endpoint configuration: the server's fixed response, the echo mode and the
 //! request every client sends ([`crate::scenario::request_template`]). Everything a driver
-//! needs to build its `coapcc-proto` endpoints, whatever carries the datagrams.
+//! needs to build its `coapcc-proto` endpoints, whatever carries the datagrams: the one place
+//! the network model, the testbed and the multihop model ([`Endpoints::multihop`]) configure
+//! them.
 
 use std::sync::Arc;
 
@@ -8,6 +10,7 @@ use coapcc_core::{AnyConfig, ConfigError};
 use coapcc_proto::echo::echo_mode_for;
 use coapcc_proto::message::Payload;
 use coapcc_proto::{AutoResponse, Code, EchoMode, EndpointConfig, Message};
+use serde::{Deserialize, Serialize};
 
 use crate::scenario::{CoapConfig, EchoChoice, WorkloadConfig, request_template};
 
@@ -31,6 +34,32 @@ pub fn echo_for(choice: EchoChoice, algorithm: &AnyConfig) -> EchoMode {
     }
 }
 
+/// The transmission-count echo of the multihop model's endpoints (`[multihop] echo`).
+///
+/// `none` is the default because the papers' Contiki implementations (Erbium, Makarem's Cooja
+/// motes) and the model's frame-size tables (multihop.md §1.2) have no transmission-count
+/// option, and the reading of IDC's and MBC's "exact" samples (OQ-28) is exact matching in the
+/// paper's simulator, not an option on the air. `algorithm` gives every algorithm the echo it
+/// states, as the network model and the testbed do (`coap.echo = "auto"`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MultihopEcho {
+    /// No echo, whatever the algorithm (default).
+    #[default]
+    None,
+    /// The echo the algorithm states ([`echo_mode_for`]).
+    Algorithm,
+}
+
+impl From<MultihopEcho> for EchoChoice {
+    fn from(echo: MultihopEcho) -> Self {
+        match echo {
+            MultihopEcho::None => EchoChoice::None,
+            MultihopEcho::Algorithm => EchoChoice::Auto,
+        }
+    }
+}
+
 /// The endpoint set-up of one algorithm under a scenario: what every client and the server are
 /// built from.
 #[derive(Clone, Debug)]
@@ -51,10 +80,27 @@ impl Endpoints {
     /// configurations shares the built value. Fails only if `algorithm` was not checked when
     /// the scenario loaded.
     pub fn new(coap: &CoapConfig, workload: &WorkloadConfig, algorithm: &AnyConfig) -> Result<Self, ConfigError> {
+        Self::with_nstart(coap, workload.nstart, algorithm)
+    }
+
+    /// The multihop model's set-up (multihop.md §2.4, §3.3) for `algorithm` with `nstart`: a
+    /// GET without Uri-Path, an empty 2.05 response, 2-byte tokens, and the echo `echo` chooses.
+    /// Its frames are sized by the model's tables or rules, not from these messages.
+    pub fn multihop(algorithm: &AnyConfig, nstart: u16, echo: MultihopEcho) -> Result<Self, ConfigError> {
+        let coap = CoapConfig {
+            request_path: String::new(),
+            response_payload_bytes: 0,
+            echo: echo.into(),
+            ..CoapConfig::default()
+        };
+        Self::with_nstart(&coap, nstart, algorithm)
+    }
+
+    fn with_nstart(coap: &CoapConfig, nstart: u16, algorithm: &AnyConfig) -> Result<Self, ConfigError> {
         let built = Arc::new(algorithm.build()?);
         let client = EndpointConfig {
             echo: echo_for(coap.echo, algorithm),
-            nstart: workload.nstart,
+            nstart,
             token_len: coap.token_bytes,
             // Drivers count copies from `Transmit::origin`.
             transmitted_events: false,
@@ -68,5 +114,30 @@ impl Endpoints {
             ..client.clone()
         };
         Ok(Endpoints { client, server, request: request_template(coap) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_multihop_set_up_echoes_only_when_asked_and_sends_a_bare_get_with_an_empty_answer() {
+        for name in ["idc", "mbc", "cocoa"] {
+            let alg = AnyConfig::from_name(name).unwrap_or_else(|| panic!("{name}"));
+            let none = Endpoints::multihop(&alg, 4, MultihopEcho::None).unwrap_or_else(|e| panic!("{e}"));
+            let stated = Endpoints::multihop(&alg, 4, MultihopEcho::Algorithm).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(none.client.echo, EchoMode::None, "{name}");
+            // OQ-28: IDC and MBC ask for the transmission-count option; CoCoA for nothing.
+            let want = if name == "cocoa" { EchoMode::None } else { EchoMode::Option };
+            assert_eq!((stated.client.echo, stated.server.echo), (want, want), "{name}");
+            assert_eq!((none.client.nstart, none.client.token_len), (4, 2));
+        }
+        let alg = AnyConfig::from_name("default").unwrap_or_else(|| panic!("default"));
+        let e = Endpoints::multihop(&alg, 1, MultihopEcho::default()).unwrap_or_else(|e| panic!("{e}"));
+        // A GET without Uri-Path: no option at all.
+        assert_eq!((e.request.code, e.request.options.len(), e.request.payload.len()), (Code::GET, 0, 0));
+        let answer = e.server.auto_response.unwrap_or_else(|| panic!("the server answers itself"));
+        assert_eq!((answer.code, answer.payload.len()), (Code::CONTENT, 0));
     }
 }

@@ -6,12 +6,145 @@
 //! It is fed endpoint events and transmit records only; what needs ground truth a real network
 //! cannot give (which retransmissions were unnecessary) is handed in by the simulator at the
 //! end.
+//!
+//! What a run keeps beyond the counts is chosen by [`RecorderOptions`]: the network model and
+//! the testbed keep every RTT sample and expired timer (their distributions are summarised) and
+//! the long-lived time series; the multihop model counts what ends inside a measurement window
+//! and keeps per-flow trace lists (the first expired timers, the completion series).
+//!
+//! # Cap policy
+//!
+//! A list that is summarised (the RTT samples, the expired timers of `flows.csv`) is kept whole
+//! ([`Distribution`] bins it past its exact limit). A **trace list** — what a run keeps to be
+//! plotted or read entry by entry — keeps its first entries and ignores the rest ([`FirstN`]):
+//! the first [`TIMERS_KEPT`] timers and the first [`COMPLETIONS_KEPT`] completions of a flow.
 
 use coapcc_core::{Duration, Instant};
 
 use crate::link::{DropReason, LinkSummary, Pipeline};
 use crate::metrics::{Distribution, FlowResult, RunMetrics, RunResult, SeriesPoint, jain};
-use crate::workload::Workload;
+use crate::workload::{FlowSpec, Workload};
+
+/// How many retransmission timers a flow's timer trace keeps (the first ones): enough for the
+/// backoff chains of a flow's first exchanges.
+pub const TIMERS_KEPT: usize = 64;
+
+/// How many completions a flow's completion series keeps (the first ones): more than a
+/// Betzler cross-traffic flow makes in its run.
+pub const COMPLETIONS_KEPT: usize = 20_000;
+
+/// A trace list: its first `N` entries, the rest ignored (the recorder's one cap policy, see
+/// the [module documentation](self)).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FirstN<T, const N: usize>(Vec<T>);
+
+impl<T, const N: usize> Default for FirstN<T, N> {
+    fn default() -> Self {
+        FirstN(Vec::new())
+    }
+}
+
+impl<T, const N: usize> FirstN<T, N> {
+    /// Adds `x` unless `N` entries are kept already.
+    #[inline]
+    pub fn push(&mut self, x: T) {
+        if self.0.len() < N {
+            self.0.push(x);
+        }
+    }
+
+    /// The entries kept, in the order they came.
+    pub fn as_slice(&self) -> &[T] {
+        &self.0
+    }
+}
+
+/// An exchange a flow's client completed (acknowledged).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Completion {
+    /// Flow-wide exchange index.
+    pub exchange: u32,
+    /// When the original copy was sent.
+    pub first_sent: Instant,
+    /// CoAP RTT: original transmission to first acknowledgement (the exchange's duration).
+    pub rtt: Duration,
+    /// Retransmissions made.
+    pub retransmissions: u8,
+    /// The controller's RTO towards the peer just after the acknowledgement; `None` unless the
+    /// recorder asks for it (`Record::rto_after` of the flow loop) and the controller has one.
+    pub rto_after: Option<Duration>,
+}
+
+/// An exchange a flow's client abandoned (MAX_RETRANSMIT exhausted, or a Reset).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Failure {
+    /// Flow-wide exchange index.
+    pub exchange: u32,
+    /// Retransmissions made.
+    pub retransmissions: u8,
+    /// Whether a Reset ended it.
+    pub reset: bool,
+}
+
+/// The measurement window `[start, end)`: what ends (or is received) inside it is counted
+/// apart ([`WindowCounts`]; the multihop model's OQ-M19 window).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MeasurementWindow {
+    /// First instant inside.
+    pub start: Instant,
+    /// First instant after.
+    pub end: Instant,
+}
+
+impl MeasurementWindow {
+    /// Whether `t` is inside.
+    #[inline]
+    pub fn contains(&self, t: Instant) -> bool {
+        t >= self.start && t < self.end
+    }
+}
+
+/// What a flow ended inside the measurement window.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WindowCounts {
+    /// Exchanges acknowledged inside the window.
+    pub completed: u64,
+    /// Exchanges abandoned inside the window.
+    pub failed: u64,
+    /// Request copies (originals and retransmissions) of the exchanges ended inside the window.
+    pub transmissions: u64,
+    /// Fresh requests of the flow its peer received inside the window ([`Recorder::received`]).
+    pub received: u64,
+}
+
+/// One completion of a flow's completion series.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CompletionPoint {
+    /// When the acknowledgement came.
+    pub at: Instant,
+    /// The exchange's duration (CoAP RTT).
+    pub duration: Duration,
+    /// The controller's RTO towards the peer just after it, if it has one.
+    pub rto_after: Option<Duration>,
+}
+
+/// What a recorder keeps besides the counts every run has.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RecorderOptions {
+    /// Keep the long-lived time series: request copies, completions and the link's residual
+    /// bandwidth per [`SERIES_WINDOW`].
+    pub time_series: bool,
+    /// Keep every RTT sample and every expired timer value ([`FlowRecord::rtts`],
+    /// [`FlowRecord::expired_rto`]).
+    pub samples: bool,
+    /// Count what ends inside this window ([`FlowRecord::in_window`]).
+    pub window: Option<MeasurementWindow>,
+    /// Keep each flow's first expired timers ([`FlowRecord::first_expired`]).
+    pub first_expired: bool,
+    /// Keep, for each flow added without an exchange budget ([`FlowSpec::exchanges`] `None`),
+    /// its completion series ([`FlowRecord::completions`]), with the controller's RTO after each.
+    pub completions: bool,
+}
 
 /// What was seen of one flow.
 #[derive(Clone, Debug, Default)]
@@ -20,10 +153,30 @@ pub struct FlowRecord {
     pub transmissions: u32,
     /// Retransmissions (copies after the first).
     pub retransmissions: u32,
-    /// RTT samples of completed exchanges, seconds.
+    /// RTT samples of completed exchanges, seconds (with [`RecorderOptions::samples`]).
     pub rtts: Distribution,
-    /// Values of the retransmission timers that expired, seconds.
+    /// Values of the retransmission timers that expired, seconds (with
+    /// [`RecorderOptions::samples`]).
     pub expired_rto: Distribution,
+    /// Retransmissions of the exchanges that ended (acknowledged or abandoned); unlike
+    /// `retransmissions`, an exchange still open when the run ends does not count.
+    pub ended_retransmissions: u64,
+    /// Sum of the durations (CoAP RTTs) of the acknowledged exchanges.
+    pub acked_duration_sum: Duration,
+    /// When the original copy of the first acknowledged exchange was sent.
+    pub first_acked_sent: Option<Instant>,
+    /// When the last acknowledgement came.
+    pub last_ack: Option<Instant>,
+    /// What ended inside the measurement window (zeros without one).
+    pub in_window: WindowCounts,
+    /// The first [`TIMERS_KEPT`] retransmission timers that expired, as armed (with
+    /// [`RecorderOptions::first_expired`]).
+    pub first_expired: FirstN<Duration, TIMERS_KEPT>,
+    /// The first [`COMPLETIONS_KEPT`] completions (with [`RecorderOptions::completions`], for a
+    /// flow without a budget).
+    pub completions: FirstN<CompletionPoint, COMPLETIONS_KEPT>,
+    /// Whether this flow keeps `completions`.
+    keeps_completions: bool,
 }
 
 /// Length of one long-lived time-series window (`series.csv`).
@@ -52,29 +205,47 @@ pub struct RunEnd {
 #[derive(Clone, Debug)]
 pub struct Recorder {
     flows: Vec<FlowRecord>,
-    /// Long-lived runs keep the time series.
-    series: bool,
+    options: RecorderOptions,
     windows: Vec<Window>,
     request_copies_delivered: u64,
     request_copies_lost: u64,
 }
 
 impl Recorder {
-    /// Records for `flows` flows; `series` keeps the per-window time series (long-lived runs).
+    /// The records of a network or testbed run of `flows` flows: every RTT sample and expired
+    /// timer; `series` keeps the per-window time series (long-lived runs).
     pub fn new(flows: u32, series: bool) -> Self {
+        let mut r = Self::with_options(RecorderOptions { time_series: series, samples: true, ..Default::default() });
+        r.flows = vec![FlowRecord::default(); flows as usize];
+        r
+    }
+
+    /// Records kept as `options` say, for flows added with [`Recorder::add_flow`].
+    pub fn with_options(options: RecorderOptions) -> Self {
         Recorder {
-            flows: vec![FlowRecord::default(); flows as usize],
-            series,
+            flows: Vec::new(),
+            options,
             windows: Vec::new(),
             request_copies_delivered: 0,
             request_copies_lost: 0,
         }
     }
 
-    /// Records for one more flow, `flow` (flows are numbered in the order they are added).
-    pub fn add_flow(&mut self, flow: u32) {
+    /// Records for one more flow, `flow` (flows are numbered in the order they are added), of
+    /// budget and concurrency `spec`.
+    pub fn add_flow(&mut self, flow: u32, spec: &FlowSpec) {
         let n = (flow as usize + 1).max(self.flows.len());
         self.flows.resize(n, FlowRecord::default());
+        if let Some(r) = self.flows.get_mut(flow as usize) {
+            r.keeps_completions = self.options.completions && spec.exchanges.is_none();
+        }
+    }
+
+    /// Whether flow `f` keeps a completion series (and so wants the controller's RTO after each
+    /// acknowledgement).
+    #[inline]
+    pub fn keeps_completions(&self, f: u32) -> bool {
+        self.flows.get(f as usize).is_some_and(|r| r.keeps_completions)
     }
 
     #[inline]
@@ -95,7 +266,7 @@ impl Recorder {
                 fl.retransmissions += 1;
             }
         }
-        if self.series {
+        if self.options.time_series {
             self.window_mut(now).sends += 1;
         }
     }
@@ -113,33 +284,87 @@ impl Recorder {
     /// The uplink's residual bandwidth at `now`, packets per second (long-lived series).
     #[inline]
     pub fn link_rate(&mut self, now: Instant, rate_pps: f64) {
-        if self.series {
+        if self.options.time_series {
             self.window_mut(now).rate_pps = rate_pps;
         }
     }
 
-    /// An exchange of flow `f` completed at `now` after `rtt`.
+    /// An exchange of flow `f` completed at `now`.
     #[inline]
-    pub fn completed(&mut self, f: u32, rtt: Duration, now: Instant) {
+    pub fn completed(&mut self, f: u32, now: Instant, exchange: &Completion) {
+        let (options, in_window) = (self.options, self.in_window(now));
         if let Some(fl) = self.flows.get_mut(f as usize) {
-            fl.rtts.push(rtt.as_secs_f64());
+            if options.samples {
+                fl.rtts.push(exchange.rtt.as_secs_f64());
+            }
+            fl.ended_retransmissions += u64::from(exchange.retransmissions);
+            fl.acked_duration_sum = fl.acked_duration_sum.saturating_add(exchange.rtt);
+            fl.first_acked_sent.get_or_insert(exchange.first_sent);
+            fl.last_ack = Some(now);
+            if in_window {
+                fl.in_window.completed += 1;
+                fl.in_window.transmissions += 1 + u64::from(exchange.retransmissions);
+            }
+            if fl.keeps_completions {
+                fl.completions.push(CompletionPoint { at: now, duration: exchange.rtt, rto_after: exchange.rto_after });
+            }
         }
-        if self.series {
+        if options.time_series {
             self.window_mut(now).successes += 1;
+        }
+    }
+
+    /// An exchange of flow `f` was abandoned at `now`.
+    #[inline]
+    pub fn failed(&mut self, f: u32, now: Instant, exchange: &Failure) {
+        let in_window = self.in_window(now);
+        if let Some(fl) = self.flows.get_mut(f as usize) {
+            fl.ended_retransmissions += u64::from(exchange.retransmissions);
+            if in_window {
+                fl.in_window.failed += 1;
+                fl.in_window.transmissions += 1 + u64::from(exchange.retransmissions);
+            }
+        }
+    }
+
+    /// Flow `f`'s peer received a fresh request of it (not a duplicate) at `now`: counted
+    /// inside the measurement window (Makarem's goodput, multihop.md §3.4).
+    #[inline]
+    pub fn received(&mut self, f: u32, now: Instant) {
+        if self.in_window(now)
+            && let Some(fl) = self.flows.get_mut(f as usize)
+        {
+            fl.in_window.received += 1;
         }
     }
 
     /// A retransmission timer of flow `f` set to `timer` expired.
     #[inline]
     pub fn timer_expired(&mut self, f: u32, timer: Duration) {
+        let options = self.options;
         if let Some(fl) = self.flows.get_mut(f as usize) {
-            fl.expired_rto.push(timer.as_secs_f64());
+            if options.samples {
+                fl.expired_rto.push(timer.as_secs_f64());
+            }
+            if options.first_expired {
+                fl.first_expired.push(timer);
+            }
         }
+    }
+
+    #[inline]
+    fn in_window(&self, now: Instant) -> bool {
+        self.options.window.is_some_and(|w| w.contains(now))
     }
 
     /// Flow `f`'s records.
     pub fn flow(&self, f: u32) -> Option<&FlowRecord> {
         self.flows.get(f as usize)
+    }
+
+    /// Every flow's records, in flow order, at the end of a run.
+    pub fn into_flows(self) -> Vec<FlowRecord> {
+        self.flows
     }
 
     /// The run's results: flows in order, run metrics, time series. `unnecessary(f)` is flow
@@ -272,6 +497,117 @@ mod tests {
         Instant::ZERO + Duration::from_millis(ms)
     }
 
+    fn spec(exchanges: Option<u32>) -> FlowSpec {
+        FlowSpec { exchanges, concurrency: 1 }
+    }
+
+    fn acked(first_sent_ms: u64, rtt_ms: u64, retransmissions: u8, rto_after_ms: Option<u64>) -> Completion {
+        Completion {
+            exchange: 0,
+            first_sent: at(first_sent_ms),
+            rtt: Duration::from_millis(rtt_ms),
+            retransmissions,
+            rto_after: rto_after_ms.map(Duration::from_millis),
+        }
+    }
+
+    fn failure(retransmissions: u8) -> Failure {
+        Failure { exchange: 0, retransmissions, reset: false }
+    }
+
+    #[test]
+    fn a_measurement_window_counts_what_ends_inside_it_and_excludes_its_end() {
+        let window = MeasurementWindow { start: at(10_000), end: at(20_000) };
+        let mut r = Recorder::with_options(RecorderOptions { window: Some(window), ..Default::default() });
+        r.add_flow(0, &spec(Some(10)));
+        // Before, inside (acknowledged after 2 retransmissions; abandoned after 4), at the end.
+        r.completed(0, at(9_999), &acked(9_000, 999, 0, None));
+        r.completed(0, at(10_000), &acked(8_000, 2_000, 2, None));
+        r.failed(0, at(15_000), &failure(4));
+        r.failed(0, at(20_000), &failure(4));
+        for ms in [9_999, 10_000, 19_999, 20_000] {
+            r.received(0, at(ms));
+        }
+        let f = r.flow(0).cloned().unwrap_or_default();
+        // Copies of ended exchanges inside: (1 + 2) + (1 + 4).
+        assert_eq!(f.in_window, WindowCounts { completed: 1, failed: 1, transmissions: 8, received: 2 });
+        // Retransmissions of every ended exchange, inside the window or not.
+        assert_eq!(f.ended_retransmissions, 10);
+        assert_eq!(f.acked_duration_sum, Duration::from_millis(2_999));
+        // The first acknowledged exchange was sent at 9 s; the last acknowledgement came at 10 s.
+        assert_eq!((f.first_acked_sent, f.last_ack), (Some(at(9_000)), Some(at(10_000))));
+        // Nothing else was asked for.
+        assert!(f.rtts.is_empty() && f.first_expired.as_slice().is_empty() && f.completions.as_slice().is_empty());
+        assert_eq!((f.transmissions, f.retransmissions), (0, 0), "copies are counted when they leave");
+    }
+
+    #[test]
+    fn samples_are_kept_only_when_asked_and_first_expired_timers_as_armed_in_order() {
+        // A network run: every RTT sample and expired timer, in seconds; no trace lists.
+        let mut net = Recorder::new(1, false);
+        // A multihop run: the first expired timers as armed, no samples.
+        let mut mh = Recorder::with_options(RecorderOptions { first_expired: true, ..Default::default() });
+        mh.add_flow(0, &spec(None));
+        for r in [&mut net, &mut mh] {
+            // Binary exponential backoff from 2.5 s (RFC 7252 §4.2): 2.5, 5, 10 s expire,
+            // then an acknowledgement 1.25 s after the 4th copy, 18.75 s after the original.
+            for k in 0..3 {
+                r.timer_expired(0, Duration::from_millis(2_500 << k));
+            }
+            r.completed(0, at(18_750), &acked(0, 18_750, 3, Some(5_000)));
+        }
+        let (n, m) = (net.flow(0).cloned().unwrap_or_default(), mh.flow(0).cloned().unwrap_or_default());
+        assert_eq!(n.expired_rto.values(), Some(&[2.5, 5.0, 10.0][..]));
+        assert_eq!(n.rtts.values(), Some(&[18.75][..]));
+        assert!(n.first_expired.as_slice().is_empty() && n.completions.as_slice().is_empty());
+        let armed: Vec<Duration> = [2_500, 5_000, 10_000].map(Duration::from_millis).into();
+        assert_eq!(m.first_expired.as_slice(), &armed[..]);
+        assert!(m.expired_rto.is_empty() && m.rtts.is_empty());
+        // Without `completions` no series is kept, even for a flow without a budget.
+        assert!(!mh.keeps_completions(0) && m.completions.as_slice().is_empty());
+        // Both count the ended exchange's retransmissions and its duration.
+        for f in [&n, &m] {
+            assert_eq!((f.ended_retransmissions, f.acked_duration_sum), (3, Duration::from_millis(18_750)));
+            assert_eq!((f.first_acked_sent, f.last_ack), (Some(at(0)), Some(at(18_750))));
+        }
+    }
+
+    #[test]
+    fn trace_lists_keep_their_first_entries_and_only_unbudgeted_flows_keep_a_completion_series() {
+        let mut r =
+            Recorder::with_options(RecorderOptions { first_expired: true, completions: true, ..Default::default() });
+        r.add_flow(0, &spec(None));
+        r.add_flow(1, &spec(Some(50)));
+        assert!(r.keeps_completions(0) && !r.keeps_completions(1) && !r.keeps_completions(2));
+        for k in 1..=(TIMERS_KEPT as u64 + 6) {
+            r.timer_expired(0, Duration::from_millis(k));
+        }
+        for k in 0..(COMPLETIONS_KEPT as u64 + 3) {
+            for f in 0..2 {
+                r.completed(f, at(k), &acked(0, k, 0, Some(2_000 + k)));
+            }
+        }
+        let f0 = r.flow(0).cloned().unwrap_or_default();
+        let timers = f0.first_expired.as_slice();
+        assert_eq!(timers.len(), 64);
+        assert_eq!((timers[0], timers[63]), (Duration::from_millis(1), Duration::from_millis(64)));
+        let series = f0.completions.as_slice();
+        assert_eq!(series.len(), 20_000);
+        assert_eq!(
+            series[19_999],
+            CompletionPoint {
+                at: at(19_999),
+                duration: Duration::from_millis(19_999),
+                rto_after: Some(Duration::from_millis(21_999))
+            }
+        );
+        // The sums count every completion, kept in the series or not: 0 + 1 + … + 20 002 ms.
+        assert_eq!(f0.acked_duration_sum, Duration::from_millis(20_002 * 20_003 / 2));
+        assert!(r.flow(1).is_some_and(|f| f.completions.as_slice().is_empty()));
+        let flows = r.into_flows();
+        assert_eq!(flows.len(), 2);
+    }
+
     #[test]
     fn the_recorder_counts_copies_rtts_and_flow_completion_times_exactly() {
         let mut w = workload(2, FlowType::Continuous);
@@ -283,11 +619,11 @@ mod tests {
         r.transmitted(0, 0, at(0));
         r.timer_expired(0, Duration::from_secs(2));
         r.transmitted(0, 1, at(2000));
-        r.completed(0, Duration::from_millis(1500), at(3500));
+        r.completed(0, at(3500), &acked(0, 1500, 0, None));
         w.completed(0, at(3500));
         assert_eq!(w.next(0), Next::Request { exchange: 1 });
         r.transmitted(0, 0, at(3500));
-        r.completed(0, Duration::from_millis(1000), at(4500));
+        r.completed(0, at(4500), &acked(0, 1000, 0, None));
         w.completed(0, at(4500));
         // Flow 1: one exchange that fails, so it never ends.
         assert_eq!(w.next(1), Next::Request { exchange: 0 });
@@ -328,7 +664,7 @@ mod tests {
             assert!(matches!(w.next(0), Next::Request { .. }));
             r.link_rate(at(sent), 3.0);
             r.transmitted(0, 0, at(sent));
-            r.completed(0, Duration::from_millis(done - sent), at(done));
+            r.completed(0, at(done), &acked(sent, done - sent, 0, None));
             w.completed(0, at(done));
         }
         let (up, down) = (empty_link(), empty_link());

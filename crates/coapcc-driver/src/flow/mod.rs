@@ -52,33 +52,30 @@
 //!
 //! # The multihop CoAP application on this loop
 //!
-//! The multihop model's CoAP clients are flows of this loop too (a host like the network
-//! engine: the multihop engine's event queue, its 6LoWPAN stack as [`Host::send`]):
-//! * a flow's exchange budget (`Some(n)` or until the run ends) and its concurrency (NSTART,
+//! The multihop model's CoAP clients (`coapcc_sim::multihop`) are flows of this loop too; the
+//! multihop engine is their host, like the network engine (its event queue, its 6LoWPAN stack
+//! as [`Host::send`]):
+//! * a client's exchange budget (`Some(n)`, or until the run ends) and its concurrency (NSTART,
 //!   or one for a sequential client) are its [`Workload`] entry ([`FlowSpec`], added with
-//!   [`FlowLoop::add_flow`]); counting attempts is `count = attempts`, so a failed exchange
-//!   counts;
-//! * start instants are the caller's: it calls [`FlowLoop::start`] when it wants;
+//!   [`FlowLoop::add_flow`]); its workload counts attempts (`count = "attempts"`), so a failed
+//!   exchange counts;
+//! * a client opens its exchanges one start event at a time: each calls [`FlowLoop::open`]
+//!   (one request, one drain), the order that application had before it moved onto this loop;
 //! * clients added during the run (Betzler 1-to-1: a new cloud client per server in turn) are
-//!   [`FlowLoop::add_flow`] then [`FlowLoop::start`]; [`Host::finished`] tells the host a flow
-//!   is done, so it can schedule the next one (from its own event, not from inside the hook);
-//! * each flow's peer is [`Host::peer`];
-//! * its records (completed/failed, retransmissions, sum of exchange durations, first send and
-//!   last acknowledgement, counts inside a measurement window, the series of completion time,
-//!   duration and the controller's RTO after it, the first expired timers) are a recorder of
-//!   its own implementing [`Record`]: [`Completion`] carries the exchange's first send,
-//!   duration and retransmissions, and with [`Record::RTO_AFTER`] the controller's RTO
-//!   towards the peer after the acknowledgement ([`Endpoint::rto`]).
+//!   [`FlowLoop::add_flow`] then [`FlowLoop::open`]; [`Host::finished`] tells the host a flow
+//!   is done, so it can schedule the next one (an event of its own: the hook cannot call back);
+//! * its records are the driver's [`Recorder`] with a measurement window, the first expired
+//!   timers and the completion series of the clients without a budget, for which the recorder
+//!   asks the controller's RTO after each acknowledgement ([`Record::rto_after`]).
 //!
-//! Servers are not flows: a host answers them itself, as both hosts here do.
+//! Servers are not flows: a host answers them itself, as every host here does.
 //!
-//! Where the multihop application's own loop differs today, and a move must check its outputs:
-//! it issues a parallel client's first NSTART requests from one start event each (request,
-//! drain, request, drain) where [`FlowLoop::start`] pumps them all before one drain; it issues
-//! the next request from inside its event drain (the request's copy leaves before the next
-//! event is looked at; here it leaves in the next round); it re-arms a wake-up when the
-//! endpoint's raw `poll_timeout` changed, where this loop compares the instant clamped to now;
-//! and it caps its series and expired-timer lists itself (a recorder's choice here).
+//! Where this loop's order differs from the one the multihop application kept before it moved
+//! here, and why no output changes, is written down with that application (its `coap_app`
+//! module): the next request's copy leaves after the drain's remaining events (no event of a
+//! drain can tell), the wake-up is compared clamped to now (a drain never ends with an
+//! endpoint timer before now), and the series and timer lists keep the recorder's caps
+//! ([`crate::recorder::TIMERS_KEPT`], [`crate::recorder::COMPLETIONS_KEPT`]).
 
 mod record;
 #[cfg(test)]
@@ -213,7 +210,7 @@ impl<H: Host, K: Record> FlowLoop<H, K> {
     /// its index. Start it with [`FlowLoop::start`].
     pub fn add_flow(&mut self, spec: FlowSpec) -> u32 {
         let f = self.workload.add_flow(spec);
-        self.recorder.flow_added(f);
+        self.recorder.flow_added(f, &spec);
         self.slots.push(Slot::new());
         f
     }
@@ -225,6 +222,22 @@ impl<H: Host, K: Record> FlowLoop<H, K> {
         slot.client = Some(Client { endpoint, incarnation: 0, host: client });
         self.workload.start(flow, host.now());
         self.pump(host, flow)?;
+        self.drain(host, flow)
+    }
+
+    /// Flow `flow`'s application hands its client one more request now, if its workload has
+    /// one for it (then a [drain](#drain)); the flow starts first (client incarnation 0) if it
+    /// has not. For a host whose clients open their exchanges one event at a time (the multihop
+    /// model: one start event per request of the NSTART a client opens with, OQ-M5), where
+    /// [`FlowLoop::start`] opens them all before one drain.
+    pub fn open(&mut self, host: &mut H, flow: u32) -> Result<(), H::Error> {
+        let Some(slot) = self.slots.get_mut(flow as usize) else { return Ok(()) };
+        if slot.client.is_none() {
+            let (endpoint, client) = host.new_client(flow, 0)?;
+            slot.client = Some(Client { endpoint, incarnation: 0, host: client });
+            self.workload.start(flow, host.now());
+        }
+        while let Next::Replace { .. } = self.step(host, flow)? {}
         self.drain(host, flow)
     }
 
@@ -276,34 +289,44 @@ impl<H: Host, K: Record> FlowLoop<H, K> {
     /// Asks the workload what flow `flow` does next until it waits (see the module docs).
     fn pump(&mut self, host: &mut H, flow: u32) -> Result<(), H::Error> {
         loop {
-            match self.workload.next(flow) {
-                Next::Request { exchange } => {
-                    let (now, peer) = (host.now(), host.peer(flow));
-                    let Some(c) = self.slots[flow as usize].client.as_mut() else { return Ok(()) };
+            match self.step(host, flow)? {
+                Next::Request { .. } | Next::Replace { .. } => {}
+                Next::Wait | Next::Done => return Ok(()),
+            }
+        }
+    }
+
+    /// Asks the workload once what flow `flow` does next and does it; returns the answer.
+    fn step(&mut self, host: &mut H, flow: u32) -> Result<Next, H::Error> {
+        let next = self.workload.next(flow);
+        match next {
+            Next::Request { exchange } => {
+                let (now, peer) = (host.now(), host.peer(flow));
+                if let Some(c) = self.slots[flow as usize].client.as_mut() {
                     c.endpoint.request(now, peer, self.request.clone());
                     host.issued(flow, exchange);
                 }
-                Next::Replace { incarnation } => {
-                    // A fresh short-lived client (new state, new address) starts at once.
-                    let (endpoint, client) = host.new_client(flow, incarnation)?;
-                    let slot = &mut self.slots[flow as usize];
-                    slot.client = Some(Client { endpoint, incarnation, host: client });
-                    if slot.wake_at.take().is_some() {
-                        host.set_wake(flow, None);
-                    }
+            }
+            Next::Replace { incarnation } => {
+                // A fresh short-lived client (new state, new address) starts at once.
+                let (endpoint, client) = host.new_client(flow, incarnation)?;
+                let slot = &mut self.slots[flow as usize];
+                slot.client = Some(Client { endpoint, incarnation, host: client });
+                if slot.wake_at.take().is_some() {
+                    host.set_wake(flow, None);
                 }
-                Next::Wait => return Ok(()),
-                Next::Done => {
-                    let slot = &mut self.slots[flow as usize];
-                    if !slot.finished {
-                        slot.finished = true;
-                        self.finished += 1;
-                        host.finished(flow);
-                    }
-                    return Ok(());
+            }
+            Next::Wait => {}
+            Next::Done => {
+                let slot = &mut self.slots[flow as usize];
+                if !slot.finished {
+                    slot.finished = true;
+                    self.finished += 1;
+                    host.finished(flow);
                 }
             }
         }
+        Ok(next)
     }
 
     /// Drains flow `flow`'s client (transmits, then events, until neither yields), then
@@ -358,7 +381,7 @@ impl<H: Host, K: Record> FlowLoop<H, K> {
                 let now = host.now();
                 let exchange = self.workload.exchange_of(flow, id);
                 host.ended(flow, exchange);
-                let rto_after = if K::RTO_AFTER {
+                let rto_after = if self.recorder.rto_after(flow) {
                     self.slots[flow as usize].client.as_ref().and_then(|c| c.endpoint.rto(&to, now))
                 } else {
                     None
@@ -414,6 +437,12 @@ impl<H: Host, K: Record> FlowLoop<H, K> {
     /// The recorder.
     pub fn recorder(&self) -> &K {
         &self.recorder
+    }
+
+    /// The recorder, for what a host records itself (a server's view of a flow, e.g.
+    /// [`Recorder::received`]).
+    pub fn recorder_mut(&mut self) -> &mut K {
+        &mut self.recorder
     }
 
     /// The workload and the recorder, at the end of a run (the clients are dropped).

@@ -1,8 +1,12 @@
-//! [`Record`]: what the flow loop tells a recorder, and the driver's [`Recorder`] behind it.
+//! [`Record`]: what the flow loop tells a recorder, and the driver's [`Recorder`] behind it
+//! (the one recorder of every driver; what it keeps is its [`crate::recorder::RecorderOptions`]).
 
 use coapcc_core::{Duration, Instant};
 
 use crate::recorder::Recorder;
+use crate::workload::FlowSpec;
+
+pub use crate::recorder::{Completion, Failure};
 
 /// What a host learned when it sent a datagram ([`super::Host::send`]): a simulator knows at
 /// once whether its link took the packet; a real network tells nothing.
@@ -15,38 +19,15 @@ pub struct Sent {
     pub link_rate_pps: Option<f64>,
 }
 
-/// An exchange a flow's client completed (acknowledged).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Completion {
-    /// Flow-wide exchange index.
-    pub exchange: u32,
-    /// When the original copy was sent.
-    pub first_sent: Instant,
-    /// CoAP RTT: original transmission to first acknowledgement (the exchange's duration).
-    pub rtt: Duration,
-    /// Retransmissions made.
-    pub retransmissions: u8,
-    /// The controller's RTO towards the peer just after the acknowledgement; `None` unless the
-    /// recorder asks for it ([`Record::RTO_AFTER`]) and the controller has one.
-    pub rto_after: Option<Duration>,
-}
-
-/// An exchange a flow's client abandoned (MAX_RETRANSMIT exhausted, or a Reset).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Failure {
-    /// Flow-wide exchange index.
-    pub exchange: u32,
-    /// Retransmissions made.
-    pub retransmissions: u8,
-    /// Whether a Reset ended it.
-    pub reset: bool,
-}
-
 /// What the flow loop records about each flow, in the order of the module's call order.
 pub trait Record {
-    /// Whether [`Completion::rto_after`] is wanted (asking the controller costs a lookup per
-    /// exchange, so it is off unless a recorder says so).
-    const RTO_AFTER: bool = false;
+    /// Whether [`Completion::rto_after`] is wanted for flow `flow` (asking the controller costs
+    /// a lookup per exchange, so it is off unless a recorder says so).
+    #[inline]
+    fn rto_after(&self, flow: u32) -> bool {
+        let _ = flow;
+        false
+    }
 
     /// Flow `flow` sent copy `copy` (0 is the original) of a request at `now`.
     fn transmitted(&mut self, flow: u32, copy: u8, now: Instant);
@@ -67,13 +48,18 @@ pub trait Record {
         let _ = (flow, now, exchange);
     }
 
-    /// Flow `flow` was added during the run ([`super::FlowLoop::add_flow`]).
-    fn flow_added(&mut self, flow: u32) {
-        let _ = flow;
+    /// Flow `flow`, of budget and concurrency `spec`, was added ([`super::FlowLoop::add_flow`]).
+    fn flow_added(&mut self, flow: u32, spec: &FlowSpec) {
+        let _ = (flow, spec);
     }
 }
 
 impl Record for Recorder {
+    #[inline]
+    fn rto_after(&self, flow: u32) -> bool {
+        self.keeps_completions(flow)
+    }
+
     #[inline]
     fn transmitted(&mut self, flow: u32, copy: u8, now: Instant) {
         Recorder::transmitted(self, flow, copy, now);
@@ -96,10 +82,15 @@ impl Record for Recorder {
 
     #[inline]
     fn completed(&mut self, flow: u32, now: Instant, exchange: &Completion) {
-        Recorder::completed(self, flow, exchange.rtt, now);
+        Recorder::completed(self, flow, now, exchange);
     }
 
-    fn flow_added(&mut self, flow: u32) {
-        self.add_flow(flow);
+    #[inline]
+    fn failed(&mut self, flow: u32, now: Instant, exchange: &Failure) {
+        Recorder::failed(self, flow, now, exchange);
+    }
+
+    fn flow_added(&mut self, flow: u32, spec: &FlowSpec) {
+        self.add_flow(flow, spec);
     }
 }

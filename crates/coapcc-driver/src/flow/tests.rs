@@ -10,6 +10,7 @@ use coapcc_proto::{Code, Endpoint, Message, MessageType};
 
 use super::*;
 use crate::endpoints::Endpoints;
+use crate::recorder::{CompletionPoint, RecorderOptions};
 use crate::rng::{SimRng, Stream, stream_rng};
 use crate::scenario::{CoapConfig, Count, FlowType, WorkloadConfig, configure_algorithm};
 
@@ -263,7 +264,9 @@ fn a_flow_added_during_the_run_starts_when_the_host_says_and_is_recorded() {
 struct Rtos(Vec<Option<Duration>>);
 
 impl Record for Rtos {
-    const RTO_AFTER: bool = true;
+    fn rto_after(&self, _: u32) -> bool {
+        true
+    }
     fn transmitted(&mut self, _: u32, _: u8, _: Instant) {}
     fn timer_expired(&mut self, _: u32, _: Duration) {}
     fn completed(&mut self, _: u32, _: Instant, exchange: &Completion) {
@@ -283,4 +286,66 @@ fn a_recorder_that_asks_gets_the_controllers_rto_after_the_acknowledgement() {
     let Ok(()) = flows.handle_message(&mut h, 0, 0, SERVER, answer);
     // Default CoAP keeps ACK_TIMEOUT whatever the RTT (RFC 7252 §4.2).
     assert_eq!(flows.recorder().0, [Some(Duration::from_secs(2))]);
+}
+
+#[test]
+fn opening_a_flow_hands_over_one_request_and_drains_per_call() {
+    let (mut flows, mut h) = setup(WorkloadConfig { nstart: 2, ..workload(FlowType::Continuous, 3) });
+    let Ok(()) = flows.open(&mut h, 0);
+    assert_eq!(
+        take(&mut h),
+        [
+            NewClient { flow: 0, incarnation: 0 },
+            Issued { flow: 0, exchange: 0 },
+            Send { flow: 0, incarnation: 0, exchange: 0, copy: Some(0) },
+            Wake { flow: 0, at_ms: Some(2_000) },
+        ]
+    );
+    // The second request at the same instant: its copy leaves, the wake-up stays at 2 s.
+    let Ok(()) = flows.open(&mut h, 0);
+    assert_eq!(
+        take(&mut h),
+        [Issued { flow: 0, exchange: 1 }, Send { flow: 0, incarnation: 0, exchange: 1, copy: Some(0) }]
+    );
+    // NSTART = 2 exchanges are outstanding: a third call hands over nothing and sends nothing.
+    let Ok(()) = flows.open(&mut h, 0);
+    assert_eq!(take(&mut h), []);
+    // After an acknowledgement the loop refills the window as usual.
+    h.now = at(300);
+    let answer = ack(&h.sent[0]);
+    let Ok(()) = flows.handle_message(&mut h, 0, 0, SERVER, answer);
+    assert_eq!(
+        take(&mut h),
+        [
+            Ended { flow: 0, exchange: 0 },
+            Issued { flow: 0, exchange: 2 },
+            Send { flow: 0, incarnation: 0, exchange: 2, copy: Some(0) },
+        ]
+    );
+    assert_eq!(flows.workload().flow(0).map(|p| (p.started, p.issued)), Some((Some(at(0)), 3)));
+}
+
+#[test]
+fn the_drivers_recorder_asks_for_the_rto_after_each_completion_of_an_unbudgeted_flow_only() {
+    let (plain, mut h) = setup(WorkloadConfig { flows: 0, ..workload(FlowType::Continuous, 1) });
+    let (w, _) = plain.into_parts();
+    let options = RecorderOptions { completions: true, ..Default::default() };
+    let mut flows: FlowLoop<Fake> =
+        FlowLoop::new(w, Recorder::with_options(options), Message::con_request(Code::GET, "res"));
+    let unbudgeted = flows.add_flow(FlowSpec { exchanges: None, concurrency: 1 });
+    let budgeted = flows.add_flow(FlowSpec { exchanges: Some(5), concurrency: 1 });
+    for f in [unbudgeted, budgeted] {
+        let Ok(()) = flows.start(&mut h, f);
+    }
+    h.now = at(700);
+    for (f, k) in [(unbudgeted, 0), (budgeted, 1)] {
+        let answer = ack(&h.sent[k]);
+        let Ok(()) = flows.handle_message(&mut h, f, 0, SERVER, answer);
+    }
+    let series = |f: u32| flows.recorder().flow(f).map(|r| r.completions.as_slice().to_vec()).unwrap_or_default();
+    // Default CoAP keeps ACK_TIMEOUT whatever the RTT (RFC 7252 §4.2).
+    let point =
+        CompletionPoint { at: at(700), duration: Duration::from_millis(700), rto_after: Some(Duration::from_secs(2)) };
+    assert_eq!(series(unbudgeted), [point]);
+    assert_eq!(series(budgeted), []);
 }

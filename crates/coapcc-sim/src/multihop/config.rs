@@ -8,6 +8,7 @@
 
 use coapcc_core::config::serde_ms;
 use coapcc_core::{AnyConfig, ConfigError, Duration};
+use coapcc_driver::endpoints::MultihopEcho;
 use serde::Deserialize;
 
 use super::ContikiVersion;
@@ -226,6 +227,8 @@ pub struct MultihopConfig {
     pub blackhole_host: bool,
     /// Diagnostics: these motes' applications discard everything (their MAC still ACKs).
     pub blackhole_nodes: Vec<u16>,
+    /// The CoAP endpoints' transmission-count echo: `none` (default) or `algorithm`.
+    pub echo: MultihopEcho,
     /// The checked configuration of the workload's algorithm (or TCP scheme), when a scenario
     /// file gives one (with its `[algorithm.NAME]` keys); `None`: the registry preset of the
     /// workload's `algorithm` / `scheme` name. Not a key: set by the scenario layer.
@@ -258,6 +261,7 @@ impl Default for MultihopConfig {
             workload: Workload::default(),
             blackhole_host: false,
             blackhole_nodes: Vec::new(),
+            echo: MultihopEcho::None,
             algorithm_config: None,
         }
     }

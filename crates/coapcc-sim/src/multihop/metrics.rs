@@ -77,7 +77,8 @@ impl MacCounters {
     }
 }
 
-/// CoAP results of one client (a sender mote, or a cloud client).
+/// CoAP results of one client (a sender mote, or a cloud client): its set-up, its workload's
+/// counts and what the driver's recorder kept of it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct CoapFlowResult {
     /// The client's node id (`None` for a host-side client).
@@ -103,16 +104,18 @@ pub struct CoapFlowResult {
     pub retransmissions: u64,
     /// Sum of exchange durations (first send → acknowledgement) of completed exchanges, ns.
     pub duration_sum_ns: u128,
-    /// First send of the first exchange, ns.
+    /// Original send of the first acknowledged exchange, ns.
     pub first_send_ns: Option<u64>,
     /// Last acknowledgement, ns.
     pub last_ack_ns: Option<u64>,
     /// Distinct requests received by the server inside the window (Makarem goodput).
     pub distinct_received_in_window: u64,
-    /// The first 64 retransmission timers that expired, as armed, ns (timer traces).
+    /// The first retransmission timers that expired, as armed, ns (timer traces; at most
+    /// [`coapcc_driver::recorder::TIMERS_KEPT`]).
     pub expired_timers_ns: Vec<u64>,
-    /// Continuous flows: (completion time, exchange duration, controller RTO after it), ns,
-    /// at most 20 000 entries (Betzler's cross-traffic plots).
+    /// Continuous flows: (completion time, exchange duration, controller RTO after it, 0 if it
+    /// has none), ns, the first [`coapcc_driver::recorder::COMPLETIONS_KEPT`] (Betzler's
+    /// cross-traffic plots).
     pub series: Vec<(u64, u64, u64)>,
 }
 
@@ -169,7 +172,8 @@ pub struct TcpNodeResult {
     pub setup_failed: bool,
     /// The connection broke (retransmission limit).
     pub broken: bool,
-    /// The first 64 retransmission timers armed (SYN and data copies), ns (Figs. 2–3 traces).
+    /// The first retransmission timers armed (SYN and data copies), ns (Figs. 2–3 traces; at
+    /// most [`coapcc_driver::recorder::TIMERS_KEPT`]).
     pub timers_ns: Vec<u64>,
     /// The whole per-node trace (RTT samples, armed timers) when recording was asked for
     /// (`MultihopSim::record_tcp_traces`); empty otherwise, and then not serialised.

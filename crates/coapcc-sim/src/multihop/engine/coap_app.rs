@@ -4,28 +4,54 @@
 //! 1-to-1, many-to-many and cross-traffic workloads), how each workload sets them up, and
 //! what they measure ([`CoapFlowResult`] per client).
 //!
-//! The boundary with the engine: an application sends through [`MultihopSim::send`]
-//! (`net.rs`), arms its endpoint's timer and its clients' starts by pushing
-//! [`Ev::EpTimer`] / [`Ev::ClientStart`] events, and ends the run early with [`Ev::End`]
-//! when the last counted client is done; everything else it owns is in [`CoapApps`]: the
-//! endpoints, the measurement window and the per-flow results that `finish.rs` hands on.
+//! The clients are flows of the driver's flow loop ([`FlowLoop`], the one every driver runs):
+//! each client's budget and concurrency are its [`FlowSpec`] in the driver's [`Workload`]
+//! (`count = "attempts"`: a failed exchange counts), what is seen of it goes to the driver's
+//! [`Recorder`] (with a measurement window, the first expired timers and, for a client without
+//! a budget, the completion series), and the engine is the loop's [`Host`]: its event time,
+//! its 6LoWPAN stack as `send` ([`MultihopSim::send_packet`]), each client's wake-up as an
+//! [`Ev::EpTimer`], and what happens when a counted client is done (the end of the run, or
+//! Betzler's next 1-to-1 server). A client opens its exchanges one [`Ev::ClientStart`] event
+//! at a time ([`FlowLoop::open`]: NSTART events, or one for a sequential client, OQ-M5).
+//! Servers are not flows: the engine answers them itself, as the network engine does.
+//!
+//! Endpoint configurations come from the driver ([`Endpoints::multihop`], the one place every
+//! driver's endpoints are configured). The transmission-count echo is `[multihop] echo`:
+//! `none` (default) keeps every endpoint without an echo whatever the algorithm — the papers'
+//! Contiki implementations and the frame-size tables (§1.2) have no transmission-count option,
+//! and IDC's and MBC's OQ-28 reading ("exact" samples) is the simulator's exact matching, not
+//! an option on the air — while `algorithm` gives each algorithm the echo it states (IDC, MBC
+//! and pCoCoA the option, FASOR+token the token byte), as the network model and the testbed
+//! do. Frame lengths come from the tables or rules 1–4 either way, not from the messages.
 //!
 //! t_app delays a CoAP request at a mote server before the endpoint sees it (so the response
 //! leaves t_app after the request arrived, check 2) \[D\]; responses reaching a client and the
-//! host side have no application delay. Every endpoint keeps [`EndpointConfig`]'s default
-//! `echo = None`, whatever the algorithm, where the network model and the testbed choose the
-//! echo per algorithm (`coapcc_driver::endpoints::echo_for`): IDC and MBC run here without
-//! the transmission-count echo. That choice is to be made explicit when this application
-//! moves onto the driver's shared flow loop.
+//! host side have no application delay.
+//!
+//! The flow loop's call order is the one this application had before it moved onto the loop,
+//! so every output stays the same: a client's start events each hand over one request and
+//! drain ([`FlowLoop::open`]); the next request after an exchange ends is queued while the
+//! endpoint's events are read and its copy leaves after them, where this application sent it
+//! at once — no event of the same drain can tell (the events only record, and a client that
+//! has a request in flight cannot be done, so the run's end and the next 1-to-1 server are
+//! never scheduled after such a copy), and the copies leave in the same order; the loop
+//! compares the clamped wake-up where this application compared the endpoint's own, which is
+//! never before now when a drain ends (every timer due at an earlier instant fired then); and
+//! the series and timer lists keep the recorder's caps
+//! ([`coapcc_driver::recorder::TIMERS_KEPT`], [`coapcc_driver::recorder::COMPLETIONS_KEPT`]),
+//! the numbers this application used.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use coapcc_core::{AnyConfig, AnyController, ConfigError, Duration, Instant};
+use coapcc_core::{AnyConfig, ConfigError, Duration, Instant};
+use coapcc_driver::endpoints::Endpoints;
+use coapcc_driver::flow::{Datagram, FlowLoop, FlowSpec, Host, Sent};
+use coapcc_driver::recorder::{FlowRecord, MeasurementWindow, Recorder, RecorderOptions};
 use coapcc_driver::rng::{SimRng, below, stream_rng, uniform_duration};
-use coapcc_proto::endpoint::AutoResponse;
-use coapcc_proto::message::Payload;
-use coapcc_proto::{Code, Endpoint, EndpointConfig, Event, Message, MessageType};
+use coapcc_driver::scenario::{Count, FlowType, WorkloadConfig};
+use coapcc_driver::workload::{FlowProgress, Workload};
+use coapcc_proto::{Endpoint, EndpointConfig, Message, MessageType};
 
 use super::event::Ev;
 use super::net::{Addr, Body};
@@ -38,70 +64,64 @@ use crate::multihop::workload::{
     ClientMode, CoapCrossTraffic, CoapFrames, CoapManyToMany, CoapOneToOne, CoapSaturated,
 };
 
-// ---- endpoint construction -------------------------------------------------------------------
-
 /// The CoAP endpoint type of the engine: addresses are [`Addr`].
 pub type Ep = Endpoint<Addr, SimRng>;
 
-/// The algorithm named `name` in the registry, built (checked) once for every endpoint of a run.
-pub fn build_algorithm(name: &str) -> Result<Arc<AnyController>, ConfigError> {
-    let config =
-        AnyConfig::from_name(name).ok_or_else(|| ConfigError::new("workload.algorithm", "unknown algorithm"))?;
-    Ok(Arc::new(config.build()?))
-}
-
-/// THE one place the multihop engine builds a CoAP endpoint: the shared `algorithm`, NSTART,
-/// and for a server an automatic empty-payload 2.05 response to every request.
-pub fn build_endpoint(
-    algorithm: &Arc<AnyController>,
-    nstart: u16,
-    server: bool,
-    rng: SimRng,
-) -> Result<Ep, ConfigError> {
-    let mut cfg = EndpointConfig { nstart, transmitted_events: false, ..EndpointConfig::new(Arc::clone(algorithm)) };
-    if server {
-        cfg.auto_response = Some(AutoResponse { code: Code::CONTENT, payload: Payload::new() });
-    }
-    Endpoint::new(cfg, rng)
-}
+/// The engine's clients: the driver's flow loop with the engine as its host.
+type Flows = FlowLoop<MultihopSim, Recorder>;
 
 // ---- state -----------------------------------------------------------------------------------
 
-/// One CoAP endpoint of the run: a server, or a client with its server and what it still
-/// has to issue.
-struct CoapApp {
-    addr: Addr,
-    ep: Ep,
+/// One CoAP endpoint of the run. Its index in [`CoapApps::apps`] (servers and clients in
+/// set-up order) is the subject of its timer and start events in the event trace.
+struct App {
+    /// Its timer's generation: a timer event of an older one is stale.
     timer_gen: u64,
-    timer_at: Option<Instant>,
-    /// Client: its server.
-    peer: Option<Addr>,
-    /// Client: exchanges still to issue (`None`: continuous).
-    to_issue: Option<u64>,
-    /// Client: its result in [`CoapApps::flows`].
-    flow: Option<usize>,
+    kind: AppKind,
 }
 
-/// Betzler 1-to-1 (§2.4): the servers in turn, the next one's index, the algorithm every
-/// cloud client shares and the workload's per-client settings.
+enum AppKind {
+    /// A server, answered by the engine: its address, endpoint and armed timer.
+    Server { addr: Addr, ep: Box<Ep>, timer_at: Option<Instant> },
+    /// A client: its flow in the flow loop (and in [`CoapApps::clients`]).
+    Client(u32),
+}
+
+/// What the engine knows of a client (a flow of the loop).
+struct Client {
+    addr: Addr,
+    /// Its server.
+    peer: Addr,
+    /// Its application index.
+    app: u32,
+    /// Its budget and concurrency.
+    spec: FlowSpec,
+    /// Its result's fields known at set-up (node, peer, route hops).
+    result: CoapFlowResult,
+}
+
+/// Betzler 1-to-1 (§2.4): the servers in turn, the next one's index and the workload's
+/// per-client settings.
 struct OneToOne {
     servers: Vec<NodeId>,
     next: usize,
-    algorithm: Arc<AnyController>,
     nstart: u16,
     client_mode: ClientMode,
     exchanges: u64,
     pause: Duration,
 }
 
-/// The CoAP applications of a run and what they measured.
+/// The CoAP applications of a run and what they measure.
 pub(super) struct CoapApps {
-    apps: Vec<CoapApp>,
+    apps: Vec<App>,
     app_of: BTreeMap<Addr, usize>,
-    /// One result per client, in set-up order.
-    pub(super) flows: Vec<CoapFlowResult>,
-    /// The measurement window `[start, end)` (OQ-M19).
-    window: (Instant, Instant),
+    /// One per flow of the loop, in set-up order.
+    clients: Vec<Client>,
+    /// The clients' flow loop, once a CoAP workload set it up; lent out while one of its calls
+    /// runs ([`MultihopSim::with_flows`]).
+    flows: Option<Box<Flows>>,
+    /// A client endpoint never used: every client is renewed from it.
+    prototype: Option<Ep>,
     /// The table flows of requests and responses (§1.2).
     pub(super) frames: (TableFlow, TableFlow),
     one_to_one: Option<OneToOne>,
@@ -114,13 +134,14 @@ pub(super) struct CoapApps {
 }
 
 impl CoapApps {
-    /// No application yet; the window is the whole run, up to `end`.
-    pub(super) fn new(end: Instant) -> Self {
+    /// No application yet.
+    pub(super) fn new() -> Self {
         CoapApps {
             apps: Vec::new(),
             app_of: BTreeMap::new(),
-            flows: Vec::new(),
-            window: (Instant::ZERO, end),
+            clients: Vec::new(),
+            flows: None,
+            prototype: None,
             frames: CoapFrames::Makarem.flows(),
             one_to_one: None,
             clients_left: None,
@@ -131,10 +152,44 @@ impl CoapApps {
 
     /// The (client mote, server mote) pairs of mote-to-mote flows.
     pub(super) fn mote_pairs(&self) -> impl Iterator<Item = (NodeId, NodeId)> + '_ {
-        self.apps.iter().filter_map(|a| match (a.addr, a.peer) {
-            (Addr::Node(s), Some(Addr::Node(r))) => Some((s, r)),
+        self.clients.iter().filter_map(|c| match (c.addr, c.peer) {
+            (Addr::Node(s), Addr::Node(r)) => Some((s, r)),
             _ => None,
         })
+    }
+
+    /// Every client's result, in set-up order, at the end of the run.
+    pub(super) fn results(&mut self) -> Vec<CoapFlowResult> {
+        let Some(flows) = self.flows.take() else { return Vec::new() };
+        let (workload, recorder) = flows.into_parts();
+        let records = recorder.into_flows();
+        self.clients.iter().zip(records).zip(workload.flows()).map(|((c, r), p)| flow_result(c, r, p)).collect()
+    }
+}
+
+/// A client's result: its set-up fields, its workload's counts and its records.
+fn flow_result(c: &Client, r: FlowRecord, p: &FlowProgress) -> CoapFlowResult {
+    let ns = |d: Duration| d.as_nanos() as u64;
+    CoapFlowResult {
+        completed: u64::from(p.completed),
+        failed: u64::from(p.failed),
+        ended_in_window: r.in_window.completed + r.in_window.failed,
+        completed_in_window: r.in_window.completed,
+        failed_in_window: r.in_window.failed,
+        transmissions_in_window: r.in_window.transmissions,
+        retransmissions: r.ended_retransmissions,
+        duration_sum_ns: r.acked_duration_sum.as_nanos(),
+        first_send_ns: r.first_acked_sent.map(Instant::as_nanos),
+        last_ack_ns: r.last_ack.map(Instant::as_nanos),
+        distinct_received_in_window: r.in_window.received,
+        expired_timers_ns: r.first_expired.as_slice().iter().map(|&d| ns(d)).collect(),
+        series: r
+            .completions
+            .as_slice()
+            .iter()
+            .map(|p| (p.at.as_nanos(), ns(p.duration), p.rto_after.map_or(0, ns)))
+            .collect(),
+        ..c.result.clone()
     }
 }
 
@@ -159,79 +214,102 @@ fn servers_or_end_nodes(servers: &Option<Vec<u16>>, topo: &Topology) -> Vec<u16>
 }
 
 impl MultihopSim {
-    /// The workload's CoAP algorithm, built and checked once and shared by every endpoint of
-    /// the run: the scenario's checked configuration, else the preset of `name`. Then the
-    /// workload's `nstart` is checked.
-    fn coap_algorithm(&self, name: &str, nstart: u16) -> Result<Arc<AnyController>, ConfigError> {
-        let algorithm = match self.cfg.algorithm_config {
-            Some(c) => Arc::new(c.build()?),
-            None => build_algorithm(name)?,
+    /// The CoAP set-up of a workload of `algorithm` (the scenario's checked configuration,
+    /// else the preset of that name) with `nstart`: the endpoints' configurations (built and
+    /// checked once, shared by every endpoint), `nstart` checked, the clients' flow loop with
+    /// its measurement window from `window_start` to the end of the run (OQ-M19). Returns the
+    /// servers' configuration.
+    fn setup_coap(
+        &mut self,
+        algorithm: &str,
+        nstart: u16,
+        window_start: Duration,
+    ) -> Result<EndpointConfig, ConfigError> {
+        let config = match self.cfg.algorithm_config {
+            Some(c) => c,
+            None => AnyConfig::from_name(algorithm)
+                .ok_or_else(|| ConfigError::new("workload.algorithm", "unknown algorithm"))?,
         };
+        let endpoints = Endpoints::multihop(&config, nstart, self.cfg.echo)?;
         if nstart == 0 {
             return Err(ConfigError::new("workload.nstart", "must be at least 1"));
         }
-        Ok(algorithm)
-    }
-
-    fn add_app(&mut self, addr: Addr, ep: Ep, peer: Option<Addr>, to_issue: Option<u64>, flow: Option<usize>) -> usize {
-        let k = self.coap.apps.len();
-        self.coap.apps.push(CoapApp { addr, ep, timer_gen: 0, timer_at: None, peer, to_issue, flow });
-        self.coap.app_of.insert(addr, k);
-        k
+        let prototype = Endpoint::new(endpoints.client, stream_rng(self.seed, 0, streams::PROTOTYPE))?;
+        let workload = WorkloadConfig {
+            flows: 0,
+            flow_type: FlowType::Continuous,
+            exchanges_per_flow: 0,
+            start_window: Duration::ZERO,
+            random_min: 1,
+            random_max: 1,
+            duration: None,
+            nstart,
+            count: Count::Attempts,
+            time_limit: self.cfg.duration,
+        };
+        let recorder = Recorder::with_options(RecorderOptions {
+            window: Some(MeasurementWindow { start: Instant::ZERO + window_start, end: self.end }),
+            first_expired: true,
+            completions: true,
+            ..RecorderOptions::default()
+        });
+        let workload = Workload::new(workload, stream_rng(self.seed, 0, streams::FLOWS));
+        self.coap.flows = Some(Box::new(FlowLoop::new(workload, recorder, endpoints.request)));
+        self.coap.prototype = Some(prototype);
+        Ok(endpoints.server)
     }
 
     /// A server at mote `node` whose endpoint draws from endpoint stream `stream`.
-    fn add_server(
-        &mut self,
-        algorithm: &Arc<AnyController>,
-        nstart: u16,
-        node: u16,
-        stream: u64,
-    ) -> Result<(), ConfigError> {
+    fn add_server(&mut self, config: &EndpointConfig, node: u16, stream: u64) -> Result<(), ConfigError> {
         let rng = stream_rng(self.seed, 0, streams::ENDPOINT | stream);
-        let ep = build_endpoint(algorithm, nstart, true, rng)?;
-        self.add_app(Addr::Node(NodeId(node)), ep, None, None, None);
+        let ep = Box::new(Endpoint::new(config.clone(), rng)?);
+        let addr = Addr::Node(NodeId(node));
+        self.coap.app_of.insert(addr, self.coap.apps.len());
+        self.coap.apps.push(App { timer_gen: 0, kind: AppKind::Server { addr, ep, timer_at: None } });
         Ok(())
     }
 
-    /// A client at `addr` of `server` with `to_issue` exchanges (`None`: continuous) and the
-    /// result record `flow`; returns the application index. A mote client's endpoint draws
-    /// from the mote's endpoint stream, cloud client k's from stream 2¹⁶ + k.
+    /// A client at `addr` of `server` with `exchanges` exchanges (`None`: continuous), opening
+    /// its exchanges as `mode` says, and the set-up fields of its result; returns its
+    /// application index. Its flow joins the loop now, or when the loop's current call
+    /// returns.
     fn add_client(
         &mut self,
-        algorithm: &Arc<AnyController>,
-        nstart: u16,
         addr: Addr,
         server: Addr,
-        to_issue: Option<u64>,
-        flow: CoapFlowResult,
-    ) -> Result<usize, ConfigError> {
-        let stream = match addr {
-            Addr::Node(n) => u64::from(n.0),
-            Addr::Host(k) => (1 << 16) | u64::from(k),
-        };
-        let rng = stream_rng(self.seed, 0, streams::ENDPOINT | stream);
-        let ep = build_endpoint(algorithm, nstart, false, rng)?;
-        let k = self.coap.flows.len();
-        self.coap.flows.push(flow);
-        Ok(self.add_app(addr, ep, Some(server), to_issue, Some(k)))
+        exchanges: Option<u64>,
+        (mode, nstart): (ClientMode, u16),
+        result: CoapFlowResult,
+    ) -> usize {
+        let app = self.coap.apps.len();
+        let flow = self.coap.clients.len() as u32;
+        // A budget beyond u32::MAX exchanges is never reached either.
+        let exchanges = exchanges.map(|n| u32::try_from(n).unwrap_or(u32::MAX));
+        let spec = FlowSpec { exchanges, concurrency: mode.initial_requests(nstart) };
+        self.coap.apps.push(App { timer_gen: 0, kind: AppKind::Client(flow) });
+        self.coap.app_of.insert(addr, app);
+        self.coap.clients.push(Client { addr, peer: server, app: app as u32, spec, result });
+        if let Some(flows) = self.coap.flows.as_mut() {
+            flows.add_flow(spec);
+        }
+        app
     }
 
     /// Cloud client `host` on the host side of the border router, for the server at mote
     /// `server`.
     fn add_cloud_client(
         &mut self,
-        algorithm: &Arc<AnyController>,
-        nstart: u16,
         host: u16,
         server: u16,
-        to_issue: Option<u64>,
-    ) -> Result<usize, ConfigError> {
-        let flow = CoapFlowResult { node: None, peer: Some(server), ..Default::default() };
-        self.add_client(algorithm, nstart, Addr::Host(host), Addr::Node(NodeId(server)), to_issue, flow)
+        exchanges: Option<u64>,
+        opening: (ClientMode, u16),
+    ) -> usize {
+        let result = CoapFlowResult { node: None, peer: Some(server), ..Default::default() };
+        self.add_client(Addr::Host(host), Addr::Node(NodeId(server)), exchanges, opening, result)
     }
 
-    /// Client `app` starts its first exchanges at `at`: NSTART of them, or one (OQ-M5).
+    /// Client `app` starts its first exchanges at `at`: one start event per exchange it opens
+    /// with, NSTART or one (OQ-M5).
     fn start_client(&mut self, app: usize, at: Instant, mode: ClientMode, nstart: u16) {
         for _ in 0..mode.initial_requests(nstart) {
             self.push(at, Ev::ClientStart { app: app as u32 });
@@ -255,7 +333,7 @@ impl MultihopSim {
         topo: &Topology,
         root: NodeId,
     ) -> Result<(), ConfigError> {
-        let alg = self.coap_algorithm(&w.algorithm, w.nstart)?;
+        let server_config = self.setup_coap(&w.algorithm, w.nstart, w.window_start)?;
         self.coap.frames = w.frames.flows();
         let receiver = match w.receiver {
             Some(r) => r,
@@ -274,17 +352,17 @@ impl MultihopSim {
         if senders.contains(&receiver) {
             return Err(ConfigError::new("workload.senders", "must not contain the receiver"));
         }
-        self.coap.window = (Instant::ZERO + w.window_start, self.end);
-        self.add_server(&alg, w.nstart, receiver, 0xffff)?;
+        self.add_server(&server_config, receiver, 0xffff)?;
         let server = Addr::Node(NodeId(receiver));
         for s in senders {
-            let flow = CoapFlowResult {
+            let result = CoapFlowResult {
                 node: Some(s),
                 peer: Some(receiver),
                 route_hops: self.dodag.route_hops(NodeId(s), NodeId(receiver)),
                 ..Default::default()
             };
-            let app = self.add_client(&alg, w.nstart, Addr::Node(NodeId(s)), server, w.max_exchanges, flow)?;
+            let opening = (w.client_mode, w.nstart);
+            let app = self.add_client(Addr::Node(NodeId(s)), server, w.max_exchanges, opening, result);
             let offset = self.start_offset(w.start_window);
             self.start_client(app, Instant::ZERO + offset, w.client_mode, w.nstart);
         }
@@ -294,35 +372,35 @@ impl MultihopSim {
     /// Betzler's 1-to-1 baseline (§2.4): every server now, their cloud clients one after
     /// the other, the first at 1 s.
     pub(super) fn setup_coap_one_to_one(&mut self, w: &CoapOneToOne, topo: &Topology) -> Result<(), ConfigError> {
-        let alg = self.coap_algorithm(&w.algorithm, w.nstart)?;
+        let server_config = self.setup_coap(&w.algorithm, w.nstart, Duration::ZERO)?;
         self.coap.frames = CoapFrames::Betzler.flows();
         let servers = servers_or_end_nodes(&w.servers, topo);
         check_ids(&servers, topo)?;
         for &s in &servers {
-            self.add_server(&alg, w.nstart, s, u64::from(s))?;
+            self.add_server(&server_config, s, u64::from(s))?;
         }
         self.coap.one_to_one = Some(OneToOne {
             servers: servers.into_iter().map(NodeId).collect(),
             next: 0,
-            algorithm: alg,
             nstart: w.nstart,
             client_mode: w.client_mode,
             exchanges: w.exchanges,
             pause: w.pause,
         });
-        self.start_next_server(Instant::ZERO + Duration::from_secs(1))
+        self.start_next_server(Instant::ZERO + Duration::from_secs(1));
+        Ok(())
     }
 
     /// Betzler's many-to-many (§2.4, OQ-M6): cloud client k ↔ server k, all at once, each
     /// starting at U[0, start_window); the run ends when every client is done.
     pub(super) fn setup_coap_many_to_many(&mut self, w: &CoapManyToMany, topo: &Topology) -> Result<(), ConfigError> {
-        let alg = self.coap_algorithm(&w.algorithm, w.nstart)?;
+        let server_config = self.setup_coap(&w.algorithm, w.nstart, Duration::ZERO)?;
         self.coap.frames = CoapFrames::Betzler.flows();
         let servers = servers_or_end_nodes(&w.servers, topo);
         check_ids(&servers, topo)?;
         for (k, &s) in servers.iter().enumerate() {
-            self.add_server(&alg, w.nstart, s, u64::from(s))?;
-            let app = self.add_cloud_client(&alg, w.nstart, k as u16, s, Some(w.exchanges))?;
+            self.add_server(&server_config, s, u64::from(s))?;
+            let app = self.add_cloud_client(k as u16, s, Some(w.exchanges), (w.client_mode, w.nstart));
             let offset = self.start_offset(w.start_window);
             self.start_client(app, Instant::ZERO + offset, w.client_mode, w.nstart);
         }
@@ -338,7 +416,7 @@ impl MultihopSim {
         w: &CoapCrossTraffic,
         topo: &Topology,
     ) -> Result<(), ConfigError> {
-        let alg = self.coap_algorithm(&w.algorithm, w.nstart)?;
+        let server_config = self.setup_coap(&w.algorithm, w.nstart, Duration::ZERO)?;
         self.coap.frames = CoapFrames::Betzler.flows();
         let servers: Vec<u16> = topo.with_role(Role::EndNode).into_iter().map(|x| x.0).collect();
         let mut continuous = Vec::new();
@@ -352,10 +430,10 @@ impl MultihopSim {
         }
         let mut bursts = 0;
         for (k, &s) in servers.iter().enumerate() {
-            self.add_server(&alg, w.nstart, s, u64::from(s))?;
+            self.add_server(&server_config, s, u64::from(s))?;
             let is_continuous = continuous.contains(&s);
-            let to_issue = if is_continuous { None } else { Some(w.exchanges) };
-            let app = self.add_cloud_client(&alg, w.nstart, k as u16, s, to_issue)?;
+            let exchanges = if is_continuous { None } else { Some(w.exchanges) };
+            let app = self.add_cloud_client(k as u16, s, exchanges, (w.client_mode, w.nstart));
             let at = if is_continuous {
                 Instant::ZERO + Duration::from_nanos(below(&mut self.wl_rng, 1_000_000_000))
             } else {
@@ -371,21 +449,34 @@ impl MultihopSim {
 
     /// Betzler 1-to-1: a fresh cloud client for the next server, starting at `at`; the run
     /// ends when every server had its turn.
-    fn start_next_server(&mut self, at: Instant) -> Result<(), ConfigError> {
-        let Some(one) = self.coap.one_to_one.as_mut() else { return Ok(()) };
+    fn start_next_server(&mut self, at: Instant) {
+        let Some(one) = self.coap.one_to_one.as_mut() else { return };
         let Some(&server) = one.servers.get(one.next) else {
             self.push(self.now, Ev::End);
-            return Ok(());
+            return;
         };
         let host = one.next as u16;
         one.next += 1;
-        let (alg, nstart, mode, exchanges) = (Arc::clone(&one.algorithm), one.nstart, one.client_mode, one.exchanges);
-        let app = self.add_cloud_client(&alg, nstart, host, server.0, Some(exchanges))?;
+        let (nstart, mode, exchanges) = (one.nstart, one.client_mode, one.exchanges);
+        let app = self.add_cloud_client(host, server.0, Some(exchanges), (mode, nstart));
         self.start_client(app, at, mode, nstart);
-        Ok(())
     }
 
     // ---- running ---------------------------------------------------------------------------------
+
+    /// Runs `call` on the clients' flow loop with the engine as its host; clients set up
+    /// meanwhile (the next 1-to-1 server) join the loop when it returns.
+    fn with_flows(&mut self, call: impl FnOnce(&mut Flows, &mut Self) -> Result<(), ConfigError>) {
+        let Some(mut flows) = self.coap.flows.take() else { return };
+        if call(&mut flows, self).is_err() {
+            // Only a client without a CoAP set-up fails, which a CoAP workload never has.
+            self.stopped = true;
+        }
+        for c in self.coap.clients.iter().skip(flows.workload().flows().len()) {
+            flows.add_flow(c.spec);
+        }
+        self.coap.flows = Some(flows);
+    }
 
     /// A CoAP message reached mote `node`: a request waits t_app before the endpoint sees it.
     pub(super) fn coap_at_mote(&mut self, node: u16, pkt: u32, msg: &Message) {
@@ -397,120 +488,83 @@ impl MultihopSim {
         }
     }
 
-    /// Application `app`'s endpoint timer fired, unless it was re-armed since (`generation`).
-    pub(super) fn on_ep_timer(&mut self, app: u32, generation: u64) {
-        let a = &mut self.coap.apps[app as usize];
-        if a.timer_gen == generation {
-            a.timer_at = None;
-            a.ep.handle_timeout(self.now);
-            self.drain_app(app as usize);
+    /// Client application `app`'s start event: it hands its endpoint one request.
+    pub(super) fn on_client_start(&mut self, app: u32) {
+        if let Some(App { kind: AppKind::Client(flow), .. }) = self.coap.apps.get(app as usize) {
+            let flow = *flow;
+            self.with_flows(|flows, sim| flows.open(sim, flow));
         }
     }
 
-    /// A CoAP message reached the endpoint at `at`; a fresh request inside the window counts
-    /// for its client's flow.
+    /// Application `app`'s endpoint timer fired, unless it was re-armed since (`generation`).
+    pub(super) fn on_ep_timer(&mut self, app: u32, generation: u64) {
+        let Some(a) = self.coap.apps.get_mut(app as usize) else { return };
+        if a.timer_gen != generation {
+            return;
+        }
+        match &mut a.kind {
+            AppKind::Server { ep, timer_at, .. } => {
+                *timer_at = None;
+                ep.handle_timeout(self.now);
+                self.drain_server(app as usize);
+            }
+            &mut AppKind::Client(flow) => self.with_flows(|flows, sim| flows.handle_timeout(sim, flow)),
+        }
+    }
+
+    /// A CoAP message reached the endpoint at `at`: a server's is answered here, a client's
+    /// goes to the flow loop.
     pub(super) fn deliver_coap(&mut self, at: Addr, pkt: u32) {
         let Some(&app) = self.coap.app_of.get(&at) else { return };
         let p = &self.packets[pkt as usize];
         let Body::Coap(msg) = &p.body else { return };
         let (from, msg) = (p.src, Arc::clone(msg));
+        match self.coap.apps[app].kind {
+            AppKind::Server { .. } => self.serve(app, from, msg),
+            AppKind::Client(flow) => self.with_flows(|flows, sim| flows.handle_message(sim, flow, 0, from, msg)),
+        }
+    }
+
+    /// Server `app` handles `msg` from `from`; a fresh request inside the measurement window
+    /// counts for its client's flow.
+    fn serve(&mut self, app: usize, from: Addr, msg: Arc<Message>) {
+        let now = self.now;
+        let AppKind::Server { ep, .. } = &mut self.coap.apps[app].kind else { return };
         let request = msg.code.is_request();
-        let before = self.coap.apps[app].ep.stats();
-        self.coap.apps[app].ep.handle_message(self.now, from, msg);
-        if request {
-            let after = self.coap.apps[app].ep.stats();
-            let fresh = after.duplicates_answered == before.duplicates_answered
-                && after.duplicates_pending == before.duplicates_pending;
-            if fresh
-                && self.now >= self.coap.window.0
-                && self.now < self.coap.window.1
-                && let Some(&capp) = self.coap.app_of.get(&from)
-                && let Some(f) = self.coap.apps[capp].flow
-            {
-                self.coap.flows[f].distinct_received_in_window += 1;
-            }
+        let before = ep.stats();
+        ep.handle_message(now, from, msg);
+        let after = ep.stats();
+        let fresh = after.duplicates_answered == before.duplicates_answered
+            && after.duplicates_pending == before.duplicates_pending;
+        if request
+            && fresh
+            && let Some(&capp) = self.coap.app_of.get(&from)
+            && let AppKind::Client(flow) = self.coap.apps[capp].kind
+            && let Some(flows) = self.coap.flows.as_mut()
+        {
+            flows.recorder_mut().received(flow, now);
         }
-        self.drain_app(app);
+        self.drain_server(app);
     }
 
-    /// Client `app` issues its next request, if it has one left.
-    pub(super) fn issue(&mut self, app: usize) {
-        let a = &mut self.coap.apps[app];
-        let Some(peer) = a.peer else { return };
-        if let Some(left) = a.to_issue.as_mut() {
-            if *left == 0 {
-                return;
-            }
-            *left -= 1;
-        }
-        a.ep.request(self.now, peer, Message::con_request(Code::GET, ""));
-        self.drain_app(app);
-    }
-
-    /// Sends what endpoint `app` wants sent, records its ended exchanges and re-arms its timer.
-    fn drain_app(&mut self, app: usize) {
+    /// Sends what server `app` wants sent and re-arms its timer (its endpoint answers every
+    /// request itself: it raises nothing for an application).
+    fn drain_server(&mut self, app: usize) {
         let now = self.now;
         let (req_flow, resp_flow) = self.coap.frames;
-        while let Some(t) = self.coap.apps[app].ep.poll_transmit() {
+        loop {
+            let AppKind::Server { addr, ep, .. } = &mut self.coap.apps[app].kind else { return };
+            let Some(t) = ep.poll_transmit() else { break };
             let flow = if t.msg.code.is_request() { req_flow } else { resp_flow };
-            let src = self.coap.apps[app].addr;
-            self.send(src, t.to, flow, Body::Coap(t.msg));
+            let src = *addr;
+            self.send_packet(src, t.to, flow, Body::Coap(t.msg));
         }
-        while let Some(e) = self.coap.apps[app].ep.poll_event() {
-            let in_window = now >= self.coap.window.0 && now < self.coap.window.1;
-            match e {
-                Event::Completed { first_sent, rtt, retransmissions, to, .. } => {
-                    if let Some(f) = self.coap.apps[app].flow {
-                        let continuous = self.coap.apps[app].to_issue.is_none();
-                        let rto = self.coap.apps[app].ep.rto(&to, now);
-                        let r = &mut self.coap.flows[f];
-                        if continuous && r.series.len() < 20_000 {
-                            r.series.push((
-                                now.as_nanos(),
-                                rtt.as_nanos() as u64,
-                                rto.map_or(0, |d| d.as_nanos() as u64),
-                            ));
-                        }
-                        r.completed += 1;
-                        r.retransmissions += u64::from(retransmissions);
-                        r.duration_sum_ns += rtt.as_nanos();
-                        r.first_send_ns.get_or_insert(first_sent.as_nanos());
-                        r.last_ack_ns = Some(now.as_nanos());
-                        if in_window {
-                            r.ended_in_window += 1;
-                            r.completed_in_window += 1;
-                            r.transmissions_in_window += 1 + u64::from(retransmissions);
-                        }
-                    }
-                    self.next_request(app);
-                }
-                Event::Failed { retransmissions, .. } => {
-                    if let Some(f) = self.coap.apps[app].flow {
-                        let r = &mut self.coap.flows[f];
-                        r.failed += 1;
-                        r.retransmissions += u64::from(retransmissions);
-                        if in_window {
-                            r.ended_in_window += 1;
-                            r.failed_in_window += 1;
-                            r.transmissions_in_window += 1 + u64::from(retransmissions);
-                        }
-                    }
-                    self.next_request(app);
-                }
-                Event::TimerExpired { timer, .. } => {
-                    if let Some(f) = self.coap.apps[app].flow
-                        && self.coap.flows[f].expired_timers_ns.len() < 64
-                    {
-                        self.coap.flows[f].expired_timers_ns.push(timer.as_nanos() as u64);
-                    }
-                }
-                _ => {}
-            }
-        }
-        let want = self.coap.apps[app].ep.poll_timeout();
         let a = &mut self.coap.apps[app];
-        if want != a.timer_at {
-            a.timer_at = want;
+        let AppKind::Server { ep, timer_at, .. } = &mut a.kind else { return };
+        while ep.poll_event().is_some() {}
+        let want = ep.poll_timeout();
+        if want != *timer_at {
+            *timer_at = want;
             a.timer_gen += 1;
             if let Some(t) = want {
                 let generation = a.timer_gen;
@@ -519,12 +573,14 @@ impl MultihopSim {
         }
     }
 
-    /// An exchange of client `app` ended: the next request, the next 1-to-1 server, or the end
-    /// of the run when the last counted client is done.
-    fn next_request(&mut self, app: usize) {
-        let a = &self.coap.apps[app];
-        let done = a.to_issue == Some(0) && a.peer.is_some_and(|p| a.ep.pending(&p) == 0);
-        if done && let Some(left) = self.coap.clients_left.as_mut() {
+    /// Client `flow` is done: the end of the run when it was the last counted client, or the
+    /// next 1-to-1 server after the pause.
+    fn client_done(&mut self, flow: u32) {
+        // A client with no exchange to make never ends one, so it was never seen done.
+        if self.coap.clients.get(flow as usize).is_none_or(|c| c.spec.exchanges == Some(0)) {
+            return;
+        }
+        if let Some(left) = self.coap.clients_left.as_mut() {
             *left = left.saturating_sub(1);
             if *left == 0 {
                 self.coap.clients_done_at = Some(self.now);
@@ -534,27 +590,82 @@ impl MultihopSim {
             }
             return;
         }
-        if let Some(one) = &self.coap.one_to_one
-            && done
-        {
+        if let Some(one) = &self.coap.one_to_one {
             let at = self.now + one.pause;
-            if self.start_next_server(at).is_err() {
-                self.stopped = true;
-            }
-            return;
+            self.start_next_server(at);
         }
-        self.issue(app);
+    }
+}
+
+/// The engine as the clients' host: its event time, its 6LoWPAN stack, its timer events.
+impl Host for MultihopSim {
+    type Addr = Addr;
+    type Rng = SimRng;
+    /// The client's address.
+    type Client = Addr;
+    type Error = ConfigError;
+
+    #[inline]
+    fn now(&self) -> Instant {
+        self.now
+    }
+
+    #[inline]
+    fn peer(&self, flow: u32) -> Addr {
+        self.coap.clients.get(flow as usize).map_or(Addr::Host(u16::MAX), |c| c.peer)
+    }
+
+    /// A mote client's endpoint draws from the mote's endpoint stream, cloud client k's from
+    /// stream 2¹⁶ + k.
+    fn new_client(&mut self, flow: u32, _incarnation: u32) -> Result<(Ep, Addr), ConfigError> {
+        let (Some(prototype), Some(c)) = (&self.coap.prototype, self.coap.clients.get(flow as usize)) else {
+            return Err(ConfigError::new("workload", "not a CoAP workload"));
+        };
+        let stream = match c.addr {
+            Addr::Node(n) => u64::from(n.0),
+            Addr::Host(k) => (1 << 16) | u64::from(k),
+        };
+        Ok((prototype.renewed(stream_rng(self.seed, 0, streams::ENDPOINT | stream)), c.addr))
+    }
+
+    #[inline]
+    fn send(&mut self, from: &mut Addr, d: Datagram<Addr>) -> Sent {
+        let (req_flow, resp_flow) = self.coap.frames;
+        let flow = if d.transmit.msg.code.is_request() { req_flow } else { resp_flow };
+        self.send_packet(*from, d.transmit.to, flow, Body::Coap(d.transmit.msg));
+        Sent::default()
+    }
+
+    /// One timer event per arming; the loop's wake-up is never before now.
+    fn set_wake(&mut self, flow: u32, at: Option<Instant>) {
+        let Some(app) = self.coap.clients.get(flow as usize).map(|c| c.app as usize) else { return };
+        let a = &mut self.coap.apps[app];
+        a.timer_gen += 1;
+        if let Some(t) = at {
+            let generation = a.timer_gen;
+            self.push(t, Ev::EpTimer { app: app as u32, generation });
+        }
+    }
+
+    fn finished(&mut self, flow: u32) {
+        self.client_done(flow);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use coapcc_core::Duration;
+    use coapcc_core::{AnyConfig, EchoMode};
+    use coapcc_driver::endpoints::MultihopEcho;
+    use coapcc_driver::scenario::{Setting, parse};
+    use coapcc_proto::Message;
+    use coapcc_proto::message::{decode_uint, option};
 
+    use super::super::net::Body;
     use super::super::testkit::{betzler_null_rdc, line_coap, run};
     use super::super::{
-        ClientMode, CoapCrossTraffic, CoapManyToMany, CoapOneToOne, CoapSaturated, MultihopConfig, RdcKind,
-        TopologyChoice, Workload,
+        ClientMode, CoapCrossTraffic, CoapManyToMany, CoapOneToOne, CoapSaturated, MultihopConfig, MultihopSim,
+        RdcKind, TopologyChoice, Workload,
     };
     use crate::multihop::ContikiVersion;
     use crate::multihop::csma::CsmaConfig;
@@ -703,5 +814,98 @@ mod tests {
         assert!(done > 20_000_000_000);
         assert_eq!(r.end_ns, done + 10_000_000_000);
         assert!(continuous.iter().all(|f| f.series.iter().all(|&(_, d, rto)| d > 0 && rto > 0)));
+    }
+
+    /// A continuous sender two lossy ContikiMAC hops from the receiver, `algorithm` with `echo`.
+    fn lossy_continuous(algorithm: &str, echo: MultihopEcho) -> MultihopConfig {
+        let mut cfg = line_coap(RdcKind::Contikimac, 2, 1, algorithm);
+        cfg.udgm.success_ratio_tx = 0.85;
+        cfg.duration = Duration::from_secs(300);
+        cfg.echo = echo;
+        if let Workload::CoapSaturated(w) = &mut cfg.workload {
+            w.max_exchanges = None;
+        }
+        cfg
+    }
+
+    #[test]
+    fn the_algorithm_echo_gives_idc_and_mbc_other_rtt_samples_and_changes_nothing_for_the_others() {
+        assert_eq!(MultihopConfig::default().echo, MultihopEcho::None, "no echo unless asked for");
+        for algorithm in ["idc", "mbc"] {
+            let series = |echo| run(lossy_continuous(algorithm, echo), 5).coap[0].series.clone();
+            let (none, echoed) = (series(MultihopEcho::None), series(MultihopEcho::Algorithm));
+            // The runs agree until an acknowledgement names an earlier copy than the latest: the
+            // first difference is the RTO computed from that sample (OQ-27, OQ-28), at the same
+            // completion instant and exchange duration.
+            let k = none.iter().zip(&echoed).position(|(a, b)| a != b);
+            let Some(k) = k else { panic!("{algorithm}: the echo changed nothing in {} completions", none.len()) };
+            let ((t, d, rto), (t2, d2, rto2)) = (none[k], echoed[k]);
+            assert_eq!((t, d), (t2, d2), "{algorithm}: completion {k}");
+            assert_ne!(rto, rto2, "{algorithm}: completion {k}");
+        }
+        // CoCoA and Default CoAP state no echo: `algorithm` leaves their runs as they are.
+        for algorithm in ["cocoa", "default"] {
+            let result = |echo| format!("{:?}", run(lossy_continuous(algorithm, echo), 5));
+            assert_eq!(result(MultihopEcho::Algorithm), result(MultihopEcho::None), "{algorithm}");
+        }
+    }
+
+    #[test]
+    fn requests_and_answers_carry_the_echo_the_algorithm_states_only_with_echo_algorithm() {
+        // Spec §7.7 / OQ-28: IDC and MBC (exact samples) and pCoCoA state the transmission-count
+        // option, FASOR+token the token byte, CoCoA and Default CoAP nothing.
+        let stated = |name: &str| AnyConfig::from_name(name).map(|c| c.echo_mode());
+        assert_eq!((stated("idc"), stated("mbc")), (Some(EchoMode::Option), Some(EchoMode::Option)));
+        for algorithm in ["idc", "mbc", "pcocoa", "fasor-token", "cocoa", "default"] {
+            for echo in [MultihopEcho::None, MultihopEcho::Algorithm] {
+                let want = match echo {
+                    MultihopEcho::None => EchoMode::None,
+                    MultihopEcho::Algorithm => stated(algorithm).unwrap_or(EchoMode::None),
+                };
+                let mut cfg = lossy_continuous(algorithm, echo);
+                cfg.duration = Duration::from_secs(60);
+                let mut sim = MultihopSim::new(cfg, 5).unwrap();
+                sim.run_events();
+                let sent: Vec<&Message> = sim
+                    .packets
+                    .iter()
+                    .filter_map(|p| match &p.body {
+                        Body::Coap(m) => Some(&**m),
+                        Body::Tcp(_) => None,
+                    })
+                    .collect();
+                let count = |m: &Message| m.option(option::TRANSMISSION_COUNT).and_then(decode_uint);
+                let (requests, answers): (Vec<&Message>, Vec<&Message>) =
+                    sent.into_iter().partition(|m| m.code.is_request());
+                let label = format!("{algorithm} {echo:?}");
+                assert!(!answers.is_empty(), "{label}");
+                // Copy k of an exchange carries k (0: the original); its answer echoes one of them.
+                let option = want == EchoMode::Option;
+                assert!(requests.iter().all(|m| count(m).is_some() == option), "{label}");
+                assert!(answers.iter().all(|m| count(m).is_some() == option), "{label}");
+                if option {
+                    assert!(requests.iter().any(|m| count(m) == Some(0)), "{label}");
+                    assert!(requests.iter().any(|m| count(m) >= Some(1)), "{label}: a lossy path retransmits");
+                }
+                // The 2-byte token (§2.4), one byte longer with the token echo.
+                let token_bytes = if want == EchoMode::Token { 3 } else { 2 };
+                assert!(requests.iter().all(|m| m.token.len() == token_bytes), "{label}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_echo_key_is_reachable_with_set_and_a_bad_value_names_the_key() {
+        // Makarem's chain, where the echo matters most (IDC).
+        const CHAIN: &str = include_str!("../../../../../scenarios/makarem-cooja/chain.toml");
+        let echo = |sets: &[&str]| {
+            let sets: Vec<Setting> = sets.iter().map(|s| s.parse().unwrap()).collect();
+            let s = parse(CHAIN, "chain.toml", &sets).map_err(|e| e.key)?;
+            crate::multihop::scenario::config_of(&s).map(|c| c.echo).map_err(|e| e.key)
+        };
+        assert_eq!(echo(&[]), Ok(MultihopEcho::None));
+        assert_eq!(echo(&["multihop.echo=algorithm"]), Ok(MultihopEcho::Algorithm));
+        assert_eq!(echo(&["multihop.echo=none"]), Ok(MultihopEcho::None));
+        assert_eq!(echo(&["multihop.echo=option"]), Err(Some("multihop.echo".into())));
     }
 }

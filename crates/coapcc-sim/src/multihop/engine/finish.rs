@@ -4,6 +4,7 @@
 //! and the event count and trace digest (check 14), as one [`MultihopResult`].
 
 use coapcc_core::Instant;
+use coapcc_driver::recorder::TIMERS_KEPT;
 
 use super::MultihopSim;
 use crate::multihop::NodeId;
@@ -46,7 +47,7 @@ impl MultihopSim {
                         .map(|d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)),
                     setup_failed: state == TcpState::SetupFailed,
                     broken: state == TcpState::Broken,
-                    timers_ns: t.client.timers().iter().take(64).map(|d| d.as_nanos() as u64).collect(),
+                    timers_ns: t.client.timers().iter().take(TIMERS_KEPT).map(|d| d.as_nanos() as u64).collect(),
                     trace: t.client.trace().to_vec(),
                 });
             }
@@ -72,7 +73,7 @@ impl MultihopSim {
             end_ns: self.now.as_nanos(),
             events: self.events,
             trace_digest: self.digest,
-            coap: self.coap.flows,
+            coap: self.coap.results(),
             tcp,
             mac: self.motes.iter().map(|m| m.mac).collect(),
             packets_delivered: self.delivered,

@@ -16,7 +16,7 @@
 //! | `mac.rs` | MAC / RDC glue (§1.3–1.5) | the motes' CSMA and RDC on the medium: channel checks and listening, strobe trains and NullRDC attempts, hardware ACKs, frame ends |
 //! | `net.rs` | network and 6LoWPAN (§1.2, §1.6) | [`Addr`], packets, forwarding on the DODAG with t_fwd, per-hop frame lengths, fragmentation and reassembly, the load-time frame-size check, delivery to the applications |
 //! | `host.rs` | SLIP and host (§1.7) | the border router's serial line both ways, the host / cloud delay |
-//! | `coap_app.rs` | CoAP application (§2.4, §3.3) | [`build_endpoint`], the CoAP workloads' set-up, endpoints driven by messages and timers, per-flow results |
+//! | `coap_app.rs` | CoAP application (§2.4, §3.3) | the CoAP workloads' set-up, the servers, the clients as flows of the driver's flow loop (the engine is its host), per-flow results |
 //! | `tcp_app.rs` | TCP application (§4.3) | [`build_tcp_controller`], Lim's clients and reports, the server and its delayed ACK |
 //! | `finish.rs` | results (§2.5, §3.4, §4.4) | the run's [`MultihopResult`] |
 //!
@@ -43,7 +43,7 @@ use std::collections::HashMap;
 use coapcc_core::{ConfigError, Instant};
 use coapcc_driver::rng::{SimRng, stream_rng};
 
-pub use self::coap_app::{Ep, build_algorithm, build_endpoint};
+pub use self::coap_app::Ep;
 pub use self::event::EventTrace;
 pub use self::net::Addr;
 pub use self::tcp_app::{build_tcp_controller, build_tcp_controller_from};
@@ -108,6 +108,10 @@ mod streams {
     pub const MOTE: u64 = BASE | (1 << 32);
     pub const ENDPOINT: u64 = BASE | (2 << 32);
     pub const TCP: u64 = BASE | (3 << 32);
+    /// The CoAP clients' flow loop's workload (it draws nothing).
+    pub const FLOWS: u64 = BASE | 4;
+    /// The prototype CoAP client (never used: every client renews it with its own stream).
+    pub const PROTOTYPE: u64 = ENDPOINT | (1 << 31);
 }
 
 impl MultihopSim {
@@ -144,7 +148,7 @@ impl MultihopSim {
             packets: Vec::new(),
             slip_up_free: Instant::ZERO,
             slip_down_free: Instant::ZERO,
-            coap: CoapApps::new(end),
+            coap: CoapApps::new(),
             tcp: TcpApps::new(end),
             wl_rng: stream_rng(seed, 0, streams::WORKLOAD),
             events: 0,
@@ -196,6 +200,13 @@ impl MultihopSim {
 
     /// Runs to the end and returns the results (and the event trace, if recorded).
     pub fn run(mut self) -> (MultihopResult, Option<EventTrace>) {
+        self.run_events();
+        let trace = self.trace.take();
+        (self.finish(), trace)
+    }
+
+    /// Handles the events in time order until the run ends.
+    fn run_events(&mut self) {
         while let Some(e) = self.queue.pop() {
             if e.at > self.end || self.stopped {
                 break;
@@ -209,8 +220,6 @@ impl MultihopSim {
             }
             self.handle(e.ev);
         }
-        let trace = self.trace.take();
-        (self.finish(), trace)
     }
 
     /// Hands `ev` to its layer.
@@ -227,7 +236,7 @@ impl MultihopSim {
             Ev::RemoteIn { pkt } => self.deliver_host(pkt),
             Ev::AppIn { node, pkt } => self.deliver_coap(Addr::Node(NodeId(node)), pkt),
             Ev::EpTimer { app, generation } => self.on_ep_timer(app, generation),
-            Ev::ClientStart { app } => self.issue(app as usize),
+            Ev::ClientStart { app } => self.on_client_start(app),
             Ev::TcpConnect { node } => self.on_tcp_connect(node),
             Ev::TcpReport { node } => self.on_report(node),
             Ev::TcpTimer { node, generation } => self.on_tcp_timer(node, generation),

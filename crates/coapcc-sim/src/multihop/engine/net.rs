@@ -228,7 +228,7 @@ impl MultihopSim {
 
     /// Sends `body` from `src` to `dst` as a packet of table flow `flow`: into the mote's
     /// network layer, or from the host side down the SLIP line.
-    pub(super) fn send(&mut self, src: Addr, dst: Addr, flow: TableFlow, body: Body) {
+    pub(super) fn send_packet(&mut self, src: Addr, dst: Addr, flow: TableFlow, body: Body) {
         let hops = match (src, dst) {
             (Addr::Node(a), Addr::Node(b)) => self.dodag.route_hops(a, b).unwrap_or(0),
             (Addr::Node(a), Addr::Host(_)) => self.dodag.hops(a).unwrap_or(0),

@@ -6,7 +6,7 @@
 //!
 //! The uIP periodic timer (0.5 s, per-mote phase U[0, 0.5 s)) quantises TCP timer expiries up
 //! to its next tick (`periodic_timer`, §4.3) \[D\]. Segments have no application delay. Like
-//! the CoAP application, it sends through [`MultihopSim::send`] and arms its timers with
+//! the CoAP application, it sends through [`MultihopSim::send_packet`] and arms its timers with
 //! events; its state is [`TcpApps`].
 
 use std::sync::Arc;
@@ -158,7 +158,7 @@ impl MultihopSim {
     /// The server's delayed-ACK timer for `node` fired: the ACK goes out if still due.
     pub(super) fn on_tcp_delack(&mut self, node: u16, generation: u64) {
         if let Some(ack) = self.tcp.server.on_delack_timer(NodeId(node), generation) {
-            self.send(Addr::Host(0), Addr::Node(NodeId(node)), TableFlow::LimAck, Body::Tcp(ack));
+            self.send_packet(Addr::Host(0), Addr::Node(NodeId(node)), TableFlow::LimAck, Body::Tcp(ack));
         }
     }
 
@@ -176,7 +176,7 @@ impl MultihopSim {
         let Addr::Node(from) = src else { return };
         let reply = self.tcp.server.on_segment(from, seg);
         if let Some(a) = reply.answer {
-            self.send(dst, src, TableFlow::LimAck, Body::Tcp(a));
+            self.send_packet(dst, src, TableFlow::LimAck, Body::Tcp(a));
         }
         if let Some(generation) = reply.delack {
             let at = self.now + self.tcp.server.delayed_ack();
@@ -206,7 +206,7 @@ impl MultihopSim {
                 Segment::Data { .. } => TableFlow::LimData,
                 _ => TableFlow::LimAck,
             };
-            self.send(Addr::Node(NodeId(node)), Addr::Host(0), flow, Body::Tcp(s));
+            self.send_packet(Addr::Node(NodeId(node)), Addr::Host(0), flow, Body::Tcp(s));
         }
         let periodic = matches!(&self.cfg.workload, Workload::LimTcp(w) if w.periodic_timer);
         let Some(t) = self.tcp.nodes[node as usize].as_mut() else { return };
@@ -302,7 +302,7 @@ mod tests {
                     .iter()
                     .filter(|p| p.kind == crate::multihop::tcp::TracePointKind::Rto)
                     .map(|p| p.value_ns)
-                    .take(64)
+                    .take(coapcc_driver::recorder::TIMERS_KEPT)
                     .collect();
                 assert_eq!(rtos, n.timers_ns, "{scheme}: one point per armed timer");
                 assert!(n.trace.windows(2).all(|w| w[0].at_ns <= w[1].at_ns), "{scheme}: in time order");
