@@ -251,12 +251,26 @@ fn cases() -> Vec<Case> {
         case(
             "GET with Uri-Query 0xff (11 B)",
             None,
-            raw(con(Code::GET, 0x201, &[(option::URI_PATH, b"data"), (option::URI_QUERY, &[0xff])], b"")),
+            raw(message(
+                MessageType::Con,
+                Code::GET,
+                0x201,
+                b"",
+                &[(option::URI_PATH, b"data"), (option::URI_QUERY, &[0xff])],
+                b"",
+            )),
         ),
         case(
             "PUT Block1 M=1 without payload (12 B)",
             None,
-            raw(con(Code::PUT, 0x202, &[(option::URI_PATH, b"echo"), (option::BLOCK1, &[0x0e])], b"")),
+            raw(message(
+                MessageType::Con,
+                Code::PUT,
+                0x202,
+                b"",
+                &[(option::URI_PATH, b"echo"), (option::BLOCK1, &[0x0e])],
+                b"",
+            )),
         ),
         case("payload marker without payload", None, marker),
         case(
