@@ -4,39 +4,13 @@
 
 use std::sync::Arc;
 
-use coapcc_core::{AnyConfig, Instant};
+use coapcc_core::Instant;
 use coapcc_proto::codec::{DecodeError, decode, encode};
 use coapcc_proto::message::{Payload, encode_uint, option};
-use coapcc_proto::{Code, EchoMode, Endpoint, EndpointConfig, Event, Message, MessageType, Origin, Token, Transmit};
-use rand_core::SeedableRng;
-use rand_pcg::Pcg64Mcg;
+use coapcc_proto::{Code, EchoMode, EndpointConfig, Event, Message, MessageType, Origin, Token, Transmit};
 
-const CLIENT: u32 = 1;
-const SERVER: u32 = 0;
-
-type Ep = Endpoint<u32, Pcg64Mcg>;
-
-fn config(name: &str, echo: EchoMode) -> EndpointConfig {
-    let mut algorithm = AnyConfig::from_name(name).unwrap();
-    algorithm.set_dither(false);
-    EndpointConfig { echo, ..EndpointConfig::new(Arc::new(algorithm.build().unwrap())) }
-}
-
-fn endpoint(cfg: EndpointConfig) -> Ep {
-    Endpoint::new(cfg, Pcg64Mcg::seed_from_u64(3)).unwrap()
-}
-
-fn at(ms: u64) -> Instant {
-    Instant::from_millis(ms)
-}
-
-fn transmits(ep: &mut Ep) -> Vec<Transmit<u32>> {
-    std::iter::from_fn(|| ep.poll_transmit()).collect()
-}
-
-fn events(ep: &mut Ep) -> Vec<Event<u32>> {
-    std::iter::from_fn(|| ep.poll_event()).collect()
-}
+mod common;
+use common::{CLIENT, Ep, SERVER, at, config, endpoint, events, transmits};
 
 /// Feeds `bytes` to the server as a datagram from `from`, answers every new request with its
 /// own payload (as `/echo` does) and returns what the server sends back.
