@@ -13,7 +13,8 @@
 //! pipeline per direction shared by every client (one FIFO per direction, as `coapcc sim`'s
 //! `[network]`), and one upstream socket per client address so flows stay apart at the server.
 //! The generators are those of replication 0 of a scenario seeded with `seed`
-//! ([`Stream::LinkUp`]`(0)` and [`Stream::LinkDown`]`(0)`).
+//! ([`Stream::LinkUp`](coapcc_driver::rng::Stream::LinkUp)`(0)` and
+//! [`Stream::LinkDown`](coapcc_driver::rng::Stream::LinkDown)`(0)`).
 //!
 //! ## Timing
 //!
