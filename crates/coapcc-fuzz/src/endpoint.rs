@@ -1,8 +1,9 @@
 //! Fuzz target `endpoint`: a client and a server [`Endpoint`] fed arbitrary datagrams, new
-//! requests, answers, losses, duplicates and timer firings in an order the input chooses,
-//! with the messages they send each other carried (or lost) on a list in between.
+//! requests, answers (arbitrary codes, or `coapcc server`'s resources), losses, copies and
+//! near-copies of requests, and timer firings in an order the input chooses, with the
+//! messages they send each other carried (or lost) on a list in between.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -10,13 +11,17 @@ use coapcc_core::{ALGORITHMS, Instant};
 use coapcc_proto::codec::{decode, encode};
 use coapcc_proto::message::{decode_uint, option};
 use coapcc_proto::{
-    AutoResponse, Code, EchoMode, Endpoint, EndpointConfig, Event, Message, Origin, Payload, RequestHandle, RequestId,
-    Transmit,
+    AutoResponse, Code, EchoMode, Endpoint, EndpointConfig, Event, Message, MessageType, Origin, Payload,
+    RequestHandle, RequestId, Transmit,
 };
 use rand_core::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
 use crate::input::Input;
+
+/// How many bytes more the transmission-count echo may take in an answer than in the copy
+/// that drew it (see where it is checked).
+const ECHO_ENCODING_SLACK_BYTES: i64 = 4;
 
 /// The server's address.
 const SERVER: u8 = 0;
@@ -26,10 +31,15 @@ const CLIENT: u8 = 1;
 const PEERS: u8 = 4;
 /// The server's duplicate cache is this small, so that evictions happen.
 const CACHE_ENTRIES: usize = 8;
+/// The server's duplicate cache holds this many bytes, so that the byte bound evicts too.
+const CACHE_BYTES: usize = 4_096;
 /// At most this many operations per input.
 const MAX_STEPS: usize = 2_000;
 
 type Ep = Endpoint<u8, Pcg64Mcg>;
+
+/// RFC 7252 §11.3.
+const AMPLIFICATION_FACTOR: usize = 3;
 
 /// What the client was asked, and how far each request got.
 #[derive(Default)]
@@ -43,6 +53,9 @@ struct Ledger {
     retransmissions: u64,
 }
 
+/// A request the server took for a new one, and its answer once sent.
+type Original = (Arc<Message>, Option<Arc<Message>>);
+
 /// The world around the two endpoints.
 struct World {
     client: Ep,
@@ -50,8 +63,13 @@ struct World {
     now: Instant,
     /// Messages on their way: (to the server?, message).
     wire: VecDeque<(bool, Arc<Message>)>,
-    /// Requests the server application has yet to answer.
-    unanswered: Vec<RequestHandle<u8>>,
+    /// Requests the server application has yet to answer, with the request.
+    unanswered: Vec<(RequestHandle<u8>, Arc<Message>)>,
+    /// The latest request the server took for a new one, per source and Message ID, and its
+    /// answer once sent: what a duplicate must be a copy of, and be answered like.
+    originals: HashMap<(u8, u16), Original>,
+    /// The latest request that reached the server (a model for copies and near-copies).
+    last_request: Option<(u8, Arc<Message>)>,
     ledger: Ledger,
     max_retransmit: u8,
 }
@@ -65,7 +83,14 @@ struct World {
 /// * an exchange ends (completes or fails) once, a separate response answers an exchange
 ///   acknowledged empty, and a completion's RTT is measured from its first copy;
 /// * the client's counters equal what its events told, and `pending` equals the requests
-///   not yet ended; the server's duplicate cache stays within its bound.
+///   not yet ended; the server's duplicate cache stays within its bounds;
+/// * the server answers from its cache only a copy of the request it remembers (same type,
+///   code, options and payload, a token equal up to its last byte, crate::duplicates of
+///   `coapcc-proto`), with the original answer carrying the copy's token and transmission
+///   count, grown by exactly what the copy grew;
+/// * no datagram either endpoint sends in answer to one (responses, ACKs, Resets) is more than
+///   three times its size unless it asked for block-wise transfer (RFC 7252 §11.3), and no
+///   answer of the application is either.
 ///
 /// After every firing of timers at `now`, neither endpoint has a timer due at or before `now`.
 pub fn run(data: &[u8]) {
@@ -90,6 +115,7 @@ impl World {
             nstart: u16::from(1 + (flags >> 3) % 4),
             token_len: 2 * ((flags >> 5) % 4),
             duplicate_cache_entries: CACHE_ENTRIES,
+            duplicate_cache_bytes: CACHE_BYTES,
             ..EndpointConfig::new(Arc::new(algorithm.build().ok()?))
         };
         let auto_response =
@@ -101,6 +127,8 @@ impl World {
             now: Instant::ZERO,
             wire: VecDeque::new(),
             unanswered: Vec::new(),
+            originals: HashMap::new(),
+            last_request: None,
             ledger: Ledger::default(),
             max_retransmit,
         })
@@ -108,7 +136,8 @@ impl World {
 
     fn step(&mut self, input: &mut Input) {
         let now = self.now;
-        match input.byte() % 10 {
+        let op = input.byte();
+        match if op >= 240 { 10 } else { op % 10 } {
             0 => {
                 let to = input.byte() % PEERS;
                 let to = if to == CLIENT { SERVER } else { to };
@@ -121,11 +150,11 @@ impl World {
             }
             1 => {
                 let (from, len) = (input.byte() % PEERS, input.byte() % 48);
-                self.client.handle_datagram(now, from, input.take(usize::from(len)));
+                self.datagram_to_client(from, input.take(usize::from(len)));
             }
             2 => {
                 let (from, len) = (input.byte() % PEERS, input.byte() % 48);
-                self.server.handle_datagram(now, from, input.take(usize::from(len)));
+                self.datagram_to_server(from, input.take(usize::from(len)));
             }
             3 => {
                 let ms = u64::from(input.u16()) * u64::from(1 + input.byte() % 16);
@@ -146,8 +175,31 @@ impl World {
             }
             7 => {
                 let code = Code(input.byte());
-                for handle in std::mem::take(&mut self.unanswered) {
-                    self.server.respond(now, handle, code, b"answer".to_vec());
+                for (handle, request) in std::mem::take(&mut self.unanswered) {
+                    let size = request.wire_len();
+                    let blockwise = request.option(option::BLOCK2).is_some();
+                    if code.0 == 0xff {
+                        let r = coapcc_udp::server::reply(&request);
+                        self.server.respond_with(now, handle, r.code, r.options, r.payload);
+                    } else {
+                        self.server.respond(now, handle, code, b"answer".to_vec());
+                    }
+                    while let Some(t) = self.server.poll_transmit() {
+                        check_wire(&t);
+                        assert!(
+                            blockwise || t.msg.wire_len() <= AMPLIFICATION_FACTOR * size,
+                            "the answer {:?} to {request:?} is more than 3 times its size",
+                            t.msg
+                        );
+                        if let Some(original) = self.originals.get_mut(&(handle.from, handle.mid))
+                            && Arc::ptr_eq(&original.0, &request)
+                        {
+                            original.1 = Some(Arc::clone(&t.msg));
+                        }
+                        if t.to == CLIENT {
+                            self.wire.push_back((false, t.msg));
+                        }
+                    }
                 }
             }
             8 => {
@@ -155,7 +207,7 @@ impl World {
                     self.advance(t);
                 }
             }
-            _ => {
+            9 => {
                 // A corrupted copy of the next message on the wire.
                 let (at, flip) = (usize::from(input.byte()), input.byte());
                 if let Some((to_server, msg)) = self.wire.pop_front() {
@@ -164,10 +216,115 @@ impl World {
                         let i = at % bytes.len();
                         bytes[i] ^= flip;
                     }
-                    let ep = if to_server { &mut self.server } else { &mut self.client };
-                    ep.handle_datagram(now, if to_server { CLIENT } else { SERVER }, &bytes);
+                    if to_server {
+                        self.datagram_to_server(CLIENT, &bytes);
+                    } else {
+                        self.datagram_to_client(SERVER, &bytes);
+                    }
                 }
             }
+            _ => {
+                // A copy or a near-copy of the latest request the server saw, from its source.
+                let (how, byte) = (input.byte(), input.byte());
+                if let Some((from, request)) = self.last_request.clone() {
+                    let bytes = encode(&near_copy(&request, how, byte));
+                    self.datagram_to_server(from, &bytes);
+                }
+            }
+        }
+    }
+
+    /// A datagram reaches the client from `from`; what the client sends in answer (ACKs,
+    /// Resets) is at most three times its size.
+    fn datagram_to_client(&mut self, from: u8, bytes: &[u8]) {
+        self.client.handle_datagram(self.now, from, bytes);
+        let mut requests = Vec::new();
+        while let Some(t) = self.client.poll_transmit() {
+            if t.origin == Origin::Empty {
+                assert!(t.msg.wire_len() <= AMPLIFICATION_FACTOR * bytes.len(), "{:?} answers {bytes:02x?}", t.msg);
+            }
+            requests.push(t);
+        }
+        // Requests released by the acknowledgement go on as drained ones do.
+        for t in requests {
+            self.client_transmit(t);
+        }
+    }
+
+    /// A datagram reaches the server from `from`: checks what the server answers at once
+    /// (see [`run`]) and keeps what it remembers.
+    fn datagram_to_server(&mut self, from: u8, bytes: &[u8]) {
+        self.server.handle_datagram(self.now, from, bytes);
+        self.after_server_input(from, bytes.len(), decode(bytes).ok().map(Arc::new));
+    }
+
+    fn after_server_input(&mut self, from: u8, size: usize, msg: Option<Arc<Message>>) {
+        let blockwise = msg.as_ref().is_some_and(|m| m.option(option::BLOCK2).is_some());
+        if let Some(m) = &msg
+            && m.code.is_request()
+        {
+            self.last_request = Some((from, Arc::clone(m)));
+        }
+        while let Some(t) = self.server.poll_transmit() {
+            check_wire(&t);
+            assert!(
+                blockwise || t.msg.wire_len() <= AMPLIFICATION_FACTOR * size,
+                "{:?} answers a datagram of {size} bytes",
+                t.msg
+            );
+            if let (Origin::Response { duplicate }, Some(m)) = (t.origin, &msg) {
+                let key = (from, m.mid);
+                if duplicate {
+                    let original = self.originals.get(&key);
+                    let Some((request, Some(answer))) = original else {
+                        panic!("{m:?} answered from the cache, but no answered request with its Message ID")
+                    };
+                    assert!(is_copy(request, m), "{m:?} answered as a copy of {request:?}");
+                    let mut expected = Message { token: m.token, ..Message::clone(answer) };
+                    expected.options.retain(|o| o.number != option::TRANSMISSION_COUNT);
+                    if let Some(v) = m.option(option::TRANSMISSION_COUNT) {
+                        expected.add_option(option::TRANSMISSION_COUNT, v);
+                    }
+                    assert_eq!(*t.msg, expected, "the answer to a copy is the original answer with the copy's echo");
+                    // The echo grows the answer at most as it grows the copy, give or take how
+                    // its option is encoded: RFC 7252 §3.1 encodes an option's number as a
+                    // delta from the previous one, so the Transmission-Count option costs 0–2
+                    // extended-delta bytes in a request (after an option numbered near it)
+                    // and may shorten the delta of an option numbered above it by as much,
+                    // but 2 in an answer, whose other options are all numbered far below it.
+                    // The answers echo the first occurrence of the option only, so the copy
+                    // and its original are compared with their further occurrences removed.
+                    let grown = t.msg.wire_len() as i64 - answer.wire_len() as i64;
+                    let copy_grown = first_echo_len(m) as i64 - first_echo_len(request) as i64;
+                    assert!(
+                        grown - copy_grown <= ECHO_ENCODING_SLACK_BYTES,
+                        "the answer to a copy grew by {grown} bytes, the copy by {copy_grown}: {m:?} copies {request:?}"
+                    );
+                } else {
+                    self.originals.insert(key, (Arc::clone(m), Some(Arc::clone(&t.msg))));
+                }
+            }
+            if t.to == CLIENT {
+                self.wire.push_back((false, t.msg));
+            }
+        }
+        while let Some(e) = self.server.poll_event() {
+            if let Event::Request { handle, request } = e {
+                self.originals.insert((handle.from, handle.mid), (Arc::clone(&request), None));
+                self.unanswered.push((handle, request));
+            }
+        }
+    }
+
+    fn client_transmit(&mut self, t: Transmit<u8>) {
+        check_wire(&t);
+        if let Origin::Request { id, copy } = t.origin {
+            let to = self.ledger.requests.get(&id).map(|r| r.0);
+            assert_eq!(to, Some(t.to), "copy {copy} of {id:?} goes to {} but was asked for {to:?}", t.to);
+            assert!(copy <= self.max_retransmit, "copy {copy} beyond MAX_RETRANSMIT {}", self.max_retransmit);
+        }
+        if t.to == SERVER {
+            self.wire.push_back((true, t.msg));
         }
     }
 
@@ -187,7 +344,8 @@ impl World {
     fn deliver_next(&mut self) {
         let Some((to_server, msg)) = self.wire.pop_front() else { return };
         if to_server {
-            self.server.handle_message(self.now, CLIENT, msg);
+            self.server.handle_message(self.now, CLIENT, Arc::clone(&msg));
+            self.after_server_input(CLIENT, msg.wire_len(), Some(msg));
         } else {
             self.client.handle_message(self.now, SERVER, msg);
         }
@@ -196,27 +354,11 @@ impl World {
     /// Takes what both endpoints sent and raised, and checks the invariants listed on [`run`].
     fn drain(&mut self) {
         while let Some(t) = self.client.poll_transmit() {
-            check_wire(&t);
-            if let Origin::Request { id, copy } = t.origin {
-                let to = self.ledger.requests.get(&id).map(|r| r.0);
-                assert_eq!(to, Some(t.to), "copy {copy} of {id:?} goes to {} but was asked for {to:?}", t.to);
-                assert!(copy <= self.max_retransmit, "copy {copy} beyond MAX_RETRANSMIT {}", self.max_retransmit);
-            }
-            if t.to == SERVER {
-                self.wire.push_back((true, t.msg));
-            }
+            self.client_transmit(t);
         }
-        while let Some(t) = self.server.poll_transmit() {
-            check_wire(&t);
-            if t.to == CLIENT {
-                self.wire.push_back((false, t.msg));
-            }
-        }
-        while let Some(e) = self.server.poll_event() {
-            if let Event::Request { handle, .. } = e {
-                self.unanswered.push(handle);
-            }
-        }
+        // The server sends only in answer to a datagram or to the application, both checked
+        // where they happen.
+        assert!(self.server.poll_transmit().is_none() && self.server.poll_event().is_none());
         while let Some(e) = self.client.poll_event() {
             self.client_event(e);
         }
@@ -228,6 +370,7 @@ impl World {
             assert_eq!(self.client.pending(&peer), open, "pending exchanges towards {peer}");
         }
         assert!(self.server.duplicate_cache_len() <= CACHE_ENTRIES, "the duplicate cache outgrew its bound");
+        assert!(self.server.duplicate_cache_bytes() <= CACHE_BYTES, "the duplicate cache outgrew its byte bound");
     }
 
     fn client_event(&mut self, e: Event<u8>) {
@@ -264,6 +407,54 @@ impl World {
         assert!(!r.1, "{id:?} ended twice");
         r.1 = true;
     }
+}
+
+/// Whether `m` is a copy of `request` (what may differ between copies: the transmission-count
+/// echo, in the token's last byte or the option).
+/// The encoded length of `m` without the occurrences of the Transmission-Count option after
+/// its first.
+fn first_echo_len(m: &Message) -> usize {
+    let mut first = m.clone();
+    let mut seen = false;
+    first.options.retain(|o| o.number != option::TRANSMISSION_COUNT || !std::mem::replace(&mut seen, true));
+    first.wire_len()
+}
+
+fn is_copy(request: &Message, m: &Message) -> bool {
+    let without_count =
+        |x: &Message| x.options.iter().filter(|o| o.number != option::TRANSMISSION_COUNT).cloned().collect::<Vec<_>>();
+    let (a, b) = (request.token.as_bytes(), m.token.as_bytes());
+    request.mtype == m.mtype
+        && request.code == m.code
+        && request.payload == m.payload
+        && a.len() == b.len()
+        && a[..a.len().saturating_sub(1)] == b[..b.len().saturating_sub(1)]
+        && without_count(request) == without_count(m)
+}
+
+/// A copy of `request` (`how` picks what changes, `byte` the new value): unchanged, another
+/// copy byte or transmission count (still copies), or another type, code, token, option or
+/// payload, or the bare header with its Message ID (new messages).
+fn near_copy(request: &Message, how: u8, byte: u8) -> Message {
+    let mut m = request.clone();
+    match how % 9 {
+        0 => {}
+        1 => {
+            let mut t = m.token.as_bytes().to_vec();
+            if let Some(last) = t.last_mut() {
+                *last = byte;
+            }
+            m.token = coapcc_proto::Token::new(&t).unwrap_or_default();
+        }
+        2 => m.set_option(option::TRANSMISSION_COUNT, vec![byte; usize::from(byte % 3)]),
+        3 => m.mtype = if m.mtype == MessageType::Con { MessageType::Non } else { MessageType::Con },
+        4 => m.code = Code(1 + byte % 4),
+        5 => m.token = coapcc_proto::Token::new(&[byte]).unwrap_or_default(),
+        6 => m.add_option(option::URI_QUERY, [byte]),
+        7 => m.payload = Payload::from(vec![byte; usize::from(byte % 4)]),
+        _ => m = Message { code: Code::GET, ..Message::empty(MessageType::Con, m.mid) },
+    }
+    m
 }
 
 /// A transmit encodes to `wire_len` bytes that decode to the same message, and a copy that
@@ -315,6 +506,15 @@ mod tests {
         assert_eq!(w.now, Instant::from_millis(2_000));
         assert_eq!(ended(&w), 1);
         assert_eq!((w.ledger.copies, w.ledger.retransmissions), (2, 1));
+    }
+
+    #[test]
+    fn a_copy_of_a_request_is_answered_from_the_cache_and_a_bare_header_reusing_its_message_id_is_new() {
+        // Automatic answers: a request carried to the server, then an exact copy of it, then
+        // the bare header `40 01 <mid>` from the same source.
+        let w = world_after(0, 0x81, &[0, 0, 0, 0, 4, 0, 250, 0, 0, 250, 8, 0]);
+        let s = w.server.stats();
+        assert_eq!((s.duplicates_answered, s.message_id_reuses), (1, 1));
     }
 
     #[test]

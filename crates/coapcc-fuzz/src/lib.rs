@@ -10,12 +10,14 @@
 //!
 //! | target | what it feeds | invariants |
 //! |---|---|---|
-//! | [`codec`] | bytes to [`coapcc_proto::codec::decode`] | a decoded message re-encodes to `wire_len` bytes that decode to it again |
-//! | [`endpoint`] | datagrams, requests, responses and timer firings to a client and a server [`coapcc_proto::Endpoint`] | counters match events, timers are in the future, every transmit round-trips the codec, exchanges end once |
+//! | [`codec`] | bytes to [`coapcc_proto::codec::decode`] | a decoded message re-encodes to the very bytes it came from (`wire_len` of them) |
+//! | [`endpoint`] | datagrams, requests, copies and near-copies, responses (`coapcc server`'s resources too) and timer firings to a client and a server [`coapcc_proto::Endpoint`] | counters match events, timers are in the future, every transmit round-trips the codec, exchanges end once, the cache stays within its bounds, only copies are answered from it and never amplify, no answer is more than 3 times what drew it |
+//! | [`emulator`] | datagrams from many client addresses, server replies, refused sockets and time jumps to [`coapcc_udp::emulator::Relay`] | the client table matches a model (bounded, least recently used evicted, idle ones expired), released datagrams were offered and leave in departure order, every datagram is accounted for |
 //! | [`scenario`] | text to [`coapcc_driver::scenario::parse`] | a parsed scenario's resolved TOML parses to the same scenario |
 //! | [`replay_script`] | a replay script run through [`coapcc_core::harness::StopAndWait`] | events in time order, timers within the algorithm's bounds, no copy beyond MAX_RETRANSMIT |
 
 pub mod codec;
+pub mod emulator;
 pub mod endpoint;
 mod input;
 pub mod replay_script;
@@ -34,6 +36,7 @@ pub struct Target {
 pub const TARGETS: &[Target] = &[
     Target { name: "codec", run: codec::run },
     Target { name: "endpoint", run: endpoint::run },
+    Target { name: "emulator", run: emulator::run },
     Target { name: "scenario", run: scenario::run },
     Target { name: "replay_script", run: replay_script::run },
 ];

@@ -34,6 +34,9 @@ pub enum DecodeError {
     /// An Empty message (code 0.00) with bytes after its Message ID.
     #[error("malformed CoAP message: an Empty message with a token, options or payload")]
     EmptyWithContent,
+    /// A payload marker followed by no payload.
+    #[error("malformed CoAP message: a payload marker followed by no payload")]
+    EmptyPayload,
 }
 
 impl From<MessageError> for DecodeError {
@@ -109,7 +112,7 @@ pub fn decode(bytes: &[u8]) -> Result<Message, DecodeError> {
         }
     }
     options.sort_by_key(|o| o.number);
-    Ok(Message {
+    let msg = Message {
         mtype: match p.header.get_type() {
             LiteType::Confirmable => MessageType::Con,
             LiteType::NonConfirmable => MessageType::Non,
@@ -121,7 +124,15 @@ pub fn decode(bytes: &[u8]) -> Result<Message, DecodeError> {
         token,
         options: options.into_iter().collect(),
         payload: Payload::from(p.payload),
-    })
+    };
+    // RFC 7252 §3: "The presence of a marker followed by a zero-length payload MUST be
+    // processed as a message format error." Options are encoded in one way only (ascending
+    // numbers, the shortest delta and length forms), so every byte is accounted for by
+    // `wire_len` except such a marker.
+    if msg.payload.is_empty() && bytes.len() != msg.wire_len() {
+        return Err(DecodeError::EmptyPayload);
+    }
+    Ok(msg)
 }
 
 #[cfg(test)]

@@ -37,9 +37,9 @@ use std::time::Duration;
 use coapcc_core::random::Rng;
 use coapcc_core::retransmission::{self, Fired};
 use coapcc_core::{Ack, AnyController, Controller, Echo, Instant};
-use rustc_hash::FxHashMap;
 
 use crate::codec;
+use crate::duplicates::{Asked, Bounds, DuplicateCache, Fingerprint, Seen};
 use crate::message::{
     Code, Message, MessageType, OptionValue, Options, Payload, Token, decode_uint, encode_uint, option,
 };
@@ -70,6 +70,12 @@ pub struct EndpointConfig<C = AnyController> {
     /// cannot grow memory past this bound (RFC 7252 §4.5 leaves the cache's size to the
     /// implementation). Default [`DEFAULT_DUPLICATE_CACHE_ENTRIES`].
     pub duplicate_cache_entries: usize,
+    /// The most bytes the duplicate cache holds: every remembered request counts its cached
+    /// response's encoded length (less an automatic answer's payload, which all responses
+    /// share) plus a fixed bookkeeping size; the oldest requests are forgotten first to stay
+    /// within it (counted in [`EndpointStats::duplicate_evictions`]), so large responses
+    /// cannot grow memory past it either. Default [`DEFAULT_DUPLICATE_CACHE_BYTES`].
+    pub duplicate_cache_bytes: usize,
     /// Server: answer every new request at once with this response (a fixed resource), instead
     /// of raising [`Event::Request`] for the application.
     pub auto_response: Option<AutoResponse>,
@@ -78,11 +84,17 @@ pub struct EndpointConfig<C = AnyController> {
     pub transmitted_events: bool,
 }
 
-/// The default bound of the server's duplicate cache ([`EndpointConfig::duplicate_cache_entries`]):
-/// 2²⁰ requests (about 150 MB at most), far above what any simulated server remembers within
-/// EXCHANGE_LIFETIME, so the bound never changes a simulation. Servers on real sockets set a
-/// smaller one.
+/// The default entry bound of the server's duplicate cache
+/// ([`EndpointConfig::duplicate_cache_entries`]): far above what any simulated server
+/// remembers within EXCHANGE_LIFETIME, so the bound never changes a simulation. Servers on
+/// real sockets set smaller bounds (`docs/real-networks.md`, "Bounds").
 pub const DEFAULT_DUPLICATE_CACHE_ENTRIES: usize = 1 << 20;
+
+/// The default byte bound of the server's duplicate cache
+/// ([`EndpointConfig::duplicate_cache_bytes`]): large enough that the entry bound
+/// ([`DEFAULT_DUPLICATE_CACHE_ENTRIES`]) of automatic answers is reached first, so it never
+/// changes a simulation either.
+pub const DEFAULT_DUPLICATE_CACHE_BYTES: usize = 1 << 30;
 
 /// How many separate CON responses a client remembers per destination to acknowledge their
 /// duplicates again.
@@ -107,6 +119,7 @@ impl<C> Clone for EndpointConfig<C> {
             token_len: self.token_len,
             exchange_lifetime: self.exchange_lifetime,
             duplicate_cache_entries: self.duplicate_cache_entries,
+            duplicate_cache_bytes: self.duplicate_cache_bytes,
             auto_response: self.auto_response.clone(),
             transmitted_events: self.transmitted_events,
         }
@@ -132,6 +145,7 @@ impl<C> EndpointConfig<C> {
             token_len: 2,
             exchange_lifetime: coapcc_core::params::TransmissionParams::default().exchange_lifetime(),
             duplicate_cache_entries: DEFAULT_DUPLICATE_CACHE_ENTRIES,
+            duplicate_cache_bytes: DEFAULT_DUPLICATE_CACHE_BYTES,
             auto_response: None,
             transmitted_events: true,
         }
@@ -149,6 +163,9 @@ pub struct RequestHandle<A> {
     pub from: A,
     /// The request's Message ID.
     pub mid: u16,
+    /// Which request with this source and Message ID (a new message may reuse the Message
+    /// ID; the handle of the one it replaced answers nothing).
+    seq: u64,
 }
 
 /// Why a datagram is on its way.
@@ -273,8 +290,11 @@ pub struct EndpointStats {
     /// Messages of a kind this endpoint does not handle (e.g. NON responses to nothing).
     pub ignored: u64,
     /// Server: requests forgotten before EXCHANGE_LIFETIME because the duplicate cache was
-    /// full ([`EndpointConfig::duplicate_cache_entries`]).
+    /// full ([`EndpointConfig::duplicate_cache_entries`], [`EndpointConfig::duplicate_cache_bytes`]).
     pub duplicate_evictions: u64,
+    /// Server: messages that reused the Message ID of a remembered request without being a
+    /// copy of it, handled as new messages.
+    pub message_id_reuses: u64,
     /// Confirmable messages this endpoint could not match (an empty CON "ping", a separate
     /// response to nothing awaited, a reserved code), answered with a Reset (RFC 7252 §4.2, §4.3).
     pub resets_sent: u64,
@@ -304,13 +324,25 @@ struct Peer<C: Controller> {
     queue: VecDeque<(RequestId, Message)>,
     /// A rate-based controller holds the next original until this instant.
     release_at: Option<Instant>,
-    /// Requests acknowledged with an empty ACK, waiting for a separate response.
-    awaiting: Vec<(RequestId, Token)>,
+    /// Requests acknowledged with an empty ACK, waiting for a separate response (forgotten
+    /// EXCHANGE_LIFETIME after their first copy).
+    awaiting: Vec<Awaiting>,
     /// Message IDs of the latest separate CON responses acknowledged (at most
     /// [`RECENT_SEPARATE`]): a copy of one (our ACK was lost) is acknowledged again
     /// (RFC 7252 §4.5), not reset.
     acked_separate: VecDeque<u16>,
     next_mid: u16,
+}
+
+/// A request acknowledged with an empty ACK whose separate response has not come yet.
+#[derive(Clone, Copy, Debug)]
+struct Awaiting {
+    id: RequestId,
+    /// The request's token (without the copy byte of the token echo).
+    token: Token,
+    /// Copies sent: the token echo names one of them.
+    copies: usize,
+    first_sent: Instant,
 }
 
 /// The destinations, sorted by address: a client talks to one or a few, so a sorted vector
@@ -366,27 +398,6 @@ impl<A: Ord + Copy, C: Controller> PeerMap<A, C> {
     }
 }
 
-#[derive(Clone, Debug)]
-enum Seen {
-    Pending,
-    Answered(Arc<Message>),
-}
-
-/// What the server keeps of a request to answer it (and its duplicates).
-#[derive(Clone, Debug)]
-struct Asked {
-    mtype: MessageType,
-    token: Token,
-    /// The transmission-count option's value, if the request carried one.
-    echo: Option<OptionValue>,
-}
-
-#[derive(Clone, Debug)]
-struct Server<A> {
-    seen: FxHashMap<(A, u16), (Seen, Asked)>,
-    expiry: VecDeque<(Instant, A, u16)>,
-}
-
 /// A CoAP endpoint (client and server roles), generic over the address type `A`, the
 /// generator `R` it draws from (dithering, initial Message IDs and tokens) and the
 /// congestion-control algorithm `C` (by default any registered one, [`AnyController`]).
@@ -399,7 +410,7 @@ pub struct Endpoint<A, R, C: Controller = AnyController> {
     next_token: u64,
     transmits: VecDeque<Transmit<A>>,
     events: VecDeque<Event<A>>,
-    server: Server<A>,
+    server: DuplicateCache<A>,
     stats: EndpointStats,
 }
 
@@ -436,7 +447,7 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng, C: Controller> Endpoint<A, R, C> {
             next_token,
             transmits: VecDeque::new(),
             events: VecDeque::new(),
-            server: Server { seen: FxHashMap::default(), expiry: VecDeque::new() },
+            server: DuplicateCache::default(),
             stats: EndpointStats::default(),
         }
     }
@@ -470,7 +481,14 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng, C: Controller> Endpoint<A, R, C> {
     /// Requests the server currently remembers for duplicate detection (at most
     /// [`EndpointConfig::duplicate_cache_entries`]).
     pub fn duplicate_cache_len(&self) -> usize {
-        self.server.seen.len()
+        self.server.len()
+    }
+
+    /// The bytes the duplicate cache counts against [`EndpointConfig::duplicate_cache_bytes`]
+    /// (never more than that bound, except for one answer larger than the bound alone while
+    /// it is being sent).
+    pub fn duplicate_cache_bytes(&self) -> usize {
+        self.server.bytes()
     }
 
     /// Exchanges outstanding or queued towards `to`.
@@ -505,11 +523,21 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng, C: Controller> Endpoint<A, R, C> {
         id
     }
 
-    /// A datagram arrived as bytes; malformed ones are counted and dropped.
+    /// A datagram arrived as bytes; malformed ones are counted and dropped, and a malformed
+    /// confirmable one whose header reads is rejected with a Reset (RFC 7252 §4.2: a message
+    /// format error is rejected).
     pub fn handle_datagram(&mut self, now: Instant, from: A, bytes: &[u8]) {
         match codec::decode(bytes) {
             Ok(msg) => self.handle_message(now, from, Arc::new(msg)),
-            Err(_) => self.stats.malformed += 1,
+            Err(_) => {
+                self.stats.malformed += 1;
+                // Version 1, type CON (RFC 7252 §3); the Message ID is bytes 2–3.
+                if let [first, _, hi, lo, ..] = *bytes
+                    && first >> 4 == 0b0100
+                {
+                    self.reset(from, u16::from_be_bytes([hi, lo]));
+                }
+            }
         }
     }
 
@@ -520,7 +548,9 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng, C: Controller> Endpoint<A, R, C> {
             (MessageType::Con | MessageType::Non, c) if c.is_request() => self.server_request(now, from, msg),
             (MessageType::Ack, _) => self.client_ack(now, from, msg),
             (MessageType::Rst, _) => self.client_reset(from, msg.mid),
-            (MessageType::Con | MessageType::Non, c) if c.is_response() => self.client_separate_response(from, msg),
+            (MessageType::Con | MessageType::Non, c) if c.is_response() => {
+                self.client_separate_response(now, from, msg)
+            }
             // RFC 7252 §4.2/§4.3: an empty CON (a "ping") or a CON with a reserved code is
             // rejected with a Reset.
             (MessageType::Con, _) => self.reset(from, msg.mid),
@@ -553,16 +583,19 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng, C: Controller> Endpoint<A, R, C> {
             return;
         }
         self.expire_seen(now);
-        let Some((seen, request)) = self.server.seen.get_mut(&(handle.from, handle.mid)) else {
+        let make = |asked: &Asked| {
+            let mut resp = response_to(asked, handle.mid, code, payload.into());
+            for o in options {
+                resp.add_option(o.number, o.value);
+            }
+            Arc::new(resp)
+        };
+        let bounds = self.cache_bounds();
+        let Some((resp, evicted)) = self.server.answer(handle.from, handle.mid, handle.seq, make, bounds) else {
             self.stats.ignored += 1;
             return;
         };
-        let mut resp = response_to(request, handle.mid, code, payload.into());
-        for o in options {
-            resp.add_option(o.number, o.value);
-        }
-        let resp = Arc::new(resp);
-        *seen = Seen::Answered(Arc::clone(&resp));
+        self.stats.duplicate_evictions += evicted;
         self.transmits.push_back(Transmit {
             to: handle.from,
             msg: resp,
@@ -695,7 +728,7 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng, C: Controller> Endpoint<A, R, C> {
     }
 
     fn client_ack(&mut self, now: Instant, from: A, msg: Arc<Message>) {
-        let echo_mode = self.config.echo;
+        let echo = self.config.echo;
         let Some(peer) = self.peers.get_mut(&from) else {
             self.stats.unmatched += 1;
             return;
@@ -704,26 +737,49 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng, C: Controller> Endpoint<A, R, C> {
             self.stats.unmatched += 1;
             return;
         };
-        let piggybacked = msg.code != Code::EMPTY;
         let o = &peer.outstanding[i];
-        if piggybacked && !msg.token.as_bytes().starts_with(o.token.as_bytes()) {
-            // RFC 7252 §5.3.2: a response must echo the request's token.
+        if msg.code == Code::EMPTY {
+            self.acknowledge(now, from, i, None, None);
+        } else if names_copy(echo, o.token, o.sent.len(), msg.token).is_some() {
+            self.acknowledge(now, from, i, Some(&msg), Some(Arc::clone(&msg)));
+        } else {
+            // RFC 7252 §5.3.2: a response must echo the request's token exactly.
             self.stats.unmatched += 1;
-            return;
         }
-        let echoed = if piggybacked { read_copy(&msg, o.token, echo_mode) } else { None };
-        let echo = echoed
-            .filter(|c| *c <= o.rt.exchange().retransmissions())
-            .and_then(|c| o.sent.get(usize::from(c)).map(|sent| Echo { copy: c, sent: *sent }));
+    }
+
+    /// Outstanding exchange `i` towards `from` was acknowledged at `now`: by an empty ACK
+    /// (`echoed` and `response` `None`), a piggybacked `response`, or a separate response
+    /// that overtook its empty ACK (`echoed` names the copy, `response` `None`: it follows as
+    /// [`Event::Response`]).
+    fn acknowledge(
+        &mut self,
+        now: Instant,
+        from: A,
+        i: usize,
+        echoed: Option<&Message>,
+        response: Option<Arc<Message>>,
+    ) {
+        let echo_mode = self.config.echo;
+        let lifetime = self.config.exchange_lifetime;
+        let Some(peer) = self.peers.get_mut(&from) else { return };
         let o = peer.outstanding.remove(i);
         let ex = o.rt.exchange();
+        let echo = echoed
+            .and_then(|m| read_copy(m, o.token, echo_mode))
+            .filter(|c| *c <= ex.retransmissions())
+            .and_then(|c| o.sent.get(usize::from(c)).map(|sent| Echo { copy: c, sent: *sent }));
         self.config.algorithm.on_ack(&mut peer.state, now, ex, &Ack { echo });
-        let response = if piggybacked {
-            Some(msg)
-        } else {
-            peer.awaiting.push((o.id, o.token));
-            None
-        };
+        if response.is_none() {
+            // Requests whose separate response never came are forgotten after EXCHANGE_LIFETIME.
+            peer.awaiting.retain(|a| now.saturating_duration_since(a.first_sent) <= lifetime);
+            peer.awaiting.push(Awaiting {
+                id: o.id,
+                token: o.token,
+                copies: o.sent.len(),
+                first_sent: ex.first_sent(),
+            });
+        }
         self.events.push_back(Event::Completed {
             id: o.id,
             to: from,
@@ -763,7 +819,8 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng, C: Controller> Endpoint<A, R, C> {
         });
     }
 
-    fn client_separate_response(&mut self, from: A, msg: Arc<Message>) {
+    fn client_separate_response(&mut self, now: Instant, from: A, msg: Arc<Message>) {
+        let echo = self.config.echo;
         let Some(peer) = self.peers.get_mut(&from) else {
             if msg.mtype == MessageType::Con {
                 self.reset(from, msg.mid);
@@ -772,7 +829,18 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng, C: Controller> Endpoint<A, R, C> {
             }
             return;
         };
-        let i = peer.awaiting.iter().position(|(_, t)| msg.token.as_bytes().starts_with(t.as_bytes()));
+        if !peer.awaiting.iter().any(|a| names_copy(echo, a.token, a.copies, msg.token).is_some())
+            && let Some(i) =
+                peer.outstanding.iter().position(|o| names_copy(echo, o.token, o.sent.len(), msg.token).is_some())
+        {
+            // RFC 7252 §5.2.2: a separate response that arrives before the (lost) empty ACK
+            // is taken as the acknowledgement; it then answers the request.
+            self.acknowledge(now, from, i, Some(&msg), None);
+        }
+        let Some(peer) = self.peers.get_mut(&from) else { return };
+        let lifetime = self.config.exchange_lifetime;
+        peer.awaiting.retain(|a| now.saturating_duration_since(a.first_sent) <= lifetime);
+        let i = peer.awaiting.iter().position(|a| names_copy(echo, a.token, a.copies, msg.token).is_some());
         let ack =
             Transmit { to: from, msg: Arc::new(Message::empty(MessageType::Ack, msg.mid)), origin: Origin::Empty };
         let Some(i) = i else {
@@ -787,7 +855,7 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng, C: Controller> Endpoint<A, R, C> {
             }
             return;
         };
-        let (id, _) = peer.awaiting.remove(i);
+        let Awaiting { id, .. } = peer.awaiting.remove(i);
         if msg.mtype == MessageType::Con {
             if peer.acked_separate.len() >= RECENT_SEPARATE {
                 peer.acked_separate.pop_front();
@@ -799,65 +867,68 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng, C: Controller> Endpoint<A, R, C> {
     }
 
     fn expire_seen(&mut self, now: Instant) {
-        while let Some(&(t, a, mid)) = self.server.expiry.front() {
-            if now.saturating_duration_since(t) <= self.config.exchange_lifetime {
-                break;
-            }
-            self.server.expiry.pop_front();
-            self.server.seen.remove(&(a, mid));
-        }
+        self.server.expire(now, self.config.exchange_lifetime);
+    }
+
+    fn cache_bounds(&self) -> Bounds {
+        Bounds { entries: self.config.duplicate_cache_entries, bytes: self.config.duplicate_cache_bytes }
     }
 
     fn server_request(&mut self, now: Instant, from: A, msg: Arc<Message>) {
         self.expire_seen(now);
-        if let Some((seen, _)) = self.server.seen.get(&(from, msg.mid)) {
-            // RFC 7252 §4.5: a duplicate gets the same response again; its token and
-            // transmission-count option are those of the copy it answers.
-            match seen {
-                Seen::Pending => self.stats.duplicates_pending += 1,
-                Seen::Answered(resp) => {
-                    // The duplicate's own token and transmission count are echoed; when they
-                    // are those of the cached answer, it is sent again as it is.
-                    let echo = msg.option(option::TRANSMISSION_COUNT);
-                    let same = resp.token == msg.token && resp.option(option::TRANSMISSION_COUNT) == echo;
-                    let resp = if same {
-                        Arc::clone(resp)
-                    } else {
-                        let mut r = Message::clone(resp);
-                        r.token = msg.token;
-                        r.options.retain(|o| o.number != option::TRANSMISSION_COUNT);
-                        if let Some(v) = echo {
-                            r.add_option(option::TRANSMISSION_COUNT, v);
-                        }
-                        Arc::new(r)
-                    };
-                    self.stats.duplicates_answered += 1;
-                    self.transmits.push_back(Transmit {
-                        to: from,
-                        msg: resp,
-                        origin: Origin::Response { duplicate: true },
-                    });
+        let fingerprint = Fingerprint::of(&msg);
+        if let Some(entry) = self.server.get(from, msg.mid) {
+            if entry.fingerprint != fingerprint {
+                // Not a copy of the remembered request (crate::duplicates): a new message
+                // that reuses its Message ID.
+                self.stats.message_id_reuses += 1;
+                self.server.remove(from, msg.mid);
+            } else {
+                // RFC 7252 §4.5: a duplicate gets the same response again; its token and
+                // transmission-count option are those of the copy it answers.
+                match &entry.seen {
+                    Seen::Pending => self.stats.duplicates_pending += 1,
+                    Seen::Answered(resp) => {
+                        // The duplicate's own token and transmission count are echoed; when
+                        // they are those of the cached answer, it is sent again as it is.
+                        let echo = msg.option(option::TRANSMISSION_COUNT);
+                        let same = resp.token == msg.token && resp.option(option::TRANSMISSION_COUNT) == echo;
+                        let resp = if same {
+                            Arc::clone(resp)
+                        } else {
+                            let mut r = Message::clone(resp);
+                            r.token = msg.token;
+                            r.options.retain(|o| o.number != option::TRANSMISSION_COUNT);
+                            if let Some(v) = echo {
+                                r.add_option(option::TRANSMISSION_COUNT, v);
+                            }
+                            Arc::new(r)
+                        };
+                        self.stats.duplicates_answered += 1;
+                        self.transmits.push_back(Transmit {
+                            to: from,
+                            msg: resp,
+                            origin: Origin::Response { duplicate: true },
+                        });
+                    }
                 }
+                return;
             }
-            return;
         }
         let asked = Asked {
             mtype: msg.mtype,
             token: msg.token,
             echo: msg.option(option::TRANSMISSION_COUNT).map(OptionValue::from_slice),
         };
-        while self.server.seen.len() >= self.config.duplicate_cache_entries.max(1) {
-            // The cache is full: forget the oldest request early (bounded memory).
-            let Some((_, a, mid)) = self.server.expiry.pop_front() else { break };
-            self.server.seen.remove(&(a, mid));
-            self.stats.duplicate_evictions += 1;
-        }
-        self.server.expiry.push_back((now, from, msg.mid));
+        let bounds = self.cache_bounds();
         match &self.config.auto_response {
             Some(r) => {
-                // Answered at once: the response is cached with the request in one insertion.
+                // Answered at once: the response is cached with the request in one insertion;
+                // its payload is the one every automatic answer shares.
                 let resp = Arc::new(response_to(&asked, msg.mid, r.code, r.payload.clone()));
-                self.server.seen.insert((from, msg.mid), (Seen::Answered(Arc::clone(&resp)), asked));
+                let answer = Some((Arc::clone(&resp), true));
+                let (_, evicted) = self.server.insert(now, (from, msg.mid), fingerprint, asked, answer, bounds);
+                self.stats.duplicate_evictions += evicted;
                 self.transmits.push_back(Transmit {
                     to: from,
                     msg: resp,
@@ -865,8 +936,9 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng, C: Controller> Endpoint<A, R, C> {
                 });
             }
             None => {
-                self.server.seen.insert((from, msg.mid), (Seen::Pending, asked));
-                let handle = RequestHandle { from, mid: msg.mid };
+                let (seq, evicted) = self.server.insert(now, (from, msg.mid), fingerprint, asked, None, bounds);
+                self.stats.duplicate_evictions += evicted;
+                let handle = RequestHandle { from, mid: msg.mid, seq };
                 self.events.push_back(Event::Request { handle, request: msg });
             }
         }
@@ -893,6 +965,19 @@ fn mark_copy(msg: &mut Message, token: Token, copy: u8, echo: EchoMode) {
         EchoMode::Option => {
             msg.token = token;
             msg.set_option(option::TRANSMISSION_COUNT, encode_uint(u32::from(copy)));
+        }
+    }
+}
+
+/// Whether a response's `token` is exactly that of one of the `copies` sent of a request with
+/// `token` (RFC 7252 §5.3.2), and which copy it names: the request token itself without the
+/// token echo (`Some(None)`), the request token plus the copy byte of a copy sent with it.
+fn names_copy(echo: EchoMode, token: Token, copies: usize, got: Token) -> Option<Option<u8>> {
+    match echo {
+        EchoMode::None | EchoMode::Option => (got == token).then_some(None),
+        EchoMode::Token => {
+            let (&copy, head) = got.as_bytes().split_last()?;
+            (head == token.as_bytes() && usize::from(copy) < copies).then_some(Some(copy))
         }
     }
 }

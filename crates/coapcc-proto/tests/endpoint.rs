@@ -2,42 +2,18 @@
 
 use std::time::Duration;
 
-use coapcc_core::{AnyConfig, Instant};
+use coapcc_core::Instant;
 use coapcc_proto::message::{Payload, encode_uint, option};
 use coapcc_proto::{Code, EchoMode, Endpoint, EndpointConfig, Event, Message, MessageType, Origin, Token, Transmit};
 use rand_core::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
-const CLIENT: u32 = 1;
-const SERVER: u32 = 0;
-
-type Ep = Endpoint<u32, Pcg64Mcg>;
-
-fn config(name: &str, echo: EchoMode) -> EndpointConfig {
-    let mut algorithm = AnyConfig::from_name(name).unwrap();
-    algorithm.set_dither(false);
-    EndpointConfig { echo, ..EndpointConfig::new(std::sync::Arc::new(algorithm.build().unwrap())) }
-}
-
-fn endpoint(cfg: EndpointConfig) -> Ep {
-    Endpoint::new(cfg, Pcg64Mcg::seed_from_u64(3)).unwrap()
-}
+mod common;
+use common::{CLIENT, Ep, SERVER, at, config, endpoint, events, transmits};
 
 fn get() -> Message {
     // testbeds §1: "one Uri-Path option of 4 B": a 1-byte option header and a 3-byte path.
     Message::con_request(Code::GET, "res")
-}
-
-fn at(ms: u64) -> Instant {
-    Instant::from_millis(ms)
-}
-
-fn transmits(ep: &mut Ep) -> Vec<Transmit<u32>> {
-    std::iter::from_fn(|| ep.poll_transmit()).collect()
-}
-
-fn events(ep: &mut Ep) -> Vec<Event<u32>> {
-    std::iter::from_fn(|| ep.poll_event()).collect()
 }
 
 /// Delivers `t` to the server, answers new requests with a 20-byte payload, returns what the

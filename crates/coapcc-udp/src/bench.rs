@@ -114,6 +114,7 @@ pub fn measure(peer: &Peer, path: &str, count: u32, flows: u32) -> std::io::Resu
         algorithm: crate::config::algorithm("default", &[]).map_err(std::io::Error::other)?,
         seed: 1,
         timeout: Some(Duration::from_secs(300)),
+        exchange_lifetime: crate::config::EXCHANGE_LIFETIME,
     };
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let server_pid = peer.child.id().to_string();

@@ -17,7 +17,7 @@ use std::time::Duration;
 use coapcc_core::{AnyConfig, Instant};
 use coapcc_driver::rng::{Stream, stream_rng};
 use coapcc_proto::message::{Payload, encode_uint, option};
-use coapcc_proto::{Code, Endpoint, EndpointConfig};
+use coapcc_proto::{Code, Endpoint, EndpointConfig, Message};
 use serde::Serialize;
 use tokio::sync::mpsc;
 
@@ -25,22 +25,29 @@ use crate::block::{Block, MAX_SZX, size_of_szx};
 use crate::clock::Clock;
 use crate::runtime::{Failure, Handle, Options, spawn};
 
-/// The largest body a client accepts from a block-wise GET, bytes (64 MiB): a server that
-/// never clears the More flag cannot keep a flow going forever.
+/// The largest body a client accepts from a block-wise GET, bytes: with the block progress
+/// rule (every block with the More flag is full, RFC 7959 §2.2), a server that never clears
+/// the More flag cannot keep a flow going forever (`docs/real-networks.md`, "Bounds").
 pub const MAX_RECEIVED_BODY_BYTES: usize = 64 << 20;
+
+/// The largest body a client sends (PUT/POST, `payload_bytes`), bytes
+/// (`docs/real-networks.md`, "Bounds").
+pub const MAX_SENT_BODY_BYTES: usize = 64 << 20;
 
 /// What one `coapcc client` run does.
 #[derive(Clone, Debug)]
 pub struct ClientRun {
     /// The server.
     pub target: SocketAddr,
-    /// Uri-Path (segments separated by `/`).
+    /// The URI's path without its first `/`, as written (segments separated by `/`,
+    /// percent-encoded: [`crate::config::uri_request`]).
     pub path: String,
-    /// Uri-Query (`&`-separated).
+    /// The URI's query, as written (`&`-separated, percent-encoded).
     pub query: String,
     /// GET, PUT or POST.
     pub method: Code,
-    /// Body of PUT/POST requests, bytes (block-wise beyond 1 024).
+    /// Body of PUT/POST requests, bytes (block-wise beyond 1 024; at most
+    /// [`MAX_SENT_BODY_BYTES`]).
     pub payload_bytes: usize,
     /// Requests per flow.
     pub count: u32,
@@ -54,6 +61,10 @@ pub struct ClientRun {
     pub seed: u64,
     /// Stop everything after this long (the run then fails).
     pub timeout: Option<Duration>,
+    /// EXCHANGE_LIFETIME: how long after its first copy an exchange acknowledged with an
+    /// empty ACK waits for its separate response ([`crate::config::EXCHANGE_LIFETIME`] by
+    /// default); then the request fails.
+    pub exchange_lifetime: Duration,
 }
 
 /// One record of a run (see the module documentation).
@@ -106,6 +117,9 @@ pub struct ExchangeRecord {
     pub gave_up: bool,
     /// The server answered with a Reset.
     pub reset: bool,
+    /// Acknowledged with an empty ACK, but the separate response did not come within
+    /// EXCHANGE_LIFETIME.
+    pub no_response: bool,
     /// The response came separately (empty ACK, then the response).
     pub separate: bool,
     /// Response code as `c.dd` (`null` without a response).
@@ -202,11 +216,18 @@ pub fn request_body(len: usize) -> Payload {
 }
 
 /// Runs every flow; `sink` receives every record in order of completion (`run` first,
-/// `summary` last). Errors only when a socket cannot be bound.
+/// `summary` last). Errors when a socket cannot be bound, and before anything is sent when
+/// the run is not one to make (a bad path or query, a body over [`MAX_SENT_BODY_BYTES`]:
+/// [`std::io::ErrorKind::InvalidInput`]).
 pub async fn run(run: &ClientRun, mut sink: impl FnMut(&Record)) -> std::io::Result<Summary> {
+    let invalid = |m: String| std::io::Error::new(std::io::ErrorKind::InvalidInput, m);
+    if run.payload_bytes > MAX_SENT_BODY_BYTES {
+        return Err(invalid(format!("a payload of {} bytes (at most {MAX_SENT_BODY_BYTES})", run.payload_bytes)));
+    }
+    let template = crate::config::uri_request(run.method, &run.path, &run.query).map_err(|e| invalid(e.0))?;
     let clock = Clock::start();
-    let config = crate::config::client_config(&run.algorithm)
-        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
+    let config = crate::config::client_config(&run.algorithm).map_err(|e| invalid(e.to_string()))?;
+    let config = EndpointConfig { exchange_lifetime: run.exchange_lifetime, ..config };
     sink(&Record::Run {
         seed: run.seed,
         algorithm: run.algorithm_name.clone(),
@@ -229,9 +250,9 @@ pub async fn run(run: &ClientRun, mut sink: impl FnMut(&Record)) -> std::io::Res
         let endpoint = endpoint(&config, run.seed, f)
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
         let (handle, _) = spawn(socket, endpoint, clock, Options::client());
-        let (tx, run) = (tx.clone(), run.clone());
+        let (tx, run, template) = (tx.clone(), run.clone(), template.clone());
         tasks.spawn(async move {
-            let record = flow(&handle, &run, f, clock, &tx).await;
+            let record = flow(&handle, &run, &template, f, clock, &tx).await;
             let _ = tx.send(Record::Flow(record));
             handle.stop().await;
         });
@@ -304,6 +325,7 @@ pub fn quantile(v: &mut [f64], q: f64) -> Option<f64> {
 async fn flow(
     handle: &Handle,
     run: &ClientRun,
+    template: &Message,
     f: u32,
     clock: Clock,
     tx: &mpsc::UnboundedSender<Record>,
@@ -313,7 +335,7 @@ async fn flow(
     let mut last = clock.now();
     let body = if run.method == Code::GET { Payload::new() } else { request_body(run.payload_bytes) };
     for r in 0..run.count {
-        let ok = request(handle, run, f, r, &body, &mut rec, &mut first, &mut last, tx).await;
+        let ok = request(handle, run, template, f, r, &body, &mut rec, &mut first, &mut last, tx).await;
         if ok {
             rec.requests_ok += 1;
         } else {
@@ -329,6 +351,7 @@ async fn flow(
 async fn request(
     handle: &Handle,
     run: &ClientRun,
+    template: &Message,
     f: u32,
     r: u32,
     body: &Payload,
@@ -343,7 +366,7 @@ async fn request(
     let mut offset = 0usize;
     let mut received = 0usize;
     loop {
-        let mut m = crate::config::request(run.method, &run.path, &run.query);
+        let mut m = template.clone();
         let mut block = None;
         if run.method == Code::GET {
             // RFC 7959 §2.4: ask for the block size from the first request on.
@@ -388,6 +411,7 @@ async fn request(
             echoed_copy: out.echoed_copy,
             gave_up: out.result == Err(Failure::GaveUp),
             reset: out.result == Err(Failure::Reset),
+            no_response: out.result == Err(Failure::NoResponse),
             separate: out.separate,
             code: response.map(|m| code_text(m.code)),
             payload_bytes: response.map_or(0, |m| m.payload.len()),
@@ -401,7 +425,9 @@ async fn request(
         if run.method == Code::GET {
             let Some(b) = resp.option(option::BLOCK2).map(Block::decode) else { return true };
             let Some(b) = b else { return false };
-            if b.offset_bytes() != received {
+            // RFC 7959 §2.2: every block but the last fills its size, so each exchange of a
+            // transfer makes progress; one that does not ends it.
+            if b.offset_bytes() != received || (b.more && resp.payload.len() != b.size_bytes()) {
                 return false;
             }
             received += resp.payload.len();

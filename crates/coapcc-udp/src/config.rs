@@ -9,9 +9,21 @@ use coapcc_driver::overrides::{AlgorithmSettingsError, Setting, algorithm_with_s
 use coapcc_proto::echo::echo_mode_for;
 use coapcc_proto::{Code, EndpointConfig, Message};
 
-/// The duplicate-cache bound of servers on real sockets (requests remembered at once):
-/// 16 384 entries, about 2.5 MB at most, whatever a flood of spoofed requests sends.
+/// The duplicate cache of servers on real sockets: at most this many requests remembered at
+/// once (`docs/real-networks.md`, "Bounds").
 pub const SERVER_DUPLICATE_CACHE_ENTRIES: usize = 16_384;
+
+/// The duplicate cache of servers on real sockets: at most this many bytes of cached
+/// responses and bookkeeping (`docs/real-networks.md`, "Bounds").
+pub const SERVER_DUPLICATE_CACHE_BYTES: usize = 16 << 20;
+
+/// RFC 7252 §4.8.2 EXCHANGE_LIFETIME with the default transmission parameters: how long a
+/// server remembers a request, and how long a client waits for a separate response after
+/// an empty ACK (`docs/real-networks.md`, "Bounds").
+pub const EXCHANGE_LIFETIME: Duration = Duration::from_secs(247);
+
+/// The longest Uri-Path segment or Uri-Query argument, bytes (RFC 7252 §5.10: 0–255).
+pub const MAX_URI_PART_BYTES: usize = 255;
 
 /// The preset `name` with `settings` (the algorithm's own keys, as `coapcc replay --set`)
 /// applied and checked ([`algorithm_with_settings`]). The error names the algorithm or the key.
@@ -28,21 +40,24 @@ pub fn client_config(algorithm: &AnyConfig) -> Result<EndpointConfig, ConfigErro
 }
 
 /// A server endpoint's configuration: requests are remembered for duplicate detection for
-/// `exchange_lifetime` (RFC 7252 §4.8.2: 247 s by default), at most
-/// [`SERVER_DUPLICATE_CACHE_ENTRIES`] at once. The server echoes whatever transmission count
-/// a request carries (token byte or option), so one server serves every algorithm.
+/// `exchange_lifetime` ([`EXCHANGE_LIFETIME`] by default), within
+/// [`SERVER_DUPLICATE_CACHE_ENTRIES`] and [`SERVER_DUPLICATE_CACHE_BYTES`]. The server echoes
+/// whatever transmission count a request carries (token byte or option), so one server
+/// serves every algorithm.
 pub fn server_config(exchange_lifetime: Duration) -> Result<EndpointConfig, ConfigError> {
     // The server role draws nothing from the algorithm; the RFC 7252 preset is the neutral one.
     let algorithm = Arc::new(AnyConfig::DefaultCoap(Default::default()).build()?);
     Ok(EndpointConfig {
         exchange_lifetime,
         duplicate_cache_entries: SERVER_DUPLICATE_CACHE_ENTRIES,
+        duplicate_cache_bytes: SERVER_DUPLICATE_CACHE_BYTES,
         ..EndpointConfig::new(algorithm)
     })
 }
 
-/// A confirmable request template for `code` on `path` (segments split at `/`) with
-/// `query` (`&`-separated, one Uri-Query option each).
+/// A confirmable request template for `code` on a plain `path` (segments split at `/`, empty
+/// ones dropped, no escapes) with `query` (`&`-separated, one Uri-Query option each): a
+/// shorthand for tests and benchmarks. URIs go through [`uri_request`].
 pub fn request(code: Code, path: &str, query: &str) -> Message {
     let mut m = Message::con_request(code, path);
     for q in query.split('&').filter(|q| !q.is_empty()) {
@@ -70,16 +85,21 @@ pub struct CoapUri {
     pub host: String,
     /// Port.
     pub port: u16,
-    /// Path, segments separated by `/`, percent-decoded.
+    /// Path as written, without its first `/` (percent-encoded; see [`uri_request`]).
     pub path: String,
-    /// Query, `&`-separated, percent-decoded.
+    /// Query as written, without the `?` (percent-encoded; see [`uri_request`]).
     pub query: String,
 }
 
-/// Parses `coap://HOST[:PORT]/PATH[?QUERY]`; the error names the problem.
+/// Parses `coap://HOST[:PORT]/PATH[?QUERY]` (RFC 7252 §6.4 steps 1–5 and 7–9: a fragment
+/// fails, every path segment and query argument must percent-decode to UTF-8 of at most
+/// [`MAX_URI_PART_BYTES`]); the error names the problem.
 pub fn parse_uri(uri: &str) -> Result<CoapUri, UriError> {
     let bad = |why: &str| UriError(format!("bad URI `{uri}`: {why}"));
     let rest = uri.strip_prefix("coap://").ok_or_else(|| bad("the scheme must be coap://"))?;
+    if rest.contains('#') {
+        return Err(bad("a coap URI has no fragment (RFC 7252 §6.4)"));
+    }
     let (authority, path_query) = rest.split_at(rest.find(['/', '?']).unwrap_or(rest.len()));
     let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
         let end = v6.find(']').ok_or_else(|| bad("unclosed `[`"))?;
@@ -97,22 +117,55 @@ pub fn parse_uri(uri: &str) -> Result<CoapUri, UriError> {
     let port = if port.is_empty() { 5683 } else { port.parse().map_err(|_| bad("the port must be 0-65535"))? };
     let (path, query) = path_query.split_once('?').unwrap_or((path_query, ""));
     let path = path.strip_prefix('/').unwrap_or(path);
-    Ok(CoapUri {
-        host: host.to_string(),
-        port,
-        path: percent_decode(path).ok_or_else(|| bad("bad %-escape in the path"))?,
-        query: percent_decode(query).ok_or_else(|| bad("bad %-escape in the query"))?,
-    })
+    uri_options(path, query).map_err(|e| bad(&e.0))?;
+    Ok(CoapUri { host: host.to_string(), port, path: path.to_string(), query: query.to_string() })
 }
 
+/// A confirmable request template for `code` with the Uri-Path and Uri-Query options of a
+/// URI's `path` (without its first `/`) and `query`, as written (RFC 7252 §6.4 steps 8–9):
+/// split at `/` and `&` first, then each part percent-decoded, so `%2F` and `%26` stay inside
+/// their part; every path segment is an option, empty ones too (`a//b/` is four), except
+/// that an empty path has none.
+pub fn uri_request(code: Code, path: &str, query: &str) -> Result<Message, UriError> {
+    let mut m = Message::con_request(code, "");
+    for (number, value) in uri_options(path, query)? {
+        m.add_option(number, value);
+    }
+    Ok(m)
+}
+
+fn uri_options(path: &str, query: &str) -> Result<Vec<(u16, Vec<u8>)>, UriError> {
+    use coapcc_proto::message::option::{URI_PATH, URI_QUERY};
+    let segments = if path.is_empty() { None } else { Some(path.split('/').map(|s| (URI_PATH, s, "path segment"))) };
+    let arguments =
+        if query.is_empty() { None } else { Some(query.split('&').map(|a| (URI_QUERY, a, "query argument"))) };
+    segments
+        .into_iter()
+        .flatten()
+        .chain(arguments.into_iter().flatten())
+        .map(|(number, part, what)| {
+            let value = percent_decode(part).ok_or_else(|| UriError(format!("bad %-escape in the {what} `{part}`")))?;
+            if value.len() > MAX_URI_PART_BYTES {
+                return Err(UriError(format!(
+                    "a {what} of {} bytes (at most {MAX_URI_PART_BYTES}: RFC 7252 §5.10)",
+                    value.len()
+                )));
+            }
+            Ok((number, value.into_bytes()))
+        })
+        .collect()
+}
+
+/// Percent-decodes `s` (RFC 3986 §2.1) into UTF-8; `None` for a bad escape or bytes that are
+/// not UTF-8.
 fn percent_decode(s: &str) -> Option<String> {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
         if b[i] == b'%' {
-            let hex = s.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
+            let hex = b.get(i + 1..i + 3).filter(|h| h.iter().all(u8::is_ascii_hexdigit))?;
+            out.push(u8::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?);
             i += 3;
         } else {
             out.push(b[i]);
@@ -131,11 +184,19 @@ mod tests {
         let u = parse_uri("coap://127.0.0.1:5684/data?size=100&x=%41").unwrap();
         assert_eq!(
             (u.host.as_str(), u.port, u.path.as_str(), u.query.as_str()),
-            ("127.0.0.1", 5684, "data", "size=100&x=A")
+            ("127.0.0.1", 5684, "data", "size=100&x=%41")
         );
+        let m = uri_request(Code::GET, &u.path, &u.query).unwrap();
+        assert_eq!(m.option(coapcc_proto::message::option::URI_QUERY), Some(&b"size=100"[..]));
+        assert_eq!(m.options.last().map(|o| o.value.as_slice()), Some(&b"x=A"[..]));
         let u = parse_uri("coap://[::1]/a/b").unwrap();
         assert_eq!((u.host.as_str(), u.port, u.path.as_str()), ("::1", 5683, "a/b"));
         assert_eq!(parse_uri("coap://localhost").unwrap().path, "");
+    }
+
+    #[test]
+    fn exchange_lifetime_is_that_of_the_default_transmission_parameters() {
+        assert_eq!(EXCHANGE_LIFETIME, coapcc_core::params::TransmissionParams::default().exchange_lifetime());
     }
 
     #[test]
@@ -144,5 +205,6 @@ mod tests {
         assert!(parse_uri("coap://:5683/").unwrap_err().0.contains("no host"));
         assert!(parse_uri("coap://h:99999/").unwrap_err().0.contains("port"));
         assert!(parse_uri("coap://h/%zz").unwrap_err().0.contains("%-escape"));
+        assert!(parse_uri("coap://h/%+1").unwrap_err().0.contains("%-escape"));
     }
 }

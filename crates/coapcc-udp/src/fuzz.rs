@@ -3,7 +3,9 @@
 //! answering with [`crate::server::reply`] and to a client endpoint with exchanges
 //! outstanding, with time advancing and timers firing. Used by the test suite (10⁶ datagrams)
 //! and the benchmark (10⁷). The caller checks the returned [`FuzzStats`]: no panic happened
-//! (else it would not return) and the duplicate cache stayed within its bound.
+//! (else it would not return), the duplicate cache stayed within its bound, and no response
+//! was larger than [`AMPLIFICATION_FACTOR`] times the datagram it answered unless that asked
+//! for block-wise transfer.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,6 +17,7 @@ use coapcc_proto::{Code, EchoMode, Endpoint, EndpointConfig, Event, Message, Mes
 use rand_core::Rng;
 
 use crate::block::Block;
+use crate::server::AMPLIFICATION_FACTOR;
 
 /// What a fuzzing run did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -33,6 +36,11 @@ pub struct FuzzStats {
     pub evictions: u64,
     /// The largest number of exchanges the client had outstanding or queued.
     pub max_client_pending: usize,
+    /// Server responses larger than [`AMPLIFICATION_FACTOR`] times the datagram that drew them,
+    /// which did not ask for block-wise transfer (RFC 7252 §11.3: must stay 0).
+    pub amplified: u64,
+    /// Duplicates the server answered from its cache.
+    pub duplicates_answered: u64,
 }
 
 /// A corpus of valid encoded messages of every kind: CON/NON requests of every method with
@@ -131,8 +139,8 @@ fn mutate(rng: &mut SimRng, corpus: &[Vec<u8>], bytes: &mut Vec<u8>) {
     }
 }
 
-/// Feeds `datagrams` datagrams (arbitrary, mutated corpus messages, and mutated responses to
-/// the client's own requests) to a server endpoint whose duplicate cache holds at most
+/// Feeds `datagrams` datagrams (arbitrary, mutated corpus messages, mutated responses to the
+/// client's own requests, and copies of the previous datagram) to a server endpoint whose duplicate cache holds at most
 /// `cache_entries` and to a client endpoint, from 8 source addresses, with time advancing.
 pub fn run(datagrams: u64, seed: u64, cache_entries: usize) -> FuzzStats {
     let mut rng = stream_rng(seed, 0, 0xf022);
@@ -159,9 +167,16 @@ pub fn run(datagrams: u64, seed: u64, cache_entries: usize) -> FuzzStats {
     for to in 1..4 {
         request(&mut client, now, to);
     }
+    let mut from = 0;
     for i in 0..datagrams {
-        bytes.clear();
-        match below(&mut rng, 4) {
+        // One datagram in eight is a copy of the previous one (from the same source): a
+        // duplicate when the server took the first for a request.
+        let copy = below(&mut rng, 8) == 0;
+        if !copy {
+            bytes.clear();
+        }
+        match if copy { 4 } else { below(&mut rng, 4) } {
+            4 => {}
             0 => bytes.extend((0..below(&mut rng, 48)).map(|_| rng.next_u32() as u8)),
             1 if last_request.is_some() => {
                 // A response to the client's latest request, then mutated half of the time.
@@ -179,12 +194,19 @@ pub fn run(datagrams: u64, seed: u64, cache_entries: usize) -> FuzzStats {
                 mutate(&mut rng, &corpus, &mut bytes);
             }
         }
-        let from = below(&mut rng, 8) as u32;
+        if !copy {
+            from = below(&mut rng, 8) as u32;
+        }
         stats.datagrams += 1;
         if codec::decode(&bytes).is_ok() {
             stats.decoded += 1;
         }
         server.handle_datagram(now, from, &bytes);
+        let asked = codec::decode(&bytes).ok();
+        let mut answered_datagram = Vec::new();
+        while let Some(t) = server.poll_transmit() {
+            answered_datagram.push(t.msg);
+        }
         client.handle_datagram(now, from, &bytes);
         now = now + Duration::from_micros(below(&mut rng, 20_000));
         if i % 32 == 0 {
@@ -198,7 +220,13 @@ pub fn run(datagrams: u64, seed: u64, cache_entries: usize) -> FuzzStats {
                 stats.requests_answered += 1;
             }
         }
-        while server.poll_transmit().is_some() {}
+        let blockwise = asked.as_ref().is_some_and(|m| m.option(option::BLOCK2).is_some());
+        answered_datagram.extend(std::iter::from_fn(|| server.poll_transmit()).map(|t| t.msg));
+        for r in &answered_datagram {
+            if !blockwise && r.wire_len() > AMPLIFICATION_FACTOR * bytes.len() {
+                stats.amplified += 1;
+            }
+        }
         while let Some(e) = client.poll_event() {
             if let Event::Completed { to, .. } | Event::Failed { to, .. } = e {
                 stats.exchanges_ended += 1;
@@ -215,5 +243,6 @@ pub fn run(datagrams: u64, seed: u64, cache_entries: usize) -> FuzzStats {
         stats.max_client_pending = stats.max_client_pending.max(pending);
     }
     stats.evictions = server.stats().duplicate_evictions;
+    stats.duplicates_answered = server.stats().duplicates_answered;
     stats
 }

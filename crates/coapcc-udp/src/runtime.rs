@@ -37,7 +37,8 @@
 //! (e.g. ICMP port unreachable surfacing on loopback) are counted in [`RuntimeStats`], never
 //! fatal; a datagram that does not decode is counted by the endpoint.
 
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -169,6 +170,9 @@ pub enum Failure {
     Reset,
     /// The runtime stopped before the exchange ended.
     Stopped,
+    /// Acknowledged with an empty ACK, but the separate response did not come within
+    /// EXCHANGE_LIFETIME (the endpoint's `exchange_lifetime`) of the first copy.
+    NoResponse,
 }
 
 /// The end of one confirmable exchange.
@@ -292,6 +296,7 @@ pub fn spawn(
         handler: options.handler,
         reports: options.reports.then_some(report_tx),
         pending: HashMap::new(),
+        separate_deadlines: BinaryHeap::new(),
         stats: RuntimeStats::default(),
     };
     let task = tokio::spawn(task.run(command_rx));
@@ -315,6 +320,9 @@ struct Task {
     handler: Option<Arc<dyn Handler>>,
     reports: Option<mpsc::UnboundedSender<Report>>,
     pending: HashMap<RequestId, Pending>,
+    /// When each exchange acknowledged empty stops waiting for its separate response
+    /// (entries of exchanges that ended since are skipped).
+    separate_deadlines: BinaryHeap<Reverse<(Instant, RequestId)>>,
     stats: RuntimeStats,
 }
 
@@ -329,7 +337,13 @@ impl Task {
                 self.endpoint.handle_timeout(now);
                 self.drain(now).await;
             }
-            let deadline = self.endpoint.poll_timeout().map(|t| self.clock.deadline(t));
+            self.give_up_separate(now);
+            let separate = self.separate_deadlines.peek().map(|Reverse((t, _))| *t);
+            let wake = match (self.endpoint.poll_timeout(), separate) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            let deadline = wake.map(|t| self.clock.deadline(t));
             let sleep = async {
                 match deadline {
                     Some(d) => tokio::time::sleep_until(d).await,
@@ -385,6 +399,20 @@ impl Task {
             });
         }
         Finished { endpoint: self.endpoint.stats(), runtime: self.stats }
+    }
+
+    /// Ends every exchange whose separate response is overdue ([`Failure::NoResponse`]).
+    fn give_up_separate(&mut self, now: Instant) {
+        while let Some(&Reverse((at, id))) = self.separate_deadlines.peek() {
+            if at > now {
+                return;
+            }
+            self.separate_deadlines.pop();
+            let acked = self.pending.get(&id).and_then(|p| p.acked);
+            if let Some((rtt, echoed)) = acked {
+                self.finish(id, now, Some(rtt), echoed, true, Err(Failure::NoResponse));
+            }
+        }
     }
 
     fn report(&self, r: Report) {
@@ -456,6 +484,8 @@ impl Task {
                     None => {
                         if let Some(p) = self.pending.get_mut(&id) {
                             p.acked = Some((rtt, echoed_copy));
+                            let at = first_sent.saturating_add(self.endpoint.config().exchange_lifetime);
+                            self.separate_deadlines.push(Reverse((at, id)));
                         }
                     }
                 }

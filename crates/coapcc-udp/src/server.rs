@@ -19,7 +19,11 @@
 //! `/echo` like a plain one.
 //!
 //! Unknown path → 4.04; a method the resource does not serve → 4.05; a malformed query or
-//! Block option → 4.00; an unrecognised critical option → 4.02; Proxy-Uri/Proxy-Scheme → 5.05.
+//! Block option → 4.00; an unrecognised critical option → 4.02, and so is a second
+//! occurrence of a critical option that does not repeat (RFC 7252 §5.4.5) or a critical
+//! option whose length is out of its range (§5.4.3); Proxy-Uri/Proxy-Scheme → 5.05. An error
+//! response carries its diagnostic payload only when that keeps it within the amplification
+//! bound; otherwise it is the code alone.
 
 use std::net::SocketAddr;
 
@@ -40,9 +44,18 @@ pub const MAX_BODY_BYTES: usize = 16 << 20;
 /// 1 024 bytes of payload keeps a message within 1 152 bytes).
 pub const MAX_PLAIN_PAYLOAD_BYTES: usize = 1024;
 
-/// The critical options the server understands: Uri-Host, Uri-Port, Uri-Path, Uri-Query,
-/// Accept, Block2, Block1.
-const CRITICAL_UNDERSTOOD: [u16; 7] = [3, 7, 11, 15, 17, 23, 27];
+/// The critical options the server understands (Uri-Host, Uri-Port, Uri-Path, Uri-Query,
+/// Accept, Block2, Block1) with the value lengths they allow and whether they repeat
+/// (RFC 7252 §5.10 table 4, RFC 7959 §2.1).
+const CRITICAL_UNDERSTOOD: [(u16, usize, usize, bool); 7] = [
+    (option::URI_HOST, 1, 255, false),
+    (option::URI_PORT, 0, 2, false),
+    (option::URI_PATH, 0, 255, true),
+    (option::URI_QUERY, 0, 255, true),
+    (17, 0, 2, false),
+    (option::BLOCK2, 0, 3, false),
+    (option::BLOCK1, 0, 3, false),
+];
 /// Proxy-Uri (RFC 7252 §5.10.2).
 const PROXY_URI: u16 = 35;
 /// Proxy-Scheme (RFC 7252 §5.10.2).
@@ -66,14 +79,54 @@ impl Handler for Resources {
 
 /// The reply to one request (see the module documentation).
 pub fn reply(request: &Message) -> Reply {
+    let mut r = resource_reply(request);
+    if r.code.class() >= 4 && !r.payload.is_empty() && len_without_echo(request, &r) > bound_bytes(request) {
+        // RFC 7252 §11.3: the diagnostic is optional (§5.5.2), the bound is not.
+        r.payload = Payload::new();
+    }
+    r
+}
+
+/// The most bytes a response to `request` may take, its transmission-count echo aside
+/// (unless block-wise transfer was asked for): [`AMPLIFICATION_FACTOR`] times the request
+/// without its echo. The echo the endpoint adds to the response (the request's own, or a
+/// duplicate's, `coapcc_proto` answering copies) is at most three times the bytes it takes
+/// in that request, so every response, to a request or to any of its copies, is within
+/// [`AMPLIFICATION_FACTOR`] times what drew it.
+fn bound_bytes(request: &Message) -> usize {
+    let mut m = request.clone();
+    m.options.retain(|o| o.number != option::TRANSMISSION_COUNT);
+    AMPLIFICATION_FACTOR * m.wire_len()
+}
+
+/// The encoded length of the response the endpoint sends for `reply` to `request`, without
+/// the transmission-count echo: header, token, options, payload.
+fn len_without_echo(request: &Message, reply: &Reply) -> usize {
+    Message { code: reply.code, options: reply.options.clone(), payload: reply.payload.clone(), ..request.clone() }
+        .wire_len()
+}
+
+/// The first critical option of `request` the server must treat as unrecognised (RFC 7252
+/// §5.4.1): one it does not know, a second occurrence of one that does not repeat
+/// (§5.4.5), or one whose value length is outside its range (§5.4.3).
+fn unrecognised_critical(request: &Message) -> Option<u16> {
+    let mut previous = None;
+    for o in request.options.iter().filter(|o| o.number & 1 == 1) {
+        let known = CRITICAL_UNDERSTOOD.iter().find(|(n, ..)| *n == o.number);
+        let Some(&(_, min, max, repeats)) = known else { return Some(o.number) };
+        if !(min..=max).contains(&o.value.len()) || (!repeats && previous == Some(o.number)) {
+            return Some(o.number);
+        }
+        previous = Some(o.number);
+    }
+    None
+}
+
+fn resource_reply(request: &Message) -> Reply {
     // RFC 7252 §5.4.1/§5.7.2: an unrecognised critical (odd) option is a 4.02; proxying is
     // not offered (5.05).
-    if let Some(o) = request.options.iter().find(|o| o.number & 1 == 1 && !CRITICAL_UNDERSTOOD.contains(&o.number)) {
-        return if matches!(o.number, PROXY_URI | PROXY_SCHEME) {
-            Reply::code(Code(0xa5))
-        } else {
-            Reply::code(Code(0x82))
-        };
+    if let Some(n) = unrecognised_critical(request) {
+        return if matches!(n, PROXY_URI | PROXY_SCHEME) { Reply::code(Code(0xa5)) } else { Reply::code(Code(0x82)) };
     }
     let path = request.uri_path();
     let method = request.code;
@@ -153,16 +206,23 @@ fn body(request: &Message, content: Content, format: Option<u32>) -> Reply {
         Some(Some(b)) => Some(b),
         Some(None) => return text(Code::BAD_REQUEST, "bad Block2 option"),
     };
-    // Size of the response without payload: header, token, options, and room for Block2,
-    // Size2, the transmission-count echo and the payload marker.
-    let overhead = 4 + request.token.len() + 4 + 6 + 5 + 1;
-    let bound = AMPLIFICATION_FACTOR * request.wire_len();
-    let fits = content.len() <= MAX_PLAIN_PAYLOAD_BYTES && overhead + content.len() <= bound;
+    let bound = bound_bytes(request);
+    let whole = Reply {
+        code: Code::CONTENT,
+        options: options.clone(),
+        payload: content.range(0, content.len().min(MAX_PLAIN_PAYLOAD_BYTES + 1)),
+    };
     let (num, szx) = match asked {
-        None if fits => {
-            return Reply { code: Code::CONTENT, options, payload: content.range(0, content.len()) };
+        None if content.len() <= MAX_PLAIN_PAYLOAD_BYTES && len_without_echo(request, &whole) <= bound => return whole,
+        None => {
+            // Block 0 with the largest size that keeps the response within the bound (the
+            // size of the Block2 and Size2 values of block 0 does not depend on it).
+            let mut first = Reply { options: options.clone(), ..Reply::code(Code::CONTENT) };
+            first.options.push(option_value(option::BLOCK2, Block { num: 0, more: true, szx: 0 }.encode()));
+            first.options.push(option_value(option::SIZE2, size2(content.len())));
+            let room = bound.saturating_sub(len_without_echo(request, &first) + 1);
+            (0, block::szx_at_most(room.min(MAX_PLAIN_PAYLOAD_BYTES)))
         }
-        None => (0, block::szx_at_most(bound.saturating_sub(overhead).min(MAX_PLAIN_PAYLOAD_BYTES))),
         Some(b) => (b.num, b.szx),
     };
     let Some((from, to, more)) = block::range(content.len(), num, szx) else {
@@ -170,9 +230,13 @@ fn body(request: &Message, content: Content, format: Option<u32>) -> Reply {
     };
     options.push(option_value(option::BLOCK2, Block { num, more, szx }.encode()));
     if num == 0 {
-        options.push(option_value(option::SIZE2, encode_uint(u32::try_from(content.len()).unwrap_or(u32::MAX))));
+        options.push(option_value(option::SIZE2, size2(content.len())));
     }
     Reply { code: Code::CONTENT, options, payload: content.range(from, to) }
+}
+
+fn size2(len: usize) -> coapcc_proto::message::OptionValue {
+    encode_uint(u32::try_from(len).unwrap_or(u32::MAX))
 }
 
 /// `/echo` and PUT/POST `/data`: a Block1 block is acknowledged (2.31 Continue, or the final

@@ -8,7 +8,7 @@ use coapcc_udp::config::server_config;
 use coapcc_udp::fuzz;
 
 #[test]
-fn a_million_arbitrary_and_mutated_datagrams_panic_neither_endpoint_and_the_cache_stays_bounded() {
+fn a_million_arbitrary_and_mutated_datagrams_panic_neither_endpoint_keep_the_cache_bounded_and_amplify_nothing() {
     let stats = fuzz::run(1_000_000, 2026, 100);
     assert_eq!(stats.datagrams, 1_000_000);
     // The corpus mutations reach deep: many datagrams still decode, requests are answered,
@@ -19,6 +19,9 @@ fn a_million_arbitrary_and_mutated_datagrams_panic_neither_endpoint_and_the_cach
     assert!(stats.max_cache_entries <= 100, "{stats:?}");
     assert!(stats.evictions > 0, "{stats:?}");
     assert!(stats.max_client_pending <= 3, "{stats:?}");
+    // RFC 7252 §11.3, for every answer, duplicates' included.
+    assert!(stats.duplicates_answered > 10_000, "{stats:?}");
+    assert_eq!(stats.amplified, 0, "{stats:?}");
 }
 
 #[test]

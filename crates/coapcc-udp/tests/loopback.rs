@@ -47,6 +47,7 @@ fn run_spec(
         algorithm: algorithm(name, &[]).unwrap(),
         seed: 42,
         timeout: Some(LIMIT),
+        exchange_lifetime: coapcc_udp::config::EXCHANGE_LIFETIME,
     }
 }
 
@@ -165,7 +166,7 @@ async fn exchange(sock: &UdpSocket, to: SocketAddr, msg: &Message) -> Message {
 }
 
 #[tokio::test]
-async fn a_reused_message_id_and_token_is_a_new_request_after_exchange_lifetime() {
+async fn a_reused_message_id_and_token_is_a_new_request_after_exchange_lifetime_or_with_another_payload() {
     let lifetime = Duration::from_millis(200);
     let s = server(lifetime).await;
     let sock = UdpSocket::bind("127.0.0.1:0").await.unwrap();
@@ -174,15 +175,17 @@ async fn a_reused_message_id_and_token_is_a_new_request_after_exchange_lifetime(
     m.token = Token::new(&[7, 7]).unwrap();
     m.payload = Payload::from_static(b"first");
     assert_eq!(&exchange(&sock, s.local_addr(), &m).await.payload[..], b"first");
-    // Within EXCHANGE_LIFETIME the same Message ID is a duplicate: the cached answer again.
-    m.payload = Payload::from_static(b"second");
+    // Within EXCHANGE_LIFETIME a copy is a duplicate: the cached answer again.
     let dup = exchange(&sock, s.local_addr(), &m).await;
     assert_eq!((&dup.payload[..], dup.token), (&b"first"[..], m.token));
     tokio::time::sleep(lifetime + Duration::from_millis(100)).await;
-    // After it, the same Message ID and token make a new request.
+    // After it, the same message is a new request (not answered from the cache).
+    assert_eq!(&exchange(&sock, s.local_addr(), &m).await.payload[..], b"first");
+    // Within EXCHANGE_LIFETIME, another message reusing the Message ID and token is new too.
+    m.payload = Payload::from_static(b"second");
     assert_eq!(&exchange(&sock, s.local_addr(), &m).await.payload[..], b"second");
     let stats = s.stop().await;
-    assert_eq!(stats.endpoint.duplicates_answered, 1);
+    assert_eq!((stats.endpoint.duplicates_answered, stats.endpoint.message_id_reuses), (1, 1));
 }
 
 #[tokio::test]

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use coapcc_proto::Code;
 use coapcc_sim::scenario::Setting;
-use coapcc_udp::client::{ClientRun, Record};
+use coapcc_udp::client::{ClientRun, MAX_SENT_BODY_BYTES, Record};
 use coapcc_udp::clock::os_seed;
 use coapcc_udp::config::parse_uri;
 
@@ -31,12 +31,17 @@ pub struct ClientArgs {
     /// Request method.
     #[arg(long, value_enum, default_value = "get")]
     pub method: Method,
-    /// Body of PUT/POST requests, bytes (block-wise, RFC 7959 Block1, beyond 1024).
+    /// Body of PUT/POST requests, bytes (block-wise, RFC 7959 Block1, beyond 1024; at most
+    /// 64 MiB).
     #[arg(long, default_value_t = 0)]
     pub payload_bytes: usize,
     /// Give up the whole run after this many seconds (exit status 1).
     #[arg(long)]
     pub timeout_s: Option<f64>,
+    /// How long an exchange acknowledged with an empty ACK waits for its separate response
+    /// (EXCHANGE_LIFETIME), seconds; then its request fails.
+    #[arg(long, default_value_t = coapcc_udp::config::EXCHANGE_LIFETIME.as_secs_f64())]
+    pub exchange_lifetime_s: f64,
     /// JSON lines: one object per exchange, per flow, then a summary (see docs/real-networks.md).
     #[arg(long)]
     pub json: bool,
@@ -86,8 +91,12 @@ pub fn run(args: &ClientArgs, out: &mut dyn Write) -> Result<(), CliError> {
     let uri = parse_uri(&args.uri).map_err(|e| CliError::usage(e.to_string()))?;
     let algorithm = coapcc_udp::config::algorithm(&args.algorithm, &args.set)?;
     let timeout = args.timeout_s.map(|t| seconds("timeout-s", t)).transpose()?;
+    let exchange_lifetime = seconds("exchange-lifetime-s", args.exchange_lifetime_s)?;
     if args.flows == 0 {
         return Err(CliError::usage("--flows: must be at least 1"));
+    }
+    if args.payload_bytes > MAX_SENT_BODY_BYTES {
+        return Err(CliError::usage(format!("--payload-bytes: at most {MAX_SENT_BODY_BYTES} bytes")));
     }
     let seed = args.seed.unwrap_or_else(os_seed);
     let rt = runtime()?;
@@ -108,6 +117,7 @@ pub fn run(args: &ClientArgs, out: &mut dyn Write) -> Result<(), CliError> {
         algorithm,
         seed,
         timeout,
+        exchange_lifetime,
     };
     let mut write_error = None;
     let summary = rt.block_on(coapcc_udp::client::run(&run, |r| {
@@ -139,7 +149,14 @@ fn opt_ms(v: Option<f64>) -> String {
     v.map_or_else(|| "-".into(), |v| format!("{v:.3} ms"))
 }
 
+/// The human-readable lines of `r`, flushed at once: a run stopped by a signal keeps what it
+/// printed, the seed line first.
 fn human(out: &mut dyn Write, r: &Record) -> std::io::Result<()> {
+    human_lines(out, r)?;
+    out.flush()
+}
+
+fn human_lines(out: &mut dyn Write, r: &Record) -> std::io::Result<()> {
     match r {
         Record::Run { seed, algorithm, target, flows, count, method } => {
             writeln!(
@@ -147,13 +164,19 @@ fn human(out: &mut dyn Write, r: &Record) -> std::io::Result<()> {
                 "coapcc client: {flows} flow(s) x {count} {method} request(s) to {target}, algorithm {algorithm}, seed {seed}"
             )
         }
-        Record::Exchange(e) if e.gave_up || e.reset => writeln!(
+        Record::Exchange(e) if e.gave_up || e.reset || e.no_response => writeln!(
             out,
             "flow {} request {}{}: {} after {} transmission(s), timers {:?} ms",
             e.flow,
             e.request,
             e.block.map(|b| format!(" block {b}")).unwrap_or_default(),
-            if e.reset { "reset" } else { "gave up" },
+            if e.reset {
+                "reset"
+            } else if e.no_response {
+                "no separate response within EXCHANGE_LIFETIME"
+            } else {
+                "gave up"
+            },
             e.transmissions,
             e.timers_ms
         ),

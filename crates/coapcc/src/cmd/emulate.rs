@@ -83,18 +83,20 @@ pub fn config(args: &EmulateArgs) -> Result<EmulatorConfig, CliError> {
     Ok(c)
 }
 
-/// Runs `coapcc emulate` until Ctrl-C; the final report goes to `out`.
+/// Runs `coapcc emulate` until Ctrl-C or SIGTERM; the final report goes to `out`. A relay to
+/// its own listening address and a pcap file that cannot be created are refused before it
+/// listens (exit code 2).
 pub fn run(args: &EmulateArgs, out: &mut dyn Write) -> Result<(), CliError> {
     let c = config(args)?;
     let (to, seed, profile) = (c.to, c.seed, args.profile);
     let report = emulator::run_until_interrupted(c, |addr| {
         eprintln!(
-            "emulate: listening on {addr}, relaying to {to}, profile {}, seed {seed}; Ctrl-C stops, SIGUSR1 prints the counters",
+            "emulate: listening on {addr}, relaying to {to}, profile {}, seed {seed}; Ctrl-C or SIGTERM stops, SIGUSR1 prints the counters",
             profile.to_possible_value().map_or_else(String::new, |v| v.get_name().to_string())
         );
     })
     .map_err(|e| match e {
-        emulator::EmulatorError::Config(m) => CliError::usage(m),
+        emulator::EmulatorError::Config(_) | emulator::EmulatorError::Pcap { .. } => CliError::usage(e.to_string()),
         emulator::EmulatorError::Io(e) => CliError::Failure(e.to_string()),
     })?;
     writeln!(out, "{report}")?;

@@ -19,7 +19,7 @@ pub struct ServerArgs {
     #[arg(long, default_value = "127.0.0.1:5683")]
     pub bind: String,
     /// How long a request is remembered for duplicate detection (EXCHANGE_LIFETIME), seconds.
-    #[arg(long, default_value_t = 247.0)]
+    #[arg(long, default_value_t = coapcc_udp::config::EXCHANGE_LIFETIME.as_secs_f64())]
     pub exchange_lifetime_s: f64,
     /// Stop after this many seconds (runs until interrupted when absent).
     #[arg(long)]

@@ -13,7 +13,8 @@
 //! pipeline per direction shared by every client (one FIFO per direction, as `coapcc sim`'s
 //! `[network]`), and one upstream socket per client address so flows stay apart at the server.
 //! The generators are those of replication 0 of a scenario seeded with `seed`
-//! ([`Stream::LinkUp`]`(0)` and [`Stream::LinkDown`]`(0)`).
+//! ([`Stream::LinkUp`](coapcc_driver::rng::Stream::LinkUp)`(0)` and
+//! [`Stream::LinkDown`](coapcc_driver::rng::Stream::LinkDown)`(0)`).
 //!
 //! ## Timing
 //!
@@ -26,12 +27,18 @@
 //!
 //! ## Bounds
 //!
-//! At most [`MAX_CLIENTS`] client addresses get an upstream socket; datagrams of further
-//! clients are counted as refused and dropped. Held packets are bounded by the link model
-//! (the byte buffers); a link without a buffer holds at most what arrives within its delay.
-//! At most [`MAX_TIMING_SAMPLES`] timing errors are kept per direction.
+//! At most [`EmulatorConfig::max_clients`] client addresses have an upstream socket at once
+//! ([`MAX_CLIENTS`] by default): a new client beyond them takes the socket of the least
+//! recently active one, and a client silent for [`EmulatorConfig::client_idle`]
+//! ([`CLIENT_IDLE`] by default) loses its socket (`docs/real-networks.md`, "Bounds"). The
+//! datagram path itself is [`relay::Relay`], sans-IO. Held packets are bounded by the link
+//! model (the byte buffers); a link without a buffer holds at most what arrives within its
+//! delay. At most [`MAX_TIMING_SAMPLES`] timing errors are kept per direction. An emulator
+//! relaying to its own listening address is refused.
 
-use std::collections::{BinaryHeap, HashMap};
+mod relay;
+
+use std::collections::HashMap;
 use std::fmt;
 use std::io;
 use std::net::SocketAddr;
@@ -41,15 +48,20 @@ use std::sync::Arc;
 use coapcc_core::{Duration, Instant};
 use coapcc_driver::link::{DropReason, Pipeline, PipelineTotals};
 use coapcc_driver::pcap::PcapWriter;
-use coapcc_driver::rng::Stream;
 use coapcc_driver::scenario::NetworkConfig;
 use tokio::net::UdpSocket;
 use tokio::sync::mpsc;
 
 use crate::clock::Clock;
+pub use relay::{Admission, Held, Relay, RelayCounters};
 
-/// At most this many client addresses get an upstream socket.
+/// By default at most this many client addresses have an upstream socket at once
+/// ([`EmulatorConfig::max_clients`]).
 pub const MAX_CLIENTS: usize = 4_096;
+/// By default a client silent this long loses its upstream socket
+/// ([`EmulatorConfig::client_idle`]): RFC 7252's EXCHANGE_LIFETIME, so no exchange outlives
+/// its socket.
+pub const CLIENT_IDLE: Duration = Duration::from_secs(247);
 /// At most this many timing errors are kept per direction (the first ones).
 pub const MAX_TIMING_SAMPLES: usize = 1 << 22;
 /// The largest datagram relayed, bytes (larger ones are truncated by the socket).
@@ -80,6 +92,11 @@ pub struct EmulatorConfig {
     pub pcap: Option<PathBuf>,
     /// Whether to keep a [`PacketRecord`] of every datagram (for the testbed).
     pub keep_log: bool,
+    /// At most this many clients have an upstream socket at once; a new one takes the
+    /// socket of the least recently active one.
+    pub max_clients: usize,
+    /// A client silent (in both directions) this long loses its upstream socket.
+    pub client_idle: Duration,
 }
 
 impl EmulatorConfig {
@@ -96,6 +113,8 @@ impl EmulatorConfig {
             spin: DEFAULT_SPIN,
             pcap: None,
             keep_log: false,
+            max_clients: MAX_CLIENTS,
+            client_idle: CLIENT_IDLE,
         }
     }
 }
@@ -118,7 +137,7 @@ impl Direction {
         }
     }
 
-    const fn index(self) -> usize {
+    pub(crate) const fn index(self) -> usize {
         match self {
             Direction::Uplink => 0,
             Direction::Downlink => 1,
@@ -200,16 +219,21 @@ pub struct DirectionReport {
     pub timing: TimingErrors,
 }
 
-/// What the emulator did: per direction, plus the clients seen and refused.
+/// What the emulator did: per direction, plus the clients seen, evicted, expired and refused.
 #[derive(Clone, Debug, Default)]
 pub struct Report {
     /// Wall time from start to the report.
     pub elapsed: Duration,
     /// Uplink and downlink.
     pub directions: [DirectionReport; 2],
-    /// Client addresses that got an upstream socket.
+    /// Client addresses that got an upstream socket (each time they got one).
     pub clients: u64,
-    /// Datagrams from clients beyond [`MAX_CLIENTS`], dropped.
+    /// Clients with an upstream socket at the report.
+    pub clients_now: u64,
+    /// The client table's other counters: evictions, idle expiries, refusals (a socket that
+    /// could not be opened), datagrams of clients without a socket.
+    pub relay: RelayCounters,
+    /// Datagrams of refused clients, dropped.
     pub refused: u64,
     /// Every datagram, if [`EmulatorConfig::keep_log`].
     pub log: Vec<PacketRecord>,
@@ -233,10 +257,14 @@ impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "emulator: {:.1} s, {} client(s), {} datagram(s) of refused clients",
+            "emulator: {:.1} s, {} client(s) ({} now; {} evicted, {} expired idle), {} datagram(s) of refused clients, {} for clients without a socket",
             self.elapsed.as_secs_f64(),
             self.clients,
-            self.refused
+            self.clients_now,
+            self.relay.evicted,
+            self.relay.expired,
+            self.refused,
+            self.relay.unknown_client
         )?;
         writeln!(
             f,
@@ -277,40 +305,24 @@ impl fmt::Display for Report {
     }
 }
 
-/// A datagram held until its departure.
-#[derive(Debug, PartialEq, Eq)]
-struct Held {
-    depart: Instant,
-    seq: u64,
-    direction: Direction,
-    client: SocketAddr,
-    data: Vec<u8>,
-}
-
-impl Ord for Held {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        // A min-heap on (departure, arrival order).
-        (other.depart, other.seq).cmp(&(self.depart, self.seq))
-    }
-}
-
-impl PartialOrd for Held {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
 /// A client's upstream socket and the task reading it.
 struct Upstream {
     socket: Arc<UdpSocket>,
     reader: tokio::task::JoinHandle<()>,
 }
 
+impl Drop for Upstream {
+    fn drop(&mut self) {
+        self.reader.abort();
+    }
+}
+
 /// A bound emulator, ready to run.
 pub struct Emulator {
     config: EmulatorConfig,
     listen: UdpSocket,
-    pipelines: [Pipeline; 2],
+    relay: Relay,
+    pcap: Option<PcapWriter<io::BufWriter<std::fs::File>>>,
     clock: Clock,
     unix_offset: std::time::Duration,
 }
@@ -321,47 +333,62 @@ impl fmt::Debug for Emulator {
     }
 }
 
-/// Why the emulator could not start.
-#[derive(Debug)]
+/// Why the emulator could not start or went on.
+#[derive(Debug, thiserror::Error)]
 pub enum EmulatorError {
-    /// The link configuration is invalid (names the key).
+    /// The configuration is invalid: a link key (named), or a relay to itself.
+    #[error("{0}")]
     Config(String),
-    /// A socket or file operation failed.
-    Io(io::Error),
+    /// The pcap file could not be created or written.
+    #[error("--pcap {}: {source}", path.display())]
+    Pcap {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// A socket operation failed.
+    #[error("{0}")]
+    Io(#[from] io::Error),
 }
 
-impl fmt::Display for EmulatorError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            EmulatorError::Config(m) => f.write_str(m),
-            EmulatorError::Io(e) => write!(f, "{e}"),
-        }
-    }
-}
-
-impl std::error::Error for EmulatorError {}
-
-impl From<io::Error> for EmulatorError {
-    fn from(e: io::Error) -> Self {
-        EmulatorError::Io(e)
-    }
+/// Whether datagrams sent to `to` reach a socket listening on `listen`: the same address, or
+/// a wildcard listening address and `to` on this host (loopback or wildcard) with the same port.
+fn relays_to_itself(listen: SocketAddr, to: SocketAddr) -> bool {
+    listen.port() == to.port()
+        && (listen.ip() == to.ip()
+            || (listen.ip().is_unspecified() && (to.ip().is_loopback() || to.ip().is_unspecified())))
 }
 
 impl Emulator {
-    /// Checks the link and binds the listening socket (port 0 picks one: see
-    /// [`Emulator::local_addr`]).
+    /// Checks the link, refuses a relay to its own listening address, creates the pcap file
+    /// and binds the listening socket (port 0 picks one: see [`Emulator::local_addr`]).
     pub async fn bind(config: EmulatorConfig, clock: Clock) -> Result<Emulator, EmulatorError> {
-        let (up, down) = config.network.pipelines();
-        let bad = |dir: &str, e: coapcc_core::config::ConfigError| {
-            EmulatorError::Config(format!("{dir}: key `{}`: {}", e.key, e.problem))
+        let relay = Relay::new(&config)?;
+        let loop_error = |listen: SocketAddr| {
+            EmulatorError::Config(format!(
+                "--to {}: that is the emulator's listening address {listen} itself; every datagram would loop",
+                config.to
+            ))
         };
-        let up = Pipeline::new(&up, config.seed, config.replication, Stream::LinkUp(0).id())
-            .map_err(|e| bad("uplink", e))?;
-        let down = Pipeline::new(&down, config.seed, config.replication, Stream::LinkDown(0).id())
-            .map_err(|e| bad("downlink", e))?;
+        if relays_to_itself(config.listen, config.to) {
+            return Err(loop_error(config.listen));
+        }
+        let pcap = match &config.pcap {
+            Some(path) => {
+                let pcap_error = |source| EmulatorError::Pcap { path: path.clone(), source };
+                let file = std::fs::File::create(path).map_err(pcap_error)?;
+                Some(PcapWriter::new(io::BufWriter::new(file)).map_err(pcap_error)?)
+            }
+            None => None,
+        };
         let listen = UdpSocket::bind(config.listen).await?;
+        let local = listen.local_addr()?;
+        if relays_to_itself(local, config.to) {
+            return Err(loop_error(local));
+        }
         let unix_offset = crate::clock::unix_now().saturating_sub(clock.now().since_epoch());
-        Ok(Emulator { config, listen, pipelines: [up, down], clock, unix_offset })
+        Ok(Emulator { config, listen, relay, pcap, clock, unix_offset })
     }
 
     /// The address clients send to.
@@ -369,8 +396,8 @@ impl Emulator {
         self.listen.local_addr()
     }
 
-    /// Relays until `stop` completes (and, with `signals`, until Ctrl-C), printing the report
-    /// to standard error on SIGUSR1 when `signals` is set; returns the final report.
+    /// Relays until `stop` completes (and, with `signals`, until Ctrl-C or SIGTERM), printing
+    /// the report to standard error on SIGUSR1 when `signals` is set; returns the final report.
     pub async fn run(
         mut self,
         stop: impl std::future::Future<Output = ()>,
@@ -379,21 +406,13 @@ impl Emulator {
         let clock = self.clock;
         let started = clock.now();
         let listen_addr = self.listen.local_addr()?;
-        let mut pcap = match &self.config.pcap {
-            Some(p) => Some(PcapWriter::new(io::BufWriter::new(std::fs::File::create(p)?))?),
-            None => None,
-        };
         let mut report = Report::default();
         let mut upstreams: HashMap<SocketAddr, Upstream> = HashMap::new();
-        let mut heap: BinaryHeap<Held> = BinaryHeap::new();
-        let mut seq = 0_u64;
         let (tx, mut rx) = mpsc::unbounded_channel::<(SocketAddr, Vec<u8>)>();
         let mut buf = vec![0_u8; MAX_DATAGRAM_BYTES];
-        let mut usr1 = if signals {
-            Some(tokio::signal::unix::signal(tokio::signal::unix::SignalKind::user_defined1())?)
-        } else {
-            None
-        };
+        let signal = |kind| if signals { Some(tokio::signal::unix::signal(kind)).transpose() } else { Ok(None) };
+        let mut usr1 = signal(tokio::signal::unix::SignalKind::user_defined1())?;
+        let mut term = signal(tokio::signal::unix::SignalKind::terminate())?;
         let ctrl_c = async {
             if signals {
                 let _ = tokio::signal::ctrl_c().await;
@@ -405,32 +424,45 @@ impl Emulator {
         tokio::pin!(ctrl_c);
         let unix_offset = self.unix_offset;
         let stamp = |at: Instant| unix_offset + at.since_epoch();
+        let pcap_path = self.config.pcap.clone().unwrap_or_default();
+        let pcap_error = |source| EmulatorError::Pcap { path: pcap_path.clone(), source };
         loop {
-            let wake = heap.peek().map(|h| clock.deadline(h.depart.saturating_sub(self.config.spin)));
+            let depart = self.relay.next_departure().map(|d| d.saturating_sub(self.config.spin));
+            let wake = match (depart, self.relay.next_expiry()) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            }
+            .map(|t| clock.deadline(t));
             tokio::select! {
                 biased;
                 () = &mut stop => break,
                 () = &mut ctrl_c => break,
+                Some(()) = async { match term.as_mut() { Some(s) => s.recv().await, None => std::future::pending().await } } => break,
                 Some(()) = async { match usr1.as_mut() { Some(s) => s.recv().await, None => std::future::pending().await } } => {
-                    let snapshot = self.snapshot(&report, &heap, started, upstreams.len());
+                    let snapshot = self.snapshot(&report, started);
                     eprintln!("{snapshot}");
                 }
                 () = async { match wake { Some(w) => tokio::time::sleep_until(w).await, None => std::future::pending().await } } => {
+                    for client in self.relay.expire_idle(clock.now()) {
+                        upstreams.remove(&client);
+                    }
                     // Release everything due within the spin window, each at its departure.
-                    while let Some(top) = heap.peek() {
-                        let now = clock.now();
-                        if top.depart.saturating_sub(self.config.spin) > now {
+                    while let Some(depart) = self.relay.next_departure() {
+                        if depart.saturating_sub(self.config.spin) > clock.now() {
                             break;
                         }
-                        while clock.now() < top.depart {
+                        while clock.now() < depart {
                             tokio::task::yield_now().await;
                         }
-                        let Some(h) = heap.pop() else { break };
+                        let Some(h) = self.relay.pop_due(clock.now()) else { continue };
                         let d = &mut report.directions[h.direction.index()];
                         let (socket, from, to) = match h.direction {
                             Direction::Uplink => match upstreams.get(&h.client) {
                                 Some(u) => (&*u.socket, u.socket.local_addr()?, self.config.to),
-                                None => continue,
+                                None => {
+                                    d.send_errors += 1;
+                                    continue;
+                                }
                             },
                             Direction::Downlink => (&self.listen, listen_addr, h.client),
                         };
@@ -444,8 +476,8 @@ impl Emulator {
                             Ok(_) => {
                                 d.forwarded += 1;
                                 d.forwarded_bytes += h.data.len() as u64;
-                                if let Some(w) = pcap.as_mut() {
-                                    w.write_udp(stamp(at), from, to, &h.data)?;
+                                if let Some(w) = self.pcap.as_mut() {
+                                    w.write_udp(stamp(at), from, to, &h.data).map_err(pcap_error)?;
                                 }
                             }
                             Err(_) => d.send_errors += 1,
@@ -456,82 +488,68 @@ impl Emulator {
                     let Ok((n, client)) = r else { continue };
                     let now = clock.now();
                     let data = buf[..n].to_vec();
-                    if let Some(w) = pcap.as_mut() {
-                        w.write_udp(stamp(now), client, listen_addr, &data)?;
+                    if let Some(w) = self.pcap.as_mut() {
+                        w.write_udp(stamp(now), client, listen_addr, &data).map_err(pcap_error)?;
                     }
-                    if !upstreams.contains_key(&client) {
-                        if upstreams.len() >= MAX_CLIENTS {
-                            report.refused += 1;
-                            continue;
+                    if let Admission::New { evicted } = self.relay.admit(now, client) {
+                        if let Some(e) = evicted {
+                            upstreams.remove(&e);
                         }
-                        let u = self.upstream(client, tx.clone()).await?;
-                        upstreams.insert(client, u);
+                        match self.upstream(client, tx.clone()).await {
+                            Ok(u) => {
+                                upstreams.insert(client, u);
+                            }
+                            Err(_) => {
+                                // Out of sockets (file descriptors): this client waits.
+                                self.relay.refuse(client);
+                                report.refused += 1;
+                                continue;
+                            }
+                        }
                     }
-                    self.offer(Direction::Uplink, client, now, data, &mut heap, &mut seq, &mut report);
+                    self.relay.from_client(now, client, data);
                 }
                 Some((client, data)) = rx.recv() => {
                     let now = clock.now();
-                    if let (Some(w), Some(u)) = (pcap.as_mut(), upstreams.get(&client)) {
-                        w.write_udp(stamp(now), self.config.to, u.socket.local_addr()?, &data)?;
+                    if let (Some(w), Some(u)) = (self.pcap.as_mut(), upstreams.get(&client)) {
+                        w.write_udp(stamp(now), self.config.to, u.socket.local_addr()?, &data).map_err(pcap_error)?;
                     }
-                    self.offer(Direction::Downlink, client, now, data, &mut heap, &mut seq, &mut report);
+                    self.relay.from_server(now, client, data);
                 }
             }
         }
-        for u in upstreams.values() {
-            u.reader.abort();
+        drop(upstreams);
+        if let Some(w) = self.pcap.take() {
+            w.into_inner().map_err(pcap_error)?;
         }
-        if let Some(w) = pcap {
-            w.into_inner()?;
-        }
-        let mut final_report = self.snapshot(&report, &heap, started, upstreams.len());
-        final_report.log = report.log;
-        let [up, down] = self.pipelines;
-        final_report.links = Some(Box::new((up, down)));
-        Ok(final_report)
+        let final_report = self.snapshot(&report, started);
+        let (log, [up, down]) = self.relay.into_parts();
+        Ok(Report { log, links: Some(Box::new((up, down))), ..final_report })
     }
 
     /// The report so far (without the log).
-    fn snapshot(&self, report: &Report, heap: &BinaryHeap<Held>, started: Instant, clients: usize) -> Report {
+    fn snapshot(&self, report: &Report, started: Instant) -> Report {
+        let counters = self.relay.counters();
         let mut r = Report {
             elapsed: self.clock.now().saturating_duration_since(started),
             directions: report.directions.clone(),
-            clients: clients as u64,
+            clients: counters.admitted,
+            clients_now: self.relay.clients() as u64,
+            relay: counters,
             refused: report.refused,
             log: Vec::new(),
             links: None,
         };
-        for (i, d) in r.directions.iter_mut().enumerate() {
-            d.totals = self.pipelines[i].totals();
-            d.held_at_stop = heap.iter().filter(|h| h.direction.index() == i).count() as u64;
+        for (direction, d) in [Direction::Uplink, Direction::Downlink].into_iter().zip(r.directions.iter_mut()) {
+            d.totals = self.relay.totals(direction);
+            d.held_at_stop = self.relay.held(direction);
         }
         r
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn offer(
-        &mut self,
-        direction: Direction,
-        client: SocketAddr,
-        now: Instant,
-        data: Vec<u8>,
-        heap: &mut BinaryHeap<Held>,
-        seq: &mut u64,
-        report: &mut Report,
-    ) {
-        let bytes = u32::try_from(data.len()).unwrap_or(u32::MAX).saturating_add(self.config.header_bytes);
-        let outcome = self.pipelines[direction.index()].offer(now, bytes);
-        if self.config.keep_log {
-            report.log.push(PacketRecord { direction, client, offered: now, outcome, datagram: data.clone() });
-        }
-        if let Ok(depart) = outcome {
-            *seq += 1;
-            heap.push(Held { depart, seq: *seq, direction, client, data });
-        }
-    }
-
     /// Opens the upstream socket of `client` (same address family as the server, connected to
-    /// it) and starts the task that passes what the server sends back to the main loop.
+    /// it) and starts the task that passes what the server sends back to the main loop. The
+    /// task keeps no buffer while it waits: an idle client costs a socket and a small task.
     async fn upstream(
         &self,
         client: SocketAddr,
@@ -545,15 +563,21 @@ impl Emulator {
         let socket = Arc::new(socket);
         let reader_socket = Arc::clone(&socket);
         let reader = tokio::spawn(async move {
-            let mut buf = vec![0_u8; MAX_DATAGRAM_BYTES];
             loop {
-                match reader_socket.recv(&mut buf).await {
-                    Ok(n) => {
-                        if tx.send((client, buf[..n].to_vec())).is_err() {
+                if reader_socket.readable().await.is_err() {
+                    tokio::task::yield_now().await;
+                    continue;
+                }
+                let mut buf = Vec::with_capacity(MAX_DATAGRAM_BYTES);
+                match reader_socket.try_recv_buf(&mut buf) {
+                    Ok(_) => {
+                        buf.shrink_to_fit();
+                        if tx.send((client, buf)).is_err() {
                             return;
                         }
                     }
-                    // ICMP port unreachable surfaces as an error on a connected socket: keep reading.
+                    // Not readable after all, or ICMP port unreachable surfacing on a connected
+                    // socket: keep reading.
                     Err(_) => tokio::task::yield_now().await,
                 }
             }
@@ -562,8 +586,9 @@ impl Emulator {
     }
 }
 
-/// Runs an emulator on a runtime of its own until Ctrl-C, printing the report on SIGUSR1 and
-/// at the end to standard error; `on_ready` is called with the listening address once bound.
+/// Runs an emulator on a runtime of its own until Ctrl-C or SIGTERM, printing the report on
+/// SIGUSR1 to standard error; `on_ready` is called with the listening address once bound
+/// (and the pcap file created). Returns the final report.
 pub fn run_until_interrupted(
     config: EmulatorConfig,
     on_ready: impl FnOnce(SocketAddr),
