@@ -9,7 +9,7 @@ use coapcc_sim::multihop::engine::{MultihopConfig, MultihopSim, RdcKind};
 use coapcc_sim::multihop::medium::{Geometry, LinkClass, UdgmConfig};
 use coapcc_sim::multihop::output::role_word;
 use coapcc_sim::multihop::rpl::Dodag;
-use coapcc_sim::multihop::scenario::{self as mh, run_seed};
+use coapcc_sim::multihop::scenario::run_seed;
 use coapcc_sim::multihop::topology::{Role, Topology};
 use coapcc_sim::multihop::{ContikiVersion, NodeId};
 use coapcc_sim::scenario::{self, Model};
@@ -105,12 +105,12 @@ pub fn describe(opts: &SimOptions, out: &mut dyn Write) -> Result<(), ReportErro
         writeln!(out, "source: {}", s.file.source.trim())?;
         writeln!(out, "algorithms: {}", s.file.algorithms.join(", "))?;
         match &s.model {
-            Model::Multihop(_) => {
+            Model::Multihop(m) => {
                 check_multihop(p, &s)?;
-                let cfg = mh::config_of(&s).map_err(scenario_error)?;
-                let layout = Layout::of(&cfg, run_seed(s.file.seed, 0))
+                let cfg = &m.base;
+                let layout = Layout::of(cfg, run_seed(s.file.seed, 0))
                     .map_err(|e| ReportError::Scenario(format!("{}: {e}", s.file.name)))?;
-                out.write_all(describe_text(&cfg, &layout).as_bytes())?;
+                out.write_all(describe_text(cfg, &layout).as_bytes())?;
                 let path = opts.out_dir(&s.file.name).join("map.svg");
                 write_atomic(&path, map_svg(&s.file.name, &layout).as_bytes())?;
                 writeln!(out, "map: {}", path.display())?;

@@ -104,11 +104,10 @@ pub fn estimate(s: &Scenario, threads: usize) -> Estimate {
     let concurrent = jobs.min(threads.max(1) as u64);
     let (network, workload) = match &s.model {
         Model::Network { network, workload } => (network, workload),
-        Model::Multihop(_) => {
-            let (nodes, duration_s) = crate::multihop::scenario::config_of(s)
-                .ok()
-                .and_then(|c| c.topology.build().ok().map(|t| (t.len() as u64, c.duration.as_secs_f64())))
-                .unwrap_or((30, 600.0));
+        Model::Multihop(m) => {
+            let c = &m.base;
+            let (nodes, duration_s) =
+                c.topology.build().ok().map_or((30, 600.0), |t| (t.len() as u64, c.duration.as_secs_f64()));
             let events =
                 jobs.saturating_mul(saturating(nodes as f64 * duration_s * MULTIHOP_EVENTS_PER_NODE_SECOND as f64));
             let bytes = BASE_BYTES.saturating_add(concurrent.saturating_mul(MULTIHOP_RUN_BYTES));

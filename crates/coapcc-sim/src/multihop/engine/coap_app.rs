@@ -32,7 +32,7 @@ use super::net::{Addr, Body};
 use super::{MultihopSim, streams};
 use crate::multihop::NodeId;
 use crate::multihop::metrics::CoapFlowResult;
-use crate::multihop::phy::TableFlow;
+use crate::multihop::phy::{TableFlow, TableFlows};
 use crate::multihop::topology::{Role, Topology};
 use crate::multihop::workload::{
     ClientMode, CoapCrossTraffic, CoapFrames, CoapManyToMany, CoapOneToOne, CoapSaturated,
