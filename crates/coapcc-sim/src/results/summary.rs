@@ -127,25 +127,33 @@ impl MultihopSummary {
     }
 }
 
-/// What a network summary's columns hold in an RTT-trace row: nothing.
 const NO_QUANTILES: Quantiles = Quantiles { p10: f64::NAN, p25: f64::NAN, p50: f64::NAN, p75: f64::NAN, p90: f64::NAN };
-const NO_NETWORK: NetworkSummary = NetworkSummary {
-    fct: NO_QUANTILES,
-    retransmissions: NO_QUANTILES,
-    unnecessary: NO_QUANTILES,
-    goodput_per_s: f64::NAN,
-    loss_ratio: f64::NAN,
-    overhead: f64::NAN,
-    rtt: NO_QUANTILES,
-    expired_rto: NO_QUANTILES,
-    unnecessary_total: 0,
-    completed_total: 0,
-    drops_buffer_total: 0,
-    flows_unfinished: 0,
-    flows_total: 0,
-};
-/// What an RTT-trace summary's columns hold in a network row: nothing.
-const NO_TRACE: TraceSummary = TraceSummary { rmse_ms: f64::NAN, spurious: f64::NAN };
+
+impl NetworkSummary {
+    /// The summary of no network run (every quantile and mean NaN, every count 0): what an
+    /// RTT-trace row of `summary.csv` holds in the network columns.
+    pub const NONE: NetworkSummary = NetworkSummary {
+        fct: NO_QUANTILES,
+        retransmissions: NO_QUANTILES,
+        unnecessary: NO_QUANTILES,
+        goodput_per_s: f64::NAN,
+        loss_ratio: f64::NAN,
+        overhead: f64::NAN,
+        rtt: NO_QUANTILES,
+        expired_rto: NO_QUANTILES,
+        unnecessary_total: 0,
+        completed_total: 0,
+        drops_buffer_total: 0,
+        flows_unfinished: 0,
+        flows_total: 0,
+    };
+}
+
+impl TraceSummary {
+    /// The summary of no RTT-trace run (NaN): what a network row of `summary.csv` holds in the
+    /// trace columns.
+    pub const NONE: TraceSummary = TraceSummary { rmse_ms: f64::NAN, spurious: f64::NAN };
+}
 
 /// The header of a network or RTT-trace `summary.csv`.
 const FLOWS_HEADER: &str = "algorithm,runs,fct_p10_s,fct_p25_s,fct_p50_s,fct_p75_s,fct_p90_s,retransmissions_median,unnecessary_retransmissions_median,goodput_per_s,loss_ratio,overhead,rtt_p10_s,rtt_p25_s,rtt_p50_s,rtt_p75_s,rtt_p90_s,expired_rto_p10_s,expired_rto_p25_s,expired_rto_p50_s,expired_rto_p75_s,expired_rto_p90_s,rmse_ms,spurious,flows_unfinished";
@@ -156,8 +164,8 @@ const MULTIHOP_HEADER: &str = "algorithm,metric,mean,ci95,replications";
 /// The (network, trace) columns of a network or RTT-trace summary; `None` for a multihop one.
 fn flow_parts(m: &Summary) -> Option<(&NetworkSummary, &TraceSummary)> {
     match &m.of {
-        SummaryOf::Network(n) => Some((n, &NO_TRACE)),
-        SummaryOf::Trace(t) => Some((&NO_NETWORK, t)),
+        SummaryOf::Network(n) => Some((n, &TraceSummary::NONE)),
+        SummaryOf::Trace(t) => Some((&NetworkSummary::NONE, t)),
         SummaryOf::Multihop(_) => None,
     }
 }
