@@ -107,13 +107,12 @@ pub fn describe(opts: &SimOptions, out: &mut dyn Write) -> Result<(), ReportErro
             Model::Multihop(m) => {
                 check(p, &s)?;
                 let cfg = &m.base;
-                let layout = Layout::of(cfg, run_seed(s.file.seed, 0))
-                    .map_err(|e| ScenarioError {
-                        file: s.file.name.clone(),
-                        line: None,
-                        key: Some(format!("multihop.{}", e.key)),
-                        problem: e.problem.to_string(),
-                    })?;
+                let layout = Layout::of(cfg, run_seed(s.file.seed, 0)).map_err(|e| ScenarioError {
+                    file: s.file.name.clone(),
+                    line: None,
+                    key: Some(format!("multihop.{}", e.key)),
+                    problem: e.problem.to_string(),
+                })?;
                 out.write_all(describe_text(cfg, &layout).as_bytes())?;
                 let path = opts.out_dir(&s.file.name).join("map.svg");
                 write_atomic(&path, map_svg(&s.file.name, &layout).as_bytes())?;

@@ -118,8 +118,12 @@ mod tests {
     #[test]
     fn bad_input_and_failed_runs_are_told_apart() {
         assert!(ReportError::Options("--jobs must be at least 1".into()).is_bad_input());
-        let scenario =
-            ScenarioError { file: "x.toml".into(), line: None, key: Some("flows".into()), problem: "must be at least 1".into() };
+        let scenario = ScenarioError {
+            file: "x.toml".into(),
+            line: None,
+            key: Some("flows".into()),
+            problem: "must be at least 1".into(),
+        };
         let e = ReportError::from(SimError::from(scenario));
         assert!(matches!(e, ReportError::Scenario(_)) && e.is_bad_input());
         assert_eq!(e.to_string(), "x.toml: key `flows`: must be at least 1");

@@ -60,7 +60,12 @@ where
 pub fn load(path: &Path, settings: &[Setting]) -> Result<Scenario, ReportError> {
     let s = scenario::load(path, settings)?;
     let refused = |key: &str, problem: String| {
-        Err(ReportError::Scenario(ScenarioError { file: s.file.name.clone(), line: None, key: Some(key.into()), problem }))
+        Err(ReportError::Scenario(ScenarioError {
+            file: s.file.name.clone(),
+            line: None,
+            key: Some(key.into()),
+            problem,
+        }))
     };
     match &s.model {
         Model::Network { workload, .. } if workload.flows > MAX_FLOWS => refused(
@@ -68,10 +73,9 @@ pub fn load(path: &Path, settings: &[Setting]) -> Result<Scenario, ReportError> 
             format!("{} flows is more than the testbed runs ({MAX_FLOWS}); use `coapcc sim`", workload.flows),
         ),
         Model::Network { .. } => Ok(s),
-        Model::Trace(_) => refused(
-            "trace",
-            "an RTT-trace scenario has no packets to send; the testbed runs network scenarios".into(),
-        ),
+        Model::Trace(_) => {
+            refused("trace", "an RTT-trace scenario has no packets to send; the testbed runs network scenarios".into())
+        }
         Model::Multihop(_) => refused(
             "multihop",
             "a multihop mesh is not emulated on loopback; the testbed runs network scenarios (use `coapcc sim`)".into(),

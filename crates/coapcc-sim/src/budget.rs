@@ -165,7 +165,12 @@ pub fn admit(s: &Scenario, threads: usize, available: u64) -> Result<Option<Stri
             Model::Network { .. } => "`flows`, `exchanges_per_flow`",
             Model::Multihop(_) => "`multihop.duration_ms`",
         };
-        return Err(BudgetError { scenario: s.file.name.clone(), needs_bytes: e.bytes, available_bytes: available, keys });
+        return Err(BudgetError {
+            scenario: s.file.name.clone(),
+            needs_bytes: e.bytes,
+            available_bytes: available,
+            keys,
+        });
     }
     Ok((e.wall_s > LONG_RUN_S).then(|| {
         format!(

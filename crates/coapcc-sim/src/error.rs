@@ -76,7 +76,7 @@ pub enum TraceError {
     )]
     NoEstimator {
         /// The algorithm's configuration.
-        config: AnyConfig,
+        config: Box<AnyConfig>,
     },
 }
 
@@ -190,7 +190,8 @@ mod tests {
             problem: "must be at least 1".into(),
         });
         assert!(scenario.is_bad_input());
-        let budget = BudgetError { scenario: "t".into(), needs_bytes: 1 << 40, available_bytes: 1 << 30, keys: "`flows`" };
+        let budget =
+            BudgetError { scenario: "t".into(), needs_bytes: 1 << 40, available_bytes: 1 << 30, keys: "`flows`" };
         assert!(SimError::from(budget).is_bad_input());
         assert!(SimError::from(WireError::Version).is_bad_input());
         let run = SimError::Run {

@@ -73,12 +73,9 @@ pub fn run_job(s: &Scenario, algorithm: usize, replication: u32) -> Result<RunOu
         count: s.algorithms.len(),
     })?;
     if replication >= s.file.replications {
-        return Err(JobError::NoReplication {
-            scenario: s.file.name.clone(),
-            replication,
-            count: s.file.replications,
-        }
-        .into());
+        return Err(
+            JobError::NoReplication { scenario: s.file.name.clone(), replication, count: s.file.replications }.into()
+        );
     }
     let output = match &s.model {
         Model::Network { network, workload } => {
@@ -95,12 +92,9 @@ pub fn run_job(s: &Scenario, algorithm: usize, replication: u32) -> Result<RunOu
                 .map(|r| RunOutput::Multihop(Box::new(r)))
                 .map_err(RunError::Multihop),
             None => {
-                return Err(JobError::NoAlgorithm {
-                    scenario: s.file.name.clone(),
-                    algorithm,
-                    count: m.configs.len(),
-                }
-                .into());
+                return Err(
+                    JobError::NoAlgorithm { scenario: s.file.name.clone(), algorithm, count: m.configs.len() }.into()
+                );
             }
         },
     };

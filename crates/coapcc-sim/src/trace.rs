@@ -15,7 +15,7 @@ use crate::error::TraceError;
 /// The algorithm's RTO estimator, as the algorithm itself provides it.
 fn estimator_for(config: &AnyConfig) -> Result<RtoEstimator, TraceError> {
     let algorithm = config.build()?;
-    algorithm.rto_estimator().ok_or(TraceError::NoEstimator { config: *config })
+    algorithm.rto_estimator().ok_or(TraceError::NoEstimator { config: Box::new(*config) })
 }
 
 /// The result of one estimator on one trace.

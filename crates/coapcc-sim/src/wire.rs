@@ -99,7 +99,8 @@ mod tests {
             sim_time_s: 9.0,
             flows_unfinished: 10,
         };
-        let series = vec![SeriesPoint { t_s: 0.0, resbw_per_s: f64::NAN, send_rate_per_s: 1.5, success_rate_per_s: 2.5 }];
+        let series =
+            vec![SeriesPoint { t_s: 0.0, resbw_per_s: f64::NAN, send_rate_per_s: 1.5, success_rate_per_s: 2.5 }];
         RunOutput::Network(Box::new(RunResult { flows: vec![flow], run, series }))
     }
 
@@ -130,13 +131,7 @@ mod tests {
             max_rto_after_10_samples_ns: Some(3_000_000_000),
             setup_failed: true,
             timers_ns: vec![3_000_000_000],
-            trace: vec![TracePoint {
-                at_ns: 5,
-                kind: TracePointKind::Rto,
-                value_ns: 6,
-                retransmissions: 2,
-                syn: true,
-            }],
+            trace: vec![TracePoint { at_ns: 5, kind: TracePointKind::Rto, value_ns: 6, retransmissions: 2, syn: true }],
             ..TcpNodeResult::default()
         };
         let tcp = TcpResult {

@@ -263,10 +263,8 @@ fn fold_max(v: impl Iterator<Item = f64>) -> f64 {
 /// half-width over the replications.
 fn mh_values(cases: &[CaseResult], case: &str, a: &str, of: &str) -> Result<MeanCi, String> {
     let c = find(cases, case)?;
-    let m = c
-        .of(a)
-        .and_then(Summary::multihop)
-        .ok_or_else(|| format!("algorithm `{a}` not in multihop case `{case}`"))?;
+    let m =
+        c.of(a).and_then(Summary::multihop).ok_or_else(|| format!("algorithm `{a}` not in multihop case `{case}`"))?;
     of.parse::<MultihopMetric>()
         .ok()
         .and_then(|metric| m.get(metric))
@@ -310,11 +308,8 @@ fn mh_metric(cases: &[CaseResult], kind: Kind<'_>) -> Result<f64, String> {
             Ok(drop(&m.cases)? - drop(&m.cases_b)?)
         }
         Kind::MhDecreaseMin(m) => {
-            let means: Vec<f64> = m
-                .cases
-                .iter()
-                .map(|c| mh_values(cases, c, &m.a, &m.of).map(|v| v.0))
-                .collect::<Result<_, _>>()?;
+            let means: Vec<f64> =
+                m.cases.iter().map(|c| mh_values(cases, c, &m.a, &m.of).map(|v| v.0)).collect::<Result<_, _>>()?;
             // NaN as soon as one step is undefined (min ignores NaN, so fold by hand).
             Ok(means
                 .windows(2)
@@ -360,7 +355,8 @@ pub(crate) fn metric(cases: &[CaseResult], claim: &Claim) -> Result<f64, String>
         | Kind::MhGainDiff(_)) => mh_metric(cases, k),
         Kind::FctMedianSpread(m) => {
             let c = find(cases, &m.case)?;
-            let meds: Vec<f64> = m.algorithms.iter().map(|a| of(c, a).map(|s| net(s).fct.p50)).collect::<Result<_, _>>()?;
+            let meds: Vec<f64> =
+                m.algorithms.iter().map(|a| of(c, a).map(|s| net(s).fct.p50)).collect::<Result<_, _>>()?;
             let max = meds.iter().copied().fold(f64::NEG_INFINITY, f64::max);
             let min = meds.iter().copied().fold(f64::INFINITY, f64::min);
             Ok(max / min - 1.0)
@@ -390,7 +386,8 @@ pub(crate) fn metric(cases: &[CaseResult], claim: &Claim) -> Result<f64, String>
         }
         Kind::LossRatioMax(m) => {
             let c = find(cases, &m.case)?;
-            let v: Vec<f64> = m.algorithms.iter().map(|a| of(c, a).map(|s| net(s).loss_ratio)).collect::<Result<_, _>>()?;
+            let v: Vec<f64> =
+                m.algorithms.iter().map(|a| of(c, a).map(|s| net(s).loss_ratio)).collect::<Result<_, _>>()?;
             Ok(fold_max(v.into_iter()))
         }
         Kind::MaxOverheadOver(m) => {
@@ -401,7 +398,9 @@ pub(crate) fn metric(cases: &[CaseResult], claim: &Claim) -> Result<f64, String>
         }
         Kind::RmseWins(m) => wins(cases, m, |a, b| tr(a).rmse_ms < tr(b).rmse_ms),
         Kind::SpuriousWins(m) => wins(cases, m, |a, b| tr(a).spurious < tr(b).spurious),
-        Kind::RmseAndSpuriousWins(m) => wins(cases, m, |a, b| tr(a).rmse_ms < tr(b).rmse_ms && tr(a).spurious < tr(b).spurious),
+        Kind::RmseAndSpuriousWins(m) => {
+            wins(cases, m, |a, b| tr(a).rmse_ms < tr(b).rmse_ms && tr(a).spurious < tr(b).spurious)
+        }
         // X_increase: X(a in cases[0]) / X(a in cases[1]) − 1.
         Kind::Increase(x, m) => {
             let [first, second] = &m.cases;
@@ -579,7 +578,7 @@ mod tests {
             flows_unfinished: 0,
             flows_total: 10,
         };
-        Summary { algorithm: algorithm.into(), runs: 1, of: coapcc_sim::results::SummaryOf::Network(n) }
+        Summary { algorithm: algorithm.into(), runs: 1, of: coapcc_sim::results::SummaryOf::Network(Box::new(n)) }
     }
 
     fn case(name: &str, summaries: Vec<Summary>) -> CaseResult {

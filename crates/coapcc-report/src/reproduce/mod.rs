@@ -130,7 +130,7 @@ fn run_case(
 
 /// The continuous flows of replication 0 of a multihop algorithm's runs: each flow's server
 /// node and (completion time s, exchange duration s, RTO after it s).
-fn continuous_flows(a: &AlgorithmRuns) -> Vec<(u16, Vec<(f64, f64, f64)>)> {
+fn continuous_flows(a: &AlgorithmRuns) -> Vec<evaluate::FlowSeries> {
     let Some(RunOutput::Multihop(r)) = a.runs.first() else { return Vec::new() };
     r.coap
         .iter()

@@ -62,9 +62,10 @@ fn mh_means<'a>(
     of: &str,
 ) -> impl Iterator<Item = (String, &'a MetricSummary)> + 'a {
     let metric = of.parse::<MultihopMetric>().ok();
-    c.summaries.iter().filter(|s| spec.algorithms.is_empty() || spec.algorithms.contains(&s.algorithm)).filter_map(
-        move |s| Some((s.algorithm.clone(), s.multihop()?.get(metric?)?)),
-    )
+    c.summaries
+        .iter()
+        .filter(|s| spec.algorithms.is_empty() || spec.algorithms.contains(&s.algorithm))
+        .filter_map(move |s| Some((s.algorithm.clone(), s.multihop()?.get(metric?)?)))
 }
 
 /// A multihop figure (`kind = "mh-ci:METRIC"`): per case a panel, per algorithm the mean of
@@ -103,7 +104,10 @@ fn multihop_bar_figure(spec: &FigureSpec, cases: &[CaseResult], of: &str) -> Str
         .cases
         .iter()
         .filter_map(|n| cases.iter().find(|c| &c.case.name == n))
-        .map(|c| BarGroup { label: label(&c.case.name), bars: mh_means(spec, c, of).map(|(a, x)| (a, x.mean)).collect() })
+        .map(|c| BarGroup {
+            label: label(&c.case.name),
+            bars: mh_means(spec, c, of).map(|(a, x)| (a, x.mean)).collect(),
+        })
         .collect();
     bar_figure(&title, of, &groups, false)
 }
@@ -366,7 +370,9 @@ pub fn figure(spec: &FigureSpec, cases: &[CaseResult]) -> String {
                     label: c.case.name.rsplit('-').next().unwrap_or("").trim_start_matches('0').to_string(),
                     bars: algorithms_of(spec, c)
                         .into_iter()
-                        .filter_map(|a| c.of(a).map(|s| (a.to_string(), if rmse { tr(s).rmse_ms } else { tr(s).spurious })))
+                        .filter_map(|a| {
+                            c.of(a).map(|s| (a.to_string(), if rmse { tr(s).rmse_ms } else { tr(s).spurious }))
+                        })
                         .collect(),
                 })
                 .collect();

@@ -124,7 +124,8 @@ receiver = 0
         let s = load(LINE, &["multihop.makarem_coap_len=80"]).unwrap();
         assert_eq!(check_configs(&s).unwrap_err().key.as_deref(), Some("multihop.makarem_coap_len"));
         assert!(
-            check_configs(&load(LINE, &["multihop.makarem_coap_len=80", "multihop.fragmentation=true"]).unwrap()).is_ok()
+            check_configs(&load(LINE, &["multihop.makarem_coap_len=80", "multihop.fragmentation=true"]).unwrap())
+                .is_ok()
         );
         // OQ-M14: the server's delayed ACK stays below 500 ms (RFC 1122 §4.2.3.2).
         let tcp = LINE

@@ -109,14 +109,19 @@ pub fn summarise(s: &Scenario, all: &[AlgorithmRuns]) -> Vec<Summary> {
     let trace = matches!(s.model, Model::Trace(_));
     all.iter()
         .map(|a| {
-            let of = if trace { SummaryOf::Trace(summarise_trace(a)) } else { SummaryOf::Network(summarise_network(a)) };
+            let of = if trace {
+                SummaryOf::Trace(summarise_trace(a))
+            } else {
+                SummaryOf::Network(Box::new(summarise_network(a)))
+            };
             Summary { algorithm: a.algorithm.clone(), runs: a.runs.len(), of }
         })
         .collect()
 }
 
 fn summarise_network(a: &AlgorithmRuns) -> NetworkSummary {
-    let (mut fct, mut rexmit, mut unnec, mut rtts, mut rtos) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut fct, mut rexmit, mut unnec, mut rtts, mut rtos) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut goodput, mut loss, mut overhead) = (Vec::new(), Vec::new(), Vec::new());
     let (mut unnecessary_total, mut completed_total, mut drops_buffer_total) = (0u64, 0u64, 0u64);
     let (mut flows_unfinished, mut flows_total) = (0u64, 0u64);

@@ -53,7 +53,8 @@ pub fn run_metrics(cfg: &MultihopConfig, r: &MultihopResult) -> Vec<(MultihopMet
     m.push((M::MacCollision, t.tx_collision as f64));
     m.push((M::MacCcaBusy, t.cca_busy as f64));
     m.push((M::MacRxCorrupted, t.rx_corrupted as f64));
-    m.push((M::MacDrops,
+    m.push((
+        M::MacDrops,
         (t.drop_no_neighbor_queue + t.drop_no_buffer + t.drop_queue_full + t.drop_retry_limit) as f64,
     ));
     m.push((M::CopiesPerOkTrain, ratio(t.copies_in_ok_trains as f64, t.tx_ok as f64)));
@@ -70,7 +71,8 @@ pub fn run_metrics(cfg: &MultihopConfig, r: &MultihopResult) -> Vec<(MultihopMet
         m.push((M::Broken, tcp.broken as f64));
         m.push((M::ConnectionFailures, (tcp.setup_failures + tcp.broken) as f64));
         m.push((M::RttSamples, tcp.nodes.iter().map(|n| n.rtt_samples).sum::<u64>() as f64));
-        m.push((M::MaxRetransmissionsDelivered,
+        m.push((
+            M::MaxRetransmissionsDelivered,
             f64::from(tcp.nodes.iter().map(|n| n.max_retransmissions_delivered).max().unwrap_or(0)),
         ));
         m.push((M::MinRttSamplesPerNode, tcp.nodes.iter().map(|n| n.rtt_samples).min().unwrap_or(0) as f64));
@@ -92,9 +94,7 @@ pub fn run_metrics(cfg: &MultihopConfig, r: &MultihopResult) -> Vec<(MultihopMet
         };
         let delivered: u64 = tcp.nodes.iter().map(|n| n.delivered_bytes.checked_div(payload).unwrap_or(0)).sum();
         m.push((M::DeliveredSegments, delivered as f64));
-        m.push((M::RetransmissionsPerDeliveredSegment,
-            fraction(tcp.retransmitted_segments as f64, delivered as f64),
-        ));
+        m.push((M::RetransmissionsPerDeliveredSegment, fraction(tcp.retransmitted_segments as f64, delivered as f64)));
         return m;
     }
     let completed: u64 = r.coap.iter().map(|f| f.completed).sum();
@@ -240,8 +240,7 @@ pub(super) fn runs_columns(s: &Scenario, all: &[AlgorithmRuns]) -> Columns {
         ("seed".to_string(), Column::U64(seeds)),
     ];
     for (name, xs) in names.iter().zip(values) {
-        let counts: Option<Vec<u64>> =
-            if name.is_count() { xs.iter().map(|&x| whole(x)).collect() } else { None };
+        let counts: Option<Vec<u64>> = if name.is_count() { xs.iter().map(|&x| whole(x)).collect() } else { None };
         let column = counts.map_or(Column::F64(xs), Column::U64);
         columns.push((name.name().to_string(), column));
     }

@@ -26,7 +26,7 @@ pub struct Summary {
 #[derive(Clone, Debug, PartialEq)]
 pub enum SummaryOf {
     /// Network runs: flows and exchanges.
-    Network(NetworkSummary),
+    Network(Box<NetworkSummary>),
     /// RTT-trace runs: the estimator's error.
     Trace(TraceSummary),
     /// Multihop runs: every run metric's mean and confidence interval.
@@ -422,8 +422,8 @@ pub fn mean_ci(xs: &[f64]) -> (f64, f64) {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use super::super::columns::csv_of;
+    use super::*;
 
     #[test]
     fn student_t_intervals_use_the_small_sample_quantile() {
@@ -473,6 +473,9 @@ mod tests {
         assert_eq!(csv_of(&summary_columns(std::slice::from_ref(&m))), csv);
         let table = summary_table(&[m]);
         assert!(table.starts_with("algorithm  goodput_bps  retransmitted_segments"), "{table}");
-        assert_eq!(table.lines().nth(1), Some("uip,x      960 ± 12.2   -                       NaN ± 0   -                    -"));
+        assert_eq!(
+            table.lines().nth(1),
+            Some("uip,x      960 ± 12.2   -                       NaN ± 0   -                    -")
+        );
     }
 }
