@@ -663,7 +663,7 @@ pub struct Rows {
     pub b: String,
 }
 
-/// A multihop run metric (`coapcc_sim::multihop::output::run_metrics`, e.g. `goodput_bps`)
+/// A multihop run metric (`coapcc_sim::results::run_metrics`, e.g. `goodput_bps`)
 /// of algorithm `a` in `case`, compared (where the metric compares) with algorithm `b`
 /// (default `a`) in case `case_b` (default `case`).
 #[derive(Clone, Debug, PartialEq, Deserialize)]
