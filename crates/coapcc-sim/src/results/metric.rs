@@ -7,7 +7,7 @@
 macro_rules! multihop_metrics {
     ($($(#[doc = $doc:literal])* $variant:ident = $name:literal, $kind:ident;)*) => {
         /// A run metric of the multihop model: a column of `runs.csv`, a row of `summary.csv`
-        /// (see [`run_metrics`] for which a run has, and in which order).
+        /// (see [`run_metrics`](super::run_metrics) for which a run has, and in which order).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub enum MultihopMetric {
             $($(#[doc = $doc])* $variant,)*
@@ -104,7 +104,7 @@ multihop_metrics! {
     RetriesPerExchange = "retries_per_exchange", measure;
     /// CoAP: mean exchange duration, s.
     DurationMeanS = "duration_mean_s", measure;
-    /// CoAP: exchanges completed per second (see [`run_metrics`]).
+    /// CoAP: exchanges completed per second (see [`run_metrics`](super::run_metrics)).
     ThroughputPerS = "throughput_per_s", measure;
     /// CoAP: 1 / mean duration (OQ-M5).
     InverseDurationPerS = "inverse_duration_per_s", measure;

@@ -252,26 +252,8 @@ mod tests {
     use super::*;
     use crate::scenario::{Model, Scenario, Setting, parse};
 
-    const LINE: &str = r#"
-name = "t/line"
-description = "d"
-source = "s"
-seed = 3
-replications = 2
-algorithms = ["default", "cocoa"]
-[multihop]
-rdc = "null_rdc"
-duration_ms = 20000
-[multihop.topology]
-kind = "line"
-nodes = 3
-spacing_m = 40.0
-[multihop.workload]
-kind = "coap_saturated"
-window_start_ms = 0
-senders = [2]
-receiver = 0
-"#;
+    /// A three-node line with one saturated CoAP sender (shared with the simulator's tests).
+    const LINE: &str = include_str!("line.test.toml");
 
     fn load(text: &str, sets: &[&str]) -> Result<Scenario, ScenarioError> {
         let sets: Vec<Setting> = sets.iter().map(|s| s.parse().unwrap()).collect();
