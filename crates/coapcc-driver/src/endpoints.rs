@@ -10,8 +10,8 @@ use coapcc_core::{AnyConfig, ConfigError};
 use coapcc_proto::echo::echo_mode_for;
 use coapcc_proto::message::Payload;
 use coapcc_proto::{AutoResponse, Code, EchoMode, EndpointConfig, Message};
-use serde::{Deserialize, Serialize};
 
+use crate::scenario::multihop::MultihopEcho;
 use crate::scenario::{CoapConfig, EchoChoice, WorkloadConfig, request_template};
 
 /// A payload of `len` zero bytes. Up to 2 KiB (any payload that fits a usual MTU) it borrows a
@@ -31,32 +31,6 @@ pub fn echo_for(choice: EchoChoice, algorithm: &AnyConfig) -> EchoMode {
         EchoChoice::None => EchoMode::None,
         EchoChoice::Token => EchoMode::Token,
         EchoChoice::Option => EchoMode::Option,
-    }
-}
-
-/// The transmission-count echo of the multihop model's endpoints (`[multihop] echo`).
-///
-/// `none` is the default because the papers' Contiki implementations (Erbium, Makarem's Cooja
-/// motes) and the model's frame-size tables (multihop.md §1.2) have no transmission-count
-/// option, and the reading of IDC's and MBC's "exact" samples (OQ-28) is exact matching in the
-/// paper's simulator, not an option on the air. `algorithm` gives every algorithm the echo it
-/// states, as the network model and the testbed do (`coap.echo = "auto"`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MultihopEcho {
-    /// No echo, whatever the algorithm (default).
-    #[default]
-    None,
-    /// The echo the algorithm states ([`echo_mode_for`]).
-    Algorithm,
-}
-
-impl From<MultihopEcho> for EchoChoice {
-    fn from(echo: MultihopEcho) -> Self {
-        match echo {
-            MultihopEcho::None => EchoChoice::None,
-            MultihopEcho::Algorithm => EchoChoice::Auto,
-        }
     }
 }
 

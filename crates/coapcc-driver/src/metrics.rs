@@ -3,7 +3,7 @@
 //! Units are in the names: `fct_s`, `rtt_s`, `goodput_per_s`. Ratios are fractions (0.1 = 10 %).
 
 /// Per-flow results (one row of `flows.csv`).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FlowResult {
     /// Flow index.
     pub flow: u32,
@@ -30,7 +30,7 @@ pub struct FlowResult {
 }
 
 /// Per-run metrics (one row of `runs.csv`).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RunMetrics {
     /// Measured period: first flow start → last flow end (or the configured duration), s.
     pub duration_s: f64,
@@ -82,7 +82,7 @@ pub struct RunMetrics {
 }
 
 /// One window of a long-lived run (instantaneous rates, Makarem Fig. 23).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SeriesPoint {
     /// Window start, s.
     pub t_s: f64,
@@ -95,7 +95,7 @@ pub struct SeriesPoint {
 }
 
 /// Everything one run produces.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RunResult {
     /// Per flow.
     pub flows: Vec<FlowResult>,
@@ -187,7 +187,7 @@ pub type Bin = (u64, u64, f64);
 ///
 /// Quantiles interpolate between order statistics as [`quantile`] does; once binned, an order
 /// statistic is the mean of the bin it falls in.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Distribution {
     /// The values, in arrival order, while the distribution is exact.
     exact: Vec<f64>,

@@ -12,12 +12,16 @@
 //! | [`values`] | Python values ↔ TOML values; CLI value texts as typed settings |
 //! | [`registry`] | `algorithms()`, `algorithm(name)`, `replay(…)`, the figure palette |
 //! | [`scenario`] | a resolved scenario (file text + settings, checked as `coapcc sim` checks it) |
-//! | [`sim`] | running scenarios (NB-IoT-like, RTT-trace, multihop) without the GIL, interruptible; one job alone; results and files |
+//! | [`sim`] | running scenarios (NB-IoT-like, RTT-trace, multihop) without the GIL, interruptible; one job alone; one result type ([`sim::Output`]) with its tables and files |
+//! | [`errors`] | the exception classes (`ScenarioError`, `BudgetError`, `RunError`) and the mapping of the Rust errors onto them |
 //!
 //! Errors: what the CLI reports as a usage error (exit code 2) is a `ValueError` with the
-//! same message; a failure (exit code 1) is a `RuntimeError`; Ctrl-C is `KeyboardInterrupt`.
+//! same message (a `ScenarioError` or `BudgetError` where the Rust error says which); a
+//! failure (exit code 1) is a `RuntimeError` (`RunError` for a failed run); Ctrl-C is
+//! `KeyboardInterrupt`.
 
 pub mod arrow;
+pub mod errors;
 pub mod registry;
 pub mod scenario;
 pub mod sim;
@@ -29,10 +33,10 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _coapcc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    errors::register(m)?;
     m.add_class::<arrow::Table>()?;
     m.add_class::<scenario::Resolved>()?;
     m.add_class::<sim::Output>()?;
-    m.add_class::<sim::MultihopOutput>()?;
     m.add_function(wrap_pyfunction!(registry::algorithms_table, m)?)?;
     m.add_function(wrap_pyfunction!(registry::algorithm_info, m)?)?;
     m.add_function(wrap_pyfunction!(registry::replay_events, m)?)?;
@@ -42,7 +46,6 @@ fn _coapcc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scenario::dict_to_toml, m)?)?;
     m.add_function(wrap_pyfunction!(scenario::read_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(scenario::parse_sweep, m)?)?;
-    m.add_function(wrap_pyfunction!(scenario::sweep_csv_header, m)?)?;
     m.add_function(wrap_pyfunction!(scenario::sweep_label, m)?)?;
     m.add_function(wrap_pyfunction!(sim::simulate_many, m)?)?;
     m.add_function(wrap_pyfunction!(sim::check, m)?)?;

@@ -3,11 +3,12 @@
 //! sweep points of `--sweep`.
 
 use coapcc_sim::scenario::{self, Model, Scenario};
-use coapcc_sim::sweep::{self, Point, Sweep};
+use coapcc_sim::sweep::{Point, Sweep};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+use crate::errors;
 use crate::values::{from_py, setting, settings};
 
 /// A checked scenario (immutable; a setting makes a new one).
@@ -21,19 +22,19 @@ pub struct Resolved {
 
 /// Parses `source` (a scenario file's text; `file` names it in errors) with `settings`
 /// (`(key, text)` pairs, each read as `--set KEY=VALUE` reads it) applied in order. Errors
-/// are the CLI's (`ValueError`), naming the file and the key.
+/// are the CLI's (`ScenarioError`), naming the file and the key.
 #[pyfunction]
 #[pyo3(signature = (source, file, settings = Vec::new()))]
 pub fn resolve(source: &str, file: &str, settings: Vec<(String, String)>) -> PyResult<Resolved> {
     let all = self::settings(&settings)?;
-    let scenario = scenario::parse(source, file, &all).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let scenario = scenario::parse(source, file, &all).map_err(errors::scenario)?;
     Ok(Resolved { scenario, file: file.to_string() })
 }
 
-/// The text of the scenario file at `path` (a `ValueError` naming the file, as the CLI's).
+/// The text of the scenario file at `path` (a `ScenarioError` naming the file, as the CLI's).
 #[pyfunction]
 pub fn read_scenario(path: std::path::PathBuf) -> PyResult<String> {
-    scenario::read(&path).map_err(|e| PyValueError::new_err(e.to_string()))
+    scenario::read(&path).map_err(errors::scenario)
 }
 
 /// A dict of scenario keys as the text of a scenario file (TOML). Values: `bool`, `int`,
@@ -49,19 +50,13 @@ pub fn dict_to_toml(fields: &Bound<'_, PyDict>) -> PyResult<String> {
 /// Reads `KEY=V1,V2,…` as `coapcc sim --sweep` does: the key and the value texts.
 #[pyfunction]
 pub fn parse_sweep(text: &str) -> PyResult<(String, Vec<String>)> {
-    let s: Sweep = text.parse().map_err(|e| PyValueError::new_err(format!("{e}")))?;
+    let s: Sweep = text.parse().map_err(errors::scenario)?;
     Ok((s.key.to_string(), s.values.into_iter().map(|(t, _)| t).collect()))
 }
 
 /// A sweep point from `(key, text)` pairs.
 pub fn point(pairs: &[(String, String)]) -> PyResult<Point> {
     Ok(Point { settings: pairs.iter().map(|(k, t)| Ok((t.clone(), setting(k, t)?))).collect::<PyResult<_>>()? })
-}
-
-/// The header line of `sweep.csv` for points of these keys (`(key, text)` pairs of any point).
-#[pyfunction]
-pub fn sweep_csv_header(point: Vec<(String, String)>) -> PyResult<String> {
-    Ok(sweep::sweep_csv_header(&self::point(&point)?))
 }
 
 /// The folder name `coapcc sim --sweep` gives a point (`flows=200,buffer_bytes=28200`).

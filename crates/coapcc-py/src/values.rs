@@ -11,9 +11,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 /// The setting `key = text`, the value read as the CLI reads `--set KEY=VALUE`. A bad key is
-/// a `ValueError` naming it.
+/// a `ScenarioError` naming it.
 pub fn setting(key: &str, text: &str) -> PyResult<Setting> {
-    Ok(Setting { key: key.parse().map_err(|e| PyValueError::new_err(format!("{e}")))?, value: Value::parse(text) })
+    Ok(Setting { key: key.parse().map_err(crate::errors::scenario)?, value: Value::parse(text) })
 }
 
 /// Settings from `(key, text)` pairs, in order.

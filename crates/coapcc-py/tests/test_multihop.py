@@ -42,7 +42,7 @@ def test_a_multihop_sim_saves_the_cli_files_byte_for_byte(coapcc_bin, tmp_path, 
     cli_set = [a for k, v in settings for a in ("--set", f"{k}={v}")]
     run_cli(coapcc_bin, "sim", path, *cli_set, "--replications", "3", "--seed", "7", "--quiet", "--out", str(tmp_path / "cli"))
     r = coapcc.sim(path, replications=3, seed=7, jobs=2, set=dict(settings))
-    assert r.kind == "multihop" and isinstance(r, coapcc.MultihopResult)
+    assert r.kind == "multihop" and isinstance(r, coapcc.SimResult)
     r.save(tmp_path / "py")
     names = sorted(p.name for p in (tmp_path / "cli").iterdir())
     assert names == FILES == sorted(p.name for p in (tmp_path / "py").iterdir())
@@ -54,6 +54,19 @@ def test_the_nb_iot_result_keeps_its_api_and_says_its_kind():
     r = coapcc.sim("scenarios/fasor/10-flows-high-errors-random.toml", replications=1)
     assert isinstance(r, coapcc.SimResult) and r.kind == "network"
     assert r.series is None or len(r.series) > 0
+    assert r.nodes is None, "a network scenario has no motes"
+
+
+def test_a_multihop_result_is_the_one_result_type_with_nodes_and_no_network_tables(lim):
+    assert type(lim) is coapcc.SimResult and lim.kind == "multihop"
+    assert lim.samples is None and lim.series is None
+    assert len(lim.nodes) > 0 and len(lim.flows) > 0
+
+
+def test_the_old_multihop_result_name_still_works_with_a_deprecation_warning(lim):
+    with pytest.warns(DeprecationWarning, match="MultihopResult is deprecated"):
+        old = coapcc.MultihopResult
+    assert old is coapcc.SimResult and isinstance(lim, old)
 
 
 @pytest.fixture(scope="module")

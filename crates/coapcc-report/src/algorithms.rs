@@ -77,7 +77,7 @@ pub fn algorithms_csv() -> String {
 /// input listing the valid ones.
 pub fn algorithm_keys_text(name: &str) -> Result<String, ReportError> {
     let config = algorithm_with_settings(name, &[]).map_err(|e| ReportError::Options(e.to_string()))?;
-    let keys = toml::to_string(&algorithm_keys(&config)).map_err(|e| ReportError::Run(e.to_string()))?;
+    let keys = toml::to_string(&algorithm_keys(&config))?;
     // Every preset name is a heading of docs/algorithms.md (checked by a test).
     Ok(format!(
         "# {name}: configuration keys and preset values (change with --set KEY=VALUE)\n{keys}# documentation: docs/algorithms.md#{name}\n"

@@ -13,7 +13,7 @@ use std::path::Path;
 use coapcc_sim::runner::{AlgorithmRuns, RunOutput, run_scenario};
 use coapcc_sim::scenario::{self, Scenario, Setting};
 
-use crate::error::{ReportError, run, scenario as scenario_error};
+use crate::error::ReportError;
 use crate::files::write_atomic;
 use crate::progress::Progress;
 use crate::reproduce::ReproduceOptions;
@@ -114,9 +114,9 @@ pub fn run_case(
     testbed: &mut dyn Testbed,
 ) -> Result<(Scenario, Vec<Comparison>), ReportError> {
     let sim_set: Vec<Setting> = sim_replications.map(Setting::replications).into_iter().collect();
-    let s = scenario::load(path, &sim_set).map_err(scenario_error)?;
-    let sim = run_scenario(&s, &|| {}).map_err(run)?;
-    let t = scenario::load(path, &[Setting::replications(testbed_replications)]).map_err(scenario_error)?;
+    let s = scenario::load(path, &sim_set)?;
+    let sim = run_scenario(&s, &|| {})?;
+    let t = scenario::load(path, &[Setting::replications(testbed_replications)])?;
     let real = run_all(&t, testbed)?;
     for (side, runs, sc) in [("sim", &sim, &s), ("testbed", &real, &t)] {
         write_results(&dir.join(side), sc, runs)?;

@@ -4,21 +4,22 @@
 
 use std::io::Write;
 
+use coapcc_core::ConfigError;
 use coapcc_sim::multihop::csma::BackoffKind;
 use coapcc_sim::multihop::engine::{MultihopConfig, MultihopSim, RdcKind};
 use coapcc_sim::multihop::medium::{Geometry, LinkClass, UdgmConfig};
-use coapcc_sim::multihop::output::role_word;
 use coapcc_sim::multihop::rpl::Dodag;
-use coapcc_sim::multihop::scenario::{self as mh, run_seed};
+use coapcc_sim::multihop::scenario::run_seed;
 use coapcc_sim::multihop::topology::{Role, Topology};
 use coapcc_sim::multihop::{ContikiVersion, NodeId};
-use coapcc_sim::scenario::{self, Model};
+use coapcc_sim::results::role_word;
+use coapcc_sim::scenario::{self, Model, ScenarioError};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use crate::error::{ReportError, scenario as scenario_error};
+use crate::error::ReportError;
 use crate::files::write_atomic;
-use crate::sim::{SimOptions, check_multihop};
+use crate::sim::{SimOptions, check};
 
 /// What `--describe` shows of one multihop configuration (replication 0's DODAG).
 pub struct Layout {
@@ -34,13 +35,11 @@ pub struct Layout {
 
 impl Layout {
     /// The layout of `cfg` with the DODAG of seed `seed`.
-    pub fn of(cfg: &MultihopConfig, seed: u64) -> Result<Layout, ReportError> {
-        let key = |key: &str, problem: &dyn std::fmt::Display| {
-            ReportError::Scenario(format!("key `multihop.{key}`: {problem}"))
-        };
-        let topology = cfg.topology.build().map_err(|e| key(e.key, &e.problem))?;
-        let geometry = Geometry::new(&topology.positions(), &cfg.udgm).map_err(scenario_error)?;
-        let sim = MultihopSim::new(cfg.clone(), seed).map_err(|e| key(e.key, &e.problem))?;
+    /// The error names the key of `[multihop]` at fault.
+    pub fn of(cfg: &MultihopConfig, seed: u64) -> Result<Layout, ConfigError> {
+        let topology = cfg.topology.build()?;
+        let geometry = Geometry::new(&topology.positions(), &cfg.udgm)?;
+        let sim = MultihopSim::new(cfg.clone(), seed)?;
         Ok(Layout { topology, geometry, dodag: sim.dodag().clone(), udgm: cfg.udgm.clone() })
     }
 
@@ -100,17 +99,21 @@ pub fn describe(opts: &SimOptions, out: &mut dyn Write) -> Result<(), ReportErro
     }
     let set = opts.settings();
     for p in &opts.scenarios {
-        let s = scenario::load(p, &set).map_err(scenario_error)?;
+        let s = scenario::load(p, &set)?;
         writeln!(out, "== {}: {}", s.file.name, s.file.description.trim())?;
         writeln!(out, "source: {}", s.file.source.trim())?;
         writeln!(out, "algorithms: {}", s.file.algorithms.join(", "))?;
         match &s.model {
-            Model::Multihop(_) => {
-                check_multihop(p, &s)?;
-                let cfg = mh::config_of(&s).map_err(scenario_error)?;
-                let layout = Layout::of(&cfg, run_seed(s.file.seed, 0))
-                    .map_err(|e| ReportError::Scenario(format!("{}: {e}", s.file.name)))?;
-                out.write_all(describe_text(&cfg, &layout).as_bytes())?;
+            Model::Multihop(m) => {
+                check(p, &s)?;
+                let cfg = &m.base;
+                let layout = Layout::of(cfg, run_seed(s.file.seed, 0)).map_err(|e| ScenarioError {
+                    file: s.file.name.clone(),
+                    line: None,
+                    key: Some(format!("multihop.{}", e.key)),
+                    problem: e.problem.to_string(),
+                })?;
+                out.write_all(describe_text(cfg, &layout).as_bytes())?;
                 let path = opts.out_dir(&s.file.name).join("map.svg");
                 write_atomic(&path, map_svg(&s.file.name, &layout).as_bytes())?;
                 writeln!(out, "map: {}", path.display())?;

@@ -1,8 +1,13 @@
 //! [`ReportError`]: what went wrong, split into bad input (the caller can fix it: an unknown
-//! experiment, a scenario or override that does not check) and a failed run (I/O, a run that
-//! failed). The command-line tool turns the first into exit code 2, the second into 1.
+//! experiment, a scenario or override that does not check, a scenario the memory budget
+//! refuses) and a failed run (I/O, a simulation or testbed run that failed or was
+//! interrupted). The command-line tool turns the first into exit code 2, the second into 1.
 
 use std::path::PathBuf;
+
+use coapcc_sim::engine::EngineError;
+use coapcc_sim::error::{BudgetError, RunError, SimError};
+use coapcc_sim::scenario::ScenarioError;
 
 /// An error of this crate. Its text is one line, naming the file, key or experiment at fault.
 #[derive(Debug, thiserror::Error)]
@@ -15,16 +20,20 @@ pub enum ReportError {
         /// The valid ids, comma-separated.
         valid: String,
     },
-    /// A scenario (file, sweep point or case) that does not load or check; the text names the
-    /// file and the key.
-    #[error("{0}")]
-    Scenario(String),
+    /// A scenario (file, sweep point or case) that does not load or check, or that the command
+    /// does not run; the text names the file and the key.
+    #[error(transparent)]
+    Scenario(#[from] ScenarioError),
+    /// A scenario the memory budget refuses before anything is allocated for it.
+    #[error(transparent)]
+    Budget(#[from] BudgetError),
     /// A description of an experiment or its published data that does not load or check; the
     /// text names the file and the item (claim, figure, investigation).
     #[error("{0}")]
     Description(String),
     /// An option or override out of its range (`--jobs 0`, `--replications 0`, a malformed
-    /// `--set`), or a combination the command does not take.
+    /// `--set`, a scenarios folder that cannot be read), or a combination the command does not
+    /// take.
     #[error("{0}")]
     Options(String),
     /// A file that could not be written (the text names it and the step that failed).
@@ -40,37 +49,67 @@ pub enum ReportError {
     /// Any other I/O failure (reading a folder, writing the printed table).
     #[error(transparent)]
     Io(#[from] std::io::Error),
-    /// A run that failed (the simulator or the testbed said why).
-    #[error("{0}")]
-    Run(String),
+    /// A simulation that failed or was interrupted (the simulator says which job and why).
+    #[error(transparent)]
+    Run(SimError),
+    /// A replication on the real-time testbed that failed.
+    #[error("{algorithm}, replication {replication}: {problem}")]
+    Testbed {
+        /// The algorithm (or variant) name.
+        algorithm: String,
+        /// The replication.
+        replication: u32,
+        /// What the testbed said.
+        problem: String,
+    },
+    /// The worker threads could not be started.
+    #[error(transparent)]
+    Threads(#[from] rayon::ThreadPoolBuildError),
+    /// A table that could not be written as TOML.
+    #[error(transparent)]
+    Toml(#[from] toml::ser::Error),
+}
+
+impl From<SimError> for ReportError {
+    /// A scenario or budget error stays one (bad input); anything else is a failed run.
+    fn from(e: SimError) -> Self {
+        match e {
+            SimError::Scenario(e) => ReportError::Scenario(e),
+            SimError::Budget(e) => ReportError::Budget(e),
+            e => ReportError::Run(e),
+        }
+    }
 }
 
 impl ReportError {
     /// Whether the caller's input is at fault (exit code 2 of the command-line tool), rather
     /// than the run (exit code 1).
     pub fn is_bad_input(&self) -> bool {
-        matches!(
-            self,
+        match self {
             ReportError::UnknownExperiment { .. }
-                | ReportError::Scenario(_)
-                | ReportError::Description(_)
-                | ReportError::Options(_)
-        )
+            | ReportError::Scenario(_)
+            | ReportError::Budget(_)
+            | ReportError::Description(_)
+            | ReportError::Options(_) => true,
+            ReportError::Run(e) => e.is_bad_input(),
+            ReportError::File { .. }
+            | ReportError::Io(_)
+            | ReportError::Testbed { .. }
+            | ReportError::Threads(_)
+            | ReportError::Toml(_) => false,
+        }
+    }
+}
+
+/// A network run (replication `replication` of `algorithm`) that the engine refused.
+pub(crate) fn network_run(algorithm: &str, replication: u32) -> impl FnOnce(EngineError) -> ReportError {
+    move |e| {
+        ReportError::Run(SimError::Run { algorithm: algorithm.to_string(), replication, source: RunError::Network(e) })
     }
 }
 
 /// `Result` with a [`ReportError`].
 pub type Result<T, E = ReportError> = std::result::Result<T, E>;
-
-/// A scenario error as text (the driver's errors are text or `Display`).
-pub(crate) fn scenario(e: impl ToString) -> ReportError {
-    ReportError::Scenario(e.to_string())
-}
-
-/// A failed run.
-pub(crate) fn run(e: impl ToString) -> ReportError {
-    ReportError::Run(e.to_string())
-}
 
 #[cfg(test)]
 mod tests {
@@ -79,8 +118,18 @@ mod tests {
     #[test]
     fn bad_input_and_failed_runs_are_told_apart() {
         assert!(ReportError::Options("--jobs must be at least 1".into()).is_bad_input());
-        assert!(scenario("x.toml: key `flows`: must be at least 1").is_bad_input());
-        assert!(!run("out of memory").is_bad_input());
+        let scenario = ScenarioError {
+            file: "x.toml".into(),
+            line: None,
+            key: Some("flows".into()),
+            problem: "must be at least 1".into(),
+        };
+        let e = ReportError::from(SimError::from(scenario));
+        assert!(matches!(e, ReportError::Scenario(_)) && e.is_bad_input());
+        assert_eq!(e.to_string(), "x.toml: key `flows`: must be at least 1");
+        let budget = BudgetError { scenario: "x".into(), needs_bytes: 2, available_bytes: 1, keys: "`flows`" };
+        assert!(matches!(ReportError::from(SimError::from(budget)), ReportError::Budget(_)));
+        assert!(!ReportError::from(SimError::Interrupted).is_bad_input());
         assert!(!ReportError::Io(std::io::Error::other("disk full")).is_bad_input());
     }
 

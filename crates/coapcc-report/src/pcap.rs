@@ -8,7 +8,7 @@ use coapcc_driver::pcap::PcapWriter;
 use coapcc_sim::engine::capture_network;
 use coapcc_sim::scenario::{Model, Scenario};
 
-use crate::error::{ReportError, run};
+use crate::error::{ReportError, network_run};
 
 /// An algorithm or variant name as a file name: every character but letters, digits and
 /// `._-` becomes `_`.
@@ -28,7 +28,8 @@ pub fn write_captures(s: &Scenario, dir: &Path) -> Result<Vec<PathBuf>, ReportEr
     let Model::Network { network, workload } = &s.model else { return Ok(Vec::new()) };
     let mut written = Vec::new();
     for (name, config) in &s.algorithms {
-        let (_, captured) = capture_network(network, *workload, &s.file.coap, config, s.file.seed, 0).map_err(run)?;
+        let (_, captured) =
+            capture_network(network, *workload, &s.file.coap, config, s.file.seed, 0).map_err(network_run(name, 0))?;
         let path = pcap_path(dir, name);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)?;

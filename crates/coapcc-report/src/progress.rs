@@ -37,7 +37,7 @@ pub fn thread_pool(jobs: Option<usize>) -> Result<rayon::ThreadPool, ReportError
         }
         b = b.num_threads(j);
     }
-    b.build().map_err(|e| ReportError::Run(e.to_string()))
+    Ok(b.build()?)
 }
 
 #[cfg(test)]

@@ -6,13 +6,13 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use coapcc_sim::results::{result_files, summarise, summary_csv, summary_table};
+use coapcc_sim::results::{Summary, result_files, summarise, summary_table};
 use coapcc_sim::runner::{job_count, run_scenario};
-use coapcc_sim::scenario::{self, Model, Scenario, Setting};
+use coapcc_sim::scenario::{self, Model, Scenario, ScenarioError, Setting};
 pub use coapcc_sim::sweep::{Point, Sweep, combinations};
-use coapcc_sim::sweep::{sweep_csv_header_for, sweep_csv_rows_for};
+use coapcc_sim::sweep::{sweep_csv_header, sweep_csv_rows};
 
-use crate::error::{ReportError, run, scenario as scenario_error};
+use crate::error::ReportError;
 use crate::files::write_atomic;
 use crate::progress::{Progress, thread_pool};
 
@@ -65,12 +65,15 @@ impl SimOptions {
     }
 }
 
-/// Checks multihop scenario `s` loaded from `path` (every algorithm's configuration built
-/// once); the error names the file and the dotted key.
-pub fn check_multihop(path: &Path, s: &Scenario) -> Result<(), ReportError> {
-    coapcc_sim::multihop::scenario::configs(s).map(|_| ()).map_err(|mut e| {
-        e.file = path.display().to_string();
-        scenario_error(e)
+/// Checks what only the simulator knows of scenario `s` loaded from `path`
+/// ([`coapcc_sim::runner::check`]); the error names the file (a multihop scenario's by its
+/// path, as its other errors) and the key.
+pub fn check(path: &Path, s: &Scenario) -> Result<(), ScenarioError> {
+    coapcc_sim::runner::check(s).map_err(|mut e| {
+        if let Model::Multihop(_) = s.model {
+            e.file = path.display().to_string();
+        }
+        e
     })
 }
 
@@ -88,17 +91,12 @@ pub fn run_sim(opts: &SimOptions, out: &mut dyn Write, progress: &dyn Progress) 
     for p in &opts.scenarios {
         for point in &points {
             let all: Vec<Setting> = set.iter().chain(point.settings.iter().map(|(_, s)| s)).cloned().collect();
-            let s = scenario::load(p, &all).map_err(scenario_error)?;
-            if let Model::Multihop(_) = s.model {
-                check_multihop(p, &s)?;
-            }
-            coapcc_sim::runner::check(&s).map_err(scenario_error)?;
+            let s = scenario::load(p, &all)?;
+            check(p, &s)?;
             // Refused before anything is allocated for it; a long run says so first.
             let threads = opts.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-            match coapcc_sim::budget::admit(&s, threads, coapcc_sim::budget::available_bytes()) {
-                Err(e) => return Err(scenario_error(e)),
-                Ok(Some(notice)) => progress.note(&notice),
-                Ok(None) => {}
+            if let Some(notice) = coapcc_sim::budget::admit(&s, threads, coapcc_sim::budget::available_bytes())? {
+                progress.note(&notice);
             }
             loaded.push((point.clone(), s));
         }
@@ -112,20 +110,16 @@ pub fn run_sim(opts: &SimOptions, out: &mut dyn Write, progress: &dyn Progress) 
         let base = opts.out_dir(&s.file.name);
         let dir = if point.is_empty() { base.clone() } else { base.join(point.label()) };
         let label = if point.is_empty() { String::new() } else { format!(" [{}]", point.label()) };
-        let (summary_text, table) = if let Model::Multihop(_) = s.model {
-            if opts.pcap {
-                return Err(ReportError::Options(format!(
-                    "{}: --pcap writes the datagrams of NB-IoT-like and residual-bandwidth scenarios; a multihop scenario has none to write yet",
-                    s.file.name
-                )));
-            }
-            pool.install(|| run_multihop_to(s, &dir, &|| progress.finished_one()))?
-        } else {
-            pool.install(|| run_network_or_trace_to(s, &dir, opts.samples, &|| progress.finished_one()))?
-        };
+        if let (Model::Multihop(_), true) = (&s.model, opts.pcap) {
+            return Err(ReportError::Options(format!(
+                "{}: --pcap writes the datagrams of NB-IoT-like and residual-bandwidth scenarios; a multihop scenario has none to write yet",
+                s.file.name
+            )));
+        }
+        let summaries = pool.install(|| run_to(s, &dir, opts.samples, &|| progress.finished_one()))?;
         progress.end();
         writeln!(out, "== {}{label} (seed {}, {} replications)", s.file.name, s.file.seed, s.file.replications)?;
-        out.write_all(table.as_bytes())?;
+        out.write_all(summary_table(&summaries).as_bytes())?;
         writeln!(out, "results: {}", dir.display())?;
         if opts.pcap {
             for f in crate::pcap::write_captures(s, &dir)? {
@@ -133,8 +127,8 @@ pub fn run_sim(opts: &SimOptions, out: &mut dyn Write, progress: &dyn Progress) 
             }
         }
         if !point.is_empty() {
-            let text = sweep_csv.entry(base.clone()).or_insert_with(|| sweep_csv_header_for(point, &summary_text));
-            text.push_str(&sweep_csv_rows_for(point, &summary_text));
+            let text = sweep_csv.entry(base.clone()).or_insert_with(|| sweep_csv_header(point, &summaries));
+            text.push_str(&sweep_csv_rows(point, &summaries));
             // Rewritten after every point: an interrupted sweep keeps the points it finished.
             write_atomic(&base.join("sweep.csv"), text.as_bytes())?;
         }
@@ -142,44 +136,19 @@ pub fn run_sim(opts: &SimOptions, out: &mut dyn Write, progress: &dyn Progress) 
     Ok(())
 }
 
-/// Runs network or RTT-trace scenario `s` on the current rayon pool and writes its result
-/// files into `dir` (`samples.csv` too when `samples`). Returns (summary.csv text, the
-/// summary table).
-pub fn run_network_or_trace_to(
+/// Runs scenario `s` (of any model) on the current rayon pool and writes its result files into
+/// `dir` (`samples.csv` too when `samples`, for a network scenario): the same files, from the
+/// same code, as the Python package's `save`. Returns the summaries.
+pub fn run_to(
     s: &Scenario,
     dir: &Path,
     samples: bool,
     progress: &(dyn Fn() + Sync),
-) -> Result<(String, String), ReportError> {
-    let results = run_scenario(s, progress).map_err(run)?;
-    let summaries = summarise(&results);
-    let trace = matches!(s.model, Model::Trace(_));
+) -> Result<Vec<Summary>, ReportError> {
+    let results = run_scenario(s, progress)?;
+    let summaries = summarise(s, &results);
     for (name, text) in result_files(s, &results, &summaries, samples) {
         write_atomic(&dir.join(name), text.as_bytes())?;
     }
-    Ok((summary_csv(&summaries), summary_table(&summaries, trace)))
-}
-
-/// Runs multihop scenario `s` on the current rayon pool and writes `runs.csv`, `flows.csv`,
-/// `nodes.csv`, `summary.csv` and `scenario.toml` into `dir`. Returns (summary.csv text, the
-/// summary table).
-pub fn run_multihop_to(
-    s: &Scenario,
-    dir: &Path,
-    progress: &(dyn Fn() + Sync),
-) -> Result<(String, String), ReportError> {
-    use coapcc_sim::multihop::{output, scenario as mh};
-    let cfgs = mh::configs(s).map_err(scenario_error)?;
-    let runs = mh::run(s, progress).map_err(run)?;
-    let summary = output::summarise(&cfgs, &runs);
-    let tcp = runs.iter().flat_map(|a| &a.runs).any(|r| r.tcp.is_some());
-    // The same files, from the same code, as the Python package's `SimResult.save`.
-    let mut summary_csv = String::new();
-    for (name, text) in output::result_files(s, &cfgs, &runs, &summary) {
-        write_atomic(&dir.join(name), text.as_bytes())?;
-        if name == "summary.csv" {
-            summary_csv = text;
-        }
-    }
-    Ok((summary_csv, output::summary_table(&summary, tcp)))
+    Ok(summaries)
 }

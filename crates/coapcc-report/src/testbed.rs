@@ -11,9 +11,9 @@ use coapcc_sim::engine::run_network;
 use coapcc_sim::metrics::RunResult;
 use coapcc_sim::results::{flows_csv, runs_csv, summarise, summary_csv, summary_table};
 use coapcc_sim::runner::{AlgorithmRuns, RunOutput};
-use coapcc_sim::scenario::{self, CoapConfig, Model, NetworkConfig, Scenario, Setting, WorkloadConfig};
+use coapcc_sim::scenario::{self, CoapConfig, Model, NetworkConfig, Scenario, ScenarioError, Setting, WorkloadConfig};
 
-use crate::error::{ReportError, run, scenario as scenario_error};
+use crate::error::{ReportError, network_run};
 use crate::files::write_atomic;
 
 /// The largest number of flows the testbed runs (one socket each, plus one per client at
@@ -58,21 +58,28 @@ where
 /// Loads scenario `path` with `settings` for the testbed: it must be a network model of at
 /// most [`MAX_FLOWS`] flows (the error names the key).
 pub fn load(path: &Path, settings: &[Setting]) -> Result<Scenario, ReportError> {
-    let s = scenario::load(path, settings).map_err(scenario_error)?;
+    let s = scenario::load(path, settings)?;
+    let refused = |key: &str, problem: String| {
+        Err(ReportError::Scenario(ScenarioError {
+            file: s.file.name.clone(),
+            line: None,
+            key: Some(key.into()),
+            problem,
+        }))
+    };
     match &s.model {
-        Model::Network { workload, .. } if workload.flows > MAX_FLOWS => Err(ReportError::Scenario(format!(
-            "{}: key `workload.flows`: {} flows is more than the testbed runs ({MAX_FLOWS}); use `coapcc sim`",
-            s.file.name, workload.flows
-        ))),
+        Model::Network { workload, .. } if workload.flows > MAX_FLOWS => refused(
+            "workload.flows",
+            format!("{} flows is more than the testbed runs ({MAX_FLOWS}); use `coapcc sim`", workload.flows),
+        ),
         Model::Network { .. } => Ok(s),
-        Model::Trace(_) => Err(ReportError::Scenario(format!(
-            "{}: key `trace`: an RTT-trace scenario has no packets to send; the testbed runs network scenarios",
-            s.file.name
-        ))),
-        Model::Multihop(_) => Err(ReportError::Scenario(format!(
-            "{}: key `multihop`: a multihop mesh is not emulated on loopback; the testbed runs network scenarios (use `coapcc sim`)",
-            s.file.name
-        ))),
+        Model::Trace(_) => {
+            refused("trace", "an RTT-trace scenario has no packets to send; the testbed runs network scenarios".into())
+        }
+        Model::Multihop(_) => refused(
+            "multihop",
+            "a multihop mesh is not emulated on loopback; the testbed runs network scenarios (use `coapcc sim`)".into(),
+        ),
     }
 }
 
@@ -81,8 +88,8 @@ pub fn load(path: &Path, settings: &[Setting]) -> Result<Scenario, ReportError> 
 pub fn estimate_s(s: &Scenario) -> Result<f64, ReportError> {
     let Model::Network { network, workload } = &s.model else { return Ok(0.0) };
     let mut total = 0.0;
-    for (_, config) in &s.algorithms {
-        let r = run_network(network, *workload, &s.file.coap, config, s.file.seed, 0).map_err(run)?;
+    for (name, config) in &s.algorithms {
+        let r = run_network(network, *workload, &s.file.coap, config, s.file.seed, 0).map_err(network_run(name, 0))?;
         let one = r.run.duration_s + workload.start_window.as_secs_f64() + 0.5;
         total += one * f64::from(s.file.replications);
     }
@@ -121,7 +128,11 @@ pub fn run_all(s: &Scenario, testbed: &mut dyn Testbed) -> Result<Vec<AlgorithmR
                 seed: s.file.seed,
                 replication: r,
             };
-            let result = testbed.run(&spec).map_err(|e| ReportError::Run(format!("{name}, replication {r}: {e}")))?;
+            let result = testbed.run(&spec).map_err(|e| ReportError::Testbed {
+                algorithm: name.clone(),
+                replication: r,
+                problem: e.to_string(),
+            })?;
             runs.push(RunOutput::Network(Box::new(result)));
         }
         all.push(AlgorithmRuns { algorithm: name.clone(), runs });
@@ -133,8 +144,8 @@ pub fn run_all(s: &Scenario, testbed: &mut dyn Testbed) -> Result<Vec<AlgorithmR
 /// `runs.csv`, `summary.csv` and `scenario.toml`, as `coapcc sim` writes them.
 pub fn write_results(dir: &Path, s: &Scenario, results: &[AlgorithmRuns]) -> Result<(), ReportError> {
     write_atomic(&dir.join("flows.csv"), flows_csv(results).as_bytes())?;
-    write_atomic(&dir.join("runs.csv"), runs_csv(results).as_bytes())?;
-    write_atomic(&dir.join("summary.csv"), summary_csv(&summarise(results)).as_bytes())?;
+    write_atomic(&dir.join("runs.csv"), runs_csv(s, results).as_bytes())?;
+    write_atomic(&dir.join("summary.csv"), summary_csv(&summarise(s, results)).as_bytes())?;
     write_atomic(&dir.join("scenario.toml"), s.to_toml().as_bytes())
 }
 
@@ -155,7 +166,7 @@ pub fn report(
         "== {} on the loopback testbed (seed {}, {} replications)",
         s.file.name, s.file.seed, s.file.replications
     )?;
-    out.write_all(summary_table(&summarise(results), false).as_bytes())?;
+    out.write_all(summary_table(&summarise(s, results)).as_bytes())?;
     writeln!(out, "results: {}", dir.display())?;
     Ok(())
 }

@@ -34,7 +34,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let settings: Vec<Setting> = vec!["replications=2".parse()?];
     let scenario = parse(SCENARIO, "example.toml", &settings)?;
     let runs = run_scenario(&scenario, &|| {})?;
-    println!("{}", summary_table(&summarise(&runs), false));
+    println!("{}", summary_table(&summarise(&scenario, &runs)));
     // One row per flow of every algorithm and replication, under a header.
     let flows = flows_csv(&runs);
     assert_eq!(flows.lines().count(), 1 + 2 * 2 * 10);

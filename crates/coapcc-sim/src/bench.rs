@@ -4,12 +4,12 @@
 //! caller prints the numbers.
 #![allow(clippy::disallowed_methods, reason = "a benchmark measures wall time; no simulated result depends on it")]
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use crate::error::SimError;
 use crate::runner::{RunOutput, job_count, run_scenario};
-use crate::scenario::{self, Scenario, Setting};
+use crate::scenario::{self, Scenario, ScenarioError, Setting};
 
 /// What to measure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,23 +39,42 @@ pub struct Options {
 }
 
 /// Why a measurement could not be made.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum BenchError {
-    /// A scenario that does not load, or that the memory budget refuses.
-    Scenario(String),
-    /// A run that failed, or a worker pool that could not be built.
-    Run(String),
+    /// A scenario that does not load, a bad override, or a run that failed (the simulator's
+    /// error says which).
+    #[error(transparent)]
+    Sim(#[from] SimError),
+    /// The folder of the scenarios could not be read.
+    #[error("cannot read {}: {source}", .path.display())]
+    Read {
+        /// The folder.
+        path: PathBuf,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// The worker thread could not be started.
+    #[error("cannot start the worker thread: {0}")]
+    Pool(#[from] rayon::ThreadPoolBuildError),
 }
 
-impl fmt::Display for BenchError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl BenchError {
+    /// Whether the caller's input is at fault (a scenario, an override, the scenarios'
+    /// folder), rather than the measurement.
+    pub fn is_bad_input(&self) -> bool {
         match self {
-            BenchError::Scenario(m) | BenchError::Run(m) => f.write_str(m),
+            BenchError::Sim(e) => e.is_bad_input(),
+            BenchError::Read { .. } => true,
+            BenchError::Pool(_) => false,
         }
     }
 }
 
-impl std::error::Error for BenchError {}
+impl From<ScenarioError> for BenchError {
+    fn from(e: ScenarioError) -> Self {
+        BenchError::Sim(e.into())
+    }
+}
 
 /// Median, minimum and maximum of some repetitions.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -144,12 +163,20 @@ pub fn peak_rss_bytes() -> Option<u64> {
 }
 
 fn load(root: &Path, rel: &str, sets: &[String]) -> Result<Scenario, BenchError> {
+    let file = root.join(rel);
     let sets: Vec<Setting> = sets
         .iter()
-        .map(|s| s.parse::<Setting>().map_err(|e| BenchError::Scenario(e.to_string())))
+        .map(|s| {
+            s.parse::<Setting>().map_err(|e| ScenarioError {
+                file: file.display().to_string(),
+                line: None,
+                key: e.key,
+                problem: e.problem,
+            })
+        })
         .collect::<Result<_, _>>()?;
-    let s = scenario::load(&root.join(rel), &sets).map_err(|e| BenchError::Scenario(e.to_string()))?;
-    crate::budget::admit(&s, 1, crate::budget::available_bytes()).map_err(BenchError::Scenario)?;
+    let s = scenario::load(&file, &sets)?;
+    crate::budget::admit(&s, 1, crate::budget::available_bytes()).map_err(SimError::from)?;
     Ok(s)
 }
 
@@ -167,8 +194,7 @@ fn one_core_pool() -> Result<(rayon::ThreadPool, bool), BenchError> {
                 flag.store(core_affinity::set_for_current(c), std::sync::atomic::Ordering::SeqCst);
             }
         })
-        .build()
-        .map_err(|e| BenchError::Run(e.to_string()))?;
+        .build()?;
     // The start handler has run once the pool has done any work.
     pool.install(|| {});
     Ok((pool, pinned.load(std::sync::atomic::Ordering::SeqCst)))
@@ -186,7 +212,7 @@ pub fn measure(case: Case, opts: &Options) -> Result<Measurement, BenchError> {
                 &[format!("replications={replications}"), "algorithms=[\"default\"]".into()],
             )?;
             one_core(&s.file.name, "default", replications, repeat, || {
-                let runs = run_scenario(&s, &|| {}).map_err(BenchError::Run)?;
+                let runs = run_scenario(&s, &|| {})?;
                 let (mut events, mut sim_s) = (0u64, 0.0f64);
                 for r in &runs[0].runs {
                     if let RunOutput::Network(n) = r {
@@ -200,7 +226,7 @@ pub fn measure(case: Case, opts: &Options) -> Result<Measurement, BenchError> {
         }
         Case::Matrix => {
             let mut files: Vec<PathBuf> = std::fs::read_dir(root.join("fasor"))
-                .map_err(|e| BenchError::Scenario(format!("cannot read {}/fasor: {e}", root.display())))?
+                .map_err(|source| BenchError::Read { path: root.join("fasor"), source })?
                 .filter_map(|e| e.ok().map(|e| e.path()))
                 .filter(|p| p.extension().is_some_and(|x| x == "toml"))
                 .collect();
@@ -208,9 +234,9 @@ pub fn measure(case: Case, opts: &Options) -> Result<Measurement, BenchError> {
             let mut runs = 0usize;
             let t0 = Instant::now();
             for f in &files {
-                let s = scenario::load(f, &[]).map_err(|e| BenchError::Scenario(e.to_string()))?;
+                let s = scenario::load(f, &[])?;
                 runs += job_count(&s);
-                run_scenario(&s, &|| {}).map_err(BenchError::Run)?;
+                run_scenario(&s, &|| {})?;
             }
             let wall_s = t0.elapsed().as_secs_f64();
             Ok(Measurement::Matrix { scenarios: files.len(), runs, threads: rayon::current_num_threads(), wall_s })
@@ -222,9 +248,14 @@ pub fn measure(case: Case, opts: &Options) -> Result<Measurement, BenchError> {
                 &[format!("replications={replications}"), "algorithms=[\"uip\"]".into()],
             )?;
             one_core(&s.file.name, "uip", replications, repeat, || {
-                let runs = crate::multihop::scenario::run(&s, &|| {}).map_err(BenchError::Run)?;
-                let events = runs[0].runs.iter().map(|r| r.events).sum();
-                let sim_s = runs[0].runs.iter().map(|r| r.end_ns as f64 / 1e9).sum();
+                let runs = run_scenario(&s, &|| {})?;
+                let (mut events, mut sim_s) = (0u64, 0.0f64);
+                for r in &runs[0].runs {
+                    if let RunOutput::Multihop(m) = r {
+                        events += m.events;
+                        sim_s += m.end_ns as f64 / 1e9;
+                    }
+                }
                 Ok((events, sim_s))
             })
             .map(Measurement::OneCore)
@@ -240,11 +271,11 @@ pub fn measure(case: Case, opts: &Options) -> Result<Measurement, BenchError> {
                 ],
             )?;
             let t0 = Instant::now();
-            let runs = run_scenario(&s, &|| {}).map_err(BenchError::Run)?;
+            let runs = run_scenario(&s, &|| {})?;
             let wall_s = t0.elapsed().as_secs_f64();
             let (events, points, rtts) = match &runs[0].runs[0] {
                 RunOutput::Network(n) => (n.run.events, n.series.len(), n.rtts().len()),
-                RunOutput::Trace(_) => (0, 0, 0),
+                RunOutput::Trace(_) | RunOutput::Multihop(_) => (0, 0, 0),
             };
             Ok(Measurement::Long { hours, wall_s, events, rtts, points })
         }

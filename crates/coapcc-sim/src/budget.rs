@@ -23,6 +23,7 @@
 //! residual bandwidth's upper end, the faster NB-IoT rate over the smallest datagram, or for
 //! custom links one exchange per millisecond per outstanding request.
 
+use crate::error::BudgetError;
 use crate::link::presets::NbiotConfig;
 use crate::metrics::Distribution;
 use crate::scenario::{FlowType, Model, NetworkConfig, Scenario};
@@ -104,11 +105,10 @@ pub fn estimate(s: &Scenario, threads: usize) -> Estimate {
     let concurrent = jobs.min(threads.max(1) as u64);
     let (network, workload) = match &s.model {
         Model::Network { network, workload } => (network, workload),
-        Model::Multihop(_) => {
-            let (nodes, duration_s) = crate::multihop::scenario::config_of(s)
-                .ok()
-                .and_then(|c| c.topology.build().ok().map(|t| (t.len() as u64, c.duration.as_secs_f64())))
-                .unwrap_or((30, 600.0));
+        Model::Multihop(m) => {
+            let c = &m.base;
+            let (nodes, duration_s) =
+                c.topology.build().ok().map_or((30, 600.0), |t| (t.len() as u64, c.duration.as_secs_f64()));
             let events =
                 jobs.saturating_mul(saturating(nodes as f64 * duration_s * MULTIHOP_EVENTS_PER_NODE_SECOND as f64));
             let bytes = BASE_BYTES.saturating_add(concurrent.saturating_mul(MULTIHOP_RUN_BYTES));
@@ -154,21 +154,10 @@ pub fn available_bytes() -> u64 {
         .unwrap_or(FALLBACK_AVAILABLE_BYTES)
 }
 
-fn human_bytes(b: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut x = b as f64;
-    let mut u = 0;
-    while x >= 1024.0 && u + 1 < UNITS.len() {
-        x /= 1024.0;
-        u += 1;
-    }
-    format!("{x:.1} {}", UNITS[u])
-}
-
-/// Checks scenario `s` (named `name` in messages) against `available` bytes on `threads`
-/// threads: `Err` with the estimate and the available memory when it does not fit; else
+/// Checks scenario `s` against `available` bytes on `threads` threads: a [`BudgetError`] with
+/// the estimate and the available memory when it does not fit; else
 /// `Ok(Some(notice))` for a run estimated to take over [`LONG_RUN_S`], `Ok(None)` otherwise.
-pub fn admit(s: &Scenario, threads: usize, available: u64) -> Result<Option<String>, String> {
+pub fn admit(s: &Scenario, threads: usize, available: u64) -> Result<Option<String>, BudgetError> {
     let e = estimate(s, threads);
     if e.bytes > available {
         let keys = match s.model {
@@ -176,14 +165,12 @@ pub fn admit(s: &Scenario, threads: usize, available: u64) -> Result<Option<Stri
             Model::Network { .. } => "`flows`, `exchanges_per_flow`",
             Model::Multihop(_) => "`multihop.duration_ms`",
         };
-        return Err(format!(
-            "{}: needs an estimated {} of memory ({} bytes) but {} is available; reduce {keys}, \
-             `replications` or the algorithms (or `--jobs`)",
-            s.file.name,
-            human_bytes(e.bytes),
-            e.bytes,
-            human_bytes(available)
-        ));
+        return Err(BudgetError {
+            scenario: s.file.name.clone(),
+            needs_bytes: e.bytes,
+            available_bytes: available,
+            keys,
+        });
     }
     Ok((e.wall_s > LONG_RUN_S).then(|| {
         format!(
@@ -223,6 +210,8 @@ mod tests {
     fn four_billion_flows_are_refused_with_the_estimate_and_the_available_memory() {
         let s = scenario(&["flows=4294967295"]);
         let err = admit(&s, 2, 8 << 30).unwrap_err();
+        assert_eq!((err.available_bytes, err.keys), (8 << 30, "`flows`, `exchanges_per_flow`"));
+        let err = err.to_string();
         assert!(err.contains("needs an estimated") && err.contains("8.0 GiB is available"), "{err}");
         assert!(estimate(&s, 2).bytes > 28_000_000_000_000, "{:?}", estimate(&s, 2));
     }
@@ -248,7 +237,7 @@ mod tests {
         )
         .unwrap_or_else(|e| panic!("{e}"));
         assert!(estimate(&huge, 2).bytes > 2 * 4_294_967_295 * 16, "{:?}", estimate(&huge, 2));
-        let err = admit(&huge, 2, 1 << 30).unwrap_err();
+        let err = admit(&huge, 2, 1 << 30).unwrap_err().to_string();
         assert!(err.contains("reduce `samples`"), "{err}");
     }
 

@@ -12,14 +12,15 @@
 //! |---|---|
 //! | [`scenario`] | **start here**: scenario files (TOML) checked once into a [`scenario::Scenario`]; `--set` overrides (from `coapcc-driver`) |
 //! | [`engine`] | the event loop of the network models: clients, server, one pipeline per direction, ground-truth metrics |
-//! | [`multihop`] | the multihop 802.15.4 link-layer world of `multihop.md` §1 (issue 12): PHY, UDGM medium, CSMA, RDC, static RPL, topologies, the engine; `[multihop]` scenario files (`multihop::scenario`) and their CSV outputs (`multihop::output`) |
+//! | [`multihop`] | the multihop 802.15.4 link-layer world of `multihop.md` §1: PHY, UDGM medium, CSMA, RDC, static RPL, topologies, the engine (its `[multihop]` schema is `coapcc-driver`'s) |
 //! | [`trace`] | the RTT-trace model (RMSE and spurious counts of RTO estimators) |
 //! | [`bench`](mod@bench) | measuring the simulator (`coapcc bench`): events per second on one core, the FASOR matrix, a long run |
 //! | [`budget`] | what a scenario will cost (memory, events, wall time), estimated before it runs |
-//! | [`runner`] | every (algorithm, replication) in parallel, results in a fixed order; one job alone ([`runner::run_job`]) |
-//! | [`sweep`] | sweep points (`--sweep KEY=V1,V2`) and their `sweep.csv` rows, shared by the CLI and the Python package |
-//! | [`wire`] | one job's output as bytes and back, exactly (jobs run in other processes) |
-//! | [`results`] | `flows.csv`, `runs.csv`, `summary.csv`, `series.csv` and the printed summary table |
+//! | [`runner`] | **the one runner** of every model: every (algorithm, replication) in parallel, results in a fixed order ([`runner::RunOutput`], [`runner::AlgorithmRuns`]); one job alone ([`runner::run_job`]) |
+//! | [`results`] | the one summary type ([`results::Summary`]) and every file of a run (`flows.csv`, `runs.csv`, `summary.csv`, `series.csv`, `samples.csv`, `nodes.csv`), as text and typed columns; the printed summary table |
+//! | [`sweep`] | sweep points (`--sweep KEY=V1,V2`) and their `sweep.csv` rows from the typed summaries, shared by the CLI and the Python package |
+//! | [`wire`] | one job's output as bytes and back, exactly (serde, `postcard`, a version tag; jobs run in other processes) |
+//! | [`error`] | [`SimError`] and its parts: bad scenario, refused by the memory budget, bad job outputs, a failed run, interrupted |
 //! | [`metrics`], [`link`], [`rng`], [`workload`], [`recorder`], [`endpoints`] | re-exported from `coapcc-driver`, which both drivers share: metrics, the sans-IO link stages, the seeded random streams, the workload state machine, the flow recorder, the endpoint set-up |
 
 #![forbid(unsafe_code)]
@@ -27,6 +28,7 @@
 pub mod bench;
 pub mod budget;
 pub mod engine;
+pub mod error;
 pub mod multihop;
 pub mod results;
 pub mod runner;
@@ -38,3 +40,5 @@ pub mod wire;
 // What every driver shares lives in `coapcc-driver`; re-exported so `coapcc_sim::scenario`
 // and friends keep working.
 pub use coapcc_driver::{endpoints, link, metrics, recorder, rng, scenario, workload};
+
+pub use crate::error::SimError;

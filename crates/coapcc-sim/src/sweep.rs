@@ -11,7 +11,7 @@
 
 use std::fmt::Write;
 
-use crate::results::{Summary, summary_csv};
+use crate::results::{Summary, summary_csv_header, summary_csv_rows};
 use crate::scenario::{Key, Setting, SettingError, Value};
 
 /// One sweep dimension: a key and its values, each read once and kept with its text (which
@@ -89,31 +89,21 @@ pub fn combinations(sweeps: &[Sweep]) -> Vec<Point> {
 }
 
 /// The header line of `sweep.csv` (with its newline): the swept keys, then the columns of
-/// `summary.csv`.
-pub fn sweep_csv_header(point: &Point) -> String {
-    sweep_csv_header_for(point, &summary_csv(&[]))
-}
-
-/// The header of `sweep.csv` for any kind of scenario: the swept keys, then the header line of
-/// the point's own `summary.csv` text (a multihop summary has other columns).
-pub fn sweep_csv_header_for(point: &Point, summary_csv_text: &str) -> String {
+/// the points' `summary.csv` (network and RTT-trace points, or multihop ones: `summaries` of
+/// any point tell which; none, the former).
+pub fn sweep_csv_header(point: &Point, summaries: &[Summary]) -> String {
     let keys: Vec<String> = point.settings.iter().map(|(_, s)| s.key.to_string()).collect();
-    format!("{},{}\n", keys.join(","), summary_csv_text.lines().next().unwrap_or_default())
+    format!("{},{}\n", keys.join(","), summary_csv_header(summaries))
 }
 
 /// The rows of `sweep.csv` for one point (each with its newline): the point's value texts
-/// (quoted), then the point's `summary.csv` row of each algorithm.
+/// (quoted), then each of the point's `summary.csv` rows, from its typed `summaries`.
 pub fn sweep_csv_rows(point: &Point, summaries: &[Summary]) -> String {
-    sweep_csv_rows_for(point, &summary_csv(summaries))
-}
-
-/// [`sweep_csv_rows`] from the point's `summary.csv` text, for any kind of scenario.
-pub fn sweep_csv_rows_for(point: &Point, summary_csv_text: &str) -> String {
     let values: Vec<String> =
         point.settings.iter().map(|(text, _)| format!("\"{}\"", text.replace('"', "\"\""))).collect();
     let mut out = String::new();
-    for l in summary_csv_text.lines().skip(1) {
-        let _ = writeln!(out, "{},{l}", values.join(","));
+    for row in summary_csv_rows(summaries) {
+        let _ = writeln!(out, "{},{row}", values.join(","));
     }
     out
 }
@@ -147,7 +137,7 @@ mod tests {
     #[test]
     fn sweep_rows_quote_the_value_texts_before_the_summary_columns() {
         let p = &combinations(&["algorithm.cocoa.aging=\"off\"".parse().unwrap()])[0];
-        assert!(sweep_csv_header(p).starts_with("algorithm.cocoa.aging,algorithm,runs,"));
+        assert!(sweep_csv_header(p, &[]).starts_with("algorithm.cocoa.aging,algorithm,runs,"));
         assert_eq!(sweep_csv_rows(p, &[]), "");
     }
 }

@@ -6,21 +6,20 @@
 
 use coapcc_core::estimators::RtoEstimator;
 use coapcc_core::{AnyConfig, Duration};
+use serde::{Deserialize, Serialize};
 
 pub use coapcc_driver::trace::{RttDist, TraceConfig};
 
+use crate::error::TraceError;
+
 /// The algorithm's RTO estimator, as the algorithm itself provides it.
-fn estimator_for(config: &AnyConfig) -> Result<RtoEstimator, String> {
-    let algorithm = config.build().map_err(|e| e.to_string())?;
-    algorithm.rto_estimator().ok_or_else(|| {
-        format!(
-            "the RTT-trace model has no RTO estimator for this algorithm ({config:?}); use idc, mbc, pcocoa, cocoa*, fasor* or default*"
-        )
-    })
+fn estimator_for(config: &AnyConfig) -> Result<RtoEstimator, TraceError> {
+    let algorithm = config.build()?;
+    algorithm.rto_estimator().ok_or(TraceError::NoEstimator { config: Box::new(*config) })
 }
 
 /// The result of one estimator on one trace.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TraceResult {
     /// Samples fed.
     pub samples: u32,
@@ -37,7 +36,7 @@ pub struct TraceResult {
 }
 
 /// Feeds `trace` to the estimator of `algorithm`.
-pub fn run_trace(config: &TraceConfig, algorithm: &AnyConfig, trace: &[Duration]) -> Result<TraceResult, String> {
+pub fn run_trace(config: &TraceConfig, algorithm: &AnyConfig, trace: &[Duration]) -> Result<TraceResult, TraceError> {
     let mut est = estimator_for(algorithm)?;
     let (mut sq, mut spurious, mut sum_rtt, mut sum_rto) = (0.0f64, 0u64, 0.0f64, 0.0f64);
     let mut series = Vec::with_capacity((config.series_samples as usize).min(trace.len()));

@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use coapcc_sim::error::{JobError, SimError};
 use coapcc_sim::results::{
     Column, Columns, flows_columns, flows_csv, runs_columns, runs_csv, samples_columns, samples_csv, series_columns,
     series_csv, summarise, summary_columns, summary_csv,
@@ -52,9 +53,9 @@ fn network_columns_format_to_the_csv_bytes() {
     let s = load("fasor/10-flows-high-errors-random.toml", &["replications=2"]);
     let runs = run_scenario(&s, &|| {}).unwrap();
     assert_eq!(as_csv(&flows_columns(&runs)), flows_csv(&runs));
-    assert_eq!(as_csv(&runs_columns(&runs)), runs_csv(&runs));
+    assert_eq!(as_csv(&runs_columns(&s, &runs)), runs_csv(&s, &runs));
     assert_eq!(as_csv(&samples_columns(&runs)), samples_csv(&runs));
-    let summaries = summarise(&runs);
+    let summaries = summarise(&s, &runs);
     assert_eq!(as_csv(&summary_columns(&summaries)), summary_csv(&summaries));
     assert_eq!(series_columns(&runs).map(|c| as_csv(&c)), series_csv(&runs));
 }
@@ -63,8 +64,8 @@ fn network_columns_format_to_the_csv_bytes() {
 fn trace_columns_format_to_the_csv_bytes() {
     let s = load("makarem/rtt-trace/row-01.toml", &["replications=2"]);
     let runs = run_scenario(&s, &|| {}).unwrap();
-    assert_eq!(as_csv(&runs_columns(&runs)), runs_csv(&runs));
-    let summaries = summarise(&runs);
+    assert_eq!(as_csv(&runs_columns(&s, &runs)), runs_csv(&s, &runs));
+    let summaries = summarise(&s, &runs);
     assert_eq!(as_csv(&summary_columns(&summaries)), summary_csv(&summaries));
     let series = series_columns(&runs).expect("a trace run has a series");
     assert_eq!(Some(as_csv(&series)), series_csv(&runs));
@@ -89,7 +90,9 @@ fn assembling_with_a_job_missing_names_it() {
     let s = load("fasor/10-flows-high-errors-random.toml", &["replications=2"]);
     let one = run_job(&s, 0, 0).unwrap();
     let e = assemble(&s, [((0, 0), one)]).unwrap_err();
-    assert!(e.contains("replication 1: missing"), "{e}");
+    assert!(matches!(e, SimError::Job(JobError::Missing { replication: 1, .. })), "{e}");
+    assert!(e.to_string().ends_with("default, replication 1: missing"), "{e}");
+    assert!(e.is_bad_input());
 }
 
 #[test]

@@ -42,20 +42,34 @@ fn a_different_seed_changes_the_flows() {
 }
 
 #[test]
+fn a_multihop_scenario_is_deterministic_too_and_its_replications_differ() {
+    let s = load("lim/e1-nullrdc-4x4.toml", &["replications=2", "algorithms=[\"uip\"]", "multihop.duration_ms=60000"]);
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    let two = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    let a = one.install(|| run_scenario(&s, &|| {})).unwrap();
+    let b = two.install(|| run_scenario(&s, &|| {})).unwrap();
+    assert_eq!(a, b);
+    let digest = |r: &coapcc_sim::runner::RunOutput| match r {
+        coapcc_sim::runner::RunOutput::Multihop(m) => m.trace_digest,
+        other => panic!("not a multihop output: {other:?}"),
+    };
+    assert_ne!(digest(&a[0].runs[0]), digest(&a[0].runs[1]), "each replication has its own seed");
+}
+
+#[test]
 fn a_trace_scenario_is_deterministic_too() {
     let s = load("makarem/rtt-trace/row-08.toml", &["replications=3", "samples=5000"]);
     let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
-    let a = runs_csv(&pool.install(|| run_scenario(&s, &|| {})).unwrap());
+    let a = runs_csv(&s, &pool.install(|| run_scenario(&s, &|| {})).unwrap());
     let pool1 = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
-    let b = runs_csv(&pool1.install(|| run_scenario(&s, &|| {})).unwrap());
+    let b = runs_csv(&s, &pool1.install(|| run_scenario(&s, &|| {})).unwrap());
     assert_eq!(a, b);
 }
 
 fn table(rel: &str, sets: &[&str]) -> String {
     let s = load(rel, sets);
     let runs = run_scenario(&s, &|| {}).unwrap();
-    let trace = matches!(s.model, scenario::Model::Trace(_));
-    summary_table(&summarise(&runs), trace)
+    summary_table(&summarise(&s, &runs))
 }
 
 #[test]

@@ -1,16 +1,18 @@
 //! The multihop results as typed columns (what the Python package hands to Arrow, and what the
-//! CSV writers format), and a multihop job as the unit of a distributed sweep: run alone it
-//! equals the same job within a whole run, and its result survives encoding bit for bit.
+//! CSV writers format), through the one runner and result model of every scenario; and a
+//! multihop job as the unit of a distributed sweep: run alone it equals the same job within a
+//! whole run, and its output survives encoding bit for bit.
 
 use std::path::{Path, PathBuf};
 
-use coapcc_sim::multihop::output::{
-    COUNT_METRICS, csv_of, flows_columns, nodes_columns, runs_columns, runs_csv, summarise, summary_columns,
+use coapcc_sim::error::{JobError, SimError};
+use coapcc_sim::results::{
+    Column, Columns, MultihopMetric, csv_of, flows_columns, nodes_columns, runs_columns, runs_csv, summarise,
+    summary_columns, summary_csv, summary_table,
 };
-use coapcc_sim::multihop::scenario::{assemble, configs, run, run_job};
-use coapcc_sim::results::{Column, Columns};
+use coapcc_sim::runner::{RunOutput, assemble, run_job, run_scenario};
 use coapcc_sim::scenario::{self, Scenario, Setting};
-use coapcc_sim::wire::{decode, decode_multihop, encode_multihop};
+use coapcc_sim::wire::{decode, encode};
 
 fn load(rel: &str, sets: &[&str]) -> Scenario {
     let path: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(rel);
@@ -38,31 +40,29 @@ fn column<'a>(c: &'a Columns, name: &str) -> &'a Column {
 #[test]
 fn run_metrics_that_count_are_integer_columns_and_the_others_floats() {
     let s = lim();
-    let cfgs = configs(&s).unwrap();
-    let runs = run(&s, &|| {}).unwrap();
-    let c = runs_columns(&cfgs, &runs, s.file.seed);
+    let runs = run_scenario(&s, &|| {}).unwrap();
+    let c = runs_columns(&s, &runs);
     let names: Vec<&str> = c.columns.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names[..3], ["algorithm", "replication", "seed"]);
     for (name, col) in &c.columns[3..] {
-        let count = COUNT_METRICS.contains(&name.as_str());
+        let count = name.parse::<MultihopMetric>().unwrap().is_count();
         assert!(matches!((count, col), (true, Column::U64(_)) | (false, Column::F64(_))), "{name}: {col:?}");
         assert_eq!(col.len(), 4, "{name}");
     }
     assert!(matches!(column(&c, "goodput_bps"), Column::F64(v) if v.iter().all(|&x| x > 0.0)));
     assert!(matches!(column(&c, "seed"), Column::U64(v) if v[..] == [1, 2, 1, 2]));
     // The CSV is these columns formatted.
-    assert_eq!(csv_of(&c), runs_csv(&cfgs, &runs, s.file.seed));
+    assert_eq!(csv_of(&c), runs_csv(&s, &runs));
 }
 
 #[test]
 fn tcp_flows_have_flags_and_nodes_have_an_absent_parent_only_at_the_border_router() {
     let s = lim();
-    let cfgs = configs(&s).unwrap();
-    let runs = run(&s, &|| {}).unwrap();
+    let runs = run_scenario(&s, &|| {}).unwrap();
     let flows = flows_columns(&runs);
     assert!(matches!(column(&flows, "setup_failed"), Column::Bool(v) if v.len() == 4 * 15));
     assert!(matches!(column(&flows, "hops"), Column::U64(v) if v.iter().all(|&h| (1..=6).contains(&h))));
-    let nodes = nodes_columns(&cfgs, &runs, s.file.seed);
+    let nodes = nodes_columns(&s, &runs).expect("multihop runs have nodes");
     let (Column::Str(role), Column::OptU64(parent), Column::OptU64(hops)) =
         (column(&nodes, "role"), column(&nodes, "parent"), column(&nodes, "hops"))
     else {
@@ -78,7 +78,7 @@ fn tcp_flows_have_flags_and_nodes_have_an_absent_parent_only_at_the_border_route
 #[test]
 fn coap_flows_name_a_host_side_client_as_host_and_servers_by_node_id() {
     let s = betzler();
-    let runs = run(&s, &|| {}).unwrap();
+    let runs = run_scenario(&s, &|| {}).unwrap();
     let flows = flows_columns(&runs);
     // Cloud clients (host side) to servers on the motes.
     let (Column::Str(clients), Column::Str(servers)) = (column(&flows, "client_node"), column(&flows, "server_node"))
@@ -88,9 +88,12 @@ fn coap_flows_name_a_host_side_client_as_host_and_servers_by_node_id() {
     assert!(!clients.is_empty() && clients.iter().all(|x| x == "host"), "{clients:?}");
     assert!(servers.iter().all(|x| x.parse::<u16>().is_ok()), "{servers:?}");
     assert!(matches!(column(&flows, "first_send_s"), Column::F64(v) if v.iter().any(|x| x.is_finite())));
-    let summary = summarise(&configs(&s).unwrap(), &runs);
-    let sc = summary_columns(&summary, 1);
+    let summary = summarise(&s, &runs);
+    let sc = summary_columns(&summary);
     assert!(matches!(column(&sc, "replications"), Column::U64(v) if v.iter().all(|&n| n == 1)));
+    assert_eq!(csv_of(&sc), summary_csv(&summary), "the summary's text is its columns");
+    let table = summary_table(&summary);
+    assert!(table.starts_with("algorithm") && table.contains("throughput_per_s") && table.contains(" ± "), "{table}");
 }
 
 #[test]
@@ -111,44 +114,45 @@ fn the_csv_of_typed_columns_quotes_text_and_leaves_absent_values_empty() {
 #[test]
 fn a_multihop_job_run_alone_equals_the_same_job_within_a_whole_run() {
     let s = lim();
-    let cfgs = configs(&s).unwrap();
-    let whole = run(&s, &|| {}).unwrap();
+    let whole = run_scenario(&s, &|| {}).unwrap();
     let mut jobs = Vec::new();
-    for a in (0..cfgs.len()).rev() {
+    for a in (0..s.algorithms.len()).rev() {
         for r in (0..2).rev() {
-            jobs.push(((a, r), run_job(&s, &cfgs, a, r).unwrap()));
+            jobs.push(((a, r), run_job(&s, a, r).unwrap()));
         }
     }
     assert_eq!(assemble(&s, jobs).unwrap(), whole);
-    let one = run_job(&s, &cfgs, 0, 0).unwrap();
+    let one = run_job(&s, 0, 0).unwrap();
     let e = assemble(&s, [((0, 0), one.clone())]).unwrap_err();
-    assert!(e.contains("replication 1: missing"), "{e}");
+    assert!(e.to_string().contains("replication 1: missing"), "{e}");
     let e = assemble(&s, [((0, 0), one.clone()), ((0, 0), one)]).unwrap_err();
-    assert!(e.contains("given twice"), "{e}");
-    assert!(run_job(&s, &cfgs, 9, 0).unwrap_err().contains("no algorithm number 9"));
+    assert!(matches!(e, SimError::Job(JobError::Twice { algorithm: 0, replication: 0, .. })), "{e}");
+    let e = run_job(&s, 9, 0).unwrap_err();
+    assert!(e.to_string().contains("no algorithm number 9"), "{e}");
+    assert!(matches!(run_job(&s, 0, 2), Err(SimError::Job(JobError::NoReplication { count: 2, .. }))));
 }
 
 #[test]
-fn a_multihop_job_result_survives_encoding_bit_for_bit() {
+fn a_multihop_job_output_survives_encoding_bit_for_bit() {
     let s = lim();
-    let cfgs = configs(&s).unwrap();
-    let tcp = run_job(&s, &cfgs, 1, 1).unwrap();
-    let b = betzler();
-    let coap = run_job(&b, &configs(&b).unwrap(), 0, 0).unwrap();
-    assert!(coap.coap.iter().any(|f| !f.series.is_empty()), "a flow with a series is encoded");
+    let tcp = run_job(&s, 1, 1).unwrap();
+    let coap = run_job(&betzler(), 0, 0).unwrap();
+    let RunOutput::Multihop(c) = &coap else { panic!("a multihop output") };
+    assert!(c.coap.iter().any(|f| !f.series.is_empty()), "a flow with a series is encoded");
     let mut traced = tcp.clone();
-    traced.tcp.as_mut().unwrap().nodes[0].trace = vec![coapcc_sim::multihop::tcp::TracePoint {
-        at_ns: 5,
-        kind: coapcc_sim::multihop::tcp::TracePointKind::Rto,
-        value_ns: 3_000_000_000,
-        retransmissions: 2,
-        syn: true,
-    }];
-    for result in [tcp, coap, traced] {
-        let bytes = encode_multihop(&result);
-        assert_eq!(decode_multihop(&bytes).unwrap(), result);
-        assert!(decode_multihop(&bytes[..bytes.len() - 1]).is_err());
-        assert!(decode(&bytes).is_err(), "not an NB-IoT job output");
+    if let RunOutput::Multihop(m) = &mut traced {
+        m.tcp.as_mut().unwrap().nodes[0].trace = vec![coapcc_sim::multihop::tcp::TracePoint {
+            at_ns: 5,
+            kind: coapcc_sim::multihop::tcp::TracePointKind::Rto,
+            value_ns: 3_000_000_000,
+            retransmissions: 2,
+            syn: true,
+        }];
     }
-    assert!(decode_multihop(b"garbage").is_err());
+    for out in [tcp, coap, traced] {
+        let bytes = encode(&out);
+        assert_eq!(decode(&bytes).unwrap(), out);
+        assert!(decode(&bytes[..bytes.len() - 1]).is_err());
+    }
+    assert!(decode(b"garbage").is_err());
 }

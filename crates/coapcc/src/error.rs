@@ -71,9 +71,6 @@ impl From<AlgorithmSettingsError> for CliError {
 
 impl From<BenchError> for CliError {
     fn from(e: BenchError) -> Self {
-        match e {
-            BenchError::Scenario(m) => CliError::Usage(m),
-            BenchError::Run(m) => CliError::Failure(m),
-        }
+        if e.is_bad_input() { CliError::Usage(e.to_string()) } else { CliError::Failure(e.to_string()) }
     }
 }

@@ -6,6 +6,7 @@ use coapcc_core::AnyConfig;
 
 use super::algorithm::{AlgorithmError, algorithm_keys, configure_algorithm};
 use super::error::ScenarioError;
+use super::multihop::MultihopModel;
 use super::schema::{FlowType, Model, NetworkConfig, Scenario, ScenarioFile, WorkloadConfig};
 use super::sizes::check_sizes;
 
@@ -73,16 +74,17 @@ pub(super) fn check(sf: ScenarioFile, file: &str) -> Result<Scenario, ScenarioEr
             if sf.network.is_some() || sf.workload.is_some() || sf.trace.is_some() {
                 return Err(err("multihop", "a multihop scenario has no [network], [workload] or [trace]".into()));
             }
-            Model::Multihop(sf.multihop.clone().unwrap_or_default())
+            // Typed after the checks below, so that their errors come first.
+            None
         }
         (Some(n), Some(w), None) => {
             check_network(n, file)?;
             check_workload(w, file)?;
-            Model::Network { network: n.clone(), workload: *w }
+            Some(Model::Network { network: n.clone(), workload: *w })
         }
         (None, None, Some(t)) => {
             t.validate().map_err(|e| err(&format!("trace.{}", e.key), e.problem.to_string()))?;
-            Model::Trace(t.clone())
+            Some(Model::Trace(t.clone()))
         }
         (_, _, Some(_)) => return Err(err("trace", "a trace scenario has no [network] or [workload]".into())),
         (None, _, None) => return Err(err("network", "missing table [network] (or [trace] or [multihop])".into())),
@@ -94,10 +96,17 @@ pub(super) fn check(sf: ScenarioFile, file: &str) -> Result<Scenario, ScenarioEr
     if sf.coap.mtu_bytes < sf.coap.ip_udp_header_bytes + 4 {
         return Err(err("coap.mtu_bytes", "must leave room for a CoAP header after the IP and UDP headers".into()));
     }
-    if matches!(model, Model::Network { .. }) {
+    if matches!(model, Some(Model::Network { .. })) {
         // Every datagram must fit the MTU; found here, not when a run sends it.
         check_sizes(&sf.coap).map_err(|e| err("coap.mtu_bytes", e.to_string()))?;
     }
+    let model = match (model, &sf.multihop) {
+        (Some(model), _) => model,
+        (None, table) => {
+            let table = table.clone().unwrap_or_default();
+            Model::Multihop(Box::new(MultihopModel::parse(&table, file, &sf.algorithms, &algorithms)?))
+        }
+    };
     Ok(Scenario { file: sf, model, algorithms })
 }
 

@@ -39,10 +39,12 @@
 //! | `check` | the checks from a deserialised file to a [`Scenario`] |
 //! | `sizes` | the request template and the MTU check ([`check_sizes`]) |
 //! | `error` | [`ScenarioError`]: file, line, key, problem |
+//! | [`multihop`] | the `[multihop]` schema and its check into a [`multihop::MultihopModel`] |
 
 mod algorithm;
 mod check;
 mod error;
+pub mod multihop;
 mod schema;
 mod settings;
 mod sizes;

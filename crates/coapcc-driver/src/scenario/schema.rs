@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use coapcc_core::{AnyConfig, Duration};
 use serde::{Deserialize, Serialize};
 
+use super::multihop::MultihopModel;
 use crate::link::PipelineConfig;
 use crate::link::presets::{NbiotConfig, residual_bandwidth_forward_with_depth, residual_bandwidth_return};
 use crate::trace::TraceConfig;
@@ -243,9 +244,9 @@ pub struct ScenarioFile {
     /// RTT-trace model (instead of network and workload).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<TraceConfig>,
-    /// Multihop IEEE 802.15.4 model (instead of network and workload; issue 12): the keys of
-    /// `coapcc_sim::multihop::engine::MultihopConfig`, typed and checked by the simulator,
-    /// which owns that model (`coapcc_sim::multihop::scenario`).
+    /// Multihop IEEE 802.15.4 model (instead of network and workload), as written: the keys
+    /// of [`super::multihop::MultihopConfig`] and the presets, checked into
+    /// [`Model::Multihop`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub multihop: Option<toml::Table>,
     /// Keys applied to every algorithm that has them.
@@ -272,9 +273,9 @@ pub enum Model {
     },
     /// Estimators fed an RTT trace (testbeds §3).
     Trace(TraceConfig),
-    /// The multihop 802.15.4 model (issue 12): its `[multihop]` table as written, typed and
-    /// checked by `coapcc_sim::multihop::scenario` (the driver does not know the model).
-    Multihop(toml::Table),
+    /// The multihop 802.15.4 model: its `[multihop]` table checked, one configuration per
+    /// algorithm.
+    Multihop(Box<MultihopModel>),
 }
 
 /// A checked scenario, ready to run.

@@ -14,15 +14,23 @@ Example::
     coapcc.sweep(s, grid={"buffer_bytes": [2500, 5000]}, replications=5).frame
 
 A multihop scenario (a ``[multihop]`` table: ``scenarios/lim/``, ``scenarios/betzler/``,
-``scenarios/makarem-cooja/``) runs the same way and gives a :class:`MultihopResult`
-(``runs``, ``flows``, ``nodes``, ``summary``)::
+``scenarios/makarem-cooja/``) runs the same way and gives the same :class:`SimResult`, with
+``nodes`` too::
 
     r = coapcc.sim("scenarios/lim/e1-nullrdc-4x4.toml", replications=5)
     r.runs.groupby("algorithm").goodput_bps.mean()
 
 Errors are Python exceptions with the CLI's messages: a bad key, value, name or file is a
 ``ValueError`` naming it (the CLI's exit code 2); a failure while running is a
-``RuntimeError``; Ctrl-C during a simulation raises ``KeyboardInterrupt``.
+``RuntimeError`` (exit code 1); Ctrl-C during a simulation raises ``KeyboardInterrupt``.
+Three subclasses tell the simulator's errors apart:
+
+- :class:`ScenarioError` (a ``ValueError``): a scenario, key, value, override or sweep point
+  that does not check;
+- :class:`BudgetError` (a ``ValueError``, like the CLI's exit code 2: nothing failed, the
+  scenario as given needs more memory than there is; fewer flows, replications or ``jobs``
+  run): a scenario the memory budget refuses before anything runs;
+- :class:`RunError` (a ``RuntimeError``): a run (an algorithm's replication) that failed.
 """
 
 from __future__ import annotations
@@ -32,14 +40,17 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _coapcc
+from ._coapcc import BudgetError, RunError, ScenarioError
 from ._frames import frame, maybe_frame
 from ._values import text_of
 
 __version__: str = _coapcc.__version__
 
 __all__ = [
-    "MultihopResult",
+    "BudgetError",
+    "RunError",
     "Scenario",
+    "ScenarioError",
     "SimResult",
     "SweepResult",
     "algorithm",
@@ -200,7 +211,7 @@ class Scenario:
     @property
     def model(self) -> str:
         """``"network"``, ``"trace"`` (the RTT-trace model) or ``"multihop"`` (a ``[multihop]``
-        table: :func:`sim` gives a :class:`MultihopResult`)."""
+        table: :func:`sim` gives a :class:`SimResult` with ``nodes``)."""
         return self._resolved.model
 
     @property
@@ -250,10 +261,21 @@ def _run_settings(
 
 
 class SimResult:
-    """The results of one NB-IoT-like or RTT-trace scenario: ``flows``, ``runs``, ``summary``,
-    ``series``, ``samples`` (pandas DataFrames, the columns of the CLI's CSV files at full
-    precision; ``flows``/``samples`` are None for an RTT-trace scenario, ``series`` when there
-    is none), ``kind``, ``scenario`` and :meth:`save`."""
+    """The results of one scenario, of any model: ``runs`` and ``summary`` always; ``flows``
+    (network flows, or multihop CoAP flows or TCP motes; None for an RTT-trace scenario),
+    ``series`` (when there is one), ``samples`` (network scenarios) and ``nodes`` (multihop
+    scenarios), else None. Tables are pandas DataFrames with the columns of the CLI's CSV
+    files at full precision, typed: counts as unsigned integers, measurements as floats, names
+    as strings, flags as booleans; a count that may be absent (``nodes.parent``,
+    ``nodes.hops``) is a nullable integer. Also ``kind``, ``scenario``, :meth:`summary_text`
+    and :meth:`save`.
+
+    The tables come from the same column model as ``coapcc sim``'s CSV writers, so a metric
+    added there is a column here.
+
+    >>> r = coapcc.sim("scenarios/lim/e1-nullrdc-4x4.toml", replications=3)
+    >>> r.runs.groupby("algorithm", sort=False).goodput_bps.mean()
+    """
 
     def __init__(self, scenario: Scenario, output: Any) -> None:
         self.scenario: Scenario = scenario
@@ -262,7 +284,7 @@ class SimResult:
 
     @property
     def kind(self) -> str:
-        """The scenario's model: ``"network"`` or ``"trace"``."""
+        """The scenario's model: ``"network"``, ``"trace"`` or ``"multihop"``."""
         return self.scenario.model
 
     def _frame(self, name: str) -> Any:
@@ -272,17 +294,24 @@ class SimResult:
 
     @property
     def flows(self) -> Any:
-        """One row per algorithm × replication × flow (``flows.csv``)."""
+        """Network: one row per algorithm × replication × flow. Multihop CoAP: one row per
+        algorithm × replication × flow (``client_node`` and ``server_node`` are node ids as
+        text, or ``"host"``); multihop TCP: one row per algorithm × replication × mote
+        (``flows.csv``). None for an RTT-trace scenario."""
         return self._frame("flows")
 
     @property
     def runs(self) -> Any:
-        """One row per algorithm × replication (``runs.csv``)."""
+        """One row per algorithm × replication (``runs.csv``); for a multihop scenario
+        ``algorithm``, ``replication``, ``seed``, then every run metric (``goodput_bps``,
+        ``fairness``, … for TCP; ``throughput_per_s``, ``duration_mean_s``, … for CoAP)."""
         return self._frame("runs")
 
     @property
     def summary(self) -> Any:
-        """One row per algorithm (``summary.csv``)."""
+        """``summary.csv``: one row per algorithm; for a multihop scenario one row per
+        algorithm × metric with ``mean``, ``ci95`` (Student-t 95 % half-width) and
+        ``replications``."""
         return self._frame("summary")
 
     @property
@@ -292,8 +321,15 @@ class SimResult:
 
     @property
     def samples(self) -> Any:
-        """Every RTT sample and expired RTO per flow (``samples.csv``), or None."""
+        """Every RTT sample and expired RTO per flow (``samples.csv``) of a network scenario,
+        or None."""
         return self._frame("samples")
+
+    @property
+    def nodes(self) -> Any:
+        """One row per algorithm × replication × mote of a multihop scenario: role, position,
+        DODAG parent and hop count, MAC counters and duty cycle (``nodes.csv``); else None."""
+        return self._frame("nodes")
 
     def summary_text(self) -> str:
         """The summary table ``coapcc sim`` prints."""
@@ -301,7 +337,8 @@ class SimResult:
 
     def save(self, directory: Union[str, "os.PathLike[str]"], samples: bool = False) -> List[Path]:
         """Writes the files ``coapcc sim --out DIRECTORY`` writes (``samples.csv`` only when
-        ``samples``, as with ``--samples``), byte for byte; returns their paths."""
+        ``samples``, as with ``--samples``, which changes nothing for an RTT-trace or
+        multihop scenario), byte for byte; returns their paths."""
         return _write_files(Path(directory), self._output.files(samples))
 
     def __repr__(self) -> str:
@@ -322,83 +359,28 @@ def _write_files(directory: Path, files: Iterable[Tuple[str, str]]) -> List[Path
     return written
 
 
-class MultihopResult:
-    """The results of one multihop scenario (a ``[multihop]`` table): ``runs``, ``flows``,
-    ``nodes``, ``summary`` (pandas DataFrames with the columns of the CLI's CSV files, typed:
-    counts as unsigned integers, measurements as floats at full precision, names as strings,
-    flags as booleans; ``nodes.parent`` and ``nodes.hops`` are nullable integers), ``kind``
-    (``"multihop"``), ``scenario`` and :meth:`save`.
-
-    The tables come from the same column model as ``coapcc sim``'s CSV writers, so a metric
-    added there is a column here.
-
-    >>> r = coapcc.sim("scenarios/lim/e1-nullrdc-4x4.toml", replications=3)
-    >>> r.runs.groupby("algorithm", sort=False).goodput_bps.mean()
-    """
-
-    kind: str = "multihop"
-    """Always ``"multihop"`` (a :class:`SimResult`'s is ``"network"`` or ``"trace"``)."""
-
-    def __init__(self, scenario: Scenario, output: Any) -> None:
-        self.scenario: Scenario = scenario
-        self._output = output
-        self._frames: Dict[str, Any] = {}
-
-    def _frame(self, name: str) -> Any:
-        if name not in self._frames:
-            self._frames[name] = frame(getattr(self._output, name)())
-        return self._frames[name]
-
-    @property
-    def runs(self) -> Any:
-        """One row per algorithm × replication (``runs.csv``): ``algorithm``, ``replication``,
-        ``seed``, then every run metric (``goodput_bps``, ``fairness``, … for TCP;
-        ``throughput_per_s``, ``duration_mean_s``, … for CoAP)."""
-        return self._frame("runs")
-
-    @property
-    def flows(self) -> Any:
-        """CoAP: one row per algorithm × replication × flow (``client_node`` and
-        ``server_node`` are node ids as text, or ``"host"``); TCP: one row per algorithm ×
-        replication × mote (``flows.csv``)."""
-        return self._frame("flows")
-
-    @property
-    def nodes(self) -> Any:
-        """One row per algorithm × replication × mote: role, position, DODAG parent and hop
-        count, MAC counters and duty cycle (``nodes.csv``)."""
-        return self._frame("nodes")
-
-    @property
-    def summary(self) -> Any:
-        """One row per algorithm × metric: ``mean``, ``ci95`` (Student-t 95 % half-width),
-        ``replications`` (``summary.csv``)."""
-        return self._frame("summary")
-
-    def summary_text(self) -> str:
-        """The summary table ``coapcc sim`` prints."""
-        return self._output.summary_text()
-
-    def save(self, directory: Union[str, "os.PathLike[str]"], samples: bool = False) -> List[Path]:
-        """Writes the files ``coapcc sim --out DIRECTORY`` writes for a multihop scenario
-        (``runs.csv``, ``flows.csv``, ``nodes.csv``, ``summary.csv``, ``scenario.toml``), byte
-        for byte; returns their paths. ``samples`` changes nothing (as ``--samples`` does not
-        for a multihop scenario)."""
-        del samples
-        return _write_files(Path(directory), self._output.files())
-
-    def __repr__(self) -> str:
-        return f"<coapcc.MultihopResult {self.scenario.name!r}>\n{self.summary_text()}"
+AnyResult = SimResult
+"""The result of :func:`sim` (kept for code that names it; every model gives a :class:`SimResult`)."""
 
 
-AnyResult = Union[SimResult, MultihopResult]
-
-
-def _result(scenario: Scenario, output: Any) -> AnyResult:
-    """The result object of a native output (multihop or not)."""
-    if isinstance(output, _coapcc.MultihopOutput):
-        return MultihopResult(scenario, output)
+def _result(scenario: Scenario, output: Any) -> SimResult:
+    """The result object of a native output."""
     return SimResult(scenario, output)
+
+
+def __getattr__(name: str) -> Any:
+    """``MultihopResult``, the old name of a multihop scenario's result: :class:`SimResult`,
+    with a ``DeprecationWarning``."""
+    if name == "MultihopResult":
+        import warnings
+
+        warnings.warn(
+            "coapcc.MultihopResult is deprecated: every scenario gives a coapcc.SimResult",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return SimResult
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def sim(
@@ -408,12 +390,12 @@ def sim(
     seed: Optional[int] = None,
     jobs: Optional[int] = None,
     set: Optional[Overrides] = None,
-) -> AnyResult:
+) -> SimResult:
     """``coapcc sim``: run every algorithm × replication of ``scenario`` (a :class:`Scenario`
     or a path) on ``jobs`` threads (default: all cores; results never depend on it).
 
-    A multihop scenario gives a :class:`MultihopResult`, any other a :class:`SimResult`
-    (``result.kind`` tells which: ``"multihop"``, ``"network"``, ``"trace"``).
+    Every model gives a :class:`SimResult` (``result.kind`` tells which: ``"network"``,
+    ``"trace"``, ``"multihop"``).
 
     ``algorithms``, ``replications`` and ``seed`` override the scenario's, as ``--algorithm``,
     ``--replications`` and ``--seed`` do; ``set`` (``{key: value}`` or ``(key, value)`` pairs)

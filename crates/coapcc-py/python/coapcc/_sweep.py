@@ -74,7 +74,7 @@ class SweepResult:
     """The results of a sweep: :attr:`frame` (the swept keys, then the columns of
     ``summary.csv``: one row per point × algorithm, or for a multihop scenario per point ×
     algorithm × metric; rows in point order then the summary's order), :attr:`results` (a
-    :class:`~coapcc.SimResult` or :class:`~coapcc.MultihopResult` per point), :meth:`to_csv`
+    :class:`~coapcc.SimResult` per point), :meth:`to_csv`
     (the bytes of ``coapcc sim --sweep``'s ``sweep.csv``) and :meth:`save`."""
 
     def __init__(self, scenario: Scenario, points: List[Point], results: List[AnyResult]) -> None:
@@ -134,7 +134,7 @@ def sweep(
     :func:`sim` (before the point's settings).
     The result is the same, value for value and in the same order, however it ran. A
     multihop scenario sweeps the same way (``grid={"multihop.udgm.success_ratio_tx": [1,
-    0.9]}``), each point a :class:`~coapcc.MultihopResult`.
+    0.9]}``).
 
     >>> r = coapcc.sweep("scenarios/fasor/10-flows-high-errors-random.toml",
     ...                  grid={"buffer_bytes": [2500, 5000]}, replications=4)

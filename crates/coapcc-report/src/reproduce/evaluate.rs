@@ -1,7 +1,7 @@
 //! Our number for each published claim, and whether the claim holds.
 
 use coapcc_sim::metrics::SeriesPoint;
-use coapcc_sim::results::Summary;
+use coapcc_sim::results::{MetricSummary, MultihopMetric, NetworkSummary, Summary, TraceSummary};
 
 use super::experiments::Case;
 use super::published::{At, Check, Claim, Comparison, DEFAULT_BAND, Kind, Quantity, Rows};
@@ -61,13 +61,7 @@ pub struct CaseResult {
     pub series: CaseSeries,
     /// Whether this is an RTT-trace case.
     pub trace: bool,
-    /// A multihop case: per algorithm (scenario order), every run metric's values over the
-    /// replications (`coapcc_sim::multihop::output::run_metrics`); empty otherwise.
-    pub multihop: Vec<(String, MultihopMetrics)>,
 }
-
-/// One algorithm's multihop run metrics: (name, value per replication), in `runs.csv` order.
-pub type MultihopMetrics = Vec<(String, Vec<f64>)>;
 
 /// Mean and 95 % confidence half-width.
 type MeanCi = (f64, f64);
@@ -76,6 +70,17 @@ impl CaseResult {
     /// The summary of `algorithm`.
     pub fn of(&self, algorithm: &str) -> Option<&Summary> {
         self.summaries.iter().find(|s| s.algorithm == algorithm)
+    }
+
+    /// Whether this is a multihop case (its summaries hold run metrics).
+    pub fn is_multihop(&self) -> bool {
+        self.summaries.iter().any(|s| s.multihop().is_some())
+    }
+
+    /// Multihop run metric `metric` of `algorithm` (its mean and 95 % confidence interval over
+    /// the replications), when the case has it.
+    pub fn metric(&self, algorithm: &str, metric: MultihopMetric) -> Option<&MetricSummary> {
+        self.of(algorithm)?.multihop()?.get(metric)
     }
 }
 
@@ -118,6 +123,17 @@ pub struct Outcome {
 
 fn find<'a>(cases: &'a [CaseResult], name: &str) -> Result<&'a CaseResult, String> {
     cases.iter().find(|c| c.case.name == name).ok_or_else(|| format!("case `{name}` was not run"))
+}
+
+/// The network part of a summary: every quantity NaN for another model's (as the columns of
+/// `summary.csv`).
+pub(crate) fn net(s: &Summary) -> &NetworkSummary {
+    s.network().unwrap_or(&NetworkSummary::NONE)
+}
+
+/// The RTT-trace part of a summary: NaN for another model's.
+pub(crate) fn tr(s: &Summary) -> &TraceSummary {
+    s.trace().unwrap_or(&TraceSummary::NONE)
 }
 
 fn of<'a>(c: &'a CaseResult, a: &str) -> Result<&'a Summary, String> {
@@ -166,17 +182,17 @@ fn place<'a>(cases: &'a [CaseResult], at: At<'a>) -> Result<Place<'a>, String> {
 /// A per-case quantity of one algorithm.
 fn case_scalar(x: Quantity, s: &Summary) -> Option<f64> {
     Some(match x {
-        Quantity::FctMedian => s.fct.p50,
-        Quantity::FctP10P90 => s.fct.p90 - s.fct.p10,
-        Quantity::UnnecessaryMedian => s.unnecessary.p50,
-        Quantity::RetransmissionsMedian => s.retransmissions.p50,
-        Quantity::ExpiredRtoMedian => s.expired_rto.p50,
-        Quantity::RttMedian => s.rtt.p50,
-        Quantity::Goodput => s.goodput_per_s,
-        Quantity::LossRatio => s.loss_ratio,
-        Quantity::Overhead => s.overhead,
-        Quantity::RmseMs => s.rmse_ms,
-        Quantity::Spurious => s.spurious,
+        Quantity::FctMedian => net(s).fct.p50,
+        Quantity::FctP10P90 => net(s).fct.p90 - net(s).fct.p10,
+        Quantity::UnnecessaryMedian => net(s).unnecessary.p50,
+        Quantity::RetransmissionsMedian => net(s).retransmissions.p50,
+        Quantity::ExpiredRtoMedian => net(s).expired_rto.p50,
+        Quantity::RttMedian => net(s).rtt.p50,
+        Quantity::Goodput => net(s).goodput_per_s,
+        Quantity::LossRatio => net(s).loss_ratio,
+        Quantity::Overhead => net(s).overhead,
+        Quantity::RmseMs => tr(s).rmse_ms,
+        Quantity::Spurious => tr(s).spurious,
         _ => return None,
     })
 }
@@ -190,8 +206,8 @@ fn base(x: Quantity, at: &Place<'_>, a: &str) -> Result<f64, String> {
         Place::Sweep(sweep, pts) => {
             let xy: Vec<(f64, &Summary)> =
                 pts.iter().map(|(x, c)| Ok((mean_resbw(sweep, *x), of(c, a)?))).collect::<Result<_, String>>()?;
-            let g: Vec<(f64, f64)> = xy.iter().map(|(x, s)| (*x, s.goodput_per_s)).collect();
-            let o: Vec<f64> = xy.iter().map(|(_, s)| s.overhead).filter(|v| v.is_finite()).collect();
+            let g: Vec<(f64, f64)> = xy.iter().map(|(x, s)| (*x, net(s).goodput_per_s)).collect();
+            let o: Vec<f64> = xy.iter().map(|(_, s)| net(s).overhead).filter(|v| v.is_finite()).collect();
             Ok(match x {
                 Quantity::GoodputSlope => slope(&g),
                 Quantity::GoodputLinearityR2 => r_squared(&g),
@@ -243,24 +259,17 @@ fn fold_max(v: impl Iterator<Item = f64>) -> f64 {
     v.filter(|x| x.is_finite()).fold(f64::NAN, |m, x| if m >= x { m } else { x })
 }
 
-/// The replication values of multihop run metric `of` for algorithm `a` in case `case`.
-fn mh_values<'a>(cases: &'a [CaseResult], case: &str, a: &str, of: &str) -> Result<&'a [f64], String> {
+/// Multihop run metric `of` of algorithm `a` in case `case`: its mean and 95 % confidence
+/// half-width over the replications.
+fn mh_values(cases: &[CaseResult], case: &str, a: &str, of: &str) -> Result<MeanCi, String> {
     let c = find(cases, case)?;
-    let (_, metrics) = c
-        .multihop
-        .iter()
-        .find(|(n, _)| n == a)
-        .ok_or_else(|| format!("algorithm `{a}` not in multihop case `{case}`"))?;
-    metrics
-        .iter()
-        .find(|(n, _)| n == of)
-        .map(|(_, v)| v.as_slice())
+    let m =
+        c.of(a).and_then(Summary::multihop).ok_or_else(|| format!("algorithm `{a}` not in multihop case `{case}`"))?;
+    of.parse::<MultihopMetric>()
+        .ok()
+        .and_then(|metric| m.get(metric))
+        .map(|x| (x.mean, x.ci95))
         .ok_or_else(|| format!("case `{case}` has no run metric `{of}`"))
-}
-
-/// Mean and 95 % confidence half-width (Student t) of replication values.
-pub fn mh_mean_ci(xs: &[f64]) -> (f64, f64) {
-    coapcc_sim::multihop::output::mean_ci(xs)
 }
 
 /// The multihop metrics (`mh_mean`, `mh_gain`, `mh_diff`, `mh_ci_gap`, `mh_ratio`,
@@ -269,10 +278,10 @@ fn mh_metric(cases: &[CaseResult], kind: Kind<'_>) -> Result<f64, String> {
     let pair = |m: &super::published::MhOf| -> Result<(MeanCi, MeanCi), String> {
         let b = m.b.as_deref().unwrap_or(&m.a);
         let case_b = m.case_b.as_deref().unwrap_or(&m.case);
-        Ok((mh_mean_ci(mh_values(cases, &m.case, &m.a, &m.of)?), mh_mean_ci(mh_values(cases, case_b, b, &m.of)?)))
+        Ok((mh_values(cases, &m.case, &m.a, &m.of)?, mh_values(cases, case_b, b, &m.of)?))
     };
     match kind {
-        Kind::MhMean(m) => Ok(mh_mean_ci(mh_values(cases, &m.case, &m.a, &m.of)?).0),
+        Kind::MhMean(m) => Ok(mh_values(cases, &m.case, &m.a, &m.of)?.0),
         Kind::MhGain(m) => pair(m).map(|((a, _), (b, _))| a / b - 1.0),
         Kind::MhDiff(m) => pair(m).map(|((a, _), (b, _))| a - b),
         Kind::MhRatio(m) => pair(m).map(|((a, _), (b, _))| a / b),
@@ -282,7 +291,7 @@ fn mh_metric(cases: &[CaseResult], kind: Kind<'_>) -> Result<f64, String> {
                 let means: Vec<f64> = m
                     .algorithms
                     .iter()
-                    .map(|a| mh_values(cases, case, a, &m.of).map(|v| mh_mean_ci(v).0))
+                    .map(|a| mh_values(cases, case, a, &m.of).map(|v| v.0))
                     .collect::<Result<_, _>>()?;
                 let max = means.iter().copied().fold(f64::NEG_INFINITY, f64::max);
                 let min = means.iter().copied().fold(f64::INFINITY, f64::min);
@@ -292,18 +301,15 @@ fn mh_metric(cases: &[CaseResult], kind: Kind<'_>) -> Result<f64, String> {
         }
         Kind::MhDropDiff(m) => {
             let drop = |[from, to]: &[String; 2]| -> Result<f64, String> {
-                let x = mh_mean_ci(mh_values(cases, from, &m.a, &m.of)?).0;
-                let y = mh_mean_ci(mh_values(cases, to, &m.a, &m.of)?).0;
+                let x = mh_values(cases, from, &m.a, &m.of)?.0;
+                let y = mh_values(cases, to, &m.a, &m.of)?.0;
                 Ok(reduction(y, x))
             };
             Ok(drop(&m.cases)? - drop(&m.cases_b)?)
         }
         Kind::MhDecreaseMin(m) => {
-            let means: Vec<f64> = m
-                .cases
-                .iter()
-                .map(|c| mh_values(cases, c, &m.a, &m.of).map(|v| mh_mean_ci(v).0))
-                .collect::<Result<_, _>>()?;
+            let means: Vec<f64> =
+                m.cases.iter().map(|c| mh_values(cases, c, &m.a, &m.of).map(|v| v.0)).collect::<Result<_, _>>()?;
             // NaN as soon as one step is undefined (min ignores NaN, so fold by hand).
             Ok(means
                 .windows(2)
@@ -312,8 +318,8 @@ fn mh_metric(cases: &[CaseResult], kind: Kind<'_>) -> Result<f64, String> {
         }
         Kind::MhGainDiff(m) => {
             let gain = |case: &str| -> Result<f64, String> {
-                let a = mh_mean_ci(mh_values(cases, case, &m.a, &m.of)?).0;
-                let b = mh_mean_ci(mh_values(cases, case, &m.b, &m.of)?).0;
+                let a = mh_values(cases, case, &m.a, &m.of)?.0;
+                let b = mh_values(cases, case, &m.b, &m.of)?.0;
                 Ok(ratio_minus_one(a, b))
             };
             Ok(gain(&m.case)? - gain(&m.case_b)?)
@@ -349,7 +355,8 @@ pub(crate) fn metric(cases: &[CaseResult], claim: &Claim) -> Result<f64, String>
         | Kind::MhGainDiff(_)) => mh_metric(cases, k),
         Kind::FctMedianSpread(m) => {
             let c = find(cases, &m.case)?;
-            let meds: Vec<f64> = m.algorithms.iter().map(|a| of(c, a).map(|s| s.fct.p50)).collect::<Result<_, _>>()?;
+            let meds: Vec<f64> =
+                m.algorithms.iter().map(|a| of(c, a).map(|s| net(s).fct.p50)).collect::<Result<_, _>>()?;
             let max = meds.iter().copied().fold(f64::NEG_INFINITY, f64::max);
             let min = meds.iter().copied().fold(f64::INFINITY, f64::min);
             Ok(max / min - 1.0)
@@ -367,19 +374,20 @@ pub(crate) fn metric(cases: &[CaseResult], claim: &Claim) -> Result<f64, String>
                 let c = find(cases, n)?;
                 for a in &m.algorithms {
                     let s = of(c, a)?;
-                    total += if unnecessary { s.unnecessary_total } else { s.drops_buffer_total };
+                    total += if unnecessary { net(s).unnecessary_total } else { net(s).drops_buffer_total };
                 }
             }
             Ok(total as f64)
         }
         Kind::WastedCapacityFraction(m) => {
             let s = of(find(cases, &m.case)?, &m.a)?;
-            let (u, c) = (s.unnecessary_total as f64, s.completed_total as f64);
+            let (u, c) = (net(s).unnecessary_total as f64, net(s).completed_total as f64);
             Ok(if u + c == 0.0 { f64::NAN } else { u / (u + c) })
         }
         Kind::LossRatioMax(m) => {
             let c = find(cases, &m.case)?;
-            let v: Vec<f64> = m.algorithms.iter().map(|a| of(c, a).map(|s| s.loss_ratio)).collect::<Result<_, _>>()?;
+            let v: Vec<f64> =
+                m.algorithms.iter().map(|a| of(c, a).map(|s| net(s).loss_ratio)).collect::<Result<_, _>>()?;
             Ok(fold_max(v.into_iter()))
         }
         Kind::MaxOverheadOver(m) => {
@@ -388,9 +396,11 @@ pub(crate) fn metric(cases: &[CaseResult], claim: &Claim) -> Result<f64, String>
                 m.algorithms.iter().map(|a| base(Quantity::MaxOverhead, &at, a)).collect::<Result<_, _>>()?;
             Ok(fold_max(v.into_iter()))
         }
-        Kind::RmseWins(m) => wins(cases, m, |a, b| a.rmse_ms < b.rmse_ms),
-        Kind::SpuriousWins(m) => wins(cases, m, |a, b| a.spurious < b.spurious),
-        Kind::RmseAndSpuriousWins(m) => wins(cases, m, |a, b| a.rmse_ms < b.rmse_ms && a.spurious < b.spurious),
+        Kind::RmseWins(m) => wins(cases, m, |a, b| tr(a).rmse_ms < tr(b).rmse_ms),
+        Kind::SpuriousWins(m) => wins(cases, m, |a, b| tr(a).spurious < tr(b).spurious),
+        Kind::RmseAndSpuriousWins(m) => {
+            wins(cases, m, |a, b| tr(a).rmse_ms < tr(b).rmse_ms && tr(a).spurious < tr(b).spurious)
+        }
         // X_increase: X(a in cases[0]) / X(a in cases[1]) − 1.
         Kind::Increase(x, m) => {
             let [first, second] = &m.cases;
@@ -456,7 +466,7 @@ fn unnecessary_reduction_max(cases: &[CaseResult], names: &[String], pairs: &[[S
     for name in names {
         let c = find(cases, name)?;
         for [a, b] in pairs {
-            vals.push(reduction(of(c, a)?.unnecessary.p50, of(c, b)?.unnecessary.p50));
+            vals.push(reduction(net(of(c, a)?).unnecessary.p50, net(of(c, b)?).unnecessary.p50));
         }
     }
     Ok(fold_max(vals.into_iter()))
@@ -553,9 +563,7 @@ mod tests {
 
     /// A hand-made summary: median FCT and unnecessary retransmissions, loss ratio.
     fn summary(algorithm: &str, fct: f64, unnecessary: f64, loss_ratio: f64) -> Summary {
-        Summary {
-            algorithm: algorithm.into(),
-            runs: 1,
+        let n = NetworkSummary {
             fct: q(fct),
             retransmissions: q(unnecessary + 1.0),
             unnecessary: q(unnecessary),
@@ -569,9 +577,8 @@ mod tests {
             drops_buffer_total: 0,
             flows_unfinished: 0,
             flows_total: 10,
-            rmse_ms: f64::NAN,
-            spurious: f64::NAN,
-        }
+        };
+        Summary { algorithm: algorithm.into(), runs: 1, of: coapcc_sim::results::SummaryOf::Network(Box::new(n)) }
     }
 
     fn case(name: &str, summaries: Vec<Summary>) -> CaseResult {
@@ -584,14 +591,22 @@ mod tests {
             summaries,
             series: CaseSeries::None,
             trace: false,
-            multihop: Vec::new(),
+        }
+    }
+
+    /// A multihop summary of `algorithm` whose goodput took `goodput_bps` in its replications.
+    fn mh_summary(algorithm: &str, goodput_bps: &[f64]) -> Summary {
+        let (mean, ci95) = coapcc_sim::results::mean_ci(goodput_bps);
+        let metrics = vec![MetricSummary { metric: MultihopMetric::GoodputBps, mean, ci95 }];
+        Summary {
+            algorithm: algorithm.into(),
+            runs: goodput_bps.len(),
+            of: coapcc_sim::results::SummaryOf::Multihop(coapcc_sim::results::MultihopSummary { tcp: true, metrics }),
         }
     }
 
     fn mh_case(name: &str, algs: &[(&str, &[f64])]) -> CaseResult {
-        let mut c = case(name, Vec::new());
-        c.multihop = algs.iter().map(|(a, v)| (a.to_string(), vec![("goodput_bps".to_string(), v.to_vec())])).collect();
-        c
+        case(name, algs.iter().map(|(a, v)| mh_summary(a, v)).collect())
     }
 
     fn mh_claim(body: &str) -> Claim {

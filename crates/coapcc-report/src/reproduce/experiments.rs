@@ -95,9 +95,7 @@ fn case_name(file: &Path) -> String {
 
 fn files_in(root: &Path, dir: &str) -> Result<Vec<PathBuf>, ReportError> {
     let mut out: Vec<PathBuf> = std::fs::read_dir(root.join(dir))
-        .map_err(|e| {
-            ReportError::Scenario(format!("cannot read scenarios folder `{}`: {e}", root.join(dir).display()))
-        })?
+        .map_err(|e| ReportError::Options(format!("cannot read scenarios folder `{}`: {e}", root.join(dir).display())))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         .filter_map(|p| p.strip_prefix(root).ok().map(Path::to_path_buf))

@@ -20,15 +20,16 @@ pub mod render;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use coapcc_sim::results::{flows_csv, runs_csv, series_csv, summarise, summary_csv};
-use coapcc_sim::runner::{RunOutput, job_count, run_scenario};
+use coapcc_sim::multihop::tcp::TracePointKind;
+use coapcc_sim::results::{result_files, rto_series_csv, summarise, trace_nodes};
+use coapcc_sim::runner::{AlgorithmRuns, RunOutput, job_count, run_scenario};
 use coapcc_sim::scenario::{self, Model};
 
 use self::evaluate::{CaseResult, CaseSeries, TcpTrace, evaluate};
 use self::experiments::Case;
 use self::published::FigureKind;
 use self::render::Section;
-use crate::error::{ReportError, run as run_error, scenario as scenario_error};
+use crate::error::ReportError;
 use crate::files::write_atomic;
 use crate::progress::{Progress, thread_pool};
 
@@ -70,12 +71,14 @@ pub fn list() -> Result<String, ReportError> {
 }
 
 fn load_case(root: &Path, c: &Case) -> Result<scenario::Scenario, ReportError> {
-    scenario::load(&root.join(&c.file), &c.sets).map_err(scenario_error)
+    Ok(scenario::load(&root.join(&c.file), &c.sets)?)
 }
 
-/// Runs multihop case `case` (scenario `s`) on `pool`, writes its CSVs into `data`, and keeps
-/// every run metric's replication values for the claims and figures.
-fn multihop_case(
+/// Runs case `case` (scenario `s`, of any model) on `pool`, writes its files into `data` (those
+/// of `coapcc sim`, and for a multihop case drawn by a trace or flow-series figure, `traced` or
+/// `flow_series`, replication 0's `rto_series.csv` or `series.csv`), and keeps what the
+/// claims and figures need.
+fn run_case(
     case: Case,
     s: &scenario::Scenario,
     data: &Path,
@@ -84,71 +87,69 @@ fn multihop_case(
     traced: bool,
     flow_series: bool,
 ) -> Result<CaseResult, ReportError> {
-    use coapcc_sim::multihop::{output, scenario as mh};
-    let cfgs = mh::configs(s).map_err(scenario_error)?;
-    let runs = pool.install(|| mh::run(s, progress)).map_err(run_error)?;
-    let summary = output::summarise(&cfgs, &runs);
-    write_atomic(&data.join("runs.csv"), output::runs_csv(&cfgs, &runs, s.file.seed).as_bytes())?;
-    write_atomic(&data.join("flows.csv"), output::flows_csv(&runs).as_bytes())?;
-    write_atomic(&data.join("nodes.csv"), output::nodes_csv(&cfgs, &runs, s.file.seed).as_bytes())?;
-    write_atomic(&data.join("summary.csv"), output::summary_csv(&summary, s.file.replications).as_bytes())?;
-    write_atomic(&data.join("scenario.toml"), s.to_toml().as_bytes())?;
-    let series = if traced {
-        tcp_traces(s, data, pool)?
-    } else if flow_series {
-        write_atomic(&data.join("series.csv"), flow_series_csv(&runs).as_bytes())?;
-        CaseSeries::FlowSeries(
+    let runs = pool.install(|| run_scenario(s, progress))?;
+    let summaries = summarise(s, &runs);
+    for (name, text) in result_files(s, &runs, &summaries, false) {
+        write_atomic(&data.join(name), text.as_bytes())?;
+    }
+    let series = match runs.first().and_then(|a| a.runs.first()) {
+        Some(RunOutput::Multihop(_)) if traced => tcp_traces(s, data, pool)?,
+        Some(RunOutput::Multihop(_)) if flow_series => {
+            write_atomic(&data.join("series.csv"), flow_series_csv(&runs).as_bytes())?;
+            CaseSeries::FlowSeries(runs.iter().map(|a| (a.algorithm.clone(), continuous_flows(a))).collect())
+        }
+        Some(RunOutput::Trace(_)) => CaseSeries::Trace(
             runs.iter()
-                .map(|a| {
-                    let flows = a.runs.first().map(|r| r.coap.as_slice()).unwrap_or_default();
-                    let per = flows
-                        .iter()
-                        .filter(|f| !f.series.is_empty())
-                        .map(|f| {
-                            let pts =
-                                f.series.iter().map(|&(t, d, r)| (t as f64 / 1e9, d as f64 / 1e9, r as f64 / 1e9));
-                            (f.peer.unwrap_or(0), pts.collect())
-                        })
-                        .collect();
-                    (a.algorithm.clone(), per)
+                .filter_map(|a| match a.runs.first() {
+                    Some(RunOutput::Trace(t)) => Some((a.algorithm.clone(), t.series.clone())),
+                    _ => None,
                 })
                 .collect(),
-        )
-    } else {
-        CaseSeries::None
+        ),
+        Some(RunOutput::Network(r)) if !r.series.is_empty() => CaseSeries::Rates(
+            runs.iter()
+                .filter_map(|a| match a.runs.first() {
+                    Some(RunOutput::Network(n)) => Some((a.algorithm.clone(), n.series.clone())),
+                    _ => None,
+                })
+                .collect(),
+        ),
+        _ => CaseSeries::None,
     };
-    let multihop = runs
-        .iter()
-        .zip(&cfgs)
-        .map(|(a, (_, cfg))| {
-            let rows: Vec<Vec<(&'static str, f64)>> = a.runs.iter().map(|r| output::run_metrics(cfg, r)).collect();
-            let names: Vec<&'static str> =
-                rows.first().map(|r| r.iter().map(|(n, _)| *n).collect()).unwrap_or_default();
-            let metrics =
-                names.iter().enumerate().map(|(i, n)| (n.to_string(), rows.iter().map(|r| r[i].1).collect())).collect();
-            (a.algorithm.clone(), metrics)
-        })
-        .collect();
     Ok(CaseResult {
         case,
         description: s.file.description.clone(),
         source: s.file.source.clone(),
         seed: s.file.seed,
         replications: s.file.replications,
-        summaries: Vec::new(),
+        summaries,
         series,
-        trace: false,
-        multihop,
+        trace: matches!(s.model, Model::Trace(_)),
     })
+}
+
+/// The continuous flows of replication 0 of a multihop algorithm's runs: each flow's server
+/// node and (completion time s, exchange duration s, RTO after it s).
+fn continuous_flows(a: &AlgorithmRuns) -> Vec<evaluate::FlowSeries> {
+    let Some(RunOutput::Multihop(r)) = a.runs.first() else { return Vec::new() };
+    r.coap
+        .iter()
+        .filter(|f| !f.series.is_empty())
+        .map(|f| {
+            let pts = f.series.iter().map(|&(t, d, r)| (t as f64 / 1e9, d as f64 / 1e9, r as f64 / 1e9));
+            (f.peer.unwrap_or(0), pts.collect())
+        })
+        .collect()
 }
 
 /// `series.csv` of a multihop case with continuous CoAP flows (Betzler's cross-traffic burst):
 /// per algorithm and replication, every recorded (completion time, exchange duration, RTO
 /// after it) of each continuous flow, in seconds; `server_node` is the flow's server.
-fn flow_series_csv(runs: &[coapcc_sim::multihop::scenario::MultihopRuns]) -> String {
+fn flow_series_csv(runs: &[AlgorithmRuns]) -> String {
     let mut out = String::from("algorithm,replication,flow,server_node,time_s,duration_s,rto_s\n");
     for a in runs {
-        for (i, r) in a.runs.iter().enumerate() {
+        for (i, out_i) in a.runs.iter().enumerate() {
+            let RunOutput::Multihop(r) = out_i else { continue };
             for (k, f) in r.coap.iter().enumerate() {
                 let server = f.peer.map_or_else(|| "host".to_string(), |n| n.to_string());
                 for &(t, d, rto) in &f.series {
@@ -168,16 +169,15 @@ fn flow_series_csv(runs: &[coapcc_sim::multihop::scenario::MultihopRuns]) -> Str
 
 /// Replication 0 of a TCP multihop case again with the per-node traces recorded (Lim 2020
 /// Figs. 2–3): writes `rto_series.csv` into `data` and keeps the traces of the motes of
-/// `output::trace_nodes` for the `mh-trace` figures. Recording changes no other output.
+/// [`trace_nodes`] for the `mh-trace` figures. Recording changes no other output.
 fn tcp_traces(s: &scenario::Scenario, data: &Path, pool: &rayon::ThreadPool) -> Result<CaseSeries, ReportError> {
-    use coapcc_sim::multihop::{output, scenario as mh, tcp::TracePointKind};
-    let runs = pool.install(|| mh::run_traced(s, 0)).map_err(run_error)?;
-    write_atomic(&data.join("rto_series.csv"), output::rto_series_csv(&runs, 0).as_bytes())?;
+    let runs = pool.install(|| coapcc_sim::multihop::scenario::run_traced(s, 0))?;
+    write_atomic(&data.join("rto_series.csv"), rto_series_csv(&runs, 0).as_bytes())?;
     let per = runs
         .iter()
         .filter_map(|(a, r)| {
             let t = r.tcp.as_ref()?;
-            let nodes = output::trace_nodes(t)
+            let nodes = trace_nodes(t)
                 .into_iter()
                 .map(|i| {
                     let n = &t.nodes[i];
@@ -252,54 +252,9 @@ pub fn run_reproduce(opts: &ReproduceOptions, out: &mut dyn Write, progress: &dy
             progress.working_on(&case.name);
             // Every finished case is on disk at once: an interrupted run loses nothing finished.
             let data = dir.join("data").join(&case.name);
-            if let Model::Multihop(_) = s.model {
-                let t = traced.contains(&case.name.as_str());
-                let f = flow_series.contains(&case.name.as_str());
-                results.push(multihop_case(case, &s, &data, &pool, &|| progress.finished_one(), t, f)?);
-                continue;
-            }
-            let runs = pool.install(|| run_scenario(&s, &|| progress.finished_one())).map_err(run_error)?;
-            let trace = matches!(s.model, Model::Trace(_));
-            if !trace {
-                write_atomic(&data.join("flows.csv"), flows_csv(&runs).as_bytes())?;
-            }
-            write_atomic(&data.join("runs.csv"), runs_csv(&runs).as_bytes())?;
-            let summaries = summarise(&runs);
-            write_atomic(&data.join("summary.csv"), summary_csv(&summaries).as_bytes())?;
-            if let Some(series) = series_csv(&runs) {
-                write_atomic(&data.join("series.csv"), series.as_bytes())?;
-            }
-            write_atomic(&data.join("scenario.toml"), s.to_toml().as_bytes())?;
-            let series = match runs.first().and_then(|a| a.runs.first()) {
-                Some(RunOutput::Trace(_)) => CaseSeries::Trace(
-                    runs.iter()
-                        .filter_map(|a| match a.runs.first() {
-                            Some(RunOutput::Trace(t)) => Some((a.algorithm.clone(), t.series.clone())),
-                            _ => None,
-                        })
-                        .collect(),
-                ),
-                Some(RunOutput::Network(r)) if !r.series.is_empty() => CaseSeries::Rates(
-                    runs.iter()
-                        .filter_map(|a| match a.runs.first() {
-                            Some(RunOutput::Network(n)) => Some((a.algorithm.clone(), n.series.clone())),
-                            _ => None,
-                        })
-                        .collect(),
-                ),
-                _ => CaseSeries::None,
-            };
-            results.push(CaseResult {
-                case,
-                description: s.file.description.clone(),
-                source: s.file.source.clone(),
-                seed: s.file.seed,
-                replications: s.file.replications,
-                summaries,
-                series,
-                trace,
-                multihop: Vec::new(),
-            });
+            let t = traced.contains(&case.name.as_str());
+            let f = flow_series.contains(&case.name.as_str());
+            results.push(run_case(case, &s, &data, &pool, &|| progress.finished_one(), t, f)?);
         }
         let outcomes = published.claims.iter().map(|c| evaluate(&results, c)).collect();
         let figures = published.figures.iter().map(|f| (f.clone(), render::figure(f, &results))).collect();

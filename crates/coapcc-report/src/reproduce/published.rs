@@ -157,10 +157,20 @@ const ARGUMENT_KINDS: [(&str, WithArgument); 4] = [
     ("mh-trace:", FigureKind::MhTrace),
 ];
 
+/// A figure kind that is none of [`FigureKind`]'s: the text read and the valid kinds.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown kind `{kind}`; valid kinds: {valid}")]
+pub struct UnknownFigureKind {
+    /// The text read.
+    pub kind: String,
+    /// The valid kinds, comma-separated (`fct-box`, …, `mh-ci:NAME`, …).
+    pub valid: String,
+}
+
 impl std::str::FromStr for FigureKind {
-    type Err = String;
+    type Err = UnknownFigureKind;
     /// Reads `fct-box`, `mh-ci:goodput_bps`, …; the error lists the valid kinds.
-    fn from_str(s: &str) -> Result<FigureKind, String> {
+    fn from_str(s: &str) -> Result<FigureKind, UnknownFigureKind> {
         if let Some((_, k)) = PLAIN_KINDS.iter().find(|(w, _)| *w == s) {
             return Ok(k.clone());
         }
@@ -174,7 +184,7 @@ impl std::str::FromStr for FigureKind {
             .map(|(w, _)| w.to_string())
             .chain(ARGUMENT_KINDS.iter().map(|(p, _)| format!("{p}NAME")))
             .collect();
-        Err(format!("unknown kind `{s}`; valid kinds: {}", valid.join(", ")))
+        Err(UnknownFigureKind { kind: s.to_string(), valid: valid.join(", ") })
     }
 }
 
@@ -663,7 +673,7 @@ pub struct Rows {
     pub b: String,
 }
 
-/// A multihop run metric (`coapcc_sim::multihop::output::run_metrics`, e.g. `goodput_bps`)
+/// A multihop run metric (`coapcc_sim::results::run_metrics`, e.g. `goodput_bps`)
 /// of algorithm `a` in `case`, compared (where the metric compares) with algorithm `b`
 /// (default `a`) in case `case_b` (default `case`).
 #[derive(Clone, Debug, PartialEq, Deserialize)]

@@ -4,9 +4,10 @@
 use std::fmt::Write;
 
 use coapcc_sim::metrics::Quantiles;
+use coapcc_sim::results::{MetricSummary, MultihopMetric};
 
 use super::claims_csv::columns as claims_csv_columns;
-use super::evaluate::{CaseResult, CaseSeries, Outcome, Verdict, sweep_points};
+use super::evaluate::{CaseResult, CaseSeries, Outcome, Verdict, net, sweep_points, tr};
 use super::investigate::Investigation;
 use super::published::{Check, ClaimKind, DEFAULT_BAND, FigureKind, FigureSpec, Kind, Published};
 use crate::error::ReportError;
@@ -53,6 +54,20 @@ fn stats(q: &Quantiles) -> BoxStats {
     BoxStats { p10: q.p10, p25: q.p25, p50: q.p50, p75: q.p75, p90: q.p90 }
 }
 
+/// Multihop run metric `of` of the algorithms of case `c` the figure draws (all, or those of
+/// `spec.algorithms`), in scenario order, for those that have it.
+fn mh_means<'a>(
+    spec: &'a FigureSpec,
+    c: &'a CaseResult,
+    of: &str,
+) -> impl Iterator<Item = (String, &'a MetricSummary)> + 'a {
+    let metric = of.parse::<MultihopMetric>().ok();
+    c.summaries
+        .iter()
+        .filter(|s| spec.algorithms.is_empty() || spec.algorithms.contains(&s.algorithm))
+        .filter_map(move |s| Some((s.algorithm.clone(), s.multihop()?.get(metric?)?)))
+}
+
 /// A multihop figure (`kind = "mh-ci:METRIC"`): per case a panel, per algorithm the mean of
 /// run metric METRIC over the replications drawn as a line with its 95 % confidence interval
 /// as the box (whiskers = box: the interval).
@@ -69,14 +84,10 @@ fn multihop_ci_figure(spec: &FigureSpec, cases: &[CaseResult], of: &str) -> Stri
         .map(|c| BoxPanel {
             title: label(&c.case.name),
             y_label: format!("{of} (mean, 95 % CI)"),
-            boxes: c
-                .multihop
-                .iter()
-                .filter(|(a, _)| spec.algorithms.is_empty() || spec.algorithms.contains(a))
-                .filter_map(|(a, ms)| {
-                    let (_, v) = ms.iter().find(|(n, _)| n == of)?;
-                    let (m, ci) = super::evaluate::mh_mean_ci(v);
-                    Some((a.clone(), BoxStats { p10: m - ci, p25: m - ci, p50: m, p75: m + ci, p90: m + ci }))
+            boxes: mh_means(spec, c, of)
+                .map(|(a, x)| {
+                    let (m, ci) = (x.mean, x.ci95);
+                    (a, BoxStats { p10: m - ci, p25: m - ci, p50: m, p75: m + ci, p90: m + ci })
                 })
                 .collect(),
         })
@@ -95,15 +106,7 @@ fn multihop_bar_figure(spec: &FigureSpec, cases: &[CaseResult], of: &str) -> Str
         .filter_map(|n| cases.iter().find(|c| &c.case.name == n))
         .map(|c| BarGroup {
             label: label(&c.case.name),
-            bars: c
-                .multihop
-                .iter()
-                .filter(|(a, _)| spec.algorithms.is_empty() || spec.algorithms.contains(a))
-                .filter_map(|(a, ms)| {
-                    let (_, v) = ms.iter().find(|(n, _)| n == of)?;
-                    Some((a.clone(), super::evaluate::mh_mean_ci(v).0))
-                })
-                .collect(),
+            bars: mh_means(spec, c, of).map(|(a, x)| (a, x.mean)).collect(),
         })
         .collect();
     bar_figure(&title, of, &groups, false)
@@ -313,11 +316,11 @@ pub fn figure(spec: &FigureSpec, cases: &[CaseResult]) -> String {
         F::MhBars(of) => multihop_bar_figure(spec, cases, of),
         F::MhSeries(alg) => multihop_series_figure(spec, cases, alg),
         F::MhTrace(scheme) => multihop_trace_figure(spec, cases, scheme),
-        F::FctBox => boxed(|s| &s.fct, "flow completion time (s)"),
-        F::RetransmissionsBox => boxed(|s| &s.retransmissions, "retransmissions per flow"),
-        F::UnnecessaryBox => boxed(|s| &s.unnecessary, "unnecessary retransmissions per flow"),
-        F::RttBox => boxed(|s| &s.rtt, "CoAP RTT (s)"),
-        F::ExpiredRtoBox => boxed(|s| &s.expired_rto, "expired RTO (s)"),
+        F::FctBox => boxed(|s| &net(s).fct, "flow completion time (s)"),
+        F::RetransmissionsBox => boxed(|s| &net(s).retransmissions, "retransmissions per flow"),
+        F::UnnecessaryBox => boxed(|s| &net(s).unnecessary, "unnecessary retransmissions per flow"),
+        F::RttBox => boxed(|s| &net(s).rtt, "CoAP RTT (s)"),
+        F::ExpiredRtoBox => boxed(|s| &net(s).expired_rto, "expired RTO (s)"),
         F::RtoTrace => {
             let panels: Vec<LinePanel> = spec
                 .cases
@@ -367,7 +370,9 @@ pub fn figure(spec: &FigureSpec, cases: &[CaseResult]) -> String {
                     label: c.case.name.rsplit('-').next().unwrap_or("").trim_start_matches('0').to_string(),
                     bars: algorithms_of(spec, c)
                         .into_iter()
-                        .filter_map(|a| c.of(a).map(|s| (a.to_string(), if rmse { s.rmse_ms } else { s.spurious })))
+                        .filter_map(|a| {
+                            c.of(a).map(|s| (a.to_string(), if rmse { tr(s).rmse_ms } else { tr(s).spurious }))
+                        })
                         .collect(),
                 })
                 .collect();
@@ -454,9 +459,9 @@ pub fn figure(spec: &FigureSpec, cases: &[CaseResult]) -> String {
                             .filter_map(|(x, c)| {
                                 c.of(a).map(|s| {
                                     let y = match spec.kind {
-                                        F::GoodputSweep => s.goodput_per_s,
-                                        F::LossSweep => s.loss_ratio,
-                                        _ => s.overhead,
+                                        F::GoodputSweep => net(s).goodput_per_s,
+                                        F::LossSweep => net(s).loss_ratio,
+                                        _ => net(s).overhead,
                                     };
                                     (*x, y)
                                 })
@@ -1203,38 +1208,36 @@ samples) is not evaluated, with the reason.</p>\n{}<div class=\"ratio-plot\">{}<
 }
 
 /// Run metrics shown in a multihop case's table (those the case has).
-const MH_TABLE: &[&str] = &[
-    "goodput_bps",
-    "retransmitted_segments",
-    "fairness",
-    "connection_failures",
-    "throughput_per_s",
-    "duration_mean_s",
-    "retries_per_exchange",
-    "goodput_per_s",
-    "app_loss_ratio",
-    "overhead",
-    "duty_cycle_mean",
+const MH_TABLE: &[MultihopMetric] = &[
+    MultihopMetric::GoodputBps,
+    MultihopMetric::RetransmittedSegments,
+    MultihopMetric::Fairness,
+    MultihopMetric::ConnectionFailures,
+    MultihopMetric::ThroughputPerS,
+    MultihopMetric::DurationMeanS,
+    MultihopMetric::RetriesPerExchange,
+    MultihopMetric::GoodputPerS,
+    MultihopMetric::AppLossRatio,
+    MultihopMetric::Overhead,
+    MultihopMetric::DutyCycleMean,
 ];
 
 fn multihop_table(c: &CaseResult) -> String {
-    let cols: Vec<&str> = MH_TABLE
-        .iter()
-        .copied()
-        .filter(|m| c.multihop.first().is_some_and(|(_, ms)| ms.iter().any(|(n, _)| n == m)))
-        .collect();
+    let first = c.summaries.first().and_then(|s| s.multihop());
+    let cols: Vec<MultihopMetric> =
+        MH_TABLE.iter().copied().filter(|m| first.is_some_and(|s| s.get(*m).is_some())).collect();
     let mut t = String::from("<table><tr><th>algorithm</th>");
     for m in &cols {
-        let _ = write!(t, "<th>{} (mean ± 95 % CI)</th>", esc(m));
+        let _ = write!(t, "<th>{} (mean ± 95 % CI)</th>", esc(m.name()));
     }
     t.push_str("</tr>");
-    for (a, ms) in &c.multihop {
-        let _ = write!(t, "<tr><td>{}</td>", esc(a));
+    for s in &c.summaries {
+        let _ = write!(t, "<tr><td>{}</td>", esc(&s.algorithm));
         for m in &cols {
-            let cell = ms.iter().find(|(n, _)| n == m).map_or(String::new(), |(_, v)| {
-                let (mean, ci) = super::evaluate::mh_mean_ci(v);
-                format!("{} ± {}", num(mean), num(ci))
-            });
+            let cell = s
+                .multihop()
+                .and_then(|h| h.get(*m))
+                .map_or(String::new(), |x| format!("{} ± {}", num(x.mean), num(x.ci95)));
             let _ = write!(t, "<td class=\"n\">{cell}</td>");
         }
         t.push_str("</tr>");
@@ -1244,7 +1247,7 @@ fn multihop_table(c: &CaseResult) -> String {
 }
 
 fn case_table(c: &CaseResult) -> String {
-    if !c.multihop.is_empty() {
+    if c.is_multihop() {
         return multihop_table(c);
     }
     let mut t = String::from("<table>");
@@ -1255,28 +1258,29 @@ fn case_table(c: &CaseResult) -> String {
                 t,
                 "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
                 esc(&s.algorithm),
-                num(s.rmse_ms),
-                num(s.spurious)
+                num(tr(s).rmse_ms),
+                num(tr(s).spurious)
             );
         }
     } else {
         t.push_str("<tr><th>algorithm</th><th>FCT p10</th><th>p25</th><th>median</th><th>p75</th><th>p90 (s)</th><th>retransmissions (median/flow)</th><th>unnecessary</th><th>goodput (/s)</th><th>loss ratio</th><th>overhead</th></tr>");
         for s in &c.summaries {
+            let n = net(s);
             let _ = write!(
                 t,
                 "<tr><td>{}</td>{}</tr>",
                 esc(&s.algorithm),
                 [
-                    s.fct.p10,
-                    s.fct.p25,
-                    s.fct.p50,
-                    s.fct.p75,
-                    s.fct.p90,
-                    s.retransmissions.p50,
-                    s.unnecessary.p50,
-                    s.goodput_per_s,
-                    s.loss_ratio,
-                    s.overhead
+                    n.fct.p10,
+                    n.fct.p25,
+                    n.fct.p50,
+                    n.fct.p75,
+                    n.fct.p90,
+                    n.retransmissions.p50,
+                    n.unnecessary.p50,
+                    n.goodput_per_s,
+                    n.loss_ratio,
+                    n.overhead
                 ]
                 .iter()
                 .map(|x| format!("<td class=\"n\">{}</td>", num(*x)))

@@ -1,7 +1,7 @@
 //! What a multihop run reports (spec multihop.md §2.5, §3.4, §4.4) and the per-frame
 //! counters of the link layer.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Jain's fairness index (Σx)² / (n·Σx²) of `xs` (§4.4); 1 for an empty or all-zero list.
 pub fn jain_index(xs: &[f64]) -> f64 {
@@ -12,7 +12,7 @@ pub fn jain_index(xs: &[f64]) -> f64 {
 }
 
 /// Link-layer counters of one node.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct MacCounters {
     /// Data frames (ContikiMAC: strobe copies) put on air.
     pub data_frames: u64,
@@ -79,7 +79,7 @@ impl MacCounters {
 
 /// CoAP results of one client (a sender mote, or a cloud client): its set-up, its workload's
 /// counts and what the driver's recorder kept of it.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct CoapFlowResult {
     /// The client's node id (`None` for a host-side client).
     pub node: Option<u16>,
@@ -141,7 +141,7 @@ impl CoapFlowResult {
 }
 
 /// TCP results of one mote (§4.4).
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct TcpNodeResult {
     /// The mote.
     pub node: u16,
@@ -176,13 +176,12 @@ pub struct TcpNodeResult {
     /// most [`coapcc_driver::recorder::TIMERS_KEPT`]).
     pub timers_ns: Vec<u64>,
     /// The whole per-node trace (RTT samples, armed timers) when recording was asked for
-    /// (`MultihopSim::record_tcp_traces`); empty otherwise, and then not serialised.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// (`MultihopSim::record_tcp_traces`); empty otherwise.
     pub trace: Vec<super::tcp::TracePoint>,
 }
 
 /// TCP totals of a Lim run (§4.4).
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct TcpResult {
     /// Per mote, by id.
     pub nodes: Vec<TcpNodeResult>,
@@ -201,7 +200,7 @@ pub struct TcpResult {
 }
 
 /// Everything a run reports. Serialises deterministically (check 14).
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct MultihopResult {
     /// Simulated time at the end, ns.
     pub end_ns: u64,

@@ -8,32 +8,31 @@
 //! Time is an argument ([`coapcc_core::Instant`], [`core::time::Duration`] in integer
 //! nanoseconds); randomness comes from a caller-owned generator
 //! ([`crate::rng::SimRng`] or any [`rand_core::Rng`]), never ambient. A scenario file with a
-//! `[multihop]` table is typed into its [`MultihopConfig`] by [`scenario`] (presets,
-//! per-algorithm configuration, errors naming the dotted key), run by [`MultihopSim`] and
-//! `coapcc sim` / `coapcc reproduce`; [`output`] writes the CSV files and the summary.
+//! `[multihop]` table is typed into its [`MultihopConfig`]s by `coapcc_driver::scenario::multihop`
+//! (presets, per-algorithm configuration, errors naming the dotted key), run by
+//! [`MultihopSim`] through the one runner ([`crate::runner`]); [`crate::results`] writes the
+//! CSV files and the summary.
 //!
 //! ## Map
 //!
-//! Where to start: the schema (`config.rs`, `workload.rs`), then [`engine`]'s `mod.rs` (a
-//! run's set-up and event loop), which dispatches every event to one layer file of the
-//! engine; the pieces below each layer are the modules of this folder.
+//! Where to start: the schema (in `coapcc_driver::scenario::multihop`, re-exported here), then
+//! [`engine`]'s `mod.rs` (a run's set-up and event loop), which dispatches every event to one
+//! layer file of the engine; the pieces below each layer are the modules of this folder.
 //!
 //! | file | spec | what is there |
 //! |---|---|---|
-//! | `config.rs` | §1–4 | the `[multihop]` schema: [`MultihopConfig`] (serde, `Default` = spec values), [`RdcKind`], [`TopologyChoice`] |
-//! | `workload.rs` | §2.4, §3.3, §4.3 | the `[multihop.workload]` table: [`Workload`] — Makarem saturated senders, Betzler 1-to-1, many-to-many and cross-traffic burst, Lim TCP reports; [`ClientMode`] (OQ-M5) |
+//! | `config.rs`, `workload.rs` | §1–4 | the `[multihop]` schema at its paths here: [`MultihopConfig`], [`RdcKind`], [`TopologyChoice`], [`Workload`], [`ClientMode`] (OQ-M5) — the types live in `coapcc_driver::scenario::multihop` |
 //! | [`engine`] | §1–4 | the discrete-event engine [`MultihopSim`], one file per layer: `mod.rs` (set-up, event loop, dispatch), `event.rs` (event queue), `mac.rs` (CSMA + RDC on the medium), `net.rs` (forwarding on the DODAG, per-hop frame sizes, 6LoWPAN, t_fwd), `host.rs` (SLIP, host / cloud delay), `coap_app.rs` (CoAP endpoints and workloads, t_app), `tcp_app.rs` (Lim's TCP), `finish.rs` (results) |
-//! | [`phy`] | §1.2 | 2.4 GHz O-QPSK timing and airtimes; frame-length rules 1–4 (MAC header, FCS, uncompressed 6LoWPAN below the threshold, IPHC, RPL hop-by-hop option, UDP/TCP); the default frame-size table and `frame_len_mode = table | rules` |
+//! | [`phy`] | §1.2 | 2.4 GHz O-QPSK timing and airtimes ([`PhyConfig`], from the schema); frame-length rules 1–4 (MAC header, FCS, uncompressed 6LoWPAN below the threshold, IPHC, RPL hop-by-hop option, UDP/TCP); the default frame-size table and `frame_len_mode = table | rules` |
 //! | [`medium`] | §1.3 | Cooja UDGM: ranges, success ratios, carrier-sense range from the RSSI model, frames on air, receptions and corruption (hidden terminals from geometry) |
 //! | [`csma`] | §1.4 | Contiki CSMA: per-neighbour queues, shared buffer pool, tail drop, bursts, retry limits, 2.7/3.0 backoff in 1/128 s ticks, duplicate detection |
 //! | [`rdc`] | §1.5 | `nullrdc.rs`: NullRDC attempt timing (with and without ACK wait); `contikimac/`: ContikiMAC constants, strobe trains (`train.rs`), phase lock (`phase.rs`), channel checks and listening (`listener.rs`) (R1–R6) |
 //! | [`sixlowpan`] | §1.2 rule 1, OQ-M9 | RFC 4944 fragmentation as Contiki's `sicslowpan.c`: FRAG1 / FRAGN sizes and offsets, the sender's buffer check, one reassembly per mote with its timeout |
 //! | [`rpl`] | §1.6 | the static min-ETX DODAG with seeded tie-breaks; hop counts and storing-mode routes |
-//! | [`topology`] | §2.1, §3.1, §4.1 | node lists (x, y, role): Lim's grids, Betzler's 5 × 6 surrogate, Makarem's Grid/Square/U/Chain/Ring/Dumbbell |
+//! | [`topology`] | §2.1, §3.1, §4.1 | node lists (x, y, role): Lim's grids, Betzler's 5 × 6 surrogate, Makarem's Grid/Square/U/Chain/Ring/Dumbbell (from the schema) |
 //! | [`tcp`] | §4.3 | window-of-one uIP TCP: SYN set-up, one unacknowledged segment, timers from the `uip` / `uip-dither` / `lim` controllers, the Linux server |
 //! | [`metrics`] | §2.5, §3.4, §4.4 | per-flow CoAP results, per-node TCP results, Jain's index, per-node MAC counters and duty cycle |
-//! | [`scenario`] | — | `[multihop]` scenario tables: presets (`version`, `mote`), `nstart_by_algorithm`, the algorithm list, parallel deterministic replications |
-//! | [`output`] | §2.5, §3.4, §4.4 | named run metrics, `runs.csv`, `flows.csv`, `nodes.csv`, `summary.csv` (means with Student-t 95 % CIs), each from typed columns (`*_columns`, what the Python package hands to Arrow) |
+//! | [`scenario`] | — | what the runner needs of a multihop scenario: the engine's checks before any run, a replication's seed, one run; TCP traces of one replication |
 //!
 //! What the rest of the workspace uses is re-exported here (the schema, [`MultihopSim`],
 //! the results, and the pieces the CLI describes: [`Dodag`], [`Topology`], [`Geometry`], …).
@@ -102,7 +101,6 @@ pub mod csma;
 pub mod engine;
 pub mod medium;
 pub mod metrics;
-pub mod output;
 pub mod phy;
 pub mod rdc;
 pub mod rpl;
@@ -126,57 +124,4 @@ pub use self::workload::{
     ClientMode, CoapCrossTraffic, CoapFrames, CoapManyToMany, CoapOneToOne, CoapSaturated, LimTcp, Workload,
 };
 
-use serde::Deserialize;
-
-/// A node of a multihop topology: its index in the node list.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct NodeId(pub u16);
-
-impl NodeId {
-    /// The node at list position `i` (saturating at `u16::MAX`, far beyond any topology).
-    pub fn from_index(i: usize) -> Self {
-        NodeId(u16::try_from(i).unwrap_or(u16::MAX))
-    }
-
-    /// The list position.
-    pub const fn index(self) -> usize {
-        self.0 as usize
-    }
-}
-
-/// The Contiki release whose constants a preset follows (OQ-M2: Betzler 2.7, Lim and
-/// Makarem 3.0).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Deserialize)]
-pub enum ContikiVersion {
-    /// Contiki 2.7: linear capped CSMA backoff, CCA threshold −77 dBm, no hop-by-hop option
-    /// at the UDP origin.
-    #[serde(rename = "2.7")]
-    V2_7,
-    /// Contiki 3.0: exponential CSMA backoff, CCA threshold −90 dBm, hop-by-hop option on
-    /// every UDP datagram.
-    #[default]
-    #[serde(rename = "3.0")]
-    V3_0,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn contiki_versions_read_as_their_release_numbers() {
-        #[derive(Deserialize)]
-        struct V {
-            v: ContikiVersion,
-        }
-        assert_eq!(toml::from_str::<V>("v = \"2.7\"").unwrap().v, ContikiVersion::V2_7);
-        assert_eq!(toml::from_str::<V>("v = \"3.0\"").unwrap().v, ContikiVersion::V3_0);
-        assert!(toml::from_str::<V>("v = \"3\"").is_err());
-    }
-
-    #[test]
-    fn node_ids_round_trip_through_list_positions() {
-        assert_eq!(NodeId::from_index(29).index(), 29);
-        assert_eq!(NodeId::from_index(usize::MAX), NodeId(u16::MAX));
-    }
-}
+pub use coapcc_driver::scenario::multihop::{ContikiVersion, NodeId};

@@ -96,7 +96,7 @@ pub struct TcpClientStats {
 pub const RTO_SETTLED_AFTER_SAMPLES: u64 = 10;
 
 /// What one point of a per-node trace (Lim 2020 Figs. 2–3, spec multihop.md §4.4) records.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum TracePointKind {
     /// A Karn-valid RTT sample (the ACK of a segment never retransmitted): `value` = RTT.
     Rtt,
@@ -106,7 +106,7 @@ pub enum TracePointKind {
 }
 
 /// One point of a per-node trace, recorded only when asked for ([`TcpClient::record_trace`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct TracePoint {
     /// When, ns of simulated time.
     pub at_ns: u64,

@@ -13,7 +13,7 @@ use coapcc_sim::scenario::{Setting, Value};
 use super::Investigation;
 use crate::error::ReportError;
 use crate::figures::{LinePanel, Series, SeriesStyle, line_figure_in_columns};
-use crate::reproduce::evaluate::{CaseResult, sweep_points};
+use crate::reproduce::evaluate::{CaseResult, net, sweep_points};
 use crate::reproduce::experiments::Case;
 use crate::reproduce::published::{Check, DEFAULT_BAND, Metric, Published};
 
@@ -114,7 +114,7 @@ impl Line {
 }
 
 fn median_fct(c: &CaseResult, a: &str) -> Option<f64> {
-    c.of(a).map(|s| s.fct.p50).filter(|v| v.is_finite() && *v > 0.0)
+    c.of(a).map(|s| net(s).fct.p50).filter(|v| v.is_finite() && *v > 0.0)
 }
 
 /// The published FCT-gain claim of FASOR against `b` in `case`.

@@ -544,6 +544,7 @@ source = \"s\"\nmetric = \"fct_median\"\ncase = \"x/base\"\na = \"cocoa\"\npubli
     }
 
     fn mh_result(name: &str, sweep: Option<(&str, f64)>, goodput: f64) -> CaseResult {
+        use coapcc_sim::results::{MetricSummary, MultihopMetric, MultihopSummary, Summary, SummaryOf};
         CaseResult {
             case: Case {
                 name: name.into(),
@@ -555,10 +556,16 @@ source = \"s\"\nmetric = \"fct_median\"\ncase = \"x/base\"\na = \"cocoa\"\npubli
             source: String::new(),
             seed: 1,
             replications: 1,
-            summaries: Vec::new(),
+            summaries: vec![Summary {
+                algorithm: "lim".into(),
+                runs: 1,
+                of: SummaryOf::Multihop(MultihopSummary {
+                    tcp: true,
+                    metrics: vec![MetricSummary { metric: MultihopMetric::GoodputBps, mean: goodput, ci95: 0.0 }],
+                }),
+            }],
             series: super::super::evaluate::CaseSeries::None,
             trace: false,
-            multihop: vec![("lim".into(), vec![("goodput_bps".into(), vec![goodput])])],
         }
     }
 

@@ -58,7 +58,7 @@ use super::net::{Addr, Body};
 use super::{MultihopSim, streams};
 use crate::multihop::NodeId;
 use crate::multihop::metrics::CoapFlowResult;
-use crate::multihop::phy::TableFlow;
+use crate::multihop::phy::{TableFlow, TableFlows};
 use crate::multihop::topology::{Role, Topology};
 use crate::multihop::workload::{
     ClientMode, CoapCrossTraffic, CoapFrames, CoapManyToMany, CoapOneToOne, CoapSaturated,
@@ -656,7 +656,7 @@ impl Host for MultihopSim {
 mod tests {
     use coapcc_core::Duration;
     use coapcc_core::{AnyConfig, EchoMode};
-    use coapcc_driver::endpoints::MultihopEcho;
+    use coapcc_driver::scenario::multihop::MultihopEcho;
     use coapcc_driver::scenario::{Setting, parse};
     use coapcc_proto::Message;
     use coapcc_proto::message::{decode_uint, option};
@@ -901,7 +901,7 @@ mod tests {
         let echo = |sets: &[&str]| {
             let sets: Vec<Setting> = sets.iter().map(|s| s.parse().unwrap()).collect();
             let s = parse(CHAIN, "chain.toml", &sets).map_err(|e| e.key)?;
-            crate::multihop::scenario::config_of(&s).map(|c| c.echo).map_err(|e| e.key)
+            crate::multihop::scenario::model(&s).map(|m| m.base.echo).map_err(|e| e.key)
         };
         assert_eq!(echo(&[]), Ok(MultihopEcho::None));
         assert_eq!(echo(&["multihop.echo=algorithm"]), Ok(MultihopEcho::Algorithm));

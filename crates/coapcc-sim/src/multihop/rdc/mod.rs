@@ -29,10 +29,7 @@ pub use self::contikimac::{
 pub use self::nullrdc::{NullRdcConfig, NullRdcTx};
 use super::csma::TxStatus;
 
-/// `ticks` rtimer ticks (32 768 Hz) rounded to the nanosecond.
-pub const fn rtimer_ticks(ticks: u64) -> Duration {
-    Duration::from_nanos((ticks * 1_000_000_000 + 16_384) / 32_768)
-}
+pub use coapcc_driver::scenario::multihop::rtimer_ticks;
 
 /// What an RDC piece asks the caller to do next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

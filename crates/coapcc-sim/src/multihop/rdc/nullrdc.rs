@@ -6,32 +6,11 @@
 use core::time::Duration;
 
 use coapcc_core::Instant;
-use serde::Deserialize;
+pub use coapcc_driver::scenario::multihop::NullRdcConfig;
 
-use super::{AckActivity, RdcStep, rtimer_ticks};
+use super::{AckActivity, RdcStep};
 use crate::multihop::csma::TxStatus;
 use crate::multihop::phy::PhyConfig;
-
-/// NullRDC parameters (§1.4 "Link-layer ACK wait with NullRDC", §1.5).
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct NullRdcConfig {
-    /// `nullrdc_ack_wait`: wait for a link-layer ACK (false on Sky/Z1, true on Wismote, OQ-M1).
-    pub ack_wait: bool,
-    /// `ACK_WAIT_TIME` = 13 rtimer ticks = 0.397 ms.
-    #[serde(rename = "ack_wait_time_ms", with = "coapcc_core::config::serde_ms")]
-    pub ack_wait_time: Duration,
-    /// `AFTER_ACK_DETECTED_WAIT_TIME` = 21 rtimer ticks = 0.641 ms.
-    #[serde(rename = "after_ack_detected_wait_ms", with = "coapcc_core::config::serde_ms")]
-    pub after_ack_detected_wait: Duration,
-}
-
-impl Default for NullRdcConfig {
-    /// Sky / Z1: no ACK wait.
-    fn default() -> Self {
-        NullRdcConfig { ack_wait: false, ack_wait_time: rtimer_ticks(13), after_ack_detected_wait: rtimer_ticks(21) }
-    }
-}
 
 /// One NullRDC frame attempt (`nullrdc.c` `send_packet`).
 #[derive(Clone, Debug)]

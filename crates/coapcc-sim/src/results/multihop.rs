@@ -1,20 +1,22 @@
-//! What `coapcc sim` writes for a multihop scenario (spec multihop.md §2.5, §3.4, §4.4): one
-//! row of named metrics per run (`runs.csv`), per-flow / per-node application results
-//! (`flows.csv`), per-node link-layer counters with position, role, hop count and duty cycle
-//! (`nodes.csv`), and per-algorithm means with 95 % confidence intervals (`summary.csv` and
-//! the printed table). Every file is long-format CSV with a header row, loadable with
+//! What multihop runs report (spec multihop.md §2.5, §3.4, §4.4): the typed run metrics
+//! ([`MultihopMetric`], one row of `runs.csv` per run), per-flow / per-node application
+//! results (`flows.csv`), per-node link-layer counters with position, role, hop count and duty
+//! cycle (`nodes.csv`), their summary over replications, and the per-node TCP traces
+//! (`rto_series.csv`). Every file is long-format CSV with a header row, loadable with
 //! `pandas.read_csv`.
 
-use super::NodeId;
-use super::metrics::{MultihopResult, TcpResult};
-use super::scenario::{MultihopRuns, run_seed};
-use super::tcp::TracePointKind;
-use super::topology::Role;
-use super::{MultihopConfig, MultihopSim, Workload};
-use crate::results::{Builder, Column, Columns};
-use crate::scenario::Scenario;
+use super::columns::{Builder, Column, Columns, full, quoted};
+use super::metric::MultihopMetric;
+use super::summary::{MetricSummary, MultihopSummary, mean_ci};
+use crate::multihop::metrics::{MultihopResult, TcpResult};
+use crate::multihop::scenario::run_seed;
+use crate::multihop::tcp::TracePointKind;
+use crate::multihop::topology::Role;
+use crate::multihop::{MultihopConfig, MultihopSim, NodeId, Workload};
+use crate::runner::{AlgorithmRuns, RunOutput};
+use crate::scenario::{Model, Scenario};
 
-/// Named metrics of one run, in a fixed order for a given workload kind. Units in the names.
+/// The metrics of one run, in a fixed order for a given workload kind. Units in the names.
 ///
 /// * all: `events`, `simulated_s`, `packets_delivered`, `packets_dropped`, `mac_data_frames`,
 ///   `mac_noack`, `mac_collision`, `mac_cca_busy`, `mac_rx_corrupted`, `mac_drops`,
@@ -37,64 +39,62 @@ use crate::scenario::Scenario;
 ///
 /// Values that are undefined in the run (0/0) of the metrics from `rtt_below_1s_fraction`
 /// and `senders` on are NaN, written as an empty cell.
-pub fn run_metrics(cfg: &MultihopConfig, r: &MultihopResult) -> Vec<(&'static str, f64)> {
-    let mut m: Vec<(&'static str, f64)> = Vec::new();
+pub fn run_metrics(cfg: &MultihopConfig, r: &MultihopResult) -> Vec<(MultihopMetric, f64)> {
+    use MultihopMetric as M;
+    let mut m: Vec<(MultihopMetric, f64)> = Vec::new();
     let sim_s = r.end_ns as f64 / 1e9;
-    m.push(("events", r.events as f64));
-    m.push(("simulated_s", sim_s));
-    m.push(("packets_delivered", r.packets_delivered as f64));
-    m.push(("packets_dropped", r.packets_dropped as f64));
+    m.push((M::Events, r.events as f64));
+    m.push((M::SimulatedS, sim_s));
+    m.push((M::PacketsDelivered, r.packets_delivered as f64));
+    m.push((M::PacketsDropped, r.packets_dropped as f64));
     let t = r.mac_total();
-    m.push(("mac_data_frames", t.data_frames as f64));
-    m.push(("mac_noack", t.tx_noack as f64));
-    m.push(("mac_collision", t.tx_collision as f64));
-    m.push(("mac_cca_busy", t.cca_busy as f64));
-    m.push(("mac_rx_corrupted", t.rx_corrupted as f64));
+    m.push((M::MacDataFrames, t.data_frames as f64));
+    m.push((M::MacNoack, t.tx_noack as f64));
+    m.push((M::MacCollision, t.tx_collision as f64));
+    m.push((M::MacCcaBusy, t.cca_busy as f64));
+    m.push((M::MacRxCorrupted, t.rx_corrupted as f64));
     m.push((
-        "mac_drops",
+        M::MacDrops,
         (t.drop_no_neighbor_queue + t.drop_no_buffer + t.drop_queue_full + t.drop_retry_limit) as f64,
     ));
-    m.push(("copies_per_ok_train", ratio(t.copies_in_ok_trains as f64, t.tx_ok as f64)));
+    m.push((M::CopiesPerOkTrain, ratio(t.copies_in_ok_trains as f64, t.tx_ok as f64)));
     let root = cfg.topology.build().ok().and_then(|t| t.border_router()).map(NodeId::index);
     let duty: Vec<f64> =
         r.mac.iter().enumerate().filter(|(i, _)| Some(*i) != root).map(|(_, c)| c.duty_cycle(r.end_ns)).collect();
-    m.push(("duty_cycle_mean", ratio(duty.iter().sum(), duty.len() as f64)));
+    m.push((M::DutyCycleMean, ratio(duty.iter().sum(), duty.len() as f64)));
     if let Some(tcp) = &r.tcp {
-        m.push(("goodput_bps", tcp.goodput_bps));
-        m.push(("offered_bps", tcp.offered_bps));
-        m.push(("retransmitted_segments", tcp.retransmitted_segments as f64));
-        m.push(("fairness", tcp.fairness));
-        m.push(("setup_failures", tcp.setup_failures as f64));
-        m.push(("broken", tcp.broken as f64));
-        m.push(("connection_failures", (tcp.setup_failures + tcp.broken) as f64));
-        m.push(("rtt_samples", tcp.nodes.iter().map(|n| n.rtt_samples).sum::<u64>() as f64));
+        m.push((M::GoodputBps, tcp.goodput_bps));
+        m.push((M::OfferedBps, tcp.offered_bps));
+        m.push((M::RetransmittedSegments, tcp.retransmitted_segments as f64));
+        m.push((M::Fairness, tcp.fairness));
+        m.push((M::SetupFailures, tcp.setup_failures as f64));
+        m.push((M::Broken, tcp.broken as f64));
+        m.push((M::ConnectionFailures, (tcp.setup_failures + tcp.broken) as f64));
+        m.push((M::RttSamples, tcp.nodes.iter().map(|n| n.rtt_samples).sum::<u64>() as f64));
         m.push((
-            "max_retransmissions_delivered",
+            M::MaxRetransmissionsDelivered,
             f64::from(tcp.nodes.iter().map(|n| n.max_retransmissions_delivered).max().unwrap_or(0)),
         ));
-        m.push(("min_rtt_samples_per_node", tcp.nodes.iter().map(|n| n.rtt_samples).min().unwrap_or(0) as f64));
+        m.push((M::MinRttSamplesPerNode, tcp.nodes.iter().map(|n| n.rtt_samples).min().unwrap_or(0) as f64));
         // Spec multihop.md §4.5 L3, L5, L13 (undefined values are NaN: an empty cell).
         let samples: u64 = tcp.nodes.iter().map(|n| n.rtt_samples).sum();
         let below: u64 = tcp.nodes.iter().map(|n| n.rtt_samples_below_1s).sum();
-        m.push(("rtt_below_1s_fraction", fraction(below as f64, samples as f64)));
-        m.push(("rtt_samples_truncated", tcp.nodes.iter().map(|n| n.rtt_samples_truncated).sum::<u64>() as f64));
+        m.push((M::RttBelow1sFraction, fraction(below as f64, samples as f64)));
+        m.push((M::RttSamplesTruncated, tcp.nodes.iter().map(|n| n.rtt_samples_truncated).sum::<u64>() as f64));
         // L8: samples longer than 3 s; L2: the mean first timer armed (each mote's first SYN).
-        m.push(("rtt_samples_above_3s", tcp.nodes.iter().map(|n| n.rtt_samples_above_3s).sum::<u64>() as f64));
+        m.push((M::RttSamplesAbove3s, tcp.nodes.iter().map(|n| n.rtt_samples_above_3s).sum::<u64>() as f64));
         let firsts: Vec<f64> =
             tcp.nodes.iter().filter_map(|n| n.timers_ns.first()).map(|&ns| ns as f64 / 1e9).collect();
-        m.push(("first_timer_s", fraction(firsts.iter().sum(), firsts.len() as f64)));
+        m.push((M::FirstTimerS, fraction(firsts.iter().sum(), firsts.len() as f64)));
         let settled = tcp.nodes.iter().filter_map(|n| n.max_rto_after_10_samples_ns).max();
-        m.push(("max_rto_after_10_samples_s", settled.map_or(f64::NAN, |ns| ns as f64 / 1e9)));
+        m.push((M::MaxRtoAfter10SamplesS, settled.map_or(f64::NAN, |ns| ns as f64 / 1e9)));
         let payload = match &cfg.workload {
             Workload::LimTcp(w) => u64::from(w.payload_bytes),
             _ => 0,
         };
         let delivered: u64 = tcp.nodes.iter().map(|n| n.delivered_bytes.checked_div(payload).unwrap_or(0)).sum();
-        m.push(("delivered_segments", delivered as f64));
-        m.push((
-            "retransmissions_per_delivered_segment",
-            fraction(tcp.retransmitted_segments as f64, delivered as f64),
-        ));
+        m.push((M::DeliveredSegments, delivered as f64));
+        m.push((M::RetransmissionsPerDeliveredSegment, fraction(tcp.retransmitted_segments as f64, delivered as f64)));
         return m;
     }
     let completed: u64 = r.coap.iter().map(|f| f.completed).sum();
@@ -120,13 +120,13 @@ pub fn run_metrics(cfg: &MultihopConfig, r: &MultihopResult) -> Vec<(&'static st
             _ => 0.0,
         }
     };
-    m.push(("exchanges_completed", completed as f64));
-    m.push(("exchanges_failed", failed as f64));
-    m.push(("retries_per_exchange", ratio(retrans as f64, (completed + failed) as f64)));
-    m.push(("duration_mean_s", duration));
-    m.push(("throughput_per_s", throughput));
-    m.push(("inverse_duration_per_s", ratio(1.0, duration)));
-    m.push(("in_flight_mean", throughput * duration));
+    m.push((M::ExchangesCompleted, completed as f64));
+    m.push((M::ExchangesFailed, failed as f64));
+    m.push((M::RetriesPerExchange, ratio(retrans as f64, (completed + failed) as f64)));
+    m.push((M::DurationMeanS, duration));
+    m.push((M::ThroughputPerS, throughput));
+    m.push((M::InverseDurationPerS, ratio(1.0, duration)));
+    m.push((M::InFlightMean, throughput * duration));
     let window_s = match &cfg.workload {
         Workload::CoapSaturated(w) => (sim_s - w.window_start.as_secs_f64()).max(0.0),
         _ => sim_s,
@@ -136,16 +136,16 @@ pub fn run_metrics(cfg: &MultihopConfig, r: &MultihopResult) -> Vec<(&'static st
     let failed_w: u64 = r.coap.iter().map(|f| f.failed_in_window).sum();
     let tx_w: u64 = r.coap.iter().map(|f| f.transmissions_in_window).sum();
     let done_w: u64 = r.coap.iter().map(|f| f.completed_in_window).sum();
-    m.push(("goodput_per_s", ratio(distinct as f64, window_s)));
-    m.push(("app_loss_ratio", ratio(failed_w as f64, ended as f64)));
-    m.push(("overhead", ratio(tx_w as f64 - done_w as f64, done_w as f64)));
+    m.push((M::GoodputPerS, ratio(distinct as f64, window_s)));
+    m.push((M::AppLossRatio, ratio(failed_w as f64, ended as f64)));
+    m.push((M::Overhead, ratio(tx_w as f64 - done_w as f64, done_w as f64)));
     if matches!(cfg.workload, Workload::CoapSaturated(_)) {
         // Spec multihop.md §3.5 M6, M7 (Makarem's senders; undefined values are NaN).
         let senders = r.coap.len() as f64;
         let one_hop = r.coap.iter().filter(|f| f.route_hops == Some(1)).count() as f64;
-        m.push(("senders", senders));
-        m.push(("goodput_per_sender_per_s", fraction(distinct as f64 / window_s, senders)));
-        m.push(("senders_one_hop_fraction", fraction(one_hop, senders)));
+        m.push((M::Senders, senders));
+        m.push((M::GoodputPerSenderPerS, fraction(distinct as f64 / window_s, senders)));
+        m.push((M::SendersOneHopFraction, fraction(one_hop, senders)));
     }
     m
 }
@@ -160,133 +160,64 @@ fn fraction(a: f64, b: f64) -> f64 {
     if b > 0.0 && a.is_finite() { a / b } else { f64::NAN }
 }
 
-/// Two-sided 95 % Student-t quantile for `df` degrees of freedom (1.96 beyond 30).
-pub fn t95(df: usize) -> f64 {
-    const T: [f64; 30] = [
-        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
-        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
-    ];
-    if df == 0 { f64::NAN } else { T.get(df - 1).copied().unwrap_or(1.96) }
-}
-
-/// Mean and 95 % confidence half-width (Student t; 0 for one value).
-pub fn mean_ci(xs: &[f64]) -> (f64, f64) {
-    let n = xs.len();
-    if n == 0 {
-        return (0.0, 0.0);
-    }
-    let mean = xs.iter().sum::<f64>() / n as f64;
-    if n == 1 {
-        return (mean, 0.0);
-    }
-    let var = xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1) as f64;
-    (mean, t95(n - 1) * (var / n as f64).sqrt())
-}
-
-/// Per algorithm: every metric's (name, mean, 95 % CI half-width) over the replications.
-pub type Summary = Vec<(String, Vec<(&'static str, f64, f64)>)>;
-
-/// The per-algorithm summary of `runs` (configurations in the same order).
-pub fn summarise(cfgs: &[(String, MultihopConfig)], runs: &[MultihopRuns]) -> Summary {
-    runs.iter()
-        .zip(cfgs)
-        .map(|(a, (_, cfg))| {
-            let rows: Vec<Vec<(&'static str, f64)>> = a.runs.iter().map(|r| run_metrics(cfg, r)).collect();
-            let names: Vec<&'static str> =
-                rows.first().map(|r| r.iter().map(|(n, _)| *n).collect()).unwrap_or_default();
-            let stats = names
-                .iter()
-                .enumerate()
-                .map(|(i, n)| {
-                    let xs: Vec<f64> = rows.iter().map(|r| r[i].1).collect();
-                    let (m, ci) = mean_ci(&xs);
-                    (*n, m, ci)
-                })
-                .collect();
-            (a.algorithm.clone(), stats)
-        })
-        .collect()
-}
-
-fn num(x: f64) -> String {
-    if x.is_finite() { format!("{x}") } else { String::new() }
-}
-
-fn q(s: &str) -> String {
-    if s.contains([',', '"', '\n']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() }
-}
-
-/// The metrics of [`run_metrics`] that count things (events, frames, packets, exchanges,
-/// segments, connections): integer columns in [`runs_columns`]. Any other metric is a
-/// floating-point column, so a metric added to [`run_metrics`] appears in every table (as a
-/// float until it is named here).
-pub const COUNT_METRICS: &[&str] = &[
-    "events",
-    "packets_delivered",
-    "packets_dropped",
-    "mac_data_frames",
-    "mac_noack",
-    "mac_collision",
-    "mac_cca_busy",
-    "mac_rx_corrupted",
-    "mac_drops",
-    "exchanges_completed",
-    "exchanges_failed",
-    "retransmitted_segments",
-    "setup_failures",
-    "broken",
-    "connection_failures",
-    "rtt_samples",
-    "max_retransmissions_delivered",
-    "min_rtt_samples_per_node",
-    "rtt_samples_truncated",
-    "rtt_samples_above_3s",
-    "delivered_segments",
-    "senders",
-];
-
-/// The CSV text of multihop `columns`: the header row, then one row per value, text quoted
-/// when it must be, counts as integers, measurements at full precision (empty when not
-/// finite), flags as `true` / `false`, absent counts empty. No columns: no text.
-pub fn csv_of(columns: &Columns) -> String {
-    if columns.columns.is_empty() {
-        return String::new();
-    }
-    let names: Vec<&str> = columns.columns.iter().map(|(n, _)| n.as_str()).collect();
-    let mut out = format!("{}\n", names.join(","));
-    let rows = columns.columns.iter().map(|(_, c)| c.len()).min().unwrap_or(0);
-    for i in 0..rows {
-        for (k, (_, c)) in columns.columns.iter().enumerate() {
-            if k > 0 {
-                out.push(',');
-            }
-            match c {
-                Column::Str(v) => out.push_str(&q(&v[i])),
-                Column::U64(v) => out.push_str(&v[i].to_string()),
-                Column::F64(v) => out.push_str(&num(v[i])),
-                Column::Bool(v) => out.push_str(if v[i] { "true" } else { "false" }),
-                Column::OptU64(v) => out.push_str(&v[i].map_or(String::new(), |x| x.to_string())),
-            }
-        }
-        out.push('\n');
-    }
-    out
-}
-
 /// A count metric's value as an integer when it is one that prints as the same text (finite,
 /// whole, not negative, exact in `f64`).
 fn whole(x: f64) -> Option<u64> {
     (x.is_finite() && x >= 0.0 && x.fract() == 0.0 && x < 9_007_199_254_740_992.0).then_some(x as u64)
 }
 
+/// The configuration of each algorithm of multihop scenario `s`, in its order (none for a
+/// scenario of another model).
+fn configs(s: &Scenario) -> impl Iterator<Item = &MultihopConfig> {
+    let configs = match &s.model {
+        Model::Multihop(m) => m.configs.as_slice(),
+        _ => &[],
+    };
+    configs.iter().map(|(_, c)| c)
+}
+
+/// The multihop results of an algorithm's runs, replication 0 first.
+fn results(a: &AlgorithmRuns) -> impl Iterator<Item = &MultihopResult> {
+    a.runs.iter().filter_map(|r| match r {
+        RunOutput::Multihop(m) => Some(m.as_ref()),
+        _ => None,
+    })
+}
+
+/// The summary of one algorithm's runs `results` (configuration `cfg`): every run metric's
+/// mean and 95 % confidence interval, in `runs.csv` order.
+pub(super) fn summarise(cfg: &MultihopConfig, results: &[&MultihopResult]) -> MultihopSummary {
+    let rows: Vec<Vec<(MultihopMetric, f64)>> = results.iter().map(|r| run_metrics(cfg, r)).collect();
+    let names: Vec<MultihopMetric> = rows.first().map(|r| r.iter().map(|(n, _)| *n).collect()).unwrap_or_default();
+    let metrics = names
+        .iter()
+        .enumerate()
+        .map(|(i, &metric)| {
+            let xs: Vec<f64> = rows.iter().map(|r| r[i].1).collect();
+            let (mean, ci95) = mean_ci(&xs);
+            MetricSummary { metric, mean, ci95 }
+        })
+        .collect();
+    MultihopSummary { tcp: results.iter().any(|r| r.tcp.is_some()), metrics }
+}
+
+/// The summaries of multihop scenario `s`'s runs `all`, per algorithm in scenario order: the
+/// runs and their summary.
+pub(super) fn summaries<'a>(
+    s: &'a Scenario,
+    all: &'a [AlgorithmRuns],
+) -> impl Iterator<Item = (&'a AlgorithmRuns, MultihopSummary)> {
+    all.iter().zip(configs(s)).map(|(a, cfg)| (a, summarise(cfg, &results(a).collect::<Vec<_>>())))
+}
+
 /// The columns of `runs.csv`: `algorithm`, `replication`, `seed`, then every metric of
-/// [`run_metrics`] in its order ([`COUNT_METRICS`] as integers). No runs: no columns.
-pub fn runs_columns(cfgs: &[(String, MultihopConfig)], runs: &[MultihopRuns], seed: u64) -> Columns {
-    let mut names: Vec<&'static str> = Vec::new();
+/// [`run_metrics`] in its order (counts as integers). No runs: no columns.
+pub(super) fn runs_columns(s: &Scenario, all: &[AlgorithmRuns]) -> Columns {
+    let mut names: Vec<MultihopMetric> = Vec::new();
     let (mut algorithm, mut replication, mut seeds) = (Vec::new(), Vec::new(), Vec::new());
     let mut values: Vec<Vec<f64>> = Vec::new();
-    for (a, (_, cfg)) in runs.iter().zip(cfgs) {
-        for (i, r) in a.runs.iter().enumerate() {
+    for (a, cfg) in all.iter().zip(configs(s)) {
+        for (i, r) in results(a).enumerate() {
             let m = run_metrics(cfg, r);
             if algorithm.is_empty() {
                 names = m.iter().map(|(n, _)| *n).collect();
@@ -294,7 +225,7 @@ pub fn runs_columns(cfgs: &[(String, MultihopConfig)], runs: &[MultihopRuns], se
             }
             algorithm.push(a.algorithm.clone());
             replication.push(i as u64);
-            seeds.push(run_seed(seed, i as u32));
+            seeds.push(run_seed(s.file.seed, i as u32));
             for (k, column) in values.iter_mut().enumerate() {
                 column.push(m.get(k).map_or(f64::NAN, |(_, v)| *v));
             }
@@ -309,40 +240,17 @@ pub fn runs_columns(cfgs: &[(String, MultihopConfig)], runs: &[MultihopRuns], se
         ("seed".to_string(), Column::U64(seeds)),
     ];
     for (name, xs) in names.iter().zip(values) {
-        let counts: Option<Vec<u64>> =
-            if COUNT_METRICS.contains(name) { xs.iter().map(|&x| whole(x)).collect() } else { None };
+        let counts: Option<Vec<u64>> = if name.is_count() { xs.iter().map(|&x| whole(x)).collect() } else { None };
         let column = counts.map_or(Column::F64(xs), Column::U64);
-        columns.push((name.to_string(), column));
+        columns.push((name.name().to_string(), column));
     }
     Columns { columns }
 }
 
-/// `runs.csv`: algorithm, replication, seed, then every metric of [`run_metrics`].
-pub fn runs_csv(cfgs: &[(String, MultihopConfig)], runs: &[MultihopRuns], seed: u64) -> String {
-    csv_of(&runs_columns(cfgs, runs, seed))
-}
-
-/// The columns of `summary.csv`: `algorithm`, `metric`, `mean`, `ci95` (half-width),
-/// `replications`.
-pub fn summary_columns(summary: &Summary, replications: u32) -> Columns {
-    let mut b = Builder::new("algorithm,metric,mean,ci95,replications", "ssffu");
-    for (a, stats) in summary {
-        for (n, m, ci) in stats {
-            b.s(a).s(n).f(*m).f(*ci).u(u64::from(replications));
-        }
-    }
-    b.finish()
-}
-
-/// `summary.csv`: algorithm, metric, mean, ci95 (half-width), replications.
-pub fn summary_csv(summary: &Summary, replications: u32) -> String {
-    csv_of(&summary_columns(summary, replications))
-}
-
 /// The columns of `flows.csv`: CoAP per flow (`client_node` / `server_node` are node ids or
 /// `host`; `first_send_s` / `last_ack_s` NaN when there was none) or TCP per mote.
-pub fn flows_columns(runs: &[MultihopRuns]) -> Columns {
-    let tcp = runs.iter().flat_map(|a| &a.runs).any(|r| r.tcp.is_some());
+pub(super) fn flows_columns(all: &[AlgorithmRuns]) -> Columns {
+    let tcp = all.iter().flat_map(results).any(|r| r.tcp.is_some());
     let mut b = if tcp {
         Builder::new(
             "algorithm,replication,node,hops,reports,delivered_bytes,retransmitted_segments,syn_retransmissions,\
@@ -359,8 +267,8 @@ distinct_received_in_window",
     };
     let opt = |x: Option<u16>| x.map_or("host".to_string(), |n| n.to_string());
     let opt_s = |x: Option<u64>| x.map_or(f64::NAN, |n| n as f64 / 1e9);
-    for a in runs {
-        for (i, r) in a.runs.iter().enumerate() {
+    for a in all {
+        for (i, r) in results(a).enumerate() {
             match &r.tcp {
                 Some(t) if tcp => {
                     for n in &t.nodes {
@@ -405,12 +313,6 @@ distinct_received_in_window",
     b.finish()
 }
 
-/// `flows.csv`: CoAP per flow (client node, server node, counts, durations, throughput) or
-/// TCP per mote (hops, reports, bytes, retransmissions, RTT samples, failures).
-pub fn flows_csv(runs: &[MultihopRuns]) -> String {
-    csv_of(&flows_columns(runs))
-}
-
 /// A role's word in the CSV files and `--describe`.
 pub fn role_word(r: Role) -> &'static str {
     match r {
@@ -422,17 +324,17 @@ pub fn role_word(r: Role) -> &'static str {
 }
 
 /// The columns of `nodes.csv` (`parent` and `hops` absent for a mote outside the DODAG).
-pub fn nodes_columns(cfgs: &[(String, MultihopConfig)], runs: &[MultihopRuns], seed: u64) -> Columns {
+pub(super) fn nodes_columns(s: &Scenario, all: &[AlgorithmRuns]) -> Columns {
     let mut b = Builder::new(
         "algorithm,replication,node,role,x_m,y_m,parent,hops,data_frames,acks_sent,tx_ok,tx_noack,tx_collision,\
 cca_busy,rx_corrupted,rx_delivered,rx_duplicates,drop_no_neighbor_queue,drop_no_buffer,drop_queue_full,\
 drop_retry_limit,copies_in_ok_trains,copies_per_ok_train,burst_followers_ok,radio_on_s,duty_cycle",
         "suusffoouuuuuuuuuuuuuufuff",
     );
-    for (a, (_, cfg)) in runs.iter().zip(cfgs) {
+    for (a, cfg) in all.iter().zip(configs(s)) {
         let Ok(topo) = cfg.topology.build() else { continue };
-        for (i, r) in a.runs.iter().enumerate() {
-            let sim = MultihopSim::new(cfg.clone(), run_seed(seed, i as u32)).ok();
+        for (i, r) in results(a).enumerate() {
+            let sim = MultihopSim::new(cfg.clone(), run_seed(s.file.seed, i as u32)).ok();
             let dodag = sim.as_ref().map(|s| s.dodag());
             for (k, c) in r.mac.iter().enumerate() {
                 let id = NodeId::from_index(k);
@@ -469,85 +371,6 @@ drop_retry_limit,copies_in_ok_trains,copies_per_ok_train,burst_followers_ok,radi
     b.finish()
 }
 
-/// `nodes.csv`: per run and mote: role, position, parent and hop count in that run's DODAG,
-/// every MAC counter (collisions, CCA busy, drops by cause, copies per ContikiMAC train) and
-/// the radio duty cycle.
-pub fn nodes_csv(cfgs: &[(String, MultihopConfig)], runs: &[MultihopRuns], seed: u64) -> String {
-    csv_of(&nodes_columns(cfgs, runs, seed))
-}
-
-/// The files `coapcc sim` writes for multihop scenario `s` (its configurations `cfgs`, runs
-/// `runs` and their `summary`), `(name, text)` in the order it writes them: `runs.csv`,
-/// `flows.csv`, `nodes.csv`, `summary.csv`, `scenario.toml`.
-pub fn result_files(
-    s: &Scenario,
-    cfgs: &[(String, MultihopConfig)],
-    runs: &[MultihopRuns],
-    summary: &Summary,
-) -> Vec<(&'static str, String)> {
-    vec![
-        ("runs.csv", runs_csv(cfgs, runs, s.file.seed)),
-        ("flows.csv", flows_csv(runs)),
-        ("nodes.csv", nodes_csv(cfgs, runs, s.file.seed)),
-        ("summary.csv", summary_csv(summary, s.file.replications)),
-        ("scenario.toml", s.to_toml()),
-    ]
-}
-
-/// The metrics shown in the printed table, by workload kind.
-fn table_metrics(tcp: bool) -> &'static [&'static str] {
-    if tcp {
-        &["goodput_bps", "retransmitted_segments", "fairness", "connection_failures", "duty_cycle_mean"]
-    } else {
-        &[
-            "throughput_per_s",
-            "duration_mean_s",
-            "retries_per_exchange",
-            "goodput_per_s",
-            "app_loss_ratio",
-            "overhead",
-            "duty_cycle_mean",
-        ]
-    }
-}
-
-/// The printed summary: one row per algorithm, `mean ± ci95` per main metric.
-pub fn summary_table(summary: &Summary, tcp: bool) -> String {
-    let cols = table_metrics(tcp);
-    let mut rows: Vec<Vec<String>> =
-        vec![std::iter::once("algorithm".to_string()).chain(cols.iter().map(|c| c.to_string())).collect()];
-    for (a, stats) in summary {
-        let mut row = vec![a.clone()];
-        for c in cols {
-            let cell = stats
-                .iter()
-                .find(|(n, _, _)| n == c)
-                .map_or(String::from("-"), |(_, m, ci)| format!("{} ± {}", sig(*m), sig(*ci)));
-            row.push(cell);
-        }
-        rows.push(row);
-    }
-    let widths: Vec<usize> =
-        (0..rows[0].len()).map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0)).collect();
-    let mut out = String::new();
-    for r in &rows {
-        let cells: Vec<String> =
-            r.iter().zip(&widths).map(|(c, w)| format!("{c}{}", " ".repeat(w - c.chars().count()))).collect();
-        out.push_str(cells.join("  ").trim_end());
-        out.push('\n');
-    }
-    out
-}
-
-/// `x` with 3 significant digits.
-fn sig(x: f64) -> String {
-    if x == 0.0 || !x.is_finite() {
-        return format!("{x}");
-    }
-    let digits = (2 - x.abs().log10().floor() as i32).max(0) as usize;
-    format!("{x:.digits$}")
-}
-
 /// The motes whose traces the figures of Lim 2020 Figs. 2–3 show (spec multihop.md §4.4):
 /// the lowest-numbered 1-hop mote, the lowest-numbered mote at half the largest hop count
 /// (rounded up) and the lowest-numbered farthest mote, without repeats, as indices into
@@ -582,11 +405,11 @@ pub fn rto_series_csv(runs: &[(String, MultihopResult)], replication: u32) -> St
                 };
                 out.push_str(&format!(
                     "{},{replication},{},{},{},{kind},{},{},{}\n",
-                    q(a),
+                    quoted(a),
                     n.node,
                     n.hops,
-                    num(p.at_ns as f64 / 1e9),
-                    num(p.value_ns as f64 / 1e9),
+                    full(p.at_ns as f64 / 1e9),
+                    full(p.value_ns as f64 / 1e9),
                     p.retransmissions,
                     p.syn
                 ));
@@ -601,18 +424,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn student_t_intervals_use_the_small_sample_quantile() {
-        let (m, ci) = mean_ci(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0]);
-        assert!((m - 5.5).abs() < 1e-12);
-        // sd = 3.0277, se = 0.9574, t(9) = 2.262.
-        assert!((ci - 2.262 * 0.957_427).abs() < 1e-4, "{ci}");
-        assert_eq!(mean_ci(&[4.0]), (4.0, 0.0));
-    }
-
-    #[test]
     fn traced_motes_are_a_one_hop_a_middle_and_the_farthest_and_their_points_become_csv_rows() {
-        use super::super::metrics::TcpNodeResult;
-        use super::super::tcp::TracePoint;
+        use crate::multihop::metrics::TcpNodeResult;
+        use crate::multihop::tcp::TracePoint;
         let node = |node: u16, hops: u32| TcpNodeResult { node, hops, ..TcpNodeResult::default() };
         let mut t = TcpResult {
             nodes: vec![node(0, 4), node(1, 3), node(2, 2), node(3, 1), node(4, 1), node(5, 4)],
@@ -642,14 +456,28 @@ mod tests {
         assert_eq!(&rows[1..], ["uip,0,0,4,1.5,rto,3,0,true", "uip,0,0,4,2,rtt,0.25,0,false"]);
     }
 
-    fn metric(m: &[(&'static str, f64)], name: &str) -> f64 {
-        m.iter().find(|(n, _)| *n == name).map(|(_, v)| *v).unwrap_or_else(|| panic!("no column `{name}`"))
+    fn metric(m: &[(MultihopMetric, f64)], name: &str) -> f64 {
+        let of: MultihopMetric = name.parse().unwrap();
+        m.iter().find(|(n, _)| *n == of).map(|(_, v)| *v).unwrap_or_else(|| panic!("no column `{name}`"))
+    }
+
+    #[test]
+    fn every_metric_reads_back_from_its_name_and_no_name_is_used_twice() {
+        for &m in MultihopMetric::ALL {
+            assert_eq!(m.name().parse::<MultihopMetric>(), Ok(m));
+        }
+        let mut names: Vec<&str> = MultihopMetric::ALL.iter().map(|m| m.name()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), MultihopMetric::ALL.len());
+        assert_eq!("goodput".parse::<MultihopMetric>(), Err(super::super::metric::UnknownMetric("goodput".into())));
+        assert!(MultihopMetric::Events.is_count() && !MultihopMetric::GoodputBps.is_count());
     }
 
     #[test]
     fn tcp_runs_report_short_rtts_truncated_samples_the_settled_rto_and_retransmissions_per_delivered_segment() {
-        use super::super::LimTcp;
-        use super::super::metrics::TcpNodeResult;
+        use crate::multihop::LimTcp;
+        use crate::multihop::metrics::TcpNodeResult;
         let cfg = MultihopConfig { workload: Workload::LimTcp(LimTcp::default()), ..MultihopConfig::default() };
         let payload = u64::from(LimTcp::default().payload_bytes);
         let node = |samples: u64, below: u64, truncated: u64, settled: Option<u64>, delivered: u64| TcpNodeResult {
@@ -673,7 +501,7 @@ mod tests {
         assert_eq!(metric(&m, "delivered_segments"), 25.0);
         assert_eq!(metric(&m, "retransmissions_per_delivered_segment"), 30.0 / 25.0);
         // The new columns follow the old ones, which keep their order.
-        let names: Vec<&str> = m.iter().map(|(n, _)| *n).collect();
+        let names: Vec<&str> = m.iter().map(|(n, _)| n.name()).collect();
         let at = names.iter().position(|n| *n == "min_rtt_samples_per_node").unwrap();
         assert_eq!(names[at + 1], "rtt_below_1s_fraction");
         // No sample, no node past 10 samples, nothing delivered: undefined (an empty cell).
@@ -686,8 +514,8 @@ mod tests {
 
     #[test]
     fn saturated_coap_runs_report_goodput_per_sender_and_the_senders_one_hop_from_the_receiver() {
-        use super::super::CoapSaturated;
-        use super::super::metrics::CoapFlowResult;
+        use crate::multihop::CoapSaturated;
+        use crate::multihop::metrics::CoapFlowResult;
         let cfg =
             MultihopConfig { workload: Workload::CoapSaturated(CoapSaturated::default()), ..MultihopConfig::default() };
         let flow = |hops: Option<u32>, distinct: u64| CoapFlowResult {
@@ -710,14 +538,7 @@ mod tests {
         // Other CoAP workloads (Betzler's) keep their columns as they were.
         let betzler =
             MultihopConfig { workload: Workload::CoapOneToOne(Default::default()), ..MultihopConfig::default() };
-        let names: Vec<&str> = run_metrics(&betzler, &r).iter().map(|(n, _)| *n).collect();
-        assert_eq!(names.last(), Some(&"overhead"));
-    }
-
-    #[test]
-    fn three_significant_digits_are_printed() {
-        assert_eq!(sig(1234.5), "1234");
-        assert_eq!(sig(0.012345), "0.0123");
-        assert_eq!(sig(1.5), "1.50");
+        let names: Vec<MultihopMetric> = run_metrics(&betzler, &r).iter().map(|(n, _)| *n).collect();
+        assert_eq!(names.last(), Some(&MultihopMetric::Overhead));
     }
 }

@@ -1,0 +1,297 @@
+//! The files of network and RTT-trace runs (`flows.csv`, `runs.csv`, `series.csv`,
+//! `samples.csv`), as CSV text and as typed columns. Numbers are written with fixed precision
+//! (6 decimals for seconds and ratios, [`fixed`]); a missing value (NaN) is an empty field.
+
+use std::fmt::Write;
+
+use super::columns::{Builder, Columns};
+use crate::runner::{AlgorithmRuns, RunOutput};
+
+/// A measurement with 6 decimals, empty when not finite.
+pub(super) fn fixed(x: f64) -> String {
+    if x.is_finite() { format!("{x:.6}") } else { String::new() }
+}
+
+/// `flows.csv`: one row per algorithm × replication × flow.
+pub(super) fn flows_csv(all: &[AlgorithmRuns]) -> String {
+    let mut s = String::from(
+        "algorithm,replication,flow,fct_s,exchanges_completed,exchanges_failed,transmissions,retransmissions,unnecessary_retransmissions,median_rtt_s\n",
+    );
+    for a in all {
+        for (r, out) in a.runs.iter().enumerate() {
+            if let RunOutput::Network(run) = out {
+                for f in &run.flows {
+                    let _ = writeln!(
+                        s,
+                        "{},{r},{},{},{},{},{},{},{},{}",
+                        a.algorithm,
+                        f.flow,
+                        fixed(f.fct_s),
+                        f.exchanges_completed,
+                        f.exchanges_failed,
+                        f.transmissions,
+                        f.retransmissions,
+                        f.unnecessary_retransmissions,
+                        fixed(f.median_rtt_s)
+                    );
+                }
+            }
+        }
+    }
+    s
+}
+
+/// `samples.csv` (`coapcc sim --samples`): every CoAP RTT sample and every expired
+/// retransmission timer, one row each, per algorithm × replication × flow in the order they
+/// occurred: `kind` is `rtt` or `expired_rto`, `count` is 1. A flow with more than
+/// [`Distribution::EXACT_LIMIT`] values of a kind has them binned: one row per bin, its mean
+/// and `count` values (see `docs/deviations.md`).
+pub(super) fn samples_csv(all: &[AlgorithmRuns]) -> String {
+    let mut s = String::from("algorithm,replication,flow,kind,value_s,count\n");
+    for a in all {
+        for (r, out) in a.runs.iter().enumerate() {
+            if let RunOutput::Network(run) = out {
+                for f in &run.flows {
+                    for (kind, d) in [("rtt", &f.rtts), ("expired_rto", &f.expired_rto)] {
+                        for (x, n) in d.weighted() {
+                            let _ = writeln!(s, "{},{r},{},{kind},{},{n}", a.algorithm, f.flow, fixed(x));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    s
+}
+
+/// The header of `runs.csv` for RTT-trace runs.
+const RUNS_TRACE_HEADER: &str = "algorithm,replication,samples,rmse_ms,spurious,mean_rtt_ms,mean_rto_ms\n";
+
+/// The header of `runs.csv` for network runs.
+const RUNS_NETWORK_HEADER: &str = "algorithm,replication,duration_s,exchanges_completed,exchanges_failed,goodput_per_s,loss_ratio,overhead,utilisation_up,utilisation_down,packets_up,packets_down,drops_buffer,drops_error,drops_no_token,jain_fct,events,sim_time_s,queue_delay_up_s,queue_delay_down_s,max_queue_up_bytes,max_queue_down_bytes,flows_unfinished\n";
+
+/// `runs.csv`: one row per algorithm × replication.
+pub(super) fn runs_csv(all: &[AlgorithmRuns]) -> String {
+    let mut s = String::new();
+    let trace = all.iter().flat_map(|a| &a.runs).any(|r| matches!(r, RunOutput::Trace(_)));
+    if trace {
+        s.push_str(RUNS_TRACE_HEADER);
+    } else {
+        s.push_str(RUNS_NETWORK_HEADER);
+    }
+    for a in all {
+        for (r, out) in a.runs.iter().enumerate() {
+            match out {
+                RunOutput::Network(run) => {
+                    let m = &run.run;
+                    let _ = writeln!(
+                        s,
+                        "{},{r},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                        a.algorithm,
+                        fixed(m.duration_s),
+                        m.exchanges_completed,
+                        m.exchanges_failed,
+                        fixed(m.goodput_per_s),
+                        fixed(m.loss_ratio),
+                        fixed(m.overhead),
+                        fixed(m.utilisation_up),
+                        fixed(m.utilisation_down),
+                        m.packets_up,
+                        m.packets_down,
+                        m.drops_buffer,
+                        m.drops_error,
+                        m.drops_no_token,
+                        fixed(m.jain_fct),
+                        m.events,
+                        fixed(m.sim_time_s),
+                        fixed(m.queue_delay_up_s),
+                        fixed(m.queue_delay_down_s),
+                        m.max_queue_up_bytes,
+                        m.max_queue_down_bytes,
+                        m.flows_unfinished
+                    );
+                }
+                RunOutput::Trace(t) => {
+                    let _ = writeln!(
+                        s,
+                        "{},{r},{},{},{},{},{}",
+                        a.algorithm,
+                        t.samples,
+                        fixed(t.rmse_ms),
+                        t.spurious,
+                        fixed(t.mean_rtt_ms),
+                        fixed(t.mean_rto_ms)
+                    );
+                }
+                RunOutput::Multihop(_) => {}
+            }
+        }
+    }
+    s
+}
+
+/// `series.csv`: time series for figures — (RTT, RTO) pairs of replication 0 for trace runs,
+/// per-window rates for long-lived runs.
+pub(super) fn series_csv(all: &[AlgorithmRuns]) -> Option<String> {
+    let first = all.iter().find_map(|a| a.runs.first())?;
+    let mut s = String::new();
+    match first {
+        RunOutput::Trace(_) => {
+            s.push_str("algorithm,sample,rtt_ms,rto_ms\n");
+            for a in all {
+                if let Some(RunOutput::Trace(t)) = a.runs.first() {
+                    for (i, (rtt, rto)) in t.series.iter().enumerate() {
+                        let _ = writeln!(s, "{},{i},{},{}", a.algorithm, fixed(*rtt), fixed(*rto));
+                    }
+                }
+            }
+        }
+        RunOutput::Network(r) => {
+            if r.series.is_empty() {
+                return None;
+            }
+            s.push_str("algorithm,t_s,resbw_per_s,send_rate_per_s,success_rate_per_s\n");
+            for a in all {
+                if let Some(RunOutput::Network(r)) = a.runs.first() {
+                    for p in &r.series {
+                        let _ = writeln!(
+                            s,
+                            "{},{},{},{},{}",
+                            a.algorithm,
+                            fixed(p.t_s),
+                            fixed(p.resbw_per_s),
+                            fixed(p.send_rate_per_s),
+                            fixed(p.success_rate_per_s)
+                        );
+                    }
+                }
+            }
+        }
+        RunOutput::Multihop(_) => return None,
+    }
+    Some(s)
+}
+
+/// The header line of a CSV text.
+fn header(csv: &str) -> &str {
+    csv.lines().next().unwrap_or_default()
+}
+
+/// The columns of `flows.csv`.
+pub(super) fn flows_columns(all: &[AlgorithmRuns]) -> Columns {
+    let mut b = Builder::new(header(&flows_csv(&[])), "suufuuuuuf");
+    for a in all {
+        for (r, out) in a.runs.iter().enumerate() {
+            if let RunOutput::Network(run) = out {
+                for f in &run.flows {
+                    b.s(&a.algorithm)
+                        .u(r as u64)
+                        .u(u64::from(f.flow))
+                        .f(f.fct_s)
+                        .u(u64::from(f.exchanges_completed))
+                        .u(u64::from(f.exchanges_failed))
+                        .u(u64::from(f.transmissions))
+                        .u(u64::from(f.retransmissions))
+                        .u(u64::from(f.unnecessary_retransmissions))
+                        .f(f.median_rtt_s);
+                }
+            }
+        }
+    }
+    b.finish()
+}
+
+/// The columns of `samples.csv`.
+pub(super) fn samples_columns(all: &[AlgorithmRuns]) -> Columns {
+    let mut b = Builder::new(header(&samples_csv(&[])), "suusfu");
+    for a in all {
+        for (r, out) in a.runs.iter().enumerate() {
+            if let RunOutput::Network(run) = out {
+                for f in &run.flows {
+                    for (kind, d) in [("rtt", &f.rtts), ("expired_rto", &f.expired_rto)] {
+                        for (x, n) in d.weighted() {
+                            b.s(&a.algorithm).u(r as u64).u(u64::from(f.flow)).s(kind).f(x).u(n);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    b.finish()
+}
+
+/// The columns of `runs.csv`.
+pub(super) fn runs_columns(all: &[AlgorithmRuns]) -> Columns {
+    let trace = all.iter().flat_map(|a| &a.runs).any(|r| matches!(r, RunOutput::Trace(_)));
+    let mut b = if trace {
+        Builder::new(header(RUNS_TRACE_HEADER), "suufuff")
+    } else {
+        Builder::new(header(RUNS_NETWORK_HEADER), "sufuufffffuuuuufufffuuu")
+    };
+    for a in all {
+        for (r, out) in a.runs.iter().enumerate() {
+            match out {
+                RunOutput::Network(run) if !trace => {
+                    let m = &run.run;
+                    b.s(&a.algorithm)
+                        .u(r as u64)
+                        .f(m.duration_s)
+                        .u(m.exchanges_completed)
+                        .u(m.exchanges_failed)
+                        .f(m.goodput_per_s)
+                        .f(m.loss_ratio)
+                        .f(m.overhead)
+                        .f(m.utilisation_up)
+                        .f(m.utilisation_down)
+                        .u(m.packets_up)
+                        .u(m.packets_down)
+                        .u(m.drops_buffer)
+                        .u(m.drops_error)
+                        .u(m.drops_no_token)
+                        .f(m.jain_fct)
+                        .u(m.events)
+                        .f(m.sim_time_s)
+                        .f(m.queue_delay_up_s)
+                        .f(m.queue_delay_down_s)
+                        .u(m.max_queue_up_bytes)
+                        .u(m.max_queue_down_bytes)
+                        .u(m.flows_unfinished);
+                }
+                RunOutput::Trace(t) if trace => {
+                    b.s(&a.algorithm)
+                        .u(r as u64)
+                        .u(u64::from(t.samples))
+                        .f(t.rmse_ms)
+                        .u(t.spurious)
+                        .f(t.mean_rtt_ms)
+                        .f(t.mean_rto_ms);
+                }
+                _ => {}
+            }
+        }
+    }
+    b.finish()
+}
+
+/// The columns of `series.csv`, when there is one (see [`series_csv`]).
+pub(super) fn series_columns(all: &[AlgorithmRuns]) -> Option<Columns> {
+    let csv = series_csv(all)?;
+    let trace = matches!(all.iter().find_map(|a| a.runs.first()), Some(RunOutput::Trace(_)));
+    let mut b = Builder::new(header(&csv), if trace { "suff" } else { "sffff" });
+    for a in all {
+        match a.runs.first() {
+            Some(RunOutput::Trace(t)) if trace => {
+                for (i, (rtt, rto)) in t.series.iter().enumerate() {
+                    b.s(&a.algorithm).u(i as u64).f(*rtt).f(*rto);
+                }
+            }
+            Some(RunOutput::Network(r)) if !trace => {
+                for p in &r.series {
+                    b.s(&a.algorithm).f(p.t_s).f(p.resbw_per_s).f(p.send_rate_per_s).f(p.success_rate_per_s);
+                }
+            }
+            _ => {}
+        }
+    }
+    Some(b.finish())
+}
