@@ -168,7 +168,7 @@ pub trait Controller {
     /// What is kept per destination endpoint (estimators, carried timers, pacing): never the
     /// configuration. Made by [`Controller::new_state`].
     type State: Clone + core::fmt::Debug;
-    /// What is kept per exchange on its [`Exchange`] record.
+    /// What is kept per exchange on its [`Exchange`](crate::Exchange) record.
     type ExchangeState: Copy + Default + core::fmt::Debug;
 
     /// The state of a destination nothing has been exchanged with yet.

@@ -10,21 +10,22 @@
 //!
 //! ## Map
 //!
-//! | module | what is there |
+//! The API is the root (a curated `pub use` list) plus a few namespace modules whose items
+//! are reached only through them.
+//!
+//! | where | what is there |
 //! |---|---|
-//! | [`controller`] | **start here**: the [`Controller`] trait (the seam: implement it in your own crate, `docs/adding-an-algorithm.md`), the [`Exchange`] record, [`Ack`], [`Retry`], [`EchoMode`] |
-//! | [`registry`] | algorithm names (`cocoa-plus`, …), [`AnyConfig`] and [`AnyController`] (static dispatch) |
-//! | [`algorithms`] | one file per algorithm, each with its config (`Default` = the source's values) |
-//! | [`retransmission`] | [`Outstanding`](retransmission::Outstanding): the one hold / retransmit / give-up state machine every driver uses |
-//! | [`harness`] | [`StopAndWait`](harness::StopAndWait): a tiny driver for one destination (replay, tests) |
+//! | root | **start here**: the [`Controller`] trait (the seam: implement it in your own crate, `docs/adding-an-algorithm.md`), the [`Exchange`] record, [`Ack`], [`Retry`], [`EchoMode`]; algorithm names (`cocoa-plus`, …) in [`ALGORITHMS`], [`AnyConfig`] and [`AnyController`] (static dispatch); [`Outstanding`]: the one hold / retransmit / give-up state machine every driver uses; [`Instant`], [`Ratio`] (exact rational factors), [`ConfigError`] |
+//! | [`algorithms`] | one module per algorithm, each with its config (`Default` = the source's values) |
+//! | [`harness`] | [`StopAndWait`](harness::StopAndWait): a tiny driver for one destination (replay, tests), and its replay language |
 //! | [`estimators`] | RTO estimators shared by the controllers (RFC 6298, CoCoA, Makarem, Van Jacobson) |
 //! | [`backoff`] | backoff mechanisms shared by the controllers (VBF, Full Backoff, tick dithering) |
-//! | [`time`], [`Ratio`] | [`Instant`], saturating duration helpers; exact rational factors |
-//! | `pacing` | the sample window and gain division shared by MBC and BDP |
-//! | `tcp` | the configuration shared by the uIP and Lim timers (re-exported by both) |
+//! | [`duration`] | saturating duration helpers and compact duration types |
 //! | [`params`] | RFC 7252 transmission parameters and their derived values |
 //! | [`random`] | uniform draws from a caller-owned [`rand_core::Rng`] |
-//! | [`config`] | [`ConfigError`] and serde helpers for `*_ms` keys |
+//! | [`serde_ms`], [`serde_opt_ms`] | serde helpers for `*_ms` keys |
+//! | `pacing` (private) | the sample window and gain division shared by MBC and BDP |
+//! | `tcp` (private) | the configuration shared by the uIP and Lim timers (re-exported by both) |
 //!
 //! ## Rules every controller keeps
 //!
@@ -40,38 +41,54 @@
 //! * `serde`: derive (de)serialisation for every configuration type.
 //! * One feature per algorithm, all on by default: `default-coap`, `cocoa`, `pcocoa`,
 //!   `four-state`, `fasor`, `idc`, `mbc`, `bdp`, `uip`, `lim`. Firmware enables only the
-//!   ones it runs; [`registry`] and [`AnyController`] then hold only those, and the shared
+//!   ones it runs; [`ALGORITHMS`] and [`AnyController`] then hold only those, and the shared
 //!   mechanisms ([`estimators`], [`backoff`]) come in with the algorithms that need them.
 
 #![no_std]
 #![forbid(unsafe_code)]
 
+// Namespaces (public because the module path is part of the name: an algorithm's `Config`
+// lives at `algorithms::<name>`, a shared estimator at `estimators::<name>`, an RFC 7252
+// constant at `params::ACK_TIMEOUT`); nothing in them is re-exported at the root.
 pub mod algorithms;
 pub mod backoff;
-pub mod config;
-pub mod controller;
 pub mod estimators;
 pub mod harness;
-#[cfg(feature = "_pacing")]
-pub mod pacing;
 pub mod params;
 pub mod random;
+
+// Internals: reached through the `pub use` list below.
+mod config;
+mod controller;
+#[cfg(feature = "_pacing")]
+mod pacing;
 mod ratio;
-pub mod registry;
-pub mod retransmission;
+mod registry;
+mod retransmission;
 #[cfg(feature = "_vj")]
 mod tcp;
-pub mod time;
+mod time;
 
 pub use config::ConfigError;
+#[cfg(feature = "serde")]
+pub use config::{serde_ms, serde_opt_ms};
 pub use controller::{Ack, Controller, Echo, EchoMode, Retry, TimerBounds};
 pub use core::time::Duration;
 pub use ratio::{Ratio, RatioError};
+#[cfg(feature = "serde")]
+pub use registry::ConfigMapper;
 pub use registry::{
     ALGORITHMS, AlgorithmInfo, AnyConfig, AnyController, AnyExchangeState, AnyState, Exactness, Family,
 };
+pub use retransmission::{Fired, Outstanding};
 pub use time::Instant;
 
-/// The record of one exchange ([`controller::Exchange`]); without a parameter, the scratch
-/// of [`AnyController`], as the drivers that hold any algorithm use it.
+/// Saturating arithmetic on [`Duration`]s in whole nanoseconds, and the compact duration
+/// types the controllers keep in their state (a namespace: `duration::nanos(d)`).
+pub mod duration {
+    pub use crate::time::{Millis, Nanos, OptNanos, abs_diff, add, div, from_nanos, mul, nanos, shl};
+}
+
+/// The record of one exchange; without a parameter, the scratch of [`AnyController`], as
+/// the drivers that hold any algorithm use it.
 pub type Exchange<X = AnyExchangeState> = controller::Exchange<X>;

@@ -362,7 +362,7 @@ macro_rules! any_algorithm {
         }
 
         /// The per-exchange state of an [`AnyController`] (the default scratch of an
-        /// [`Exchange`]). Scratch of another algorithm reads as that algorithm's default.
+        /// [`Exchange`](crate::Exchange)). Scratch of another algorithm reads as that algorithm's default.
         #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
         pub enum AnyExchangeState {
             /// Nothing written yet (an exchange before its original's timer is armed).

@@ -8,9 +8,9 @@ use std::fmt;
 use std::io::Write;
 use std::time::Duration;
 
+use coapcc_core::duration::Millis;
 use coapcc_core::harness::script::parse_line;
 use coapcc_core::harness::{Event, StopAndWait};
-use coapcc_core::time::Millis;
 use coapcc_core::{AnyController, Instant};
 use rand_core::SeedableRng;
 use rand_pcg::Pcg64Mcg;

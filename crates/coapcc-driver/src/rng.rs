@@ -16,7 +16,7 @@
 use core::time::Duration;
 
 use coapcc_core::Ratio;
-use coapcc_core::time::{from_nanos, nanos};
+use coapcc_core::duration::{from_nanos, nanos};
 use rand_core::Rng;
 use rand_pcg::Pcg64Mcg;
 

@@ -9,11 +9,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use coapcc_core::controller::{Ack, Controller, EchoMode, Exchange, Retry, TimerBounds};
+use coapcc_core::duration::mul;
 use coapcc_core::harness::{Event as HarnessEvent, StopAndWait};
 use coapcc_core::params::{ACK_RANDOM_FACTOR, ACK_TIMEOUT, MAX_RETRANSMIT};
 use coapcc_core::random::{Rng, dither_factor};
-use coapcc_core::time::mul;
+use coapcc_core::{Ack, Controller, EchoMode, Exchange, Retry, TimerBounds};
 use coapcc_core::{ConfigError, Instant, Ratio};
 use coapcc_proto::{Code, Endpoint, EndpointConfig, Event, Message};
 use rand_core::SeedableRng;

@@ -26,7 +26,7 @@
 //! [`Controller::State`] per destination; at most NSTART exchanges
 //! per destination are outstanding, the rest wait in a FIFO queue. Rate-based controllers may
 //! hold a copy until their `earliest_send` instant. Holds, retransmissions and give-ups are
-//! decided by [`coapcc_core::retransmission::Outstanding`], the machine the replay harness uses.
+//! decided by [`coapcc_core::Outstanding`], the machine the replay harness uses.
 
 use std::collections::VecDeque;
 use std::fmt::Debug;
@@ -34,8 +34,8 @@ use std::hash::Hash;
 use std::sync::Arc;
 use std::time::Duration;
 
+use coapcc_core::Fired;
 use coapcc_core::random::Rng;
-use coapcc_core::retransmission::{self, Fired};
 use coapcc_core::{Ack, AnyController, Controller, Echo, Instant};
 
 use crate::codec;
@@ -306,7 +306,7 @@ struct Outstanding<X> {
     token: Token,
     msg: Arc<Message>,
     /// The exchange and its hold / retransmit / give-up state (shared with the harness).
-    rt: retransmission::Outstanding<X>,
+    rt: coapcc_core::Outstanding<X>,
     sent: smallvec::SmallVec<[Instant; 4]>,
 }
 
@@ -657,7 +657,7 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng, C: Controller> Endpoint<A, R, C> {
     }
 
     /// The wake-up of outstanding exchange `i`: a timer expired or a held copy may leave
-    /// ([`retransmission::Outstanding::fire`] decides).
+    /// ([`coapcc_core::Outstanding::fire`] decides).
     fn fire(&mut self, now: Instant, to: A, i: usize) {
         let Some(peer) = self.peers.get_mut(&to) else { return };
         let o = &mut peer.outstanding[i];
@@ -709,7 +709,7 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng, C: Controller> Endpoint<A, R, C> {
             peer.next_mid = peer.next_mid.wrapping_add(1);
             mark_copy(&mut msg, token, 0, self.config.echo);
             let in_flight = peer.outstanding.len();
-            let rt = retransmission::Outstanding::start(
+            let rt = coapcc_core::Outstanding::start(
                 &*self.config.algorithm,
                 &mut peer.state,
                 now,

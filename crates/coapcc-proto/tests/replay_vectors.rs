@@ -8,8 +8,8 @@
 
 use std::sync::Arc;
 
+use coapcc_core::ConfigMapper;
 use coapcc_core::harness::script::{Command, parse_line};
-use coapcc_core::registry::ConfigMapper;
 use coapcc_core::{AnyConfig, Instant};
 use coapcc_proto::message::{encode_uint, option};
 use coapcc_proto::{Code, EchoMode, Endpoint, EndpointConfig, Event, Message, MessageType, Token};

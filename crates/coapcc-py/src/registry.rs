@@ -2,8 +2,8 @@
 //! uses (`coapcc_core::registry`, `coapcc_driver::overrides`, `coapcc_driver::replay`,
 //! `coapcc_report::figures`).
 
+use coapcc_core::ALGORITHMS;
 use coapcc_core::harness::Event;
-use coapcc_core::registry::ALGORITHMS;
 use coapcc_driver::overrides::algorithm_with_settings;
 use coapcc_driver::replay;
 use coapcc_driver::scenario::algorithm_keys;
@@ -26,7 +26,7 @@ fn value_err(e: impl std::fmt::Display) -> PyErr {
 /// The registry as a table: the columns of `coapcc algorithms --format csv`.
 #[pyfunction]
 pub fn algorithms_table() -> PyResult<Table> {
-    let text = |f: fn(&coapcc_core::registry::AlgorithmInfo) -> String| Column::Str(ALGORITHMS.iter().map(f).collect());
+    let text = |f: fn(&coapcc_core::AlgorithmInfo) -> String| Column::Str(ALGORITHMS.iter().map(f).collect());
     let columns = Columns {
         columns: vec![
             ("name".into(), text(|a| a.name.to_string())),

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use coapcc_core::registry::ALGORITHMS;
+use coapcc_core::ALGORITHMS;
 use coapcc_driver::overrides::algorithm_with_settings;
 use coapcc_driver::scenario::algorithm_keys;
 

@@ -5,7 +5,7 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use coapcc_core::registry::ALGORITHMS;
+use coapcc_core::ALGORITHMS;
 use coapcc_driver::rng::{Stream, stream_rng};
 use coapcc_proto::message::{Payload, option};
 use coapcc_proto::{Code, Endpoint, Message, MessageType, Token, codec};

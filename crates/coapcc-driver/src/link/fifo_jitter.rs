@@ -7,8 +7,8 @@
 //! is within `[lo, hi]` whenever the predecessor left before `now + lo`, which holds when
 //! packets arrive at least `hi − lo` apart.
 
-use coapcc_core::config::ConfigError;
-use coapcc_core::time::nanos;
+use coapcc_core::ConfigError;
+use coapcc_core::duration::nanos;
 use coapcc_core::{Duration, Instant};
 use rand_core::Rng;
 
@@ -19,10 +19,10 @@ use crate::rng::below;
 #[serde(deny_unknown_fields)]
 pub struct FifoJitterConfig {
     /// Smallest delay (≤ `hi_ms`).
-    #[serde(rename = "lo_ms", with = "coapcc_core::config::serde_ms")]
+    #[serde(rename = "lo_ms", with = "coapcc_core::serde_ms")]
     pub lo: Duration,
     /// Largest delay (≥ `lo_ms`).
-    #[serde(rename = "hi_ms", with = "coapcc_core::config::serde_ms")]
+    #[serde(rename = "hi_ms", with = "coapcc_core::serde_ms")]
     pub hi: Duration,
 }
 

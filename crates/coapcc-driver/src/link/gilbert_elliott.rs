@@ -51,8 +51,8 @@
 //!   sojourn times stay zero.
 //! * Stationary loss: as in time mode with the means in packets.
 
-use coapcc_core::config::ConfigError;
-use coapcc_core::time::nanos;
+use coapcc_core::ConfigError;
+use coapcc_core::duration::nanos;
 use coapcc_core::{Duration, Instant, Ratio};
 use rand_core::Rng;
 
@@ -115,10 +115,10 @@ fn is_default_good_packets(r: &Ratio) -> bool {
 #[serde(deny_unknown_fields, default)]
 pub struct GilbertElliottConfig {
     /// Mean sojourn in the good (low-error) state (> 0).
-    #[serde(rename = "mean_good_ms", with = "coapcc_core::config::serde_ms")]
+    #[serde(rename = "mean_good_ms", with = "coapcc_core::serde_ms")]
     pub mean_good: Duration,
     /// Mean sojourn in the bad (burst) state (> 0).
-    #[serde(rename = "mean_bad_ms", with = "coapcc_core::config::serde_ms")]
+    #[serde(rename = "mean_bad_ms", with = "coapcc_core::serde_ms")]
     pub mean_bad: Duration,
     /// Loss probability of a packet in the good state, in [0, 1].
     pub loss_good: Ratio,
@@ -251,7 +251,7 @@ impl GilbertElliottStats {
             GeState::Good => (self.good_time, self.good_sojourns),
             GeState::Bad => (self.bad_time, self.bad_sojourns),
         };
-        coapcc_core::time::div(time, n.max(1))
+        coapcc_core::duration::div(time, n.max(1))
     }
 }
 

@@ -50,8 +50,8 @@ pub mod token_bucket;
 
 use core::fmt;
 
+use coapcc_core::ConfigError;
 use coapcc_core::Instant;
-use coapcc_core::config::ConfigError;
 use rand_core::Rng;
 
 use crate::rng::SimRng;

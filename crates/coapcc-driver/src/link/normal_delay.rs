@@ -12,8 +12,8 @@
 //! Because it reorders, a pipeline accepts after this stage only stages that do not depend
 //! on arrival order ([`Propagation`](super::Propagation), another `NormalDelay`).
 
-use coapcc_core::config::ConfigError;
-use coapcc_core::time::{from_nanos, nanos};
+use coapcc_core::ConfigError;
+use coapcc_core::duration::{from_nanos, nanos};
 use coapcc_core::{Duration, Instant};
 use rand_core::Rng;
 
@@ -24,10 +24,10 @@ use crate::rng::normal_duration;
 #[serde(deny_unknown_fields)]
 pub struct NormalDelayConfig {
     /// Mean of the (untruncated) normal distribution.
-    #[serde(rename = "mean_ms", with = "coapcc_core::config::serde_ms")]
+    #[serde(rename = "mean_ms", with = "coapcc_core::serde_ms")]
     pub mean: Duration,
     /// Standard deviation (0 = a fixed delay).
-    #[serde(rename = "sd_ms", with = "coapcc_core::config::serde_ms")]
+    #[serde(rename = "sd_ms", with = "coapcc_core::serde_ms")]
     pub sd: Duration,
 }
 

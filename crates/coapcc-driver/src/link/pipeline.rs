@@ -1,6 +1,6 @@
 //! [`Pipeline`]: the stages of one link direction, its generator and its statistics.
 
-use coapcc_core::config::ConfigError;
+use coapcc_core::ConfigError;
 use coapcc_core::{Duration, Instant};
 
 use super::{Counter, DropReason, Stage, StageConfig, StageDetail, StageStats};
@@ -116,7 +116,7 @@ pub struct PipelineTotals {
 impl PipelineTotals {
     /// Mean transit time of the delivered packets (zero when none).
     pub fn mean_transit(&self) -> Duration {
-        coapcc_core::time::div(self.transit, self.delivered.packets.max(1))
+        coapcc_core::duration::div(self.transit, self.delivered.packets.max(1))
     }
 
     /// Fraction of offered packets dropped, in [0, 1] (zero when none offered).
@@ -229,7 +229,7 @@ impl Pipeline {
             packets: self.totals.offered.packets - dropped.packets,
             bytes: self.totals.offered.bytes - dropped.bytes,
         };
-        PipelineTotals { transit: coapcc_core::time::from_nanos(self.transit_ns), delivered, ..self.totals }
+        PipelineTotals { transit: coapcc_core::duration::from_nanos(self.transit_ns), delivered, ..self.totals }
     }
 
     /// The totals and every stage's statistics (allocates; for reports).

@@ -22,7 +22,7 @@
 //! of the N(500 ms, 10 ms) RTT; return: the other half, never lost
 //! ([`residual_bandwidth_forward`], [`residual_bandwidth_return`]).
 
-use coapcc_core::config::ConfigError;
+use coapcc_core::ConfigError;
 use coapcc_core::{Duration, Ratio};
 
 use super::gilbert_elliott::DEFAULT_MEAN_BAD_PACKETS;
@@ -147,22 +147,22 @@ pub struct NbiotConfig {
     #[serde(default = "default_downlink_kbps")]
     pub downlink_kbps: Ratio,
     /// Wireless uplink one-way propagation delay (200 ms).
-    #[serde(rename = "uplink_delay_ms", with = "coapcc_core::config::serde_ms", default = "default_uplink_delay")]
+    #[serde(rename = "uplink_delay_ms", with = "coapcc_core::serde_ms", default = "default_uplink_delay")]
     pub uplink_delay: Duration,
     /// Wireless downlink one-way propagation delay (400 ms).
-    #[serde(rename = "downlink_delay_ms", with = "coapcc_core::config::serde_ms", default = "default_downlink_delay")]
+    #[serde(rename = "downlink_delay_ms", with = "coapcc_core::serde_ms", default = "default_downlink_delay")]
     pub downlink_delay: Duration,
     /// Rest of the path, either direction: shortest one-way delay (10 ms; uniform, FIFO).
-    #[serde(rename = "rest_of_path_min_ms", with = "coapcc_core::config::serde_ms", default = "default_rest_min")]
+    #[serde(rename = "rest_of_path_min_ms", with = "coapcc_core::serde_ms", default = "default_rest_min")]
     pub rest_of_path_min: Duration,
     /// Rest of the path, either direction: longest one-way delay (20 ms).
-    #[serde(rename = "rest_of_path_max_ms", with = "coapcc_core::config::serde_ms", default = "default_rest_max")]
+    #[serde(rename = "rest_of_path_max_ms", with = "coapcc_core::serde_ms", default = "default_rest_max")]
     pub rest_of_path_max: Duration,
     /// Gilbert–Elliott mean sojourn in the good state (4 000 ms), both directions.
-    #[serde(rename = "errors_mean_good_ms", with = "coapcc_core::config::serde_ms", default = "default_mean_good")]
+    #[serde(rename = "errors_mean_good_ms", with = "coapcc_core::serde_ms", default = "default_mean_good")]
     pub errors_mean_good: Duration,
     /// Gilbert–Elliott mean sojourn in the bad (burst) state (1 000 ms), both directions.
-    #[serde(rename = "errors_mean_bad_ms", with = "coapcc_core::config::serde_ms", default = "default_mean_bad")]
+    #[serde(rename = "errors_mean_bad_ms", with = "coapcc_core::serde_ms", default = "default_mean_bad")]
     pub errors_mean_bad: Duration,
     /// Loss probability in the good state, in [0, 1]; when absent, the `errors` level's.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -1,7 +1,7 @@
 //! [`Propagation`]: a fixed delay (testbeds §1: 200 ms one way on the uplink, 400 ms on the
 //! downlink). Stateless, so it accepts arrivals in any order and never reorders packets.
 
-use coapcc_core::config::ConfigError;
+use coapcc_core::ConfigError;
 use coapcc_core::{Duration, Instant};
 
 /// Configuration of a [`Propagation`] stage.
@@ -9,7 +9,7 @@ use coapcc_core::{Duration, Instant};
 #[serde(deny_unknown_fields)]
 pub struct PropagationConfig {
     /// One-way delay added to every packet (any value ≥ 0).
-    #[serde(rename = "delay_ms", with = "coapcc_core::config::serde_ms")]
+    #[serde(rename = "delay_ms", with = "coapcc_core::serde_ms")]
     pub delay: Duration,
 }
 

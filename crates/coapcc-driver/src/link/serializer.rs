@@ -28,8 +28,8 @@
 
 use std::collections::VecDeque;
 
-use coapcc_core::config::ConfigError;
-use coapcc_core::time::{from_nanos, nanos};
+use coapcc_core::ConfigError;
+use coapcc_core::duration::{from_nanos, nanos};
 use coapcc_core::{Duration, Instant};
 
 use super::DropReason;
@@ -115,7 +115,7 @@ impl SerializerStats {
     /// Mean queueing delay of the admitted packets (`admitted` from the pipeline's
     /// counters); zero when none.
     pub fn mean_queueing_delay(&self, admitted: u64) -> Duration {
-        coapcc_core::time::div(self.queueing_delay, admitted.max(1))
+        coapcc_core::duration::div(self.queueing_delay, admitted.max(1))
     }
 }
 

@@ -15,8 +15,8 @@
 //! * Token arithmetic is exact integer arithmetic: rates in nano-packets per second times
 //!   nanoseconds, so one token is 10¹⁸ units and no rounding ever happens.
 
-use coapcc_core::config::ConfigError;
-use coapcc_core::time::{from_nanos, nanos};
+use coapcc_core::ConfigError;
+use coapcc_core::duration::{from_nanos, nanos};
 use coapcc_core::{Duration, Instant, Ratio};
 
 use super::DropReason;
@@ -49,7 +49,7 @@ pub struct TokenBucketConfig {
     /// Upper end `b` of the ResBW range, packets per second.
     pub max_rate_pps: Ratio,
     /// How often ResBW is redrawn (> 0; ignored for a fixed rate).
-    #[serde(rename = "period_ms", with = "coapcc_core::config::serde_ms", default = "default_period")]
+    #[serde(rename = "period_ms", with = "coapcc_core::serde_ms", default = "default_period")]
     pub period: Duration,
     /// Bucket depth in packets (≥ 1).
     #[serde(default = "default_depth")]

@@ -3,7 +3,7 @@
 //! keys that must exist), checked by building the controller once.
 
 use coapcc_core::AnyConfig;
-use coapcc_core::registry::{self, ConfigMapper};
+use coapcc_core::{ALGORITHMS, ConfigMapper};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -72,7 +72,7 @@ impl ConfigMapper for Apply<'_> {
 pub fn configure_algorithm(name: &str, all: &toml::Table, own: &toml::Table) -> Result<AnyConfig, AlgorithmError> {
     let preset = AnyConfig::from_name(name).ok_or_else(|| AlgorithmError::UnknownName {
         name: name.to_string(),
-        valid: registry::ALGORITHMS.iter().map(|a| a.name).collect(),
+        valid: ALGORITHMS.iter().map(|a| a.name).collect(),
     })?;
     let config = preset.map_with(&mut Apply { all, own })?;
     config

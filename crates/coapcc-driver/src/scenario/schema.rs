@@ -108,7 +108,7 @@ pub struct WorkloadConfig {
     #[serde(default = "default_exchanges")]
     pub exchanges_per_flow: u32,
     /// Flows start at uniform random offsets in [0, this) (1 s in testbeds §1).
-    #[serde(rename = "start_window_ms", with = "coapcc_core::config::serde_ms", default = "default_start_window")]
+    #[serde(rename = "start_window_ms", with = "coapcc_core::serde_ms", default = "default_start_window")]
     pub start_window: Duration,
     /// Random flows: fewest exchanges per short-lived client.
     #[serde(default = "default_random_min")]
@@ -117,7 +117,7 @@ pub struct WorkloadConfig {
     #[serde(default = "default_random_max")]
     pub random_max: u32,
     /// Long-lived flows: how long the sender runs (5 h in testbeds §2).
-    #[serde(rename = "duration_ms", with = "coapcc_core::config::serde_opt_ms", default)]
+    #[serde(rename = "duration_ms", with = "coapcc_core::serde_opt_ms", default)]
     pub duration: Option<Duration>,
     /// NSTART: exchanges a client keeps outstanding (> 1 exercises CoCoA's blind RTO).
     #[serde(default = "default_nstart")]
@@ -127,7 +127,7 @@ pub struct WorkloadConfig {
     #[serde(default)]
     pub count: Count,
     /// Flows not finished by this simulated time are cut off (their FCT is missing).
-    #[serde(rename = "time_limit_ms", with = "coapcc_core::config::serde_ms", default = "default_time_limit")]
+    #[serde(rename = "time_limit_ms", with = "coapcc_core::serde_ms", default = "default_time_limit")]
     pub time_limit: Duration,
 }
 

@@ -105,7 +105,7 @@ impl Relay {
     /// client bounds.
     pub fn new(config: &EmulatorConfig) -> Result<Relay, EmulatorError> {
         let (up, down) = config.network.pipelines();
-        let bad = |dir: &str, e: coapcc_core::config::ConfigError| {
+        let bad = |dir: &str, e: coapcc_core::ConfigError| {
             EmulatorError::Config(format!("{dir}: key `{}`: {}", e.key, e.problem))
         };
         let up = Pipeline::new(&up, config.seed, config.replication, Stream::LinkUp(0).id())

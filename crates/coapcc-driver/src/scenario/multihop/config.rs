@@ -7,7 +7,7 @@
 //! naming its dotted key; the simulator's engine (`coapcc_sim::multihop::MultihopSim::new`)
 //! checks what only a built run knows (node ids, frame sizes).
 
-use coapcc_core::config::serde_ms;
+use coapcc_core::serde_ms;
 use coapcc_core::{AnyConfig, ConfigError, Duration};
 use serde::{Deserialize, Serialize};
 
@@ -204,7 +204,7 @@ pub struct MultihopConfig {
     pub fragmentation: bool,
     /// How long a reassembly may wait for its fragments (`SICSLOWPAN_REASS_MAXAGE`;
     /// `None`: the version's, 20 s in 3.0, 20/16 s in 2.7).
-    #[serde(rename = "reassembly_timeout_ms", with = "coapcc_core::config::serde_opt_ms")]
+    #[serde(rename = "reassembly_timeout_ms", with = "coapcc_core::serde_opt_ms")]
     pub reassembly_timeout: Option<Duration>,
     /// Forwarding delay per hop, t_fwd (OQ-M18).
     #[serde(rename = "t_fwd_ms", with = "serde_ms")]

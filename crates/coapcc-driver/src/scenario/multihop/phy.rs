@@ -5,7 +5,7 @@
 use core::time::Duration;
 
 use coapcc_core::ConfigError;
-use coapcc_core::time::{from_nanos, nanos};
+use coapcc_core::duration::{from_nanos, nanos};
 use serde::Deserialize;
 
 /// Radio timing of the 2.4 GHz O-QPSK PHY (multihop.md §1.2).
@@ -13,7 +13,7 @@ use serde::Deserialize;
 #[serde(default, deny_unknown_fields)]
 pub struct PhyConfig {
     /// Time to send one byte (2 symbols of 16 µs): 0.032 ms.
-    #[serde(rename = "byte_time_ms", with = "coapcc_core::config::serde_ms")]
+    #[serde(rename = "byte_time_ms", with = "coapcc_core::serde_ms")]
     pub byte_time: Duration,
     /// Synchronisation header and length byte sent before every PSDU: 4 B preamble + 1 B SFD
     /// + 1 B length = 6 B.
@@ -21,17 +21,17 @@ pub struct PhyConfig {
     /// Largest PSDU (aMaxPHYPacketSize): 127 B.
     pub max_psdu_bytes: u32,
     /// RX→TX turnaround before every frame (CC2420 STXONCCA, 12 symbols): 0.192 ms.
-    #[serde(rename = "turnaround_ms", with = "coapcc_core::config::serde_ms")]
+    #[serde(rename = "turnaround_ms", with = "coapcc_core::serde_ms")]
     pub turnaround: Duration,
     /// Duration of one CCA (RSSI averaged over 8 symbols): 0.128 ms; the model samples the
     /// channel at one instant.
-    #[serde(rename = "cca_ms", with = "coapcc_core::config::serde_ms")]
+    #[serde(rename = "cca_ms", with = "coapcc_core::serde_ms")]
     pub cca: Duration,
     /// PSDU of the hardware link-layer ACK (FCF 2 + seq 1 + FCS 2): 5 B.
     pub ack_psdu_bytes: u32,
     /// Delay from the end of a unicast frame that requests an ACK to the start of the
     /// hardware ACK: 0.192 ms.
-    #[serde(rename = "ack_delay_ms", with = "coapcc_core::config::serde_ms")]
+    #[serde(rename = "ack_delay_ms", with = "coapcc_core::serde_ms")]
     pub ack_delay: Duration,
 }
 

@@ -21,10 +21,10 @@ pub struct NullRdcConfig {
     /// `nullrdc_ack_wait`: wait for a link-layer ACK (false on Sky/Z1, true on Wismote, OQ-M1).
     pub ack_wait: bool,
     /// `ACK_WAIT_TIME` = 13 rtimer ticks = 0.397 ms.
-    #[serde(rename = "ack_wait_time_ms", with = "coapcc_core::config::serde_ms")]
+    #[serde(rename = "ack_wait_time_ms", with = "coapcc_core::serde_ms")]
     pub ack_wait_time: Duration,
     /// `AFTER_ACK_DETECTED_WAIT_TIME` = 21 rtimer ticks = 0.641 ms.
-    #[serde(rename = "after_ack_detected_wait_ms", with = "coapcc_core::config::serde_ms")]
+    #[serde(rename = "after_ack_detected_wait_ms", with = "coapcc_core::serde_ms")]
     pub after_ack_detected_wait: Duration,
 }
 
@@ -40,44 +40,44 @@ impl Default for NullRdcConfig {
 #[serde(default, deny_unknown_fields)]
 pub struct ContikiMacConfig {
     /// `CYCLE_TIME` `T_w`: 4096 ticks = 125 ms.
-    #[serde(rename = "cycle_time_ms", with = "coapcc_core::config::serde_ms")]
+    #[serde(rename = "cycle_time_ms", with = "coapcc_core::serde_ms")]
     pub cycle_time: Duration,
     /// `CCA_COUNT_MAX`: CCAs per channel check (2).
     pub cca_count_max: u32,
     /// CCA spacing `CCA_CHECK_TIME + CCA_SLEEP_TIME` = 20 ticks = 0.610 ms.
-    #[serde(rename = "cca_spacing_ms", with = "coapcc_core::config::serde_ms")]
+    #[serde(rename = "cca_spacing_ms", with = "coapcc_core::serde_ms")]
     pub cca_spacing: Duration,
     /// `CCA_COUNT_MAX_TX`: CCAs before a train (6, over `CHECK_TIME_TX` = 3.662 ms).
     pub cca_count_max_tx: u32,
     /// `LISTEN_TIME_AFTER_PACKET_DETECTED`: 409 ticks = 12.48 ms after the check.
-    #[serde(rename = "listen_time_after_packet_detected_ms", with = "coapcc_core::config::serde_ms")]
+    #[serde(rename = "listen_time_after_packet_detected_ms", with = "coapcc_core::serde_ms")]
     pub listen_time_after_packet_detected: Duration,
     /// `MAX_NONACTIVITY_PERIODS`: periods of `cca_spacing` without a frame start before the
     /// radio goes off (10 → 6.1 ms).
     pub max_nonactivity_periods: u32,
     /// `INTER_PACKET_INTERVAL`: 13 ticks = 0.397 ms after each copy (the ACK window).
-    #[serde(rename = "inter_packet_interval_ms", with = "coapcc_core::config::serde_ms")]
+    #[serde(rename = "inter_packet_interval_ms", with = "coapcc_core::serde_ms")]
     pub inter_packet_interval: Duration,
     /// `AFTER_ACK_DETECTECT_WAIT_TIME`: 21 ticks = 0.641 ms.
-    #[serde(rename = "after_ack_detected_wait_ms", with = "coapcc_core::config::serde_ms")]
+    #[serde(rename = "after_ack_detected_wait_ms", with = "coapcc_core::serde_ms")]
     pub after_ack_detected_wait: Duration,
     /// `STROBE_TIME`: 4176 ticks = 127.4 ms, longest train.
-    #[serde(rename = "strobe_time_ms", with = "coapcc_core::config::serde_ms")]
+    #[serde(rename = "strobe_time_ms", with = "coapcc_core::serde_ms")]
     pub strobe_time: Duration,
     /// `GUARD_TIME`: 520 ticks = 15.87 ms, phase-lock lead.
-    #[serde(rename = "guard_time_ms", with = "coapcc_core::config::serde_ms")]
+    #[serde(rename = "guard_time_ms", with = "coapcc_core::serde_ms")]
     pub guard_time: Duration,
     /// `MAX_PHASE_STROBE_TIME`: 546 ticks = 16.66 ms, longest train with a known phase or in
     /// a burst.
-    #[serde(rename = "max_phase_strobe_time_ms", with = "coapcc_core::config::serde_ms")]
+    #[serde(rename = "max_phase_strobe_time_ms", with = "coapcc_core::serde_ms")]
     pub max_phase_strobe_time: Duration,
     /// `INTER_PACKET_DEADLINE`: 4 clock ticks = 31.25 ms, wait for the next burst frame.
-    #[serde(rename = "inter_packet_deadline_ms", with = "coapcc_core::config::serde_ms")]
+    #[serde(rename = "inter_packet_deadline_ms", with = "coapcc_core::serde_ms")]
     pub inter_packet_deadline: Duration,
     /// `phase.c` `MAX_NOACKS`: forget a phase after this many NOACKs (16).
     pub max_noacks: u32,
     /// `phase.c` `MAX_NOACKS_TIME`: … or this long after the first of them (30 s).
-    #[serde(rename = "max_noacks_time_ms", with = "coapcc_core::config::serde_ms")]
+    #[serde(rename = "max_noacks_time_ms", with = "coapcc_core::serde_ms")]
     pub max_noacks_time: Duration,
     /// `WITH_PHASE_OPTIMIZATION` (on).
     pub phase_optimization: bool,

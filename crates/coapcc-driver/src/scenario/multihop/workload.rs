@@ -4,7 +4,7 @@
 //! CoAP workloads in `coap_app.rs`, Lim's TCP reports in `tcp_app.rs`).
 
 use coapcc_core::Duration;
-use coapcc_core::config::serde_ms;
+use coapcc_core::serde_ms;
 use serde::Deserialize;
 
 /// Which §1.2 table flows CoAP requests and responses use.
