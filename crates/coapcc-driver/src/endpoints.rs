@@ -7,8 +7,7 @@
 use std::sync::Arc;
 
 use coapcc_core::{AnyConfig, ConfigError};
-use coapcc_proto::echo::echo_mode_for;
-use coapcc_proto::message::Payload;
+use coapcc_proto::Payload;
 use coapcc_proto::{AutoResponse, Code, EchoMode, EndpointConfig, Message};
 
 use crate::scenario::multihop::MultihopEcho;
@@ -27,7 +26,7 @@ pub fn zero_payload(len: usize) -> Payload {
 /// The echo mode for an algorithm under the scenario's choice.
 pub fn echo_for(choice: EchoChoice, algorithm: &AnyConfig) -> EchoMode {
     match choice {
-        EchoChoice::Auto => echo_mode_for(algorithm),
+        EchoChoice::Auto => algorithm.echo_mode(),
         EchoChoice::None => EchoMode::None,
         EchoChoice::Token => EchoMode::Token,
         EchoChoice::Option => EchoMode::Option,

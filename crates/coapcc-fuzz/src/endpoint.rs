@@ -9,11 +9,11 @@ use std::time::Duration;
 
 use coapcc_core::{ALGORITHMS, Instant};
 use coapcc_proto::codec::{decode, encode};
-use coapcc_proto::message::{decode_uint, option};
 use coapcc_proto::{
     AutoResponse, Code, EchoMode, Endpoint, EndpointConfig, Event, Message, MessageType, Origin, Payload,
     RequestHandle, RequestId, Transmit,
 };
+use coapcc_proto::{decode_uint, option};
 use rand_core::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 

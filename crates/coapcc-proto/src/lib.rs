@@ -8,23 +8,26 @@
 //!
 //! ## Map
 //!
+//! The API is the `pub use` list below plus the [`codec`] namespace (one path per item).
+//!
 //! | module | what is there |
 //! |---|---|
-//! | [`endpoint`] | **start here**: [`Endpoint`] (`request`, `handle_message`, `handle_timeout`, `poll_*`), generic over any [`coapcc_core::Controller`] |
-//! | [`message`] | [`Message`] with its exact [`wire_len`](Message::wire_len); tokens, codes, options |
-//! | [`codec`] | bytes ⇄ [`Message`] through `coap-lite`, at the socket edge only; [`DecodeError`] |
-//! | `duplicates` (private) | the server's duplicate cache: what makes a copy a copy, and its entry and byte bounds |
-//! | [`echo`] | which echo mode each registered algorithm uses (each algorithm states it: [`coapcc_core::Controller::echo_mode`]) |
+//! | `endpoint` | **start here**: [`Endpoint`] (`request`, `handle_message`, `handle_timeout`, `poll_*`), generic over any [`coapcc_core::Controller`] (its echo mode: [`coapcc_core::Controller::echo_mode`]) |
+//! | `message` | [`Message`] with its exact [`wire_len`](Message::wire_len); tokens, codes, options ([`option`] numbers) |
+//! | [`codec`] | bytes ⇄ [`Message`] through `coap-lite` ([`codec::encode`], [`codec::decode`]), at the socket edge only |
+//! | `duplicates` | the server's duplicate cache: what makes a copy a copy, and its entry and byte bounds |
 
+// A namespace: `codec::encode` / `codec::decode` name the wire conversion at the socket
+// edge; nothing in it is re-exported here.
 pub mod codec;
 mod duplicates;
-pub mod echo;
-pub mod endpoint;
-pub mod message;
+mod endpoint;
+mod message;
 
-pub use codec::DecodeError;
 pub use endpoint::{
     AutoResponse, DEFAULT_DUPLICATE_CACHE_BYTES, DEFAULT_DUPLICATE_CACHE_ENTRIES, EchoMode, Endpoint, EndpointConfig,
     EndpointStats, Event, Origin, RequestHandle, RequestId, Transmit,
 };
-pub use message::{CoapOption, Code, Message, MessageType, OptionValue, Options, Payload, Token};
+pub use message::{
+    CoapOption, Code, Message, MessageType, OptionValue, Options, Payload, Token, decode_uint, encode_uint, option,
+};

@@ -3,8 +3,8 @@
 use std::time::Duration;
 
 use coapcc_core::Instant;
-use coapcc_proto::message::{Payload, encode_uint, option};
 use coapcc_proto::{Code, EchoMode, Endpoint, EndpointConfig, Event, Message, MessageType, Origin, Token, Transmit};
+use coapcc_proto::{Payload, encode_uint, option};
 use rand_core::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
@@ -330,8 +330,8 @@ fn a_response_with_options_keeps_them_sorted_with_the_echoed_transmission_count(
     req.add_option(option::TRANSMISSION_COUNT, encode_uint(2));
     s.handle_message(at(0), CLIENT, std::sync::Arc::new(req));
     let Some(Event::Request { handle, .. }) = s.poll_event() else { panic!("no request event") };
-    let mut opts = coapcc_proto::message::Options::new();
-    opts.push(coapcc_proto::message::CoapOption { number: option::BLOCK2, value: encode_uint(0x0e) });
+    let mut opts = coapcc_proto::Options::new();
+    opts.push(coapcc_proto::CoapOption { number: option::BLOCK2, value: encode_uint(0x0e) });
     s.respond_with(at(1), handle, Code::CONTENT, opts, Payload::from_static(b"x"));
     let out = transmits(&mut s);
     let numbers: Vec<u16> = out[0].msg.options.iter().map(|o| o.number).collect();

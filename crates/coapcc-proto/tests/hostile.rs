@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use coapcc_core::Instant;
 use coapcc_proto::codec::{DecodeError, decode, encode};
-use coapcc_proto::message::{Payload, encode_uint, option};
 use coapcc_proto::{Code, EchoMode, EndpointConfig, Event, Message, MessageType, Origin, Token, Transmit};
+use coapcc_proto::{Payload, encode_uint, option};
 
 mod common;
 use common::{CLIENT, Ep, SERVER, at, config, endpoint, events, transmits};

@@ -1,7 +1,7 @@
 //! RFC 7959 block-wise transfer: the Block1/Block2 option value (§2.2) and slicing a body
 //! into blocks.
 
-use coapcc_proto::message::{OptionValue, decode_uint, encode_uint};
+use coapcc_proto::{OptionValue, decode_uint, encode_uint};
 
 /// The largest block size exponent (SZX 6 = 1024 bytes; 7 is reserved, RFC 7959 §2.2).
 pub const MAX_SZX: u8 = 6;

@@ -16,8 +16,8 @@ use std::time::Duration;
 
 use coapcc_core::{AnyConfig, Instant};
 use coapcc_driver::rng::{Stream, stream_rng};
-use coapcc_proto::message::{Payload, encode_uint, option};
 use coapcc_proto::{Code, Endpoint, EndpointConfig, Message};
+use coapcc_proto::{Payload, encode_uint, option};
 use serde::Serialize;
 use tokio::sync::mpsc;
 

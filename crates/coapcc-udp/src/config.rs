@@ -6,7 +6,6 @@ use std::time::Duration;
 
 use coapcc_core::{AnyConfig, ConfigError};
 use coapcc_driver::overrides::{AlgorithmSettingsError, Setting, algorithm_with_settings};
-use coapcc_proto::echo::echo_mode_for;
 use coapcc_proto::{Code, EndpointConfig, Message};
 
 /// The duplicate cache of servers on real sockets: at most this many requests remembered at
@@ -33,10 +32,10 @@ pub fn algorithm(name: &str, settings: &[Setting]) -> Result<AnyConfig, Algorith
 
 /// A client endpoint's configuration for `algorithm`: RFC 7252 defaults (NSTART 1, 2-byte
 /// tokens) and the algorithm's own echo mode (the token byte for `fasor-token`, the
-/// transmission-count option for `pcocoa`; [`echo_mode_for`]).
+/// transmission-count option for `pcocoa`; [`AnyConfig::echo_mode`](coapcc_core::AnyConfig::echo_mode)).
 pub fn client_config(algorithm: &AnyConfig) -> Result<EndpointConfig, ConfigError> {
     let built = Arc::new(algorithm.build()?);
-    Ok(EndpointConfig { echo: echo_mode_for(algorithm), ..EndpointConfig::new(built) })
+    Ok(EndpointConfig { echo: algorithm.echo_mode(), ..EndpointConfig::new(built) })
 }
 
 /// A server endpoint's configuration: requests are remembered for duplicate detection for
@@ -61,7 +60,7 @@ pub fn server_config(exchange_lifetime: Duration) -> Result<EndpointConfig, Conf
 pub fn request(code: Code, path: &str, query: &str) -> Message {
     let mut m = Message::con_request(code, path);
     for q in query.split('&').filter(|q| !q.is_empty()) {
-        m.add_option(coapcc_proto::message::option::URI_QUERY, q.as_bytes());
+        m.add_option(coapcc_proto::option::URI_QUERY, q.as_bytes());
     }
     m
 }
@@ -135,7 +134,7 @@ pub fn uri_request(code: Code, path: &str, query: &str) -> Result<Message, UriEr
 }
 
 fn uri_options(path: &str, query: &str) -> Result<Vec<(u16, Vec<u8>)>, UriError> {
-    use coapcc_proto::message::option::{URI_PATH, URI_QUERY};
+    use coapcc_proto::option::{URI_PATH, URI_QUERY};
     let segments = if path.is_empty() { None } else { Some(path.split('/').map(|s| (URI_PATH, s, "path segment"))) };
     let arguments =
         if query.is_empty() { None } else { Some(query.split('&').map(|a| (URI_QUERY, a, "query argument"))) };
@@ -187,7 +186,7 @@ mod tests {
             ("127.0.0.1", 5684, "data", "size=100&x=%41")
         );
         let m = uri_request(Code::GET, &u.path, &u.query).unwrap();
-        assert_eq!(m.option(coapcc_proto::message::option::URI_QUERY), Some(&b"size=100"[..]));
+        assert_eq!(m.option(coapcc_proto::option::URI_QUERY), Some(&b"size=100"[..]));
         assert_eq!(m.options.last().map(|o| o.value.as_slice()), Some(&b"x=A"[..]));
         let u = parse_uri("coap://[::1]/a/b").unwrap();
         assert_eq!((u.host.as_str(), u.port, u.path.as_str()), ("::1", 5683, "a/b"));

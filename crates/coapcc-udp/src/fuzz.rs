@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use coapcc_core::Instant;
 use coapcc_driver::rng::{SimRng, below, stream_rng};
-use coapcc_proto::message::{Payload, encode_uint, option};
 use coapcc_proto::{Code, EchoMode, Endpoint, EndpointConfig, Event, Message, MessageType, Token, codec};
+use coapcc_proto::{Payload, encode_uint, option};
 use rand_core::Rng;
 
 use crate::block::Block;

@@ -45,8 +45,8 @@ use std::time::Duration;
 
 use coapcc_core::Instant;
 use coapcc_driver::rng::SimRng;
+use coapcc_proto::Options as MessageOptions;
 use coapcc_proto::codec;
-use coapcc_proto::message::Options as MessageOptions;
 use coapcc_proto::{Code, Endpoint, EndpointStats, Event, Message, Origin, RequestHandle, RequestId};
 use tokio::net::UdpSocket;
 use tokio::sync::{mpsc, oneshot};
@@ -70,7 +70,7 @@ pub struct Reply {
     /// endpoint.
     pub options: MessageOptions,
     /// Payload.
-    pub payload: coapcc_proto::message::Payload,
+    pub payload: coapcc_proto::Payload,
 }
 
 impl Reply {

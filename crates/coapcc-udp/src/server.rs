@@ -27,7 +27,7 @@
 
 use std::net::SocketAddr;
 
-use coapcc_proto::message::{CoapOption, Options, Payload, encode_uint, option};
+use coapcc_proto::{CoapOption, Options, Payload, encode_uint, option};
 use coapcc_proto::{Code, Message};
 
 use crate::block::{self, Block};
@@ -192,7 +192,7 @@ fn data_size(request: &Message) -> Result<usize, ()> {
 }
 
 fn option_value(number: u16, value: impl AsRef<[u8]>) -> CoapOption {
-    CoapOption { number, value: coapcc_proto::message::OptionValue::from_slice(value.as_ref()) }
+    CoapOption { number, value: coapcc_proto::OptionValue::from_slice(value.as_ref()) }
 }
 
 /// A GET response of `content`: whole when within the amplification bound, else Block2.
@@ -235,7 +235,7 @@ fn body(request: &Message, content: Content, format: Option<u32>) -> Reply {
     Reply { code: Code::CONTENT, options, payload: content.range(from, to) }
 }
 
-fn size2(len: usize) -> coapcc_proto::message::OptionValue {
+fn size2(len: usize) -> coapcc_proto::OptionValue {
     encode_uint(u32::try_from(len).unwrap_or(u32::MAX))
 }
 

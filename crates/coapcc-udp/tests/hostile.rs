@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use coapcc_core::Instant;
 use coapcc_driver::scenario::NetworkConfig;
-use coapcc_proto::message::{Payload, option};
 use coapcc_proto::{Code, Message, MessageType, Token, codec};
+use coapcc_proto::{Payload, option};
 use coapcc_udp::block::Block;
 use coapcc_udp::client::{self, ClientRun, Record, Summary};
 use coapcc_udp::clock::Clock;

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use coapcc_core::ALGORITHMS;
 use coapcc_driver::rng::{Stream, stream_rng};
-use coapcc_proto::message::{Payload, option};
 use coapcc_proto::{Code, Endpoint, Message, MessageType, Token, codec};
+use coapcc_proto::{Payload, option};
 use coapcc_udp::client::{self, ClientRun, Record, Summary};
 use coapcc_udp::clock::Clock;
 use coapcc_udp::config::{algorithm, client_config, request, server_config};
@@ -70,7 +70,7 @@ async fn every_algorithm_completes_20_gets_and_20_puts_against_our_server() {
             let echoed = records.iter().filter(|r| matches!(r, Record::Exchange(e) if e.echoed_copy.is_some())).count();
             // The transmission-count echo of fasor-token (token byte) and pcocoa (option)
             // comes back from our server on every exchange.
-            let echo = coapcc_proto::echo::echo_mode_for(&spec.algorithm);
+            let echo = spec.algorithm.echo_mode();
             let expected = if echo == coapcc_proto::EchoMode::None { 0 } else { 20 };
             if matches!(a.name, "fasor-token" | "pcocoa") {
                 assert_eq!(expected, 20, "{} uses an echo", a.name);
@@ -299,7 +299,7 @@ async fn the_client_follows_a_server_that_shrinks_the_block_size() {
                     // Takes the whole first block, asks for smaller ones from now on.
                     let mut r = coapcc_udp::server::reply(&req);
                     r.options.retain(|o| o.number != option::BLOCK1);
-                    r.options.push(coapcc_proto::message::CoapOption {
+                    r.options.push(coapcc_proto::CoapOption {
                         number: option::BLOCK1,
                         value: Block { szx: 2, ..b }.encode(),
                     });

@@ -15,8 +15,8 @@ use std::net::{SocketAddr, UdpSocket};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use coapcc_proto::message::{Payload, option};
 use coapcc_proto::{Code, Message, MessageType, Token, codec};
+use coapcc_proto::{Payload, option};
 use coapcc_udp::clock::Clock;
 
 /// The bound on the server's resident memory after the PUT flood, bytes.

@@ -169,7 +169,7 @@ fn default_echo() -> EchoChoice {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum EchoChoice {
-    /// What each algorithm needs (`coapcc_proto::echo::echo_mode_for`).
+    /// What each algorithm needs (`coapcc_core::AnyConfig::echo_mode`).
     Auto,
     /// Never.
     None,

@@ -2,7 +2,7 @@
 //! configuration can produce and the MTU check (testbeds §1 sizes), done once when a scenario
 //! is checked.
 
-use coapcc_proto::message::option;
+use coapcc_proto::option;
 use coapcc_proto::{Code, Message, MessageType, Token};
 
 use super::schema::CoapConfig;

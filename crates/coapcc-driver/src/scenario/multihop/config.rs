@@ -282,7 +282,7 @@ pub enum MultihopEcho {
     /// No echo, whatever the algorithm (default).
     #[default]
     None,
-    /// The echo the algorithm states (`coapcc_proto::echo::echo_mode_for`).
+    /// The echo the algorithm states (`coapcc_core::AnyConfig::echo_mode`).
     Algorithm,
 }
 

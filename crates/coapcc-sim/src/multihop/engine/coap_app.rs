@@ -659,7 +659,7 @@ mod tests {
     use coapcc_driver::scenario::multihop::MultihopEcho;
     use coapcc_driver::scenario::{Setting, parse};
     use coapcc_proto::Message;
-    use coapcc_proto::message::{decode_uint, option};
+    use coapcc_proto::{decode_uint, option};
 
     use super::super::net::Body;
     use super::super::testkit::{betzler_null_rdc, line_coap, run};
