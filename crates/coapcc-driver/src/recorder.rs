@@ -34,7 +34,7 @@ pub const TIMERS_KEPT: usize = 64;
 pub const COMPLETIONS_KEPT: usize = 20_000;
 
 /// A trace list: its first `N` entries, the rest ignored (the recorder's one cap policy, see
-/// the [module documentation](self)).
+/// [`Recorder`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FirstN<T, const N: usize>(Vec<T>);
 

@@ -1,15 +1,15 @@
 //! The algorithm registry, `coapcc replay` and the figure palette, from the same code the CLI
-//! uses (`coapcc_core::registry`, `coapcc_driver::overrides`, `coapcc_driver::replay`,
+//! uses (`coapcc_core::registry`, `coapcc_driver::scenario`, `coapcc_driver::replay`,
 //! `coapcc_report::figures`).
 
 use coapcc_core::ALGORITHMS;
 use coapcc_core::harness::Event;
-use coapcc_driver::overrides::algorithm_with_settings;
 use coapcc_driver::replay;
+use coapcc_driver::scenario::Setting;
 use coapcc_driver::scenario::algorithm_keys;
+use coapcc_driver::scenario::algorithm_with_settings;
 use coapcc_report::figures::{PALETTE, colour_hex};
 use coapcc_sim::results::{Column, Columns};
-use coapcc_sim::scenario::Setting;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;

@@ -1,8 +1,8 @@
 //! A resolved scenario: the scenario file's text with settings applied (in order) and checked
-//! by `coapcc_sim::scenario::parse`, exactly as `coapcc sim FILE --set …` loads it; plus the
+//! by `coapcc_driver::scenario::parse`, exactly as `coapcc sim FILE --set …` loads it; plus the
 //! sweep points of `--sweep`.
 
-use coapcc_sim::scenario::{self, Model, Scenario};
+use coapcc_driver::scenario::{self, Model, Scenario};
 use coapcc_sim::sweep::{Point, Sweep};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;

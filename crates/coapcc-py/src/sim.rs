@@ -7,13 +7,13 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use coapcc_driver::scenario::{Model, Scenario};
 use coapcc_sim::budget;
 use coapcc_sim::results::{
     Summary, flows_columns, nodes_columns, result_files, runs_columns, samples_columns, series_columns, summarise,
     summary_columns, summary_table,
 };
 use coapcc_sim::runner::{self, AlgorithmRuns, RunOutput};
-use coapcc_sim::scenario::{Model, Scenario};
 use coapcc_sim::sweep::{sweep_csv_header, sweep_csv_rows};
 use coapcc_sim::{SimError, wire};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};

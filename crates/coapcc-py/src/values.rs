@@ -5,7 +5,7 @@
 //! the very [`Setting`] `--set KEY=VALUE` makes ([`Value::parse`]), and a sweep task carries
 //! only strings to the process that runs it.
 
-use coapcc_sim::scenario::{Setting, Value};
+use coapcc_driver::scenario::{Setting, Value};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};

@@ -4,8 +4,8 @@
 use std::fmt::Write;
 
 use coapcc_core::ALGORITHMS;
-use coapcc_driver::overrides::algorithm_with_settings;
 use coapcc_driver::scenario::algorithm_keys;
+use coapcc_driver::scenario::algorithm_with_settings;
 
 use crate::error::ReportError;
 

@@ -10,8 +10,8 @@ use std::fmt::Write as _;
 use std::io::Write;
 use std::path::Path;
 
+use coapcc_driver::scenario::{self, Scenario, Setting};
 use coapcc_sim::runner::{AlgorithmRuns, RunOutput, run_scenario};
-use coapcc_sim::scenario::{self, Scenario, Setting};
 
 use crate::error::ReportError;
 use crate::files::write_atomic;

@@ -5,6 +5,7 @@
 use std::io::Write;
 
 use coapcc_core::ConfigError;
+use coapcc_driver::scenario::{self, Model, ScenarioError};
 use coapcc_sim::multihop::csma::BackoffKind;
 use coapcc_sim::multihop::engine::{MultihopConfig, MultihopSim, RdcKind};
 use coapcc_sim::multihop::medium::{Geometry, LinkClass, UdgmConfig};
@@ -13,7 +14,6 @@ use coapcc_sim::multihop::scenario::run_seed;
 use coapcc_sim::multihop::topology::{Role, Topology};
 use coapcc_sim::multihop::{ContikiVersion, NodeId};
 use coapcc_sim::results::role_word;
-use coapcc_sim::scenario::{self, Model, ScenarioError};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 

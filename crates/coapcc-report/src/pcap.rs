@@ -4,9 +4,9 @@
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
-use coapcc_driver::pcap::PcapWriter;
+use coapcc_driver::PcapWriter;
+use coapcc_driver::scenario::{Model, Scenario};
 use coapcc_sim::engine::capture_network;
-use coapcc_sim::scenario::{Model, Scenario};
 
 use crate::error::{ReportError, network_run};
 

@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use coapcc_driver::scenario::{self, Model, Scenario, ScenarioError, Setting};
 use coapcc_sim::results::{Summary, result_files, summarise, summary_table};
 use coapcc_sim::runner::{job_count, run_scenario};
-use coapcc_sim::scenario::{self, Model, Scenario, ScenarioError, Setting};
 pub use coapcc_sim::sweep::{Point, Sweep, combinations};
 use coapcc_sim::sweep::{sweep_csv_header, sweep_csv_rows};
 

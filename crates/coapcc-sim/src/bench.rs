@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use crate::error::SimError;
 use crate::runner::{RunOutput, job_count, run_scenario};
-use crate::scenario::{self, Scenario, ScenarioError, Setting};
+use coapcc_driver::scenario::{self, Scenario, ScenarioError, Setting};
 
 /// What to measure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -24,9 +24,9 @@
 //! custom links one exchange per millisecond per outstanding request.
 
 use crate::error::BudgetError;
-use crate::link::presets::NbiotConfig;
-use crate::metrics::Distribution;
-use crate::scenario::{FlowType, Model, NetworkConfig, Scenario};
+use coapcc_driver::link::presets::NbiotConfig;
+use coapcc_driver::metrics::Distribution;
+use coapcc_driver::scenario::{FlowType, Model, NetworkConfig, Scenario};
 
 /// Memory per flow while a run is in progress, bytes.
 pub const RUN_BYTES_PER_FLOW: u64 = 6_600;
@@ -73,7 +73,12 @@ pub struct Estimate {
 }
 
 /// Exchanges of one run (saturating: absurd scenarios give `u64::MAX`).
-fn exchanges_per_run(network: &NetworkConfig, flows: u64, w: &crate::scenario::WorkloadConfig, s: &Scenario) -> u64 {
+fn exchanges_per_run(
+    network: &NetworkConfig,
+    flows: u64,
+    w: &coapcc_driver::scenario::WorkloadConfig,
+    s: &Scenario,
+) -> u64 {
     match w.flow_type {
         FlowType::Continuous | FlowType::Random => flows.saturating_mul(u64::from(w.exchanges_per_flow)),
         FlowType::LongLived => {
@@ -186,7 +191,7 @@ pub fn admit(s: &Scenario, threads: usize, available: u64) -> Result<Option<Stri
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::{Setting, parse};
+    use coapcc_driver::scenario::{Setting, parse};
 
     const TEXT: &str = "name = \"t\"\ndescription = \"d\"\nsource = \"s\"\nseed = 1\nreplications = 2\n\
                         algorithms = [\"default\"]\n[network.nbiot]\nbuffer_bytes = 2500\nerrors = \"none\"\n\
@@ -233,7 +238,7 @@ mod tests {
         let huge = parse(
             &text,
             "t.toml",
-            &["samples=4294967295".parse().unwrap_or_else(|e: coapcc_driver::overrides::SettingError| panic!("{e}"))],
+            &["samples=4294967295".parse().unwrap_or_else(|e: coapcc_driver::scenario::SettingError| panic!("{e}"))],
         )
         .unwrap_or_else(|e| panic!("{e}"));
         assert!(estimate(&huge, 2).bytes > 2 * 4_294_967_295 * 16, "{:?}", estimate(&huge, 2));

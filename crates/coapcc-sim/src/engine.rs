@@ -20,19 +20,19 @@ use std::convert::Infallible;
 use std::sync::Arc;
 
 use coapcc_core::{AnyConfig, ConfigError, Instant};
-use coapcc_driver::endpoints::Endpoints;
+use coapcc_driver::Endpoints;
+use coapcc_driver::Workload;
 use coapcc_driver::flow::{Datagram, FlowLoop, Host, RequestCopy, Sent};
-use coapcc_driver::recorder::{Recorder, RunEnd};
-use coapcc_driver::workload::Workload;
+use coapcc_driver::{Recorder, RunEnd};
 use coapcc_proto::{Endpoint, Message};
 
-use crate::link::Pipeline;
-use crate::metrics::RunResult;
-use crate::rng::{SimRng, Stream, stream_rng, sub_stream};
-use crate::scenario::{CoapConfig, NetworkConfig, WorkloadConfig};
 use crate::timers::TimerHeap;
+use coapcc_driver::link::Pipeline;
+use coapcc_driver::metrics::RunResult;
+use coapcc_driver::rng::{SimRng, Stream, stream_rng, sub_stream};
+use coapcc_driver::scenario::{CoapConfig, NetworkConfig, WorkloadConfig};
 
-pub use coapcc_driver::endpoints::echo_for;
+pub use coapcc_driver::echo_for;
 
 /// A node address: the client slot (flow) and which short-lived client of that slot
 /// (random flows start a new client, as a new process with a new port would be).
@@ -592,8 +592,8 @@ pub fn capture_network(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::{CoapConfig, Count, FlowType};
     use coapcc_core::{Duration, Ratio};
+    use coapcc_driver::scenario::{CoapConfig, Count, FlowType};
 
     /// Residual bandwidth of 1–4 packets per second.
     const RESIDUAL: NetworkConfig =

@@ -8,9 +8,11 @@
 //!
 //! ## Map
 //!
+//! Scenario files, link stages, workloads, the recorder and metrics are `coapcc-driver`'s
+//! (both drivers share them; start at `coapcc_driver::scenario`); import them from there.
+//!
 //! | module | what is there |
 //! |---|---|
-//! | [`scenario`] | **start here**: scenario files (TOML) checked once into a [`scenario::Scenario`]; `--set` overrides (from `coapcc-driver`) |
 //! | [`engine`] | the event loop of the network models: clients, server, one pipeline per direction, ground-truth metrics |
 //! | [`multihop`] | the multihop 802.15.4 link-layer world of `multihop.md` §1: PHY, UDGM medium, CSMA, RDC, static RPL, topologies, the engine (its `[multihop]` schema is `coapcc-driver`'s) |
 //! | [`trace`] | the RTT-trace model (RMSE and spurious counts of RTO estimators) |
@@ -21,7 +23,6 @@
 //! | [`sweep`] | sweep points (`--sweep KEY=V1,V2`) and their `sweep.csv` rows from the typed summaries, shared by the CLI and the Python package |
 //! | [`wire`] | one job's output as bytes and back, exactly (serde, `postcard`, a version tag; jobs run in other processes) |
 //! | [`error`] | [`SimError`] and its parts: bad scenario, refused by the memory budget, bad job outputs, a failed run, interrupted |
-//! | [`metrics`], [`link`], [`rng`], [`workload`], [`recorder`], [`endpoints`] | re-exported from `coapcc-driver`, which both drivers share: metrics, the sans-IO link stages, the seeded random streams, the workload state machine, the flow recorder, the endpoint set-up |
 
 #![forbid(unsafe_code)]
 
@@ -36,9 +37,5 @@ pub mod sweep;
 pub mod timers;
 pub mod trace;
 pub mod wire;
-
-// What every driver shares lives in `coapcc-driver`; re-exported so `coapcc_sim::scenario`
-// and friends keep working.
-pub use coapcc_driver::{endpoints, link, metrics, recorder, rng, scenario, workload};
 
 pub use crate::error::SimError;

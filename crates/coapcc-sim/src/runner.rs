@@ -8,11 +8,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::run_network;
 use crate::error::{JobError, RunError, SimError};
-use crate::metrics::RunResult;
 use crate::multihop::MultihopResult;
 use crate::multihop::scenario::{check_configs, run_one};
-use crate::scenario::{Model, Scenario, ScenarioError};
 use crate::trace::{TraceResult, run_trace};
+use coapcc_driver::metrics::RunResult;
+use coapcc_driver::scenario::{Model, Scenario, ScenarioError};
 
 /// What one replication of one algorithm produced.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -5,14 +5,14 @@
 //!
 //! A point's scenario is the scenario file with the run's settings and then the point's
 //! settings applied (in that order); its seed is the scenario's, and replication `r` of it
-//! draws every random stream from (seed, r, stream) ([`crate::rng::stream_rng`]), so one
+//! draws every random stream from (seed, r, stream) ([`coapcc_driver::rng::stream_rng`]), so one
 //! (point, algorithm, replication) job gives the same output wherever it runs
 //! ([`crate::runner::run_job`]).
 
 use std::fmt::Write;
 
 use crate::results::{Summary, summary_csv_header, summary_csv_rows};
-use crate::scenario::{Key, Setting, SettingError, Value};
+use coapcc_driver::scenario::{Key, Setting, SettingError, Value};
 
 /// One sweep dimension: a key and its values, each read once and kept with its text (which
 /// names the point's folder and its rows in `sweep.csv`).

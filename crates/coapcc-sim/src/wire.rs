@@ -33,10 +33,10 @@ pub fn decode(bytes: &[u8]) -> Result<RunOutput, WireError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::metrics::{Distribution, FlowResult, RunMetrics, RunResult, SeriesPoint};
     use crate::multihop::metrics::{CoapFlowResult, MacCounters, MultihopResult, TcpNodeResult, TcpResult};
     use crate::multihop::tcp::{TracePoint, TracePointKind};
     use crate::trace::TraceResult;
+    use coapcc_driver::metrics::{Distribution, FlowResult, RunMetrics, RunResult, SeriesPoint};
 
     /// Floats whose bits a lossy format would change: NaN with a payload, −0, subnormals,
     /// infinities, and a value with every mantissa bit used.

@@ -3,9 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
+use coapcc_driver::scenario::{self, Scenario, Setting};
 use coapcc_sim::results::{flows_csv, runs_csv, summarise, summary_table};
 use coapcc_sim::runner::run_scenario;
-use coapcc_sim::scenario::{self, Scenario, Setting};
 
 fn scenario_path(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(rel)

@@ -3,12 +3,12 @@
 //! pipelines, configuration files and determinism.
 
 use coapcc_core::{Duration, Instant, Ratio};
-use coapcc_sim::link::presets::{self, LinkErrors};
-use coapcc_sim::link::{
+use coapcc_driver::link::presets::{self, LinkErrors};
+use coapcc_driver::link::{
     DropReason, FifoJitter, FifoJitterConfig, GeState, GilbertElliott, GilbertElliottConfig, Pipeline, PipelineConfig,
     Serializer, SerializerConfig, Stage, StageConfig, StageDetail, serialization_time,
 };
-use coapcc_sim::rng::{Stream, stream_rng};
+use coapcc_driver::rng::{Stream, stream_rng};
 use proptest::prelude::*;
 
 /// A packet arrival: gap since the previous arrival (ns) and size (bytes).
@@ -246,7 +246,7 @@ fn a_pipeline_reads_from_toml_with_defaults_and_the_errors_name_the_key() {
     "#;
     let config: PipelineConfig = toml::from_str(text).unwrap();
     let mut expected = presets::nbiot_wireless_downlink(2_500, LinkErrors::Medium);
-    expected.stages.push(StageConfig::TokenBucket(coapcc_sim::link::TokenBucketConfig::uniform(
+    expected.stages.push(StageConfig::TokenBucket(coapcc_driver::link::TokenBucketConfig::uniform(
         Ratio::new(9, 10),
         Ratio::new(11, 10),
     )));

@@ -1,9 +1,9 @@
 //! Model tests with exact or statistical expectations, through the public API.
 
 use coapcc_core::{AnyConfig, Duration, Ratio};
+use coapcc_driver::link::{FifoJitterConfig, PipelineConfig, PropagationConfig, SerializerConfig, StageConfig};
+use coapcc_driver::scenario::{CoapConfig, FlowType, NetworkConfig, WorkloadConfig};
 use coapcc_sim::engine::run_network;
-use coapcc_sim::link::{FifoJitterConfig, PipelineConfig, PropagationConfig, SerializerConfig, StageConfig};
-use coapcc_sim::scenario::{CoapConfig, FlowType, NetworkConfig, WorkloadConfig};
 
 fn workload(flows: u32, flow_type: FlowType) -> WorkloadConfig {
     WorkloadConfig {
@@ -120,7 +120,7 @@ fn nstart_four_keeps_four_exchanges_in_flight() {
 }
 
 fn lossy(loss: Ratio) -> NetworkConfig {
-    use coapcc_sim::link::GilbertElliottConfig;
+    use coapcc_driver::link::GilbertElliottConfig;
     let ge = GilbertElliottConfig { loss_good: loss, loss_bad: loss, ..GilbertElliottConfig::error_free() };
     let ms = Duration::from_millis;
     NetworkConfig::Custom {
@@ -183,7 +183,7 @@ fn retransmissions_after_losses_with_a_timer_far_above_the_rtt_are_all_necessary
 fn queue_delay_and_backlog_stay_within_what_the_buffer_allows() {
     // testbeds §1 with the 2 500-byte buffer and 100 flows: the downlink (30 kbit/s) is the
     // bottleneck; no packet can wait longer than a full buffer takes to drain.
-    let net = NetworkConfig::Nbiot(coapcc_sim::link::presets::NbiotConfig::testbed(2_500, Default::default()));
+    let net = NetworkConfig::Nbiot(coapcc_driver::link::presets::NbiotConfig::testbed(2_500, Default::default()));
     let alg = AnyConfig::from_name("cocoa").unwrap();
     let r = run_network(&net, workload(100, FlowType::Continuous), &CoapConfig::default(), &alg, 5, 0).unwrap();
     let m = &r.run;

@@ -5,13 +5,13 @@
 
 use std::path::{Path, PathBuf};
 
+use coapcc_driver::scenario::{self, Scenario, Setting};
 use coapcc_sim::error::{JobError, SimError};
 use coapcc_sim::results::{
     Column, Columns, MultihopMetric, csv_of, flows_columns, nodes_columns, runs_columns, runs_csv, summarise,
     summary_columns, summary_csv, summary_table,
 };
 use coapcc_sim::runner::{RunOutput, assemble, run_job, run_scenario};
-use coapcc_sim::scenario::{self, Scenario, Setting};
 use coapcc_sim::wire::{decode, encode};
 
 fn load(rel: &str, sets: &[&str]) -> Scenario {

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use coapcc_sim::scenario;
+use coapcc_driver::scenario;
 
 fn scenario_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use coapcc_core::{AnyConfig, ConfigError};
-use coapcc_driver::overrides::{AlgorithmSettingsError, Setting, algorithm_with_settings};
+use coapcc_driver::scenario::{AlgorithmSettingsError, Setting, algorithm_with_settings};
 use coapcc_proto::{Code, EndpointConfig, Message};
 
 /// The duplicate cache of servers on real sockets: at most this many requests remembered at

@@ -49,13 +49,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use coapcc_core::{AnyConfig, ConfigError, Duration, Instant};
-use coapcc_driver::endpoints::Endpoints;
+use coapcc_driver::Endpoints;
+use coapcc_driver::Workload;
 use coapcc_driver::flow::{Datagram, FlowLoop, Host, Sent};
 use coapcc_driver::metrics::RunResult;
-use coapcc_driver::recorder::{Recorder, RunEnd};
 use coapcc_driver::rng::{SimRng, Stream, stream_rng, sub_stream};
 use coapcc_driver::scenario::{CoapConfig, NetworkConfig, WorkloadConfig};
-use coapcc_driver::workload::Workload;
+use coapcc_driver::{Recorder, RunEnd};
 use coapcc_proto::Endpoint;
 use tokio::net::UdpSocket;
 use tokio::sync::{mpsc, oneshot};

@@ -3,8 +3,8 @@
 
 use std::fmt;
 
-use coapcc_driver::overrides::AlgorithmSettingsError;
 use coapcc_driver::replay::ReplayError;
+use coapcc_driver::scenario::AlgorithmSettingsError;
 use coapcc_report::ReportError;
 use coapcc_sim::bench::BenchError;
 

@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use coapcc_driver::scenario::{self, Model};
 use coapcc_proto::MessageType;
 use coapcc_sim::engine::capture_network;
-use coapcc_sim::scenario::{self, Model};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

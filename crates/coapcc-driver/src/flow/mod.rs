@@ -90,10 +90,10 @@ use coapcc_core::random::Rng;
 use coapcc_proto::{Endpoint, Event, Message, Origin, Transmit};
 
 use crate::recorder::Recorder;
-use crate::workload::{Next, Workload};
+use crate::recorder::{Completion, Failure};
+use crate::workload::{FlowSpec, Next, Workload};
 
-pub use crate::workload::FlowSpec;
-pub use record::{Completion, Failure, Record, Sent};
+pub use record::{Record, Sent};
 
 /// What differs between the drivers of the flow loop: time, how datagrams leave, how a client
 /// comes to be, and what the host wants to know about each exchange.

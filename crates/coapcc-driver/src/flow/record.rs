@@ -6,7 +6,7 @@ use coapcc_core::{Duration, Instant};
 use crate::recorder::Recorder;
 use crate::workload::FlowSpec;
 
-pub use crate::recorder::{Completion, Failure};
+use crate::recorder::{Completion, Failure};
 
 /// What a host learned when it sent a datagram ([`super::Host::send`]): a simulator knows at
 /// once whether its link took the packet; a real network tells nothing.

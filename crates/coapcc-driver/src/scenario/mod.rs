@@ -44,7 +44,10 @@
 mod algorithm;
 mod check;
 mod error;
+// A namespace: the `[multihop]` table's schema (its many `*Config` types read as
+// `multihop::…`); nothing in it is re-exported here.
 pub mod multihop;
+mod overrides;
 mod schema;
 mod settings;
 mod sizes;
@@ -57,4 +60,4 @@ pub use schema::{
 pub use settings::{load, network_with, parse, read};
 pub use sizes::{SizeError, check_sizes, request_template, worst_case_messages};
 
-pub use crate::overrides::{Key, Setting, SettingError, Value};
+pub use overrides::{AlgorithmSettingsError, Key, Setting, SettingError, Value, algorithm_with_settings};

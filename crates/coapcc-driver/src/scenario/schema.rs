@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::multihop::MultihopModel;
 use crate::link::PipelineConfig;
 use crate::link::presets::{NbiotConfig, residual_bandwidth_forward_with_depth, residual_bandwidth_return};
-use crate::trace::TraceConfig;
+use crate::rtt_trace::TraceConfig;
 
 /// The network between the clients and the server: one pipeline per direction, shared by all
 /// clients.
@@ -36,7 +36,7 @@ pub enum NetworkConfig {
         #[serde(default = "one_packet", skip_serializing_if = "is_one_packet")]
         depth_packets: u32,
     },
-    /// Any pipelines, stage by stage (see `coapcc_sim::link`).
+    /// Any pipelines, stage by stage (see `coapcc_driver::link`).
     Custom {
         /// Client → server.
         uplink: PipelineConfig,

@@ -8,8 +8,8 @@ use std::path::Path;
 
 use super::check::{check, check_network};
 use super::error::ScenarioError;
+use super::overrides::{Setting, Value};
 use super::schema::{NetworkConfig, Scenario, ScenarioFile};
-use crate::overrides::{Setting, Value};
 
 impl Scenario {
     /// Sets `key` (bare or dotted, as for `--set`) to `value` and checks the scenario again;

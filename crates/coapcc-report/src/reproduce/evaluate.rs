@@ -1,6 +1,6 @@
 //! Our number for each published claim, and whether the claim holds.
 
-use coapcc_sim::metrics::SeriesPoint;
+use coapcc_driver::metrics::SeriesPoint;
 use coapcc_sim::results::{MetricSummary, MultihopMetric, NetworkSummary, Summary, TraceSummary};
 
 use super::experiments::Case;
@@ -217,11 +217,11 @@ fn base(x: Quantity, at: &Place<'_>, a: &str) -> Result<f64, String> {
                     } else {
                         g.iter().filter(|p| p.0 >= 0.5).map(|p| p.1).collect()
                     };
-                    coapcc_sim::metrics::mean(&v)
+                    coapcc_driver::metrics::mean(&v)
                 }
-                Quantity::MeanGoodput => coapcc_sim::metrics::mean(&g.iter().map(|p| p.1).collect::<Vec<_>>()),
+                Quantity::MeanGoodput => coapcc_driver::metrics::mean(&g.iter().map(|p| p.1).collect::<Vec<_>>()),
                 Quantity::MaxOverhead => o.iter().copied().fold(f64::NAN, |m, v| if m >= v { m } else { v }),
-                Quantity::MeanOverhead => coapcc_sim::metrics::mean(&o),
+                Quantity::MeanOverhead => coapcc_driver::metrics::mean(&o),
                 other => return Err(format!("metric `{}` is not defined over a sweep", other.name())),
             })
         }
@@ -555,7 +555,7 @@ pub fn evaluate(cases: &[CaseResult], claim: &Claim) -> Outcome {
 mod tests {
     use super::super::published::parse;
     use super::*;
-    use coapcc_sim::metrics::Quantiles;
+    use coapcc_driver::metrics::Quantiles;
 
     fn q(median: f64) -> Quantiles {
         Quantiles { p10: median * 0.5, p25: median * 0.75, p50: median, p75: median * 1.5, p90: median * 2.0 }

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use coapcc_sim::scenario::Setting;
+use coapcc_driver::scenario::Setting;
 use serde::{Deserialize, Deserializer};
 
 use crate::error::ReportError;

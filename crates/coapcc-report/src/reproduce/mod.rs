@@ -20,10 +20,10 @@ pub mod render;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use coapcc_driver::scenario::{self, Model};
 use coapcc_sim::multihop::tcp::TracePointKind;
 use coapcc_sim::results::{result_files, rto_series_csv, summarise, trace_nodes};
 use coapcc_sim::runner::{AlgorithmRuns, RunOutput, job_count, run_scenario};
-use coapcc_sim::scenario::{self, Model};
 
 use self::evaluate::{CaseResult, CaseSeries, TcpTrace, evaluate};
 use self::experiments::Case;

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use coapcc_sim::metrics::Quantiles;
+use coapcc_driver::metrics::Quantiles;
 use coapcc_sim::results::{MetricSummary, MultihopMetric};
 
 use super::claims_csv::columns as claims_csv_columns;
@@ -389,7 +389,7 @@ pub fn figure(spec: &FigureSpec, cases: &[CaseResult]) -> String {
                         if !(spec.algorithms.is_empty() || spec.algorithms.contains(a)) {
                             continue;
                         }
-                        let col = |f: fn(&coapcc_sim::metrics::SeriesPoint) -> f64| -> Vec<(f64, f64)> {
+                        let col = |f: fn(&coapcc_driver::metrics::SeriesPoint) -> f64| -> Vec<(f64, f64)> {
                             pts.iter().map(|p| (p.t_s, f(p))).collect()
                         };
                         let (res, send, ok) =

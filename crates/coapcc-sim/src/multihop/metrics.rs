@@ -111,10 +111,10 @@ pub struct CoapFlowResult {
     /// Distinct requests received by the server inside the window (Makarem goodput).
     pub distinct_received_in_window: u64,
     /// The first retransmission timers that expired, as armed, ns (timer traces; at most
-    /// [`coapcc_driver::recorder::TIMERS_KEPT`]).
+    /// [`coapcc_driver::TIMERS_KEPT`]).
     pub expired_timers_ns: Vec<u64>,
     /// Continuous flows: (completion time, exchange duration, controller RTO after it, 0 if it
-    /// has none), ns, the first [`coapcc_driver::recorder::COMPLETIONS_KEPT`] (Betzler's
+    /// has none), ns, the first [`coapcc_driver::COMPLETIONS_KEPT`] (Betzler's
     /// cross-traffic plots).
     pub series: Vec<(u64, u64, u64)>,
 }
@@ -173,7 +173,7 @@ pub struct TcpNodeResult {
     /// The connection broke (retransmission limit).
     pub broken: bool,
     /// The first retransmission timers armed (SYN and data copies), ns (Figs. 2–3 traces; at
-    /// most [`coapcc_driver::recorder::TIMERS_KEPT`]).
+    /// most [`coapcc_driver::TIMERS_KEPT`]).
     pub timers_ns: Vec<u64>,
     /// The whole per-node trace (RTT samples, armed timers) when recording was asked for
     /// (`MultihopSim::record_tcp_traces`); empty otherwise.

@@ -7,7 +7,7 @@
 //! and its scenario files is `docs/multihop.md`.
 //! Time is an argument ([`coapcc_core::Instant`], [`core::time::Duration`] in integer
 //! nanoseconds); randomness comes from a caller-owned generator
-//! ([`crate::rng::SimRng`] or any [`rand_core::Rng`]), never ambient. A scenario file with a
+//! ([`coapcc_driver::rng::SimRng`] or any [`rand_core::Rng`]), never ambient. A scenario file with a
 //! `[multihop]` table is typed into its [`MultihopConfig`]s by `coapcc_driver::scenario::multihop`
 //! (presets, per-algorithm configuration, errors naming the dotted key), run by
 //! [`MultihopSim`] through the one runner ([`crate::runner`]); [`crate::results`] writes the

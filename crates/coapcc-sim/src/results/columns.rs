@@ -3,7 +3,7 @@
 //! by row ([`Builder`]); and the CSV text of a table at full precision ([`csv_of`], the
 //! multihop files).
 
-use crate::metrics::Quantiles;
+use coapcc_driver::metrics::Quantiles;
 
 /// One column of a results table, typed: what a data-frame library builds its column from
 /// (the Python package hands these to Arrow without going through text).

@@ -30,9 +30,9 @@ pub use self::summary::{
     summary_csv, summary_csv_header, summary_csv_rows, summary_table, t95,
 };
 
-use crate::metrics::{Distribution, Quantiles, mean};
 use crate::runner::{AlgorithmRuns, RunOutput};
-use crate::scenario::{Model, Scenario};
+use coapcc_driver::metrics::{Distribution, Quantiles, mean};
+use coapcc_driver::scenario::{Model, Scenario};
 
 /// Whether `all` are multihop runs.
 fn is_multihop(all: &[AlgorithmRuns]) -> bool {

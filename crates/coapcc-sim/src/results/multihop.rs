@@ -14,7 +14,7 @@ use crate::multihop::tcp::TracePointKind;
 use crate::multihop::topology::Role;
 use crate::multihop::{MultihopConfig, MultihopSim, NodeId, Workload};
 use crate::runner::{AlgorithmRuns, RunOutput};
-use crate::scenario::{Model, Scenario};
+use coapcc_driver::scenario::{Model, Scenario};
 
 /// The metrics of one run, in a fixed order for a given workload kind. Units in the names.
 ///

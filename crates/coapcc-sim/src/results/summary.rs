@@ -9,7 +9,7 @@ use std::fmt::Write;
 use super::columns::{Builder, Columns, full, quoted};
 use super::metric::MultihopMetric;
 use super::network::fixed;
-use crate::metrics::Quantiles;
+use coapcc_driver::metrics::Quantiles;
 
 /// The summary of one algorithm over all its runs.
 #[derive(Clone, Debug, PartialEq)]
@@ -59,7 +59,7 @@ pub struct NetworkSummary {
     /// Packets dropped by full buffers, summed over all runs.
     pub drops_buffer_total: u64,
     /// Flows that did not finish before their run's time limit, summed over all runs; they are
-    /// left out of the FCT quantiles (see [`crate::metrics::RunMetrics::flows_unfinished`]).
+    /// left out of the FCT quantiles (see [`coapcc_driver::metrics::RunMetrics::flows_unfinished`]).
     pub flows_unfinished: u64,
     /// Flows summed over all runs.
     pub flows_total: u64,

@@ -46,8 +46,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use coapcc_core::{Duration, Instant};
+use coapcc_driver::PcapWriter;
 use coapcc_driver::link::{DropReason, Pipeline, PipelineTotals};
-use coapcc_driver::pcap::PcapWriter;
 use coapcc_driver::scenario::NetworkConfig;
 use tokio::net::UdpSocket;
 use tokio::sync::mpsc;
@@ -88,7 +88,7 @@ pub struct EmulatorConfig {
     pub header_bytes: u32,
     /// How long before a departure the relay stops sleeping and polls the clock.
     pub spin: Duration,
-    /// Where to write a pcap of both sides (see [`coapcc_driver::pcap`]), if anywhere.
+    /// Where to write a pcap of both sides (see [`coapcc_driver::PcapWriter`]), if anywhere.
     pub pcap: Option<PathBuf>,
     /// Whether to keep a [`PacketRecord`] of every datagram (for the testbed).
     pub keep_log: bool,

@@ -3,8 +3,8 @@
 use std::io::Write;
 use std::time::Duration;
 
+use coapcc_driver::scenario::Setting;
 use coapcc_proto::Code;
-use coapcc_sim::scenario::Setting;
 use coapcc_udp::client::{ClientRun, MAX_SENT_BODY_BYTES, Record};
 use coapcc_udp::clock::os_seed;
 use coapcc_udp::config::parse_uri;

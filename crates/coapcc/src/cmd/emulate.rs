@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use clap::ValueEnum;
 use coapcc_core::{Duration, Ratio};
-use coapcc_sim::link::presets::{LinkErrors, NbiotConfig};
-use coapcc_sim::scenario::{NetworkConfig, Setting, network_with};
+use coapcc_driver::link::presets::{LinkErrors, NbiotConfig};
+use coapcc_driver::scenario::{NetworkConfig, Setting, network_with};
 use coapcc_udp::emulator::{self, EmulatorConfig};
 
 use crate::error::CliError;

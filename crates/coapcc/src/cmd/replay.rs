@@ -5,8 +5,8 @@ use std::io::{self, Read, Write};
 use std::path::PathBuf;
 
 use clap::Args;
-use coapcc_driver::overrides::{Setting, algorithm_with_settings};
 use coapcc_driver::replay;
+use coapcc_driver::scenario::{Setting, algorithm_with_settings};
 
 use crate::error::CliError;
 

@@ -42,7 +42,7 @@ pub fn run(args: &ServerArgs, out: &mut dyn Write) -> Result<(), CliError> {
     rt.block_on(async {
         let socket = coapcc_udp::runtime::bind(bind).map_err(|e| CliError::Failure(format!("--bind {bind}: {e}")))?;
         let local = socket.local_addr()?;
-        let endpoint = Endpoint::new(config, coapcc_sim::rng::stream_rng(seed, 0, coapcc_sim::rng::Stream::Server(0).id()))
+        let endpoint = Endpoint::new(config, coapcc_driver::rng::stream_rng(seed, 0, coapcc_driver::rng::Stream::Server(0).id()))
             .map_err(|e| CliError::Failure(e.to_string()))?;
         let (handle, _) = spawn(socket, endpoint, Clock::start(), Options::server(Resources));
         writeln!(out, "coapcc server listening on {local} (seed {seed})")?;

@@ -4,8 +4,8 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use coapcc_driver::scenario::Setting;
 use coapcc_report::sim::{SimOptions, Sweep};
-use coapcc_sim::scenario::Setting;
 
 use crate::error::CliError;
 use crate::progress::Bar;

@@ -5,10 +5,10 @@ use std::error::Error;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use coapcc_driver::metrics::RunResult;
+use coapcc_driver::scenario::Setting;
 use coapcc_report::pcap::file_stem;
 use coapcc_report::testbed::{self, Replication, Testbed};
-use coapcc_sim::metrics::RunResult;
-use coapcc_sim::scenario::Setting;
 use coapcc_udp::emulator::{Direction, DirectionReport};
 use coapcc_udp::testbed::{RunSpec, TestbedRun, run_replication};
 

@@ -8,7 +8,7 @@
 
 use std::fmt::Write;
 
-use coapcc_sim::scenario::{Setting, Value};
+use coapcc_driver::scenario::{Setting, Value};
 
 use super::Investigation;
 use crate::error::ReportError;

@@ -15,7 +15,7 @@ pub(crate) mod spec;
 
 use std::fmt::Write;
 
-use coapcc_sim::scenario::{Setting, Value};
+use coapcc_driver::scenario::{Setting, Value};
 use serde::{Deserialize, Serialize};
 
 pub use self::spec::{InvestigationSpec, SweepSpec};

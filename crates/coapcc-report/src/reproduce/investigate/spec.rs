@@ -2,7 +2,7 @@
 //! ([`InvestigationSpec`], by `kind`); what each kind runs and reports is in the parent module
 //! and in `burst_scale`.
 
-use coapcc_sim::scenario::Value;
+use coapcc_driver::scenario::Value;
 use serde::Deserialize;
 
 use crate::reproduce::experiments::Case;

@@ -38,19 +38,20 @@
 //! compares the clamped wake-up where this application compared the endpoint's own, which is
 //! never before now when a drain ends (every timer due at an earlier instant fired then); and
 //! the series and timer lists keep the recorder's caps
-//! ([`coapcc_driver::recorder::TIMERS_KEPT`], [`coapcc_driver::recorder::COMPLETIONS_KEPT`]),
+//! ([`coapcc_driver::TIMERS_KEPT`], [`coapcc_driver::COMPLETIONS_KEPT`]),
 //! the numbers this application used.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use coapcc_core::{AnyConfig, ConfigError, Duration, Instant};
-use coapcc_driver::endpoints::Endpoints;
-use coapcc_driver::flow::{Datagram, FlowLoop, FlowSpec, Host, Sent};
-use coapcc_driver::recorder::{FlowRecord, MeasurementWindow, Recorder, RecorderOptions};
+use coapcc_driver::Endpoints;
+use coapcc_driver::FlowSpec;
+use coapcc_driver::flow::{Datagram, FlowLoop, Host, Sent};
 use coapcc_driver::rng::{SimRng, below, stream_rng, uniform_duration};
 use coapcc_driver::scenario::{Count, FlowType, WorkloadConfig};
-use coapcc_driver::workload::{FlowProgress, Workload};
+use coapcc_driver::{FlowProgress, Workload};
+use coapcc_driver::{FlowRecord, MeasurementWindow, Recorder, RecorderOptions};
 use coapcc_proto::{Endpoint, EndpointConfig, Message, MessageType};
 
 use super::event::Ev;

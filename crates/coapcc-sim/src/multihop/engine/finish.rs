@@ -4,7 +4,7 @@
 //! and the event count and trace digest (check 14), as one [`MultihopResult`].
 
 use coapcc_core::Instant;
-use coapcc_driver::recorder::TIMERS_KEPT;
+use coapcc_driver::TIMERS_KEPT;
 
 use super::MultihopSim;
 use crate::multihop::NodeId;

@@ -302,7 +302,7 @@ mod tests {
                     .iter()
                     .filter(|p| p.kind == crate::multihop::tcp::TracePointKind::Rto)
                     .map(|p| p.value_ns)
-                    .take(coapcc_driver::recorder::TIMERS_KEPT)
+                    .take(coapcc_driver::TIMERS_KEPT)
                     .collect();
                 assert_eq!(rtos, n.timers_ns, "{scheme}: one point per armed timer");
                 assert!(n.trace.windows(2).all(|w| w[0].at_ns <= w[1].at_ns), "{scheme}: in time order");
