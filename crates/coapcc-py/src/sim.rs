@@ -13,8 +13,8 @@ use coapcc_sim::results::{
     Summary, flows_columns, nodes_columns, result_files, runs_columns, samples_columns, series_columns, summarise,
     summary_columns, summary_table,
 };
-use coapcc_sim::runner::{self, AlgorithmRuns, RunOutput};
 use coapcc_sim::sweep::{sweep_csv_header, sweep_csv_rows};
+use coapcc_sim::{AlgorithmRuns, RunOutput};
 use coapcc_sim::{SimError, wire};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -110,10 +110,10 @@ impl Output {
     }
 }
 
-/// Checks a scenario as `coapcc sim` does first ([`runner::check`]): a [`errors::ScenarioError`]
+/// Checks a scenario as `coapcc sim` does first ([`coapcc_sim::check`]): a [`errors::ScenarioError`]
 /// with the CLI's message (a multihop scenario's naming the file as it was given).
 fn check_resolved(r: &Resolved) -> PyResult<()> {
-    runner::check(&r.scenario).map_err(|mut e| {
+    coapcc_sim::check(&r.scenario).map_err(|mut e| {
         if let Model::Multihop(_) = r.scenario.model {
             e.file = r.file.clone();
         }
@@ -123,7 +123,7 @@ fn check_resolved(r: &Resolved) -> PyResult<()> {
 
 /// The result object of scenario `s` from its jobs' outputs, in any order.
 fn result_of(s: Scenario, outputs: Vec<((usize, u32), RunOutput)>) -> PyResult<Output> {
-    let runs = runner::assemble(&s, outputs).map_err(errors::sim)?;
+    let runs = coapcc_sim::assemble(&s, outputs).map_err(errors::sim)?;
     Ok(Output::new(s, runs))
 }
 
@@ -174,7 +174,7 @@ pub fn simulate_many(
                         if stop.load(Ordering::Relaxed) {
                             return Err(SimError::Interrupted);
                         }
-                        runner::run_job(&scenarios[i], a, r)
+                        coapcc_sim::run_job(&scenarios[i], a, r)
                     })
                     .collect::<Vec<_>>()
             })
@@ -215,7 +215,7 @@ pub fn run_job<'py>(
     replication: u32,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let s = scenario.scenario.clone();
-    let out = py.detach(move || runner::run_job(&s, algorithm, replication)).map_err(errors::sim)?;
+    let out = py.detach(move || coapcc_sim::run_job(&s, algorithm, replication)).map_err(errors::sim)?;
     Ok(PyBytes::new(py, &wire::encode(&out)))
 }
 

@@ -11,7 +11,7 @@ use std::io::Write;
 use std::path::Path;
 
 use coapcc_driver::scenario::{self, Scenario, Setting};
-use coapcc_sim::runner::{AlgorithmRuns, RunOutput, run_scenario};
+use coapcc_sim::{AlgorithmRuns, RunOutput, run_scenario};
 
 use crate::error::ReportError;
 use crate::files::write_atomic;

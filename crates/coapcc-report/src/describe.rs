@@ -5,14 +5,11 @@
 use std::io::Write;
 
 use coapcc_core::ConfigError;
+use coapcc_driver::scenario::multihop::{
+    BackoffKind, ContikiVersion, MultihopConfig, NodeId, RdcKind, Role, Topology, UdgmConfig,
+};
 use coapcc_driver::scenario::{self, Model, ScenarioError};
-use coapcc_sim::multihop::csma::BackoffKind;
-use coapcc_sim::multihop::engine::{MultihopConfig, MultihopSim, RdcKind};
-use coapcc_sim::multihop::medium::{Geometry, LinkClass, UdgmConfig};
-use coapcc_sim::multihop::rpl::Dodag;
-use coapcc_sim::multihop::scenario::run_seed;
-use coapcc_sim::multihop::topology::{Role, Topology};
-use coapcc_sim::multihop::{ContikiVersion, NodeId};
+use coapcc_sim::multihop::{Dodag, Geometry, LinkClass, MultihopSim, run_seed};
 use coapcc_sim::results::role_word;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -240,7 +237,7 @@ pub fn describe_text(cfg: &MultihopConfig, l: &Layout) -> String {
 }
 
 fn workload_word(cfg: &MultihopConfig) -> &'static str {
-    use coapcc_sim::multihop::engine::Workload;
+    use coapcc_driver::scenario::multihop::Workload;
     match cfg.workload {
         Workload::CoapSaturated(_) => "saturated CoAP senders (Makarem)",
         Workload::CoapOneToOne(_) => "CoAP 1-to-1 (Betzler)",

@@ -6,8 +6,8 @@
 use std::path::PathBuf;
 
 use coapcc_driver::scenario::ScenarioError;
-use coapcc_sim::engine::EngineError;
-use coapcc_sim::error::{BudgetError, RunError, SimError};
+use coapcc_sim::EngineError;
+use coapcc_sim::{BudgetError, RunError, SimError};
 
 /// An error of this crate. Its text is one line, naming the file, key or experiment at fault.
 #[derive(Debug, thiserror::Error)]

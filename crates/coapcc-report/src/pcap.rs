@@ -1,12 +1,12 @@
 //! Captures of simulated traffic (`coapcc sim --pcap`): replication 0 of each algorithm as
-//! pcap files (see [`coapcc_sim::engine::capture_network`] for what is captured and the node addresses).
+//! pcap files (see [`coapcc_sim::capture_network`] for what is captured and the node addresses).
 
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
 use coapcc_driver::PcapWriter;
 use coapcc_driver::scenario::{Model, Scenario};
-use coapcc_sim::engine::capture_network;
+use coapcc_sim::capture_network;
 
 use crate::error::{ReportError, network_run};
 

@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 
 use coapcc_driver::scenario::{self, Model, Scenario, ScenarioError, Setting};
 use coapcc_sim::results::{Summary, result_files, summarise, summary_table};
-use coapcc_sim::runner::{job_count, run_scenario};
 pub use coapcc_sim::sweep::{Point, Sweep, combinations};
 use coapcc_sim::sweep::{sweep_csv_header, sweep_csv_rows};
+use coapcc_sim::{job_count, run_scenario};
 
 use crate::error::ReportError;
 use crate::files::write_atomic;
@@ -66,10 +66,10 @@ impl SimOptions {
 }
 
 /// Checks what only the simulator knows of scenario `s` loaded from `path`
-/// ([`coapcc_sim::runner::check`]); the error names the file (a multihop scenario's by its
+/// ([`coapcc_sim::check`]); the error names the file (a multihop scenario's by its
 /// path, as its other errors) and the key.
 pub fn check(path: &Path, s: &Scenario) -> Result<(), ScenarioError> {
-    coapcc_sim::runner::check(s).map_err(|mut e| {
+    coapcc_sim::check(s).map_err(|mut e| {
         if let Model::Multihop(_) = s.model {
             e.file = path.display().to_string();
         }

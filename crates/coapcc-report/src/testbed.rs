@@ -11,9 +11,9 @@ use coapcc_driver::metrics::RunResult;
 use coapcc_driver::scenario::{
     self, CoapConfig, Model, NetworkConfig, Scenario, ScenarioError, Setting, WorkloadConfig,
 };
-use coapcc_sim::engine::run_network;
 use coapcc_sim::results::{flows_csv, runs_csv, summarise, summary_csv, summary_table};
-use coapcc_sim::runner::{AlgorithmRuns, RunOutput};
+use coapcc_sim::run_network;
+use coapcc_sim::{AlgorithmRuns, RunOutput};
 
 use crate::error::{ReportError, network_run};
 use crate::files::write_atomic;

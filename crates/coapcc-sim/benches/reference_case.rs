@@ -8,7 +8,7 @@ use std::hint::black_box;
 use std::path::Path;
 
 use coapcc_driver::scenario::{self, Setting};
-use coapcc_sim::runner::run_job;
+use coapcc_sim::run_job;
 use criterion::{Criterion, criterion_group, criterion_main};
 
 const REFERENCE: &str = "fasor/400-flows-infinite-buffer-continuous.toml";

@@ -6,7 +6,7 @@
 
 use coapcc_driver::scenario::{Setting, parse};
 use coapcc_sim::results::{flows_csv, summarise, summary_table};
-use coapcc_sim::runner::run_scenario;
+use coapcc_sim::run_scenario;
 
 /// Ten continuous flows over the NB-IoT-like link of the FASOR testbed (docs/testbeds.md §1),
 /// two algorithms.

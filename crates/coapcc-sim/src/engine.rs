@@ -32,8 +32,6 @@ use coapcc_driver::metrics::RunResult;
 use coapcc_driver::rng::{SimRng, Stream, stream_rng, sub_stream};
 use coapcc_driver::scenario::{CoapConfig, NetworkConfig, WorkloadConfig};
 
-pub use coapcc_driver::echo_for;
-
 /// A node address: the client slot (flow) and which short-lived client of that slot
 /// (random flows start a new client, as a new process with a new port would be).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

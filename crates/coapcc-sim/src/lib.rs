@@ -11,31 +11,39 @@
 //! Scenario files, link stages, workloads, the recorder and metrics are `coapcc-driver`'s
 //! (both drivers share them; start at `coapcc_driver::scenario`); import them from there.
 //!
-//! | module | what is there |
+//! | where | what is there |
 //! |---|---|
-//! | [`engine`] | the event loop of the network models: clients, server, one pipeline per direction, ground-truth metrics |
+//! | root, from `engine` | the event loop of the network models ([`run_network`], [`capture_network`]): clients, server, one pipeline per direction, ground-truth metrics |
 //! | [`multihop`] | the multihop 802.15.4 link-layer world of `multihop.md` §1: PHY, UDGM medium, CSMA, RDC, static RPL, topologies, the engine (its `[multihop]` schema is `coapcc-driver`'s) |
-//! | [`trace`] | the RTT-trace model (RMSE and spurious counts of RTO estimators) |
+//! | root, from `trace` | the RTT-trace model ([`run_trace`]: RMSE and spurious counts of RTO estimators) |
 //! | [`bench`](mod@bench) | measuring the simulator (`coapcc bench`): events per second on one core, the FASOR matrix, a long run |
 //! | [`budget`] | what a scenario will cost (memory, events, wall time), estimated before it runs |
-//! | [`runner`] | **the one runner** of every model: every (algorithm, replication) in parallel, results in a fixed order ([`runner::RunOutput`], [`runner::AlgorithmRuns`]); one job alone ([`runner::run_job`]) |
+//! | root, from `runner` | **the one runner** of every model ([`run_scenario`]): every (algorithm, replication) in parallel, results in a fixed order ([`RunOutput`], [`AlgorithmRuns`]); one job alone ([`run_job`]) |
 //! | [`results`] | the one summary type ([`results::Summary`]) and every file of a run (`flows.csv`, `runs.csv`, `summary.csv`, `series.csv`, `samples.csv`, `nodes.csv`), as text and typed columns; the printed summary table |
 //! | [`sweep`] | sweep points (`--sweep KEY=V1,V2`) and their `sweep.csv` rows from the typed summaries, shared by the CLI and the Python package |
 //! | [`wire`] | one job's output as bytes and back, exactly (serde, `postcard`, a version tag; jobs run in other processes) |
-//! | [`error`] | [`SimError`] and its parts: bad scenario, refused by the memory budget, bad job outputs, a failed run, interrupted |
+//! | root, from `error` | [`SimError`] and its parts: bad scenario, refused by the memory budget, bad job outputs, a failed run, interrupted |
 
 #![forbid(unsafe_code)]
 
+// Namespaces (public because the module path is part of the name: `bench::measure`,
+// `budget::estimate`, `results::flows_csv`, `sweep::combinations`, `wire::encode`, the
+// multihop world's many types); nothing in them is re-exported at the root.
 pub mod bench;
 pub mod budget;
-pub mod engine;
-pub mod error;
 pub mod multihop;
 pub mod results;
-pub mod runner;
 pub mod sweep;
-pub mod timers;
-pub mod trace;
 pub mod wire;
 
-pub use crate::error::SimError;
+// Internals: reached through the `pub use` list below.
+mod engine;
+mod error;
+mod runner;
+mod timers;
+mod trace;
+
+pub use engine::{Captured, EngineError, capture_network, run_network};
+pub use error::{BudgetError, JobError, RunError, SimError, TraceError, WireError};
+pub use runner::{AlgorithmRuns, RunOutput, assemble, check, job_count, run_job, run_scenario, run_scenario_until};
+pub use trace::{TraceResult, run_trace};

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::engine::run_network;
 use crate::error::{JobError, RunError, SimError};
 use crate::multihop::MultihopResult;
-use crate::multihop::scenario::{check_configs, run_one};
+use crate::multihop::{check_configs, run_one};
 use crate::trace::{TraceResult, run_trace};
 use coapcc_driver::metrics::RunResult;
 use coapcc_driver::scenario::{Model, Scenario, ScenarioError};

@@ -72,11 +72,13 @@ impl TimerHeap {
     }
 
     /// Armed timers.
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.heap.len()
     }
 
     /// Whether no timer is armed.
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.heap.is_empty()
     }

@@ -8,7 +8,7 @@ use coapcc_core::estimators::RtoEstimator;
 use coapcc_core::{AnyConfig, Duration};
 use serde::{Deserialize, Serialize};
 
-pub use coapcc_driver::{RttDist, TraceConfig};
+use coapcc_driver::TraceConfig;
 
 use crate::error::TraceError;
 
@@ -68,6 +68,7 @@ pub fn run_trace(config: &TraceConfig, algorithm: &AnyConfig, trace: &[Duration]
 #[cfg(test)]
 mod tests {
     use super::*;
+    use coapcc_driver::RttDist;
 
     fn cfg(first: RttDist, second: Option<RttDist>, spikes: bool) -> TraceConfig {
         TraceConfig {

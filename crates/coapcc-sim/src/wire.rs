@@ -33,8 +33,8 @@ pub fn decode(bytes: &[u8]) -> Result<RunOutput, WireError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::multihop::metrics::{CoapFlowResult, MacCounters, MultihopResult, TcpNodeResult, TcpResult};
-    use crate::multihop::tcp::{TracePoint, TracePointKind};
+    use crate::multihop::{CoapFlowResult, MacCounters, MultihopResult, TcpNodeResult, TcpResult};
+    use crate::multihop::{TracePoint, TracePointKind};
     use crate::trace::TraceResult;
     use coapcc_driver::metrics::{Distribution, FlowResult, RunMetrics, RunResult, SeriesPoint};
 

@@ -5,12 +5,12 @@
 use std::path::{Path, PathBuf};
 
 use coapcc_driver::scenario::{self, Scenario, Setting};
-use coapcc_sim::error::{JobError, SimError};
 use coapcc_sim::results::{
     Column, Columns, flows_columns, flows_csv, runs_columns, runs_csv, samples_columns, samples_csv, series_columns,
     series_csv, summarise, summary_columns, summary_csv,
 };
-use coapcc_sim::runner::{assemble, run_job, run_scenario};
+use coapcc_sim::{JobError, SimError};
+use coapcc_sim::{assemble, run_job, run_scenario};
 
 fn scenario_path(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(rel)

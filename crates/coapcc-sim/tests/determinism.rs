@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use coapcc_driver::scenario::{self, Scenario, Setting};
 use coapcc_sim::results::{flows_csv, runs_csv, summarise, summary_table};
-use coapcc_sim::runner::run_scenario;
+use coapcc_sim::run_scenario;
 
 fn scenario_path(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(rel)
@@ -49,8 +49,8 @@ fn a_multihop_scenario_is_deterministic_too_and_its_replications_differ() {
     let a = one.install(|| run_scenario(&s, &|| {})).unwrap();
     let b = two.install(|| run_scenario(&s, &|| {})).unwrap();
     assert_eq!(a, b);
-    let digest = |r: &coapcc_sim::runner::RunOutput| match r {
-        coapcc_sim::runner::RunOutput::Multihop(m) => m.trace_digest,
+    let digest = |r: &coapcc_sim::RunOutput| match r {
+        coapcc_sim::RunOutput::Multihop(m) => m.trace_digest,
         other => panic!("not a multihop output: {other:?}"),
     };
     assert_ne!(digest(&a[0].runs[0]), digest(&a[0].runs[1]), "each replication has its own seed");

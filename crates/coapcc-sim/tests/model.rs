@@ -3,7 +3,7 @@
 use coapcc_core::{AnyConfig, Duration, Ratio};
 use coapcc_driver::link::{FifoJitterConfig, PipelineConfig, PropagationConfig, SerializerConfig, StageConfig};
 use coapcc_driver::scenario::{CoapConfig, FlowType, NetworkConfig, WorkloadConfig};
-use coapcc_sim::engine::run_network;
+use coapcc_sim::run_network;
 
 fn workload(flows: u32, flow_type: FlowType) -> WorkloadConfig {
     WorkloadConfig {

@@ -6,13 +6,13 @@
 use std::path::{Path, PathBuf};
 
 use coapcc_driver::scenario::{self, Scenario, Setting};
-use coapcc_sim::error::{JobError, SimError};
 use coapcc_sim::results::{
     Column, Columns, MultihopMetric, csv_of, flows_columns, nodes_columns, runs_columns, runs_csv, summarise,
     summary_columns, summary_csv, summary_table,
 };
-use coapcc_sim::runner::{RunOutput, assemble, run_job, run_scenario};
 use coapcc_sim::wire::{decode, encode};
+use coapcc_sim::{JobError, SimError};
+use coapcc_sim::{RunOutput, assemble, run_job, run_scenario};
 
 fn load(rel: &str, sets: &[&str]) -> Scenario {
     let path: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(rel);
@@ -141,9 +141,9 @@ fn a_multihop_job_output_survives_encoding_bit_for_bit() {
     assert!(c.coap.iter().any(|f| !f.series.is_empty()), "a flow with a series is encoded");
     let mut traced = tcp.clone();
     if let RunOutput::Multihop(m) = &mut traced {
-        m.tcp.as_mut().unwrap().nodes[0].trace = vec![coapcc_sim::multihop::tcp::TracePoint {
+        m.tcp.as_mut().unwrap().nodes[0].trace = vec![coapcc_sim::multihop::TracePoint {
             at_ns: 5,
-            kind: coapcc_sim::multihop::tcp::TracePointKind::Rto,
+            kind: coapcc_sim::multihop::TracePointKind::Rto,
             value_ns: 3_000_000_000,
             retransmissions: 2,
             syn: true,

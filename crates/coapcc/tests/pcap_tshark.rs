@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use coapcc_driver::scenario::{self, Model};
 use coapcc_proto::MessageType;
-use coapcc_sim::engine::capture_network;
+use coapcc_sim::capture_network;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

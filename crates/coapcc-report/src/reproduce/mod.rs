@@ -21,9 +21,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use coapcc_driver::scenario::{self, Model};
-use coapcc_sim::multihop::tcp::TracePointKind;
+use coapcc_sim::multihop::TracePointKind;
 use coapcc_sim::results::{result_files, rto_series_csv, summarise, trace_nodes};
-use coapcc_sim::runner::{AlgorithmRuns, RunOutput, job_count, run_scenario};
+use coapcc_sim::{AlgorithmRuns, RunOutput, job_count, run_scenario};
 
 use self::evaluate::{CaseResult, CaseSeries, TcpTrace, evaluate};
 use self::experiments::Case;
@@ -171,7 +171,7 @@ fn flow_series_csv(runs: &[AlgorithmRuns]) -> String {
 /// Figs. 2–3): writes `rto_series.csv` into `data` and keeps the traces of the motes of
 /// [`trace_nodes`] for the `mh-trace` figures. Recording changes no other output.
 fn tcp_traces(s: &scenario::Scenario, data: &Path, pool: &rayon::ThreadPool) -> Result<CaseSeries, ReportError> {
-    let runs = pool.install(|| coapcc_sim::multihop::scenario::run_traced(s, 0))?;
+    let runs = pool.install(|| coapcc_sim::multihop::run_traced(s, 0))?;
     write_atomic(&data.join("rto_series.csv"), rto_series_csv(&runs, 0).as_bytes())?;
     let per = runs
         .iter()

@@ -20,19 +20,21 @@
 use std::collections::VecDeque;
 
 use coapcc_core::{ConfigError, Instant};
-pub use coapcc_driver::scenario::multihop::{BackoffKind, CsmaConfig, Mote};
+use coapcc_driver::scenario::multihop::CsmaConfig;
 use rand_core::Rng;
 
 use super::NodeId;
 
 /// Probability that a packet is dropped after `max_transmissions` attempts that each fail
 /// independently with probability `q` (§6 check 6): `q^N`.
+#[cfg(test)]
 pub fn drop_probability(q: f64, max_transmissions: u32) -> f64 {
     q.powi(i32::try_from(max_transmissions).unwrap_or(i32::MAX))
 }
 
 /// Mean number of attempts per packet under the same model: `(1 − q^N)/(1 − q)` (`N` if
 /// `q = 1`).
+#[cfg(test)]
 pub fn mean_attempts(q: f64, max_transmissions: u32) -> f64 {
     if q >= 1.0 { f64::from(max_transmissions) } else { (1.0 - drop_probability(q, max_transmissions)) / (1.0 - q) }
 }
@@ -230,12 +232,8 @@ impl<P: Clone> Csma<P> {
         self.pool_used
     }
 
-    /// Packets queued for `next_hop`.
-    pub fn queued_for(&self, next_hop: NodeId) -> usize {
-        self.queues.iter().find(|q| q.next_hop == next_hop).map_or(0, |q| q.packets.len())
-    }
-
     /// Neighbour queues in use.
+    #[cfg(test)]
     pub fn neighbor_queues(&self) -> usize {
         self.queues.len()
     }
@@ -377,6 +375,7 @@ mod tests {
     use crate::multihop::medium::{Geometry, Medium, UdgmConfig};
     use crate::multihop::topology::Position;
     use coapcc_driver::rng::stream_rng;
+    use coapcc_driver::scenario::multihop::{BackoffKind, Mote};
     use core::time::Duration;
 
     const T0: Instant = Instant::ZERO;

@@ -207,6 +207,7 @@ impl Medium {
     }
 
     /// The geometry.
+    #[cfg(test)]
     pub fn geometry(&self) -> &Geometry {
         &self.geometry
     }

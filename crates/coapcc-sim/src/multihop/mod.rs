@@ -10,38 +10,37 @@
 //! ([`coapcc_driver::rng::SimRng`] or any [`rand_core::Rng`]), never ambient. A scenario file with a
 //! `[multihop]` table is typed into its [`MultihopConfig`]s by `coapcc_driver::scenario::multihop`
 //! (presets, per-algorithm configuration, errors naming the dotted key), run by
-//! [`MultihopSim`] through the one runner ([`crate::runner`]); [`crate::results`] writes the
+//! [`MultihopSim`] through the one runner ([`crate::run_scenario`]); [`crate::results`] writes the
 //! CSV files and the summary.
 //!
 //! ## Map
 //!
-//! Where to start: the schema (in `coapcc_driver::scenario::multihop`, re-exported here), then
-//! [`engine`]'s `mod.rs` (a run's set-up and event loop), which dispatches every event to one
+//! Where to start: the schema (in `coapcc_driver::scenario::multihop`), then
+//! `engine`'s `mod.rs` (a run's set-up and event loop), which dispatches every event to one
 //! layer file of the engine; the pieces below each layer are the modules of this folder.
 //!
 //! | file | spec | what is there |
 //! |---|---|---|
-//! | `config.rs`, `workload.rs` | §1–4 | the `[multihop]` schema at its paths here: [`MultihopConfig`], [`RdcKind`], [`TopologyChoice`], [`Workload`], [`ClientMode`] (OQ-M5) — the types live in `coapcc_driver::scenario::multihop` |
-//! | [`engine`] | §1–4 | the discrete-event engine [`MultihopSim`], one file per layer: `mod.rs` (set-up, event loop, dispatch), `event.rs` (event queue), `mac.rs` (CSMA + RDC on the medium), `net.rs` (forwarding on the DODAG, per-hop frame sizes, 6LoWPAN, t_fwd), `host.rs` (SLIP, host / cloud delay), `coap_app.rs` (CoAP endpoints and workloads, t_app), `tcp_app.rs` (Lim's TCP), `finish.rs` (results) |
-//! | [`phy`] | §1.2 | 2.4 GHz O-QPSK timing and airtimes ([`PhyConfig`], from the schema); frame-length rules 1–4 (MAC header, FCS, uncompressed 6LoWPAN below the threshold, IPHC, RPL hop-by-hop option, UDP/TCP); the default frame-size table and `frame_len_mode = table | rules` |
-//! | [`medium`] | §1.3 | Cooja UDGM: ranges, success ratios, carrier-sense range from the RSSI model, frames on air, receptions and corruption (hidden terminals from geometry) |
-//! | [`csma`] | §1.4 | Contiki CSMA: per-neighbour queues, shared buffer pool, tail drop, bursts, retry limits, 2.7/3.0 backoff in 1/128 s ticks, duplicate detection |
-//! | [`rdc`] | §1.5 | `nullrdc.rs`: NullRDC attempt timing (with and without ACK wait); `contikimac/`: ContikiMAC constants, strobe trains (`train.rs`), phase lock (`phase.rs`), channel checks and listening (`listener.rs`) (R1–R6) |
-//! | [`sixlowpan`] | §1.2 rule 1, OQ-M9 | RFC 4944 fragmentation as Contiki's `sicslowpan.c`: FRAG1 / FRAGN sizes and offsets, the sender's buffer check, one reassembly per mote with its timeout |
-//! | [`rpl`] | §1.6 | the static min-ETX DODAG with seeded tie-breaks; hop counts and storing-mode routes |
-//! | [`topology`] | §2.1, §3.1, §4.1 | node lists (x, y, role): Lim's grids, Betzler's 5 × 6 surrogate, Makarem's Grid/Square/U/Chain/Ring/Dumbbell (from the schema) |
-//! | [`tcp`] | §4.3 | window-of-one uIP TCP: SYN set-up, one unacknowledged segment, timers from the `uip` / `uip-dither` / `lim` controllers, the Linux server |
-//! | [`metrics`] | §2.5, §3.4, §4.4 | per-flow CoAP results, per-node TCP results, Jain's index, per-node MAC counters and duty cycle |
-//! | [`scenario`] | — | what the runner needs of a multihop scenario: the engine's checks before any run, a replication's seed, one run; TCP traces of one replication |
+//! | `config.rs`, `workload.rs` | §1–4 | the `[multihop]` schema at its paths here: [`MultihopConfig`], [`RdcKind`](coapcc_driver::scenario::multihop::RdcKind), [`TopologyChoice`](coapcc_driver::scenario::multihop::TopologyChoice), [`Workload`], [`ClientMode`](coapcc_driver::scenario::multihop::ClientMode) (OQ-M5) — the types live in `coapcc_driver::scenario::multihop` |
+//! | `engine` | §1–4 | the discrete-event engine [`MultihopSim`], one file per layer: `mod.rs` (set-up, event loop, dispatch), `event.rs` (event queue), `mac.rs` (CSMA + RDC on the medium), `net.rs` (forwarding on the DODAG, per-hop frame sizes, 6LoWPAN, t_fwd), `host.rs` (SLIP, host / cloud delay), `coap_app.rs` (CoAP endpoints and workloads, t_app), `tcp_app.rs` (Lim's TCP), `finish.rs` (results) |
+//! | `phy` | §1.2 | 2.4 GHz O-QPSK timing and airtimes ([`PhyConfig`](coapcc_driver::scenario::multihop::PhyConfig), from the schema); frame-length rules 1–4 (MAC header, FCS, uncompressed 6LoWPAN below the threshold, IPHC, RPL hop-by-hop option, UDP/TCP); the default frame-size table and `frame_len_mode = table | rules` |
+//! | `medium` | §1.3 | Cooja UDGM: ranges, success ratios, carrier-sense range from the RSSI model, frames on air, receptions and corruption (hidden terminals from geometry) |
+//! | `csma` | §1.4 | Contiki CSMA: per-neighbour queues, shared buffer pool, tail drop, bursts, retry limits, 2.7/3.0 backoff in 1/128 s ticks, duplicate detection |
+//! | `rdc` | §1.5 | `nullrdc.rs`: NullRDC attempt timing (with and without ACK wait); `contikimac/`: ContikiMAC constants, strobe trains (`train.rs`), phase lock (`phase.rs`), channel checks and listening (`listener.rs`) (R1–R6) |
+//! | `sixlowpan` | §1.2 rule 1, OQ-M9 | RFC 4944 fragmentation as Contiki's `sicslowpan.c`: FRAG1 / FRAGN sizes and offsets, the sender's buffer check, one reassembly per mote with its timeout |
+//! | `rpl` | §1.6 | the static min-ETX DODAG with seeded tie-breaks; hop counts and storing-mode routes |
+//! | `topology` | §2.1, §3.1, §4.1 | node lists (x, y, role): Lim's grids, Betzler's 5 × 6 surrogate, Makarem's Grid/Square/U/Chain/Ring/Dumbbell (from the schema) |
+//! | `tcp` | §4.3 | window-of-one uIP TCP: SYN set-up, one unacknowledged segment, timers from the `uip` / `uip-dither` / `lim` controllers, the Linux server |
+//! | `metrics` | §2.5, §3.4, §4.4 | per-flow CoAP results, per-node TCP results, Jain's index, per-node MAC counters and duty cycle |
+//! | `scenario` | — | what the runner needs of a multihop scenario: the engine's checks before any run, a replication's seed, one run; TCP traces of one replication |
 //!
-//! What the rest of the workspace uses is re-exported here (the schema, [`MultihopSim`],
-//! the results, and the pieces the CLI describes: [`Dodag`], [`Topology`], [`Geometry`], …).
-//! The modules above stay public, and the schema stays reachable under [`engine`] too, so that
-//! the paths used before the engine was split keep working.
+//! The modules above are private. What the rest of the workspace uses is exported here:
+//! [`MultihopSim`], the results, and the pieces the CLI describes ([`Dodag`], [`Geometry`], …);
+//! the schema types are imported from `coapcc_driver::scenario::multihop`, where they live.
 //!
-//! Contiki 2.7 / 3.0 differences are presets: [`phy::FrameRules::for_version`] (rule 4),
-//! [`medium::UdgmConfig::for_version`] (CCA threshold −77 / −90 dBm, RSSI truncation),
-//! [`csma::CsmaConfig::for_version`] (linear / exponential backoff).
+//! Contiki 2.7 / 3.0 differences are presets: `phy::FrameRules::for_version` (rule 4),
+//! [`UdgmConfig::for_version`](coapcc_driver::scenario::multihop::UdgmConfig::for_version) (CCA threshold −77 / −90 dBm, RSSI truncation),
+//! [`CsmaConfig::for_version`](coapcc_driver::scenario::multihop::CsmaConfig::for_version) (linear / exponential backoff).
 //!
 //! ## Analytic checks of §6 covered here (unit tests, spec numbers and tolerances)
 //!
@@ -82,14 +81,14 @@
 //! phases; 80-B trains cannot miss. CSMA retries such a packet. Check 3's sample bounds hold
 //! for L = 80, as the spec states them.
 //!
-//! The ContikiMAC checks (3, 4, 5, 9) run the pieces on a [`medium::Medium`] through a small
-//! event loop in `rdc/contikimac/on_medium.rs` (senders' [`rdc::StrobeTrain`]s, receivers' channel
-//! checks and [`rdc::Listener`]s, hardware ACKs): a prototype of what the engine's `mac.rs` does.
+//! The ContikiMAC checks (3, 4, 5, 9) run the pieces on a `medium::Medium` through a small
+//! event loop in `rdc/contikimac/on_medium.rs` (senders' `rdc::StrobeTrain`s, receivers' channel
+//! checks and `rdc::Listener`s, hardware ACKs): a prototype of what the engine's `mac.rs` does.
 //!
 //! The open questions' options: `client_mode = sequential` (OQ-M5, every CoAP workload),
 //! the server's delayed ACK (OQ-M14, `server_delayed_ack_ms` of `lim_tcp`), Makarem's 80 B as
 //! the CoAP message with 6LoWPAN fragmentation (OQ-M9, `makarem_coap_len`, `fragmentation`,
-//! [`sixlowpan`]).
+//! `sixlowpan`).
 //!
 //! **Still left:** R6 only if RPL control traffic is ever modelled; MRHOF dynamics
 //! (`rpl_mode = dynamic_mrhof`, OQ-M17); calibration questions the `betzler` and `makarem-cooja` reports raise (README, reproduction
@@ -97,31 +96,28 @@
 //! goodput on ContikiMAC meshes is its slow spacing recovery, investigation `makarem-cooja-idc-dw`).
 
 mod config;
-pub mod csma;
-pub mod engine;
-pub mod medium;
-pub mod metrics;
-pub mod phy;
-pub mod rdc;
-pub mod rpl;
-pub mod scenario;
-pub mod sixlowpan;
-pub mod tcp;
-pub mod topology;
+mod csma;
+mod engine;
+mod medium;
+mod metrics;
+mod phy;
+mod rdc;
+mod rpl;
+mod scenario;
+mod sixlowpan;
+mod tcp;
+mod topology;
 mod workload;
 
-pub use self::config::{MultihopConfig, NodeSpec, RdcKind, RoleChoice, TopologyChoice};
-pub use self::csma::{BackoffKind, CsmaConfig};
+// The schema (`MultihopConfig`, `Workload`, `Role`, …) is `coapcc_driver::scenario::multihop`'s;
+// only what the simulator defines is exported here.
 pub use self::engine::{EventTrace, MultihopSim};
-pub use self::medium::{Geometry, LinkClass, UdgmConfig};
+pub use self::medium::{Geometry, LinkClass};
 pub use self::metrics::{CoapFlowResult, MacCounters, MultihopResult, TcpNodeResult, TcpResult};
-pub use self::phy::{FrameLenMode, PhyConfig};
-pub use self::rdc::{ContikiMacConfig, NullRdcConfig};
 pub use self::rpl::Dodag;
+pub(crate) use self::scenario::check_configs;
+pub use self::scenario::{run_one, run_seed, run_traced};
 pub use self::tcp::{TracePoint, TracePointKind};
-pub use self::topology::{Role, Topology};
-pub use self::workload::{
-    ClientMode, CoapCrossTraffic, CoapFrames, CoapManyToMany, CoapOneToOne, CoapSaturated, LimTcp, Workload,
-};
 
-pub use coapcc_driver::scenario::multihop::{ContikiVersion, NodeId};
+// The schema types the engine's files name most, imported once for them (not exported).
+pub(crate) use coapcc_driver::scenario::multihop::{ContikiVersion, MultihopConfig, NodeId, Workload};

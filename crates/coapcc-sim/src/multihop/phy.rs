@@ -73,6 +73,7 @@ pub struct HopPacket {
 /// A frame that does not fit in one PSDU (§1.2 rule 1): an error unless 6LoWPAN fragmentation
 /// is on (`multihop.fragmentation`, OQ-M9, [`super::sixlowpan`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg(test)]
 pub struct NeedsFragmentation {
     /// The PSDU length the frame would have, bytes.
     pub psdu_bytes: u32,
@@ -80,6 +81,7 @@ pub struct NeedsFragmentation {
     pub max_psdu_bytes: u32,
 }
 
+#[cfg(test)]
 impl core::fmt::Display for NeedsFragmentation {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(
@@ -90,6 +92,7 @@ impl core::fmt::Display for NeedsFragmentation {
     }
 }
 
+#[cfg(test)]
 impl std::error::Error for NeedsFragmentation {}
 
 /// One hop's packet as 6LoWPAN encodes it (§1.2 rules 1–4): MAC overhead, the compressed
@@ -249,6 +252,7 @@ impl FrameRules {
 
     /// The PSDU length of one hop's frame, or the fragmentation error if it exceeds
     /// `max_psdu_bytes`.
+    #[cfg(test)]
     pub fn frame_len(&self, p: &HopPacket, max_psdu_bytes: u32) -> Result<u32, NeedsFragmentation> {
         let psdu_bytes = self.psdu_len(p);
         if psdu_bytes > max_psdu_bytes {
@@ -290,6 +294,7 @@ impl FrameRules {
     }
 
     /// The PSDU lengths of the `hops` hops of a mesh path (see [`FrameRules::hop_packet`]).
+    #[cfg(test)]
     pub fn path_lengths(
         &self,
         transport: Transport,

@@ -268,15 +268,15 @@ mod tests {
         // With SR_rx = 0.1 the 49-m hop has ETX ≈ 1/(0.1178²) ≈ 72, two 24.5-m hops ≈ 2·1.6.
         let t = Topology {
             nodes: vec![
-                crate::multihop::topology::Node {
+                coapcc_driver::scenario::multihop::Node {
                     pos: crate::multihop::topology::Position::xy(0.0, 0.0),
                     role: Role::BorderRouter,
                 },
-                crate::multihop::topology::Node {
+                coapcc_driver::scenario::multihop::Node {
                     pos: crate::multihop::topology::Position::xy(24.5, 0.0),
                     role: Role::EndNode,
                 },
-                crate::multihop::topology::Node {
+                coapcc_driver::scenario::multihop::Node {
                     pos: crate::multihop::topology::Position::xy(49.0, 0.0),
                     role: Role::EndNode,
                 },

@@ -13,7 +13,7 @@ use super::metrics::MultihopResult;
 use super::{MultihopConfig, MultihopSim};
 use crate::error::{RunError, SimError};
 
-pub use coapcc_driver::scenario::multihop::{MultihopModel, PRESET_KEYS};
+use coapcc_driver::scenario::multihop::MultihopModel;
 
 /// The checked model of multihop scenario `s`; an error naming the `multihop` key for a
 /// scenario of another model.

@@ -153,6 +153,7 @@ impl Reassembly {
     }
 
     /// A reassembly is in progress.
+    #[cfg(test)]
     pub fn busy(&self) -> bool {
         self.ongoing.is_some()
     }

@@ -105,7 +105,7 @@ pub enum TracePointKind {
     Rto,
 }
 
-/// One point of a per-node trace, recorded only when asked for ([`TcpClient::record_trace`]).
+/// One point of a per-node trace, recorded only when asked for (`TcpClient::record_trace`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct TracePoint {
     /// When, ns of simulated time.

@@ -2,4 +2,4 @@
 //! crate: they are part of the `[multihop]` schema, in
 //! [`coapcc_driver::scenario::multihop`].
 
-pub use coapcc_driver::scenario::multihop::{Node, Position, Role, Topology};
+pub use coapcc_driver::scenario::multihop::{Position, Role, Topology};

@@ -8,11 +8,10 @@
 use super::columns::{Builder, Column, Columns, full, quoted};
 use super::metric::MultihopMetric;
 use super::summary::{MetricSummary, MultihopSummary, mean_ci};
-use crate::multihop::metrics::{MultihopResult, TcpResult};
-use crate::multihop::scenario::run_seed;
-use crate::multihop::tcp::TracePointKind;
-use crate::multihop::topology::Role;
+use coapcc_driver::scenario::multihop::Role;
+
 use crate::multihop::{MultihopConfig, MultihopSim, NodeId, Workload};
+use crate::multihop::{MultihopResult, TcpResult, TracePointKind, run_seed};
 use crate::runner::{AlgorithmRuns, RunOutput};
 use coapcc_driver::scenario::{Model, Scenario};
 
@@ -425,8 +424,8 @@ mod tests {
 
     #[test]
     fn traced_motes_are_a_one_hop_a_middle_and_the_farthest_and_their_points_become_csv_rows() {
-        use crate::multihop::metrics::TcpNodeResult;
-        use crate::multihop::tcp::TracePoint;
+        use crate::multihop::TcpNodeResult;
+        use crate::multihop::TracePoint;
         let node = |node: u16, hops: u32| TcpNodeResult { node, hops, ..TcpNodeResult::default() };
         let mut t = TcpResult {
             nodes: vec![node(0, 4), node(1, 3), node(2, 2), node(3, 1), node(4, 1), node(5, 4)],
@@ -476,8 +475,8 @@ mod tests {
 
     #[test]
     fn tcp_runs_report_short_rtts_truncated_samples_the_settled_rto_and_retransmissions_per_delivered_segment() {
-        use crate::multihop::LimTcp;
-        use crate::multihop::metrics::TcpNodeResult;
+        use crate::multihop::TcpNodeResult;
+        use coapcc_driver::scenario::multihop::LimTcp;
         let cfg = MultihopConfig { workload: Workload::LimTcp(LimTcp::default()), ..MultihopConfig::default() };
         let payload = u64::from(LimTcp::default().payload_bytes);
         let node = |samples: u64, below: u64, truncated: u64, settled: Option<u64>, delivered: u64| TcpNodeResult {
@@ -514,8 +513,8 @@ mod tests {
 
     #[test]
     fn saturated_coap_runs_report_goodput_per_sender_and_the_senders_one_hop_from_the_receiver() {
-        use crate::multihop::CoapSaturated;
-        use crate::multihop::metrics::CoapFlowResult;
+        use crate::multihop::CoapFlowResult;
+        use coapcc_driver::scenario::multihop::CoapSaturated;
         let cfg =
             MultihopConfig { workload: Workload::CoapSaturated(CoapSaturated::default()), ..MultihopConfig::default() };
         let flow = |hops: Option<u32>, distinct: u64| CoapFlowResult {

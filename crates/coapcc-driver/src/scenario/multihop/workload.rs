@@ -1,6 +1,6 @@
 //! What the applications do (multihop.md §2.4, §3.3, §4.3; OQ-M5, OQ-M6, OQ-M14): the
 //! `[multihop.workload]` table, one struct per workload with the papers' defaults in
-//! `Default`. The simulator's multihop engine runs them (`coapcc_sim::multihop::engine`: the
+//! `Default`. The simulator's multihop engine runs them (`coapcc_sim::multihop::MultihopSim`: the
 //! CoAP workloads in `coap_app.rs`, Lim's TCP reports in `tcp_app.rs`).
 
 use coapcc_core::Duration;

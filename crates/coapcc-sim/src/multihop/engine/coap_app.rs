@@ -669,7 +669,7 @@ mod tests {
         RdcKind, TopologyChoice, Workload,
     };
     use crate::multihop::ContikiVersion;
-    use crate::multihop::csma::CsmaConfig;
+    use coapcc_driver::scenario::multihop::CsmaConfig;
 
     #[test]
     fn a_strictly_sequential_client_has_throughput_times_mean_duration_equal_to_one() {
@@ -753,7 +753,7 @@ mod tests {
     fn makarem_continuous_senders_on_a_contikimac_chain_deliver_requests_to_the_receiver() {
         let cfg = MultihopConfig {
             topology: TopologyChoice::MakaremChain { nodes: 6 },
-            csma: CsmaConfig::for_mote(ContikiVersion::V3_0, crate::multihop::csma::Mote::Z1),
+            csma: CsmaConfig::for_mote(ContikiVersion::V3_0, coapcc_driver::scenario::multihop::Mote::Z1),
             duration: Duration::from_secs(300),
             workload: Workload::CoapSaturated(CoapSaturated::default()),
             ..MultihopConfig::default()

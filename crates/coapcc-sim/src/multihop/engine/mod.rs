@@ -43,14 +43,14 @@ use std::collections::HashMap;
 use coapcc_core::{ConfigError, Instant};
 use coapcc_driver::rng::{SimRng, stream_rng};
 
-pub use self::coap_app::Ep;
 pub use self::event::EventTrace;
 pub use self::net::Addr;
-pub use self::tcp_app::{build_tcp_controller, build_tcp_controller_from};
-// The schema, at its paths from before the split (`multihop::engine::MultihopConfig`, …).
-pub use super::config::{MultihopConfig, NodeSpec, RdcKind, RoleChoice, TopologyChoice};
-pub use super::workload::{
-    ClientMode, CoapCrossTraffic, CoapFrames, CoapManyToMany, CoapOneToOne, CoapSaturated, LimTcp, Workload,
+use super::config::MultihopConfig;
+use super::workload::Workload;
+// The schema types the engine's tests name (at `super::super::…` from each layer's tests).
+#[cfg(test)]
+use coapcc_driver::scenario::multihop::{
+    ClientMode, CoapCrossTraffic, CoapManyToMany, CoapOneToOne, CoapSaturated, LimTcp, RdcKind, TopologyChoice,
 };
 
 use self::coap_app::CoapApps;
@@ -263,8 +263,8 @@ mod tests {
     use super::testkit::{lim, line_coap, run};
     use super::*;
     use crate::multihop::ContikiVersion;
-    use crate::multihop::csma::CsmaConfig;
     use crate::multihop::medium::UdgmConfig;
+    use coapcc_driver::scenario::multihop::CsmaConfig;
 
     #[test]
     fn the_same_seed_gives_an_identical_event_trace_and_another_seed_a_different_one() {
@@ -395,7 +395,7 @@ mod tests {
         for alg in ["idc", "cocoa-plus", "default"] {
             let cfg = MultihopConfig {
                 topology: TopologyChoice::MakaremChain { nodes: 8 },
-                csma: CsmaConfig::for_mote(ContikiVersion::V3_0, crate::multihop::csma::Mote::Z1),
+                csma: CsmaConfig::for_mote(ContikiVersion::V3_0, coapcc_driver::scenario::multihop::Mote::Z1),
                 duration: Duration::from_secs(900),
                 workload: Workload::CoapSaturated(CoapSaturated { algorithm: alg.into(), ..CoapSaturated::default() }),
                 ..MultihopConfig::default()

@@ -5,9 +5,9 @@ use coapcc_core::Duration;
 
 use super::{CoapSaturated, LimTcp, MultihopConfig, MultihopSim, RdcKind, TopologyChoice, Workload};
 use crate::multihop::ContikiVersion;
-use crate::multihop::csma::CsmaConfig;
 use crate::multihop::medium::UdgmConfig;
 use crate::multihop::metrics::MultihopResult;
+use coapcc_driver::scenario::multihop::CsmaConfig;
 
 /// One sequential CoAP client on a line: node `hops` → node 0, `exchanges` exchanges.
 pub(super) fn line_coap(rdc: RdcKind, hops: u32, exchanges: u64, algorithm: &str) -> MultihopConfig {

@@ -23,13 +23,9 @@ use core::time::Duration;
 
 use coapcc_core::Instant;
 
-pub use self::contikimac::{
-    ContikiMacConfig, FrameEnd, ListenStep, Listener, PhaseTable, StrobeTrain, TrainKind, TrainSchedule,
-};
-pub use self::nullrdc::{NullRdcConfig, NullRdcTx};
+pub use self::contikimac::{FrameEnd, ListenStep, Listener, PhaseTable, StrobeTrain, TrainKind};
+pub use self::nullrdc::NullRdcTx;
 use super::csma::TxStatus;
-
-pub use coapcc_driver::scenario::multihop::rtimer_ticks;
 
 /// What an RDC piece asks the caller to do next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -31,7 +31,8 @@ pub enum FrameEnd {
         /// More frames of a burst follow.
         pending: bool,
     },
-    /// A broadcast (delivered).
+    /// A broadcast (delivered). The multihop engine sends no broadcast data frame yet.
+    #[allow(dead_code)]
     Broadcast,
     /// A frame for another node (discarded).
     ForOther,
@@ -42,7 +43,6 @@ pub enum FrameEnd {
 /// R1/R2: a channel check and the listening that follows a busy one.
 #[derive(Clone, Debug)]
 pub struct Listener {
-    check: Instant,
     hard_deadline: Instant,
     silence: Duration,
     inter_packet_deadline: Duration,
@@ -53,18 +53,12 @@ pub struct Listener {
 }
 
 impl Listener {
-    /// The CCA instants of a channel check at `check` (R1): `check + i · cca_spacing`.
-    pub fn check_instants(cfg: &ContikiMacConfig, check: Instant) -> Vec<Instant> {
-        (0..cfg.cca_count_max).map(|i| check + cfg.cca_spacing * i).collect()
-    }
-
-    /// A channel check whose CCAs (at [`Listener::check_instants`]) gave `busy`: `None` if
+    /// A channel check whose CCAs (at `check + i · cca_spacing`, R1) gave `busy`: `None` if
     /// all were idle (radio stays off), else the listener, radio on from the first busy CCA.
     pub fn after_check(cfg: &ContikiMacConfig, check: Instant, busy: &[bool]) -> Option<(Listener, Instant)> {
         let first_busy = busy.iter().position(|&b| b)?;
         let on_at = check + cfg.cca_spacing * first_busy as u32;
         let listener = Listener {
-            check,
             hard_deadline: check + cfg.listen_time_after_packet_detected,
             silence: cfg.cca_spacing * cfg.max_nonactivity_periods,
             inter_packet_deadline: cfg.inter_packet_deadline,
@@ -74,11 +68,6 @@ impl Listener {
             last_activity: on_at,
         };
         Some((listener, on_at))
-    }
-
-    /// The check instant that started this listener.
-    pub fn check(&self) -> Instant {
-        self.check
     }
 
     /// The current timeout ([`Instant::MAX`] while a frame is arriving: its end decides).

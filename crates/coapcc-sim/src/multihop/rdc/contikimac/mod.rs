@@ -13,5 +13,5 @@ mod train;
 pub use coapcc_driver::scenario::multihop::ContikiMacConfig;
 
 pub use self::listener::{FrameEnd, ListenStep, Listener};
-pub use self::phase::{PhaseTable, TrainSchedule};
+pub use self::phase::PhaseTable;
 pub use self::train::{StrobeTrain, TrainKind};

@@ -14,11 +14,12 @@ use core::time::Duration;
 use super::super::testutil::{at_ms, ms, ms_of};
 use super::{ContikiMacConfig, FrameEnd, ListenStep, Listener, PhaseTable, StrobeTrain, TrainKind};
 use crate::multihop::NodeId;
-use crate::multihop::csma::{Csma, CsmaConfig, CsmaOutput, SendOutcome, TxStatus};
+use crate::multihop::csma::{Csma, CsmaOutput, SendOutcome, TxStatus};
 use crate::multihop::medium::{FrameId, Geometry, Medium, UdgmConfig};
 use crate::multihop::phy::PhyConfig;
 use crate::multihop::rdc::{AckActivity, RdcStep};
 use crate::multihop::topology::Position;
+use coapcc_driver::scenario::multihop::CsmaConfig;
 
 #[derive(Clone, Copy, Debug)]
 enum Pending {

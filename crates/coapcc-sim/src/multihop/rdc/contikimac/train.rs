@@ -107,6 +107,7 @@ impl StrobeTrain {
     }
 
     /// The first copy's start (its CCA instant), once sent.
+    #[cfg(test)]
     pub fn first_copy(&self) -> Option<Instant> {
         self.first_copy
     }
