@@ -16,8 +16,8 @@ use coapcc_sim::{AlgorithmRuns, RunOutput, run_scenario};
 use crate::error::ReportError;
 use crate::files::write_atomic;
 use crate::progress::Progress;
+use crate::realtime::{Testbed, run_all, write_results};
 use crate::reproduce::ReproduceOptions;
-use crate::testbed::{Testbed, run_all, write_results};
 
 /// The relative tolerance of the cross-check.
 pub const TOLERANCE: f64 = 0.15;

@@ -108,9 +108,6 @@ pub(crate) fn network_run(algorithm: &str, replication: u32) -> impl FnOnce(Engi
     }
 }
 
-/// `Result` with a [`ReportError`].
-pub type Result<T, E = ReportError> = std::result::Result<T, E>;
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,39 +6,54 @@
 //! `coapcc testbed`. Options come in as plain structs, errors go out as [`ReportError`] (bad
 //! input or a failed run), progress goes to a [`Progress`] the caller passes; nothing here
 //! parses a command line, draws a progress bar or opens a socket (the cross-check's testbed
-//! is a [`testbed::Testbed`] the caller supplies).
+//! is a [`realtime::Testbed`] the caller supplies).
 //!
 //! ## Map
 //!
-//! | module | what is there |
+//! The API is the root's `pub use` list plus two namespaces: [`figures`] and [`realtime`].
+//!
+//! | where | what is there |
 //! |---|---|
-//! | [`reproduce`] | **start here**: `coapcc reproduce` ([`run_reproduce`]): the experiments, their published data, evaluation, investigations, rendering |
+//! | root, from `reproduce` | **start here**: `coapcc reproduce` ([`run_reproduce`], [`ReproduceOptions`], [`list_experiments`]): the experiments, their published data ([`published_results`]), evaluation, investigations ([`Findings`], [`causes_md`]), rendering ([`status_md`]) |
 //! | [`figures`] | SVG figures (plotters): box plots, line plots, grouped bars; the fixed palette |
-//! | [`crosscheck`] | `coapcc reproduce crosscheck`: simulation against the real-time testbed |
-//! | [`sim`] | `coapcc sim`: scenarios (and sweep points) into result folders and summary tables |
-//! | [`describe`](mod@describe) | `coapcc sim --describe`: what a scenario simulates, and a multihop scenario's `map.svg` |
-//! | [`testbed`] | `coapcc testbed`: which scenarios run in real time, for how long, and their result files |
-//! | [`pcap`] | `coapcc sim --pcap`: replication 0 of each algorithm as pcap files |
-//! | [`algorithms`] | the algorithm registry as a table, as CSV, and one algorithm's keys |
-//! | [`progress`] | [`Progress`] (what a run reports while it works) and the worker pool |
-//! | [`files`] | atomic file writes |
-//! | [`error`] | [`ReportError`] |
+//! | root, from `crosscheck` | `coapcc reproduce crosscheck` ([`run_crosscheck`]): simulation against the real-time testbed |
+//! | root, from `sim` | `coapcc sim` ([`run_sim`], [`SimOptions`]): scenarios (and sweep points) into result folders and summary tables |
+//! | root, from `describe` | `coapcc sim --describe` ([`describe()`]): what a scenario simulates, and a multihop scenario's `map.svg` |
+//! | [`realtime`] | `coapcc testbed`: which scenarios run in real time, for how long, and their result files |
+//! | root, from `pcap` | `coapcc sim --pcap`: replication 0 of each algorithm as pcap files ([`pcap_file_stem`]) |
+//! | root, from `algorithms` | the algorithm registry as a table ([`algorithms_table`]), as CSV ([`algorithms_csv`]), and one algorithm's keys ([`algorithm_keys_text`]) |
+//! | root, from `progress` | [`Progress`] (what a run reports while it works) and the worker pool |
+//! | `files` (private) | atomic file writes |
+//! | root, from `error` | [`ReportError`] |
 
-pub mod algorithms;
-pub mod crosscheck;
-pub mod describe;
-pub mod error;
+#![forbid(unsafe_code)]
+
+// Namespaces (public because the module path is part of the name: `realtime::load`,
+// `realtime::admit`, `realtime::report`; the figure kinds and palette under `figures::`);
+// nothing in them is re-exported at the root.
 pub mod figures;
-pub mod files;
-pub mod pcap;
-pub mod progress;
-pub mod reproduce;
-pub mod sim;
-pub mod testbed;
+pub mod realtime;
 
-pub use crate::crosscheck::run_crosscheck;
-pub use crate::describe::describe;
-pub use crate::error::ReportError;
-pub use crate::progress::Progress;
-pub use crate::reproduce::{ReproduceOptions, run_reproduce};
-pub use crate::sim::{SimOptions, run_sim};
+// Internals: reached through the `pub use` list below.
+mod algorithms;
+mod crosscheck;
+mod describe;
+mod error;
+mod files;
+mod pcap;
+mod progress;
+mod reproduce;
+mod sim;
+
+pub use algorithms::{algorithm_keys_text, algorithms_csv, algorithms_table};
+pub use crosscheck::run_crosscheck;
+pub use describe::describe;
+pub use error::ReportError;
+pub use pcap::file_stem as pcap_file_stem;
+pub use progress::Progress;
+pub use reproduce::investigate::Findings;
+pub use reproduce::investigate::causes::causes_md;
+pub use reproduce::published::all as published_results;
+pub use reproduce::render::status_md;
+pub use reproduce::{ReproduceOptions, list as list_experiments, run_reproduce};
+pub use sim::{SimOptions, run_sim};

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use coapcc_driver::scenario::{self, Model, Scenario, ScenarioError, Setting};
 use coapcc_sim::results::{Summary, result_files, summarise, summary_table};
-pub use coapcc_sim::sweep::{Point, Sweep, combinations};
+use coapcc_sim::sweep::{Point, Sweep, combinations};
 use coapcc_sim::sweep::{sweep_csv_header, sweep_csv_rows};
 use coapcc_sim::{job_count, run_scenario};
 

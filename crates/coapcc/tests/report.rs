@@ -4,9 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use coapcc_report::reproduce::investigate::Findings;
-use coapcc_report::reproduce::investigate::causes::causes_md;
-use coapcc_report::reproduce::render::status_md;
+use coapcc_report::{Findings, causes_md, status_md};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -29,7 +27,7 @@ fn ids(kind: &str) -> Vec<String> {
 
 /// The id of every investigation of every experiment description.
 fn investigation_ids() -> Vec<String> {
-    let all = coapcc_report::reproduce::published::all().unwrap();
+    let all = coapcc_report::published_results().unwrap();
     all.iter().flat_map(|p| p.investigations.iter().map(|i| i.id().to_string())).collect()
 }
 

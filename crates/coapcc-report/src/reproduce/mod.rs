@@ -11,11 +11,11 @@
 //! | [`render`] | figures, `index.html` (self-contained), `report.md`, `claims.csv` |
 
 mod claims_csv;
-pub mod evaluate;
-pub mod experiments;
-pub mod investigate;
-pub mod published;
-pub mod render;
+mod evaluate;
+mod experiments;
+pub(crate) mod investigate;
+pub(crate) mod published;
+pub(crate) mod render;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -507,15 +507,6 @@ pub fn num(x: f64) -> String {
     }
 }
 
-/// Counts of verdicts: (holds, differs, not evaluated), restating claims not counted.
-pub fn tally(outcomes: &[Outcome]) -> (usize, usize, usize) {
-    outcomes.iter().filter(|o| o.claim.restates.is_none()).fold((0, 0, 0), |(h, d, n), o| match o.verdict {
-        Verdict::Holds => (h + 1, d, n),
-        Verdict::Differs => (h, d + 1, n),
-        Verdict::NotEvaluated(_) => (h, d, n + 1),
-    })
-}
-
 /// The scoreboard of a set of claims (issue 9, Rules): numeric claims within / outside their
 /// band, direction-only claims that hold / differ, and those not evaluated. A claim that
 /// restates another is linked, not counted.

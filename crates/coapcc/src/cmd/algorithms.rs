@@ -1,10 +1,10 @@
 //! `coapcc algorithms [NAME]`: the registry as a table or CSV, or one algorithm's keys
-//! ([`coapcc_report::algorithms`]).
+//! ([`coapcc_report::algorithms_table`]).
 
 use std::io::Write;
 
 use clap::{Args, ValueEnum};
-use coapcc_report::algorithms::{algorithm_keys_text, algorithms_csv, algorithms_table};
+use coapcc_report::{algorithm_keys_text, algorithms_csv, algorithms_table};
 
 use crate::error::CliError;
 

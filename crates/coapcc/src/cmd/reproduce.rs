@@ -1,5 +1,5 @@
-//! `coapcc reproduce`: the experiments' report ([`coapcc_report::reproduce`]), or the
-//! cross-check against the real-time testbed ([`coapcc_report::crosscheck`], on
+//! `coapcc reproduce`: the experiments' report ([`coapcc_report::run_reproduce`]), or the
+//! cross-check against the real-time testbed ([`coapcc_report::run_crosscheck`], on
 //! [`crate::cmd::testbed::loopback`]).
 
 use std::io::Write;
@@ -42,7 +42,7 @@ pub struct ReproduceArgs {
 /// Runs `coapcc reproduce` (with `--list`, prints the experiments).
 pub fn run(args: &ReproduceArgs, out: &mut dyn Write) -> Result<(), CliError> {
     if args.list {
-        out.write_all(coapcc_report::reproduce::list()?.as_bytes())?;
+        out.write_all(coapcc_report::list_experiments()?.as_bytes())?;
         return Ok(());
     }
     let opts = ReproduceOptions {

@@ -1,11 +1,12 @@
-//! `coapcc sim`: scenarios into result folders ([`coapcc_report::sim`]), or `--describe`
+//! `coapcc sim`: scenarios into result folders ([`coapcc_report::run_sim`]), or `--describe`
 //! ([`coapcc_report::describe()`]).
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use coapcc_driver::scenario::Setting;
-use coapcc_report::sim::{SimOptions, Sweep};
+use coapcc_report::SimOptions;
+use coapcc_sim::sweep::Sweep;
 
 use crate::error::CliError;
 use crate::progress::Bar;

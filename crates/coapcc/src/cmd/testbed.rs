@@ -1,4 +1,4 @@
-//! `coapcc testbed`: a scenario in real time on loopback ([`coapcc_report::testbed`] for
+//! `coapcc testbed`: a scenario in real time on loopback ([`coapcc_report::realtime`] for
 //! what runs and the result files, `coapcc-udp`'s testbed for each replication).
 
 use std::error::Error;
@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use coapcc_driver::metrics::RunResult;
 use coapcc_driver::scenario::Setting;
-use coapcc_report::pcap::file_stem;
-use coapcc_report::testbed::{self, Replication, Testbed};
+use coapcc_report::pcap_file_stem as file_stem;
+use coapcc_report::realtime::{self, Replication, Testbed};
 use coapcc_udp::emulator::{Direction, DirectionReport};
 use coapcc_udp::testbed::{RunSpec, TestbedRun, run_replication};
 
@@ -94,8 +94,8 @@ pub fn run(args: &TestbedArgs, out: &mut dyn Write) -> Result<(), CliError> {
     if !args.algorithms.is_empty() {
         set.push(Setting::algorithms(args.algorithms.iter().cloned()));
     }
-    let s = testbed::load(&args.scenario, &set)?;
-    let estimate = testbed::admit(&s, args.max_wall_s)?;
+    let s = realtime::load(&args.scenario, &set)?;
+    let estimate = realtime::admit(&s, args.max_wall_s)?;
     if !args.quiet {
         eprintln!("testbed: {} — about {:.0} s of real time", s.file.name, estimate);
     }
@@ -110,8 +110,8 @@ pub fn run(args: &TestbedArgs, out: &mut dyn Write) -> Result<(), CliError> {
             }
             timing.push(line);
         })?;
-        testbed::run_all(&s, &mut tb)?
+        realtime::run_all(&s, &mut tb)?
     };
-    testbed::report(&dir, &s, &results, &timing, out)?;
+    realtime::report(&dir, &s, &results, &timing, out)?;
     Ok(())
 }

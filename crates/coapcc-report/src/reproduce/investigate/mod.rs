@@ -9,8 +9,8 @@
 //! | [`burst_scale`] | the FASOR burst-scale investigation (two modes of the Gilbert–Elliott chain, its own figure) |
 //! | [`causes`] | the README's "why claims differ" section, from `claims.csv`, the data files' `cause` entries and the investigations' findings |
 
-pub mod burst_scale;
-pub mod causes;
+mod burst_scale;
+pub(crate) mod causes;
 pub(crate) mod spec;
 
 use std::fmt::Write;
