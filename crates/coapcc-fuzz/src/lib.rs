@@ -16,6 +16,8 @@
 //! | [`scenario`] | text to [`coapcc_driver::scenario::parse`] | a parsed scenario's resolved TOML parses to the same scenario |
 //! | [`replay_script`] | a replay script run through [`coapcc_core::harness::StopAndWait`] | events in time order, timers within the algorithm's bounds, no copy beyond MAX_RETRANSMIT |
 
+// One public module per target: each exports the same `run` body under its target's
+// name (`codec::…`, `endpoint::…`), so the module path is part of the name.
 pub mod codec;
 pub mod emulator;
 pub mod endpoint;

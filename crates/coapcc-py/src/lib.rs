@@ -4,28 +4,30 @@
 //! wrappers of the Rust crates, so Python gets the CLI's behaviour and bytes. The Python API
 //! researchers use (`coapcc.sim`, `coapcc.sweep`, `coapcc.Scenario`, …, with pandas frames)
 //! is the pure-Python layer in `python/coapcc/`; this module hands it results as Arrow
-//! tables ([`arrow::Table`], the Arrow C stream interface), never as CSV text.
+//! tables (`arrow::Table`, the Arrow C stream interface), never as CSV text.
 //!
 //! | module | what is there |
 //! |---|---|
-//! | [`arrow`] | results columns as Arrow record batches, exported through a PyCapsule |
-//! | [`values`] | Python values ↔ TOML values; CLI value texts as typed settings |
-//! | [`registry`] | `algorithms()`, `algorithm(name)`, `replay(…)`, the figure palette |
-//! | [`scenario`] | a resolved scenario (file text + settings, checked as `coapcc sim` checks it) |
-//! | [`sim`] | running scenarios (NB-IoT-like, RTT-trace, multihop) without the GIL, interruptible; one job alone; one result type ([`sim::Output`]) with its tables and files |
-//! | [`errors`] | the exception classes (`ScenarioError`, `BudgetError`, `RunError`) and the mapping of the Rust errors onto them |
+//! | `arrow` | results columns as Arrow record batches, exported through a PyCapsule |
+//! | `values` | Python values ↔ TOML values; CLI value texts as typed settings |
+//! | `registry` | `algorithms()`, `algorithm(name)`, `replay(…)`, the figure palette |
+//! | `scenario` | a resolved scenario (file text + settings, checked as `coapcc sim` checks it) |
+//! | `sim` | running scenarios (NB-IoT-like, RTT-trace, multihop) without the GIL, interruptible; one job alone; one result type (`sim::Output`) with its tables and files |
+//! | `errors` | the exception classes (`ScenarioError`, `BudgetError`, `RunError`) and the mapping of the Rust errors onto them |
 //!
 //! Errors: what the CLI reports as a usage error (exit code 2) is a `ValueError` with the
 //! same message (a `ScenarioError` or `BudgetError` where the Rust error says which); a
 //! failure (exit code 1) is a `RuntimeError` (`RunError` for a failed run); Ctrl-C is
 //! `KeyboardInterrupt`.
 
-pub mod arrow;
-pub mod errors;
-pub mod registry;
-pub mod scenario;
-pub mod sim;
-pub mod values;
+// Private: the Python names are what `_coapcc` below registers (and `python/coapcc`
+// re-exports), not Rust paths.
+mod arrow;
+mod errors;
+mod registry;
+mod scenario;
+mod sim;
+mod values;
 
 use pyo3::prelude::*;
 

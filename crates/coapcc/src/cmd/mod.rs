@@ -1,12 +1,12 @@
 //! One module per subcommand: its arguments (clap) and a `run` that calls the library that
 //! owns the work and writes what it returns.
 
-pub mod algorithms;
-pub mod bench;
-pub mod client;
-pub mod emulate;
-pub mod replay;
-pub mod reproduce;
-pub mod server;
-pub mod sim;
-pub mod testbed;
+pub(crate) mod algorithms;
+pub(crate) mod bench;
+pub(crate) mod client;
+pub(crate) mod emulate;
+pub(crate) mod replay;
+pub(crate) mod reproduce;
+pub(crate) mod server;
+pub(crate) mod sim;
+pub(crate) mod testbed;
