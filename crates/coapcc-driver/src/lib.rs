@@ -29,8 +29,8 @@
 #![forbid(unsafe_code)]
 
 // Namespaces (public because the module path is part of the name: `flow::Host`,
-// `flow::Record`, `scenario::parse`, `replay::run`, `rng::below`, `metrics::mean`, each link stage's `*Config` beside it);
-// nothing in them is re-exported at the root.
+// `flow::Record`, `scenario::parse`, `replay::run`, `rng::below`, `metrics::mean`, each link
+// stage's `*Config` beside it); nothing in them is re-exported at the root.
 pub mod flow;
 pub mod link;
 pub mod metrics;

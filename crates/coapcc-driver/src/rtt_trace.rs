@@ -1,5 +1,5 @@
 //! The RTT traces of Makarem et al. §6.1 (testbeds §3): the workload of the RTT-trace model
-//! (`coapcc_sim::trace`), which feeds one sample per transmission to an RTO estimator.
+//! (`coapcc_sim::run_trace`), which feeds one sample per transmission to an RTO estimator.
 //!
 //! Traces follow Table 1: periods of `period` samples alternate between a first and a second
 //! distribution (uniform, normal, constant; Pareto for row 1), optionally with "spikes" of

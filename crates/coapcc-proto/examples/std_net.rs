@@ -1,6 +1,6 @@
 //! Driving the sans-IO endpoint over `std::net` sockets: a server endpoint on one thread and a
 //! client endpoint on another, on loopback, five CoAP exchanges, then exit 0. The endpoint owns
-//! no socket and reads no clock; the loop below does both, in the order `coapcc_proto::endpoint`
+//! no socket and reads no clock; the loop below does both, in the order `coapcc_proto::Endpoint`
 //! documents: feed it (`request`, `handle_datagram`, `handle_timeout`), then drain it
 //! (`poll_transmit`, `poll_event`), then sleep until `poll_timeout` or the next datagram.
 //!

@@ -6,7 +6,7 @@
 //! the [`Workload`] (what each flow's application does next), the recorder (what is seen of
 //! each flow, [`Record`]) and each flow's current client endpoint with its wake-up instant.
 //! The host owns everything else: its clock, its sockets or event queue, its links and
-//! whatever ground truth it keeps. The simulator's engine (`coapcc_sim::engine`) and the
+//! whatever ground truth it keeps. The simulator's engine (`coapcc_sim::run_network`) and the
 //! real-time testbed (`coapcc_udp::testbed`) are hosts; neither keeps a loop of its own.
 //!
 //! # Entry points and call order

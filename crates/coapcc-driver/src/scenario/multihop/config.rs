@@ -198,7 +198,7 @@ pub struct MultihopConfig {
     /// Makarem's CON read as a CoAP message of this many bytes (OQ-M9 option, e.g. 80):
     /// its frames then follow rules 1–4 on every hop (`None`: the stated 80-B frame).
     pub makarem_coap_len: Option<u32>,
-    /// 6LoWPAN fragmentation (OQ-M9, `coapcc_sim::multihop::sixlowpan`): a packet whose frame would exceed
+    /// 6LoWPAN fragmentation (OQ-M9, `crates/coapcc-sim/src/multihop/sixlowpan.rs`): a packet whose frame would exceed
     /// the PSDU leaves as FRAG1 + FRAGN frames in one CSMA burst and is reassembled hop by
     /// hop. Off by default: such a packet is then a load-time error.
     pub fragmentation: bool,

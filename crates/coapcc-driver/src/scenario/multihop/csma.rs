@@ -1,7 +1,7 @@
 //! `[multihop.csma]`: the parameters of Contiki CSMA (`core/net/mac/csma.c`, multihop.md
 //! §1.4) with the Contiki 2.7 / 3.0 and mote presets ([`CsmaConfig::for_mote`]), the backoff
 //! they define. The CSMA state machine is the
-//! simulator's (`coapcc_sim::multihop::csma`).
+//! simulator's (`crates/coapcc-sim/src/multihop/csma.rs`).
 
 use core::time::Duration;
 

@@ -1,6 +1,6 @@
 //! `[multihop.phy]`: the radio timing of the IEEE 802.15.4 2.4 GHz O-QPSK PHY (multihop.md
 //! §1.2), with `Default` = the spec's values, and the airtimes that follow from it. The frame
-//! lengths of §1.2 (rules 1–4, the table) are the simulator's (`coapcc_sim::multihop::phy`).
+//! lengths of §1.2 (rules 1–4, the table) are the simulator's (`crates/coapcc-sim/src/multihop/phy.rs`).
 
 use core::time::Duration;
 
@@ -87,10 +87,10 @@ impl PhyConfig {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FrameLenMode {
-    /// The §1.2 table of default frame sizes (`coapcc_sim::multihop::phy::TableFlow`).
+    /// The §1.2 table of default frame sizes (`TableFlow` in `crates/coapcc-sim/src/multihop/phy.rs`).
     #[default]
     Table,
-    /// Rules 1–4 per hop (`coapcc_sim::multihop::phy::FrameRules`).
+    /// Rules 1–4 per hop (`FrameRules` in `crates/coapcc-sim/src/multihop/phy.rs`).
     Rules,
 }
 

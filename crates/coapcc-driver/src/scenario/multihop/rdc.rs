@@ -1,6 +1,6 @@
 //! `[multihop.null_rdc]` and `[multihop.contikimac]`: the radio duty cycling constants
 //! (multihop.md §1.5; `nullrdc.c`, `contikimac.c`, `phase.c`), with `Default` = the spec's
-//! values. The RDC pieces that run on them are the simulator's (`coapcc_sim::multihop::rdc`).
+//! values. The RDC pieces that run on them are the simulator's (`crates/coapcc-sim/src/multihop/rdc/`).
 
 use core::time::Duration;
 

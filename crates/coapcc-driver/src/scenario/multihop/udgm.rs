@@ -1,7 +1,7 @@
 //! `[multihop.udgm]`: Cooja's UDGM radio medium ("Unit Disk Graph Medium: Distance Loss",
 //! multihop.md §1.3) as configured: ranges, success ratios, the CCA threshold and the RSSI
 //! model they imply. The medium itself (frames on air, receptions) is the simulator's
-//! (`coapcc_sim::multihop::medium`).
+//! (`crates/coapcc-sim/src/multihop/medium.rs`).
 
 use coapcc_core::ConfigError;
 use serde::Deserialize;
