@@ -13,7 +13,7 @@ use coapcc_driver::scenario::{self, Scenario, ScenarioError, Setting};
 
 /// What to measure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Case {
+pub enum BenchCase {
     /// `fasor/400-flows-infinite-buffer-continuous` with `default`, one core.
     Reference,
     /// Every FASOR scenario with its published replications, all cores.
@@ -27,7 +27,7 @@ pub enum Case {
 
 /// How to measure.
 #[derive(Clone, Debug)]
-pub struct Options {
+pub struct BenchOptions {
     /// Folder of the scenario files.
     pub scenarios: PathBuf,
     /// Replications of the one-core cases (per repetition; 0 counts as 1).
@@ -126,9 +126,9 @@ pub struct OneCore {
 /// What a case measured.
 #[derive(Clone, Debug)]
 pub enum Measurement {
-    /// [`Case::Reference`] or [`Case::Multihop`].
+    /// [`BenchCase::Reference`] or [`BenchCase::Multihop`].
     OneCore(OneCore),
-    /// [`Case::Matrix`].
+    /// [`BenchCase::Matrix`].
     Matrix {
         /// Scenario files run.
         scenarios: usize,
@@ -139,7 +139,7 @@ pub enum Measurement {
         /// Wall seconds.
         wall_s: f64,
     },
-    /// [`Case::Long`].
+    /// [`BenchCase::Long`].
     Long {
         /// Simulated hours.
         hours: u32,
@@ -201,11 +201,11 @@ fn one_core_pool() -> Result<(rayon::ThreadPool, bool), BenchError> {
 }
 
 /// Measures `case` with scenarios from `opts.scenarios`.
-pub fn measure(case: Case, opts: &Options) -> Result<Measurement, BenchError> {
+pub fn measure(case: BenchCase, opts: &BenchOptions) -> Result<Measurement, BenchError> {
     let (root, replications, hours, repeat) =
         (opts.scenarios.as_path(), opts.replications.max(1), opts.hours.max(1), opts.repeat.max(1));
     match case {
-        Case::Reference => {
+        BenchCase::Reference => {
             let s = load(
                 root,
                 "fasor/400-flows-infinite-buffer-continuous.toml",
@@ -224,7 +224,7 @@ pub fn measure(case: Case, opts: &Options) -> Result<Measurement, BenchError> {
             })
             .map(Measurement::OneCore)
         }
-        Case::Matrix => {
+        BenchCase::Matrix => {
             let mut files: Vec<PathBuf> = std::fs::read_dir(root.join("fasor"))
                 .map_err(|source| BenchError::Read { path: root.join("fasor"), source })?
                 .filter_map(|e| e.ok().map(|e| e.path()))
@@ -241,7 +241,7 @@ pub fn measure(case: Case, opts: &Options) -> Result<Measurement, BenchError> {
             let wall_s = t0.elapsed().as_secs_f64();
             Ok(Measurement::Matrix { scenarios: files.len(), runs, threads: rayon::current_num_threads(), wall_s })
         }
-        Case::Multihop => {
+        BenchCase::Multihop => {
             let s = load(
                 root,
                 "lim/e2-contikimac-5x5.toml",
@@ -260,7 +260,7 @@ pub fn measure(case: Case, opts: &Options) -> Result<Measurement, BenchError> {
             })
             .map(Measurement::OneCore)
         }
-        Case::Long => {
+        BenchCase::Long => {
             let s = load(
                 root,
                 "makarem/residual-high-variability.toml",

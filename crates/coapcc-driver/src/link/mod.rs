@@ -9,12 +9,12 @@
 //!
 //! | stage | file | drops | order |
 //! |---|---|---|---|
-//! | [`Serializer`]: link rate + byte-limited drop-tail buffer | [`serializer`] | [`DropReason::Buffer`] | FIFO |
-//! | [`Propagation`]: fixed delay | [`propagation`] | — | FIFO |
-//! | [`FifoJitter`]: uniform delay, no overtaking | [`fifo_jitter`] | — | FIFO |
-//! | [`GilbertElliott`]: bursty packet errors | [`gilbert_elliott`] | [`DropReason::Error`] | FIFO |
-//! | [`TokenBucket`]: residual bandwidth | [`token_bucket`] | [`DropReason::NoToken`] | FIFO |
-//! | [`NormalDelay`]: N(mean, sd) delay | [`normal_delay`] | — | **may reorder** |
+//! | [`Serializer`]: link rate + byte-limited drop-tail buffer | `serializer` | [`DropReason::Buffer`] | FIFO |
+//! | [`Propagation`]: fixed delay | `propagation` | — | FIFO |
+//! | [`FifoJitter`]: uniform delay, no overtaking | `fifo_jitter` | — | FIFO |
+//! | [`GilbertElliott`]: bursty packet errors | `gilbert_elliott` | [`DropReason::Error`] | FIFO |
+//! | [`TokenBucket`]: residual bandwidth | `token_bucket` | [`DropReason::NoToken`] | FIFO |
+//! | [`NormalDelay`]: N(mean, sd) delay | `normal_delay` | — | **may reorder** |
 //!
 //! Testbed values live in [`presets`] as configuration data; the stages hard-code none.
 //!
@@ -39,14 +39,15 @@
 //! `offer` is O(1) amortised per stage, allocates nothing per packet (the serializer's queue
 //! reuses its storage), and dispatches statically over the [`Stage`] enum.
 
-pub mod fifo_jitter;
-pub mod gilbert_elliott;
-pub mod normal_delay;
+mod fifo_jitter;
+mod gilbert_elliott;
+mod normal_delay;
 mod pipeline;
+// A namespace: the testbeds' link set-ups, `presets::nbiot_uplink_path` and friends.
 pub mod presets;
-pub mod propagation;
-pub mod serializer;
-pub mod token_bucket;
+mod propagation;
+mod serializer;
+mod token_bucket;
 
 use core::fmt;
 

@@ -56,12 +56,12 @@ fn peak_rss(out: &mut dyn Write) -> std::io::Result<()> {
 pub fn run(args: &BenchArgs, out: &mut dyn Write) -> Result<(), CliError> {
     let case = match args.case {
         Case::Udp => return udp(out),
-        Case::Reference => sim_bench::Case::Reference,
-        Case::Matrix => sim_bench::Case::Matrix,
-        Case::Long => sim_bench::Case::Long,
-        Case::Multihop => sim_bench::Case::Multihop,
+        Case::Reference => sim_bench::BenchCase::Reference,
+        Case::Matrix => sim_bench::BenchCase::Matrix,
+        Case::Long => sim_bench::BenchCase::Long,
+        Case::Multihop => sim_bench::BenchCase::Multihop,
     };
-    let opts = sim_bench::Options {
+    let opts = sim_bench::BenchOptions {
         scenarios: args.scenarios.clone(),
         replications: args.replications,
         hours: args.hours,
