@@ -333,7 +333,7 @@ impl GilbertElliott {
     /// In packet mode the state changes only when packets are offered, so this is the state
     /// the next packet will find.
     ///
-    /// A query more than [`RESTART_CYCLES`] mean cycles past the end of the current sojourn
+    /// A query more than `RESTART_CYCLES` mean cycles past the end of the current sojourn
     /// (≈ 61 days with the testbed means) restarts the chain at `t` from its stationary
     /// distribution instead of generating every sojourn in between: exact in distribution,
     /// bounded in work, but the trajectory after such a gap depends on when the gap ended.
