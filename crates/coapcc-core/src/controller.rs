@@ -215,6 +215,15 @@ pub trait Controller {
         EchoMode::None
     }
 
+    /// For a window-of-one TCP retransmission timer (uIP, Lim), the unit its RTT samples are
+    /// counted in: a sample is ⌊R / unit⌋ (spec OQ-37), so a driver that models the TCP
+    /// sender knows an acknowledgement under one unit gives a zero sample. `None` (the
+    /// default) for CoAP controllers; a driver also takes `Some` to mean "this controller
+    /// times TCP segments".
+    fn tcp_rtt_unit(&self) -> Option<Duration> {
+        None
+    }
+
     /// Starts an exchange whose original copy leaves at `now`, with its timer armed.
     fn start(
         &self,
@@ -278,5 +287,8 @@ impl<C: Controller + ?Sized> Controller for &C {
     }
     fn echo_mode(&self) -> EchoMode {
         (**self).echo_mode()
+    }
+    fn tcp_rtt_unit(&self) -> Option<Duration> {
+        (**self).tcp_rtt_unit()
     }
 }

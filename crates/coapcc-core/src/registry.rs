@@ -109,6 +109,10 @@ pub struct AlgorithmInfo {
     pub spec: &'static str,
     /// Exact or reconstructed.
     pub exactness: Exactness,
+    /// Its colour (RGB) in every figure of the report and the Python package's plots. Families
+    /// share a hue: `default*` blues, `cocoa*` oranges and reds, `fasor*` greens, `idc` teal,
+    /// `mbc` gold, `uip*` pinks; every name has its own colour.
+    pub colour: [u8; 3],
     /// Bytes of per-destination state (`size_of` the algorithm's [`Controller::State`]).
     pub state_bytes: usize,
     /// The preset configuration.
@@ -130,6 +134,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         source: "RFC 7252 §4.2",
         spec: "§1",
         exactness: Exactness::Exact,
+        colour: [0x1F, 0x77, 0xB4],
         state_bytes: size_of::<<DefaultCoap as Controller>::State>(),
         preset: || AnyConfig::DefaultCoap(DefaultCoapConfig::default()),
     },
@@ -140,6 +145,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         source: "Betzler et al. 2014 (CoAP_B)",
         spec: "§1.3",
         exactness: Exactness::Exact,
+        colour: [0x6B, 0xAE, 0xD6],
         state_bytes: size_of::<<DefaultCoap as Controller>::State>(),
         preset: || AnyConfig::DefaultCoap(DefaultCoapConfig::aggressive()),
     },
@@ -150,6 +156,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         source: "ANRW'18 / Pesola 2020 (Full Backoff 1)",
         spec: "§4.2",
         exactness: Exactness::Exact,
+        colour: [0x08, 0x30, 0x6B],
         state_bytes: size_of::<<DefaultCoap as Controller>::State>(),
         preset: || AnyConfig::DefaultCoap(DefaultCoapConfig::full_backoff(FullBackoff::Fb1)),
     },
@@ -160,6 +167,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         source: "ANRW'18 / Pesola 2020 (Full Backoff 2)",
         spec: "§4.3",
         exactness: Exactness::Exact,
+        colour: [0x17, 0xBE, 0xCF],
         state_bytes: size_of::<<DefaultCoap as Controller>::State>(),
         preset: || AnyConfig::DefaultCoap(DefaultCoapConfig::full_backoff(FullBackoff::Fb2)),
     },
@@ -170,6 +178,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         source: "draft-ietf-core-cocoa-03",
         spec: "§2",
         exactness: Exactness::Exact,
+        colour: [0xFF, 0x7F, 0x0E],
         state_bytes: size_of::<<Cocoa as Controller>::State>(),
         preset: || AnyConfig::Cocoa(CocoaConfig::default()),
     },
@@ -180,6 +189,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         source: "Californium COCOA_STRONG / Makarem 2022 CoCoA-S",
         spec: "§2",
         exactness: Exactness::Exact,
+        colour: [0xD6, 0x27, 0x28],
         state_bytes: size_of::<<Cocoa as Controller>::State>(),
         preset: || AnyConfig::Cocoa(CocoaConfig::strong()),
     },
@@ -190,6 +200,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         source: "ANRW'18 / Pesola 2020 (CoCoA + Full Backoff 1)",
         spec: "§4.4",
         exactness: Exactness::Exact,
+        colour: [0xA6, 0x36, 0x03],
         state_bytes: size_of::<<Cocoa as Controller>::State>(),
         preset: || AnyConfig::Cocoa(CocoaConfig::full_backoff(FullBackoff::Fb1)),
     },
@@ -200,6 +211,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         source: "ANRW'18 / Pesola 2020 (CoCoA + Full Backoff 2)",
         spec: "§4.5",
         exactness: Exactness::Exact,
+        colour: [0xFD, 0xAE, 0x6B],
         state_bytes: size_of::<<Cocoa as Controller>::State>(),
         preset: || AnyConfig::Cocoa(CocoaConfig::full_backoff(FullBackoff::Fb2)),
     },
@@ -210,6 +222,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         source: "Betzler et al. 2015 (CoCoA+), VBF presets paper/makarem",
         spec: "§3",
         exactness: Exactness::Exact,
+        colour: [0xE7, 0x29, 0x8A],
         state_bytes: size_of::<<Cocoa as Controller>::State>(),
         preset: || AnyConfig::Cocoa(CocoaConfig::plus(Vbf::PAPER)),
     },
@@ -220,6 +233,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         source: "Bolettieri et al. 2018 (pCoCoA), as described by Makarem et al. 2022",
         spec: "§5",
         exactness: Exactness::Exact,
+        colour: [0x94, 0x67, 0xBD],
         state_bytes: size_of::<<PCocoa as Controller>::State>(),
         preset: || AnyConfig::PCocoa(PCocoaConfig::default()),
     },
@@ -230,6 +244,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         source: "Bhalerao et al. 2016 (CoCoA 4-state-strong), tables are placeholders",
         spec: "§6",
         exactness: Exactness::Reconstructed,
+        colour: [0x8C, 0x56, 0x4B],
         state_bytes: size_of::<<FourState as Controller>::State>(),
         preset: || AnyConfig::FourState(FourStateConfig::default()),
     },
@@ -240,6 +255,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         source: "draft-ietf-core-fasor-02 / Järvinen et al. 2018",
         spec: "§7",
         exactness: Exactness::Exact,
+        colour: [0x2C, 0xA0, 0x2C],
         state_bytes: size_of::<<Fasor as Controller>::State>(),
         preset: || AnyConfig::Fasor(FasorConfig::default()),
     },
@@ -250,6 +266,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         source: "Järvinen et al. 2018 (FASOR+token) / FASOR-02 Rexmit-Cnt",
         spec: "§7.7",
         exactness: Exactness::Exact,
+        colour: [0x7F, 0xBC, 0x41],
         state_bytes: size_of::<<Fasor as Controller>::State>(),
         preset: || AnyConfig::Fasor(FasorConfig::token()),
     },
@@ -260,6 +277,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         source: "Ancillotti & Bruno 2019 (BDP-CoAP), as described by Makarem et al. 2022",
         spec: "§8.4",
         exactness: Exactness::Reconstructed,
+        colour: [0x63, 0x79, 0x39],
         state_bytes: size_of::<<Bdp as Controller>::State>(),
         preset: || AnyConfig::Bdp(BdpConfig::default()),
     },
@@ -270,6 +288,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         source: "Makarem et al. 2022 (IDC-CoAP)",
         spec: "§8.1–8.2",
         exactness: Exactness::Exact,
+        colour: [0x00, 0x84, 0x7A],
         state_bytes: size_of::<<Idc as Controller>::State>(),
         preset: || AnyConfig::Idc(IdcConfig::default()),
     },
@@ -280,6 +299,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         source: "Makarem et al. 2022 (MBC-CoAP)",
         spec: "§8.1, §8.3",
         exactness: Exactness::Exact,
+        colour: [0xB8, 0x86, 0x0B],
         state_bytes: size_of::<<Mbc as Controller>::State>(),
         preset: || AnyConfig::Mbc(MbcConfig::default()),
     },
@@ -290,6 +310,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         source: "uIP / Contiki TCP (as analysed by Lim 2020)",
         spec: "§9.1",
         exactness: Exactness::Exact,
+        colour: [0xF7, 0x81, 0xBF],
         state_bytes: size_of::<<Uip as Controller>::State>(),
         preset: || AnyConfig::Uip(UipConfig::default()),
     },
@@ -300,6 +321,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         source: "Lim 2020 (uIP with dithering only)",
         spec: "§9.2",
         exactness: Exactness::Exact,
+        colour: [0xC9, 0x94, 0xC7],
         state_bytes: size_of::<<Uip as Controller>::State>(),
         preset: || AnyConfig::Uip(UipConfig::dithered()),
     },
@@ -310,6 +332,7 @@ pub static ALGORITHMS: &[AlgorithmInfo] = &[
         source: "Lim 2020, Sensors 20(17) 4774, Table 2 (max→min corrected)",
         spec: "§9.3",
         exactness: Exactness::Exact,
+        colour: [0x52, 0x52, 0x52],
         state_bytes: size_of::<<Lim as Controller>::State>(),
         preset: || AnyConfig::Lim(LimConfig::default()),
     },
@@ -546,6 +569,10 @@ macro_rules! any_algorithm {
             fn echo_mode(&self) -> EchoMode {
                 match *self { $($(#[$m])* AnyController::$variant(ref c) => c.echo_mode(),)* }
             }
+
+            fn tcp_rtt_unit(&self) -> Option<Duration> {
+                match *self { $($(#[$m])* AnyController::$variant(ref c) => c.tcp_rtt_unit(),)* }
+            }
         }
     };
 }
@@ -627,6 +654,31 @@ mod tests {
         assert!(uip.with_max_retransmit(3).dither());
         assert_eq!(uip.family(), Family::Tcp);
         assert_eq!(AnyConfig::from_name("fasor").unwrap().family(), Family::Backoff);
+    }
+
+    #[test]
+    fn every_algorithm_has_a_colour_no_other_algorithm_has() {
+        for (i, a) in ALGORITHMS.iter().enumerate() {
+            for b in &ALGORITHMS[..i] {
+                assert_ne!(a.colour, b.colour, "{} and {} share a colour", a.name, b.name);
+            }
+        }
+    }
+
+    #[test]
+    #[cfg(all(feature = "uip", feature = "lim", feature = "cocoa"))]
+    fn only_the_window_of_one_tcp_timers_state_an_rtt_unit() {
+        // uIP and Lim count samples in whole seconds by default (spec OQ-37).
+        for name in ["uip", "uip-dither", "lim"] {
+            let c = AnyConfig::from_name(name).unwrap().build().unwrap();
+            assert_eq!(c.tcp_rtt_unit(), Some(Duration::from_secs(1)), "{name}");
+        }
+        let cocoa = AnyConfig::from_name("cocoa").unwrap().build().unwrap();
+        assert_eq!(cocoa.tcp_rtt_unit(), None);
+        for a in ALGORITHMS {
+            let tcp = (a.preset)().build().unwrap().tcp_rtt_unit().is_some();
+            assert_eq!(tcp, a.family == Family::Tcp, "{}", a.name);
+        }
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! Random streams and draws (design.md §3).
+//! Random streams and draws (determinism: `docs/architecture.md`, "Rules that keep it this way").
 //!
 //! One scenario seed; every consumer (each link direction, each node, each workload) gets
 //! its own generator derived from `(seed, replication, stream id)` by [`stream_rng`]. The

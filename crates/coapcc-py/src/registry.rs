@@ -8,7 +8,7 @@ use coapcc_driver::replay;
 use coapcc_driver::scenario::Setting;
 use coapcc_driver::scenario::algorithm_keys;
 use coapcc_driver::scenario::algorithm_with_settings;
-use coapcc_report::figures::{PALETTE, colour_hex};
+use coapcc_report::figures::{colour_hex, palette as fixed_colours};
 use coapcc_sim::results::{Column, Columns};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -141,7 +141,7 @@ fn hex(c: [u8; 3]) -> String {
 /// table the SVG figures of `coapcc reproduce` use.
 #[pyfunction]
 pub fn palette() -> Vec<(String, String)> {
-    PALETTE.iter().map(|(n, c)| (n.to_string(), hex(*c))).collect()
+    fixed_colours().map(|(n, c)| (n.to_string(), hex(c))).collect()
 }
 
 /// The colour (`#rrggbb`) the report's figures give a series named `name` (an exact palette

@@ -127,19 +127,18 @@ fn result_of(s: Scenario, outputs: Vec<((usize, u32), RunOutput)>) -> PyResult<O
     Ok(Output::new(s, runs))
 }
 
-/// A rayon pool with `jobs` threads (default: all cores).
-fn pool(jobs: Option<usize>) -> PyResult<rayon::ThreadPool> {
-    let mut b = rayon::ThreadPoolBuilder::new();
-    if let Some(n) = jobs {
-        if n == 0 {
-            return Err(PyValueError::new_err("jobs must be at least 1"));
-        }
-        b = b.num_threads(n);
-    }
-    b.build().map_err(|e| PyRuntimeError::new_err(format!("cannot start the worker threads: {e}")))
+/// A rayon pool for `runs` jobs on `jobs` threads (default: one per core), as the CLI's
+/// ([`coapcc_report::thread_pool`]): never more threads than jobs; `jobs` outside 1
+/// to 1024 is a `ValueError`.
+fn pool(jobs: Option<usize>, runs: usize) -> PyResult<rayon::ThreadPool> {
+    coapcc_report::thread_pool(jobs, runs).map_err(|e| match e {
+        coapcc_report::ReportError::Options(m) => PyValueError::new_err(m),
+        e => PyRuntimeError::new_err(format!("cannot start the worker threads: {e}")),
+    })
 }
 
-/// Runs every job of every scenario on `jobs` threads (default: all cores), without the GIL;
+/// Runs every job of every scenario on `jobs` threads (default: one per core; never more than
+/// jobs; `jobs` from 1 to 1024, else a `ValueError`), without the GIL;
 /// one [`Output`] per scenario, in order, identical whatever `jobs`. Ctrl-C (any pending
 /// Python signal) stops the run: jobs not yet started are not started, and the signal's
 /// exception (`KeyboardInterrupt`) is raised once the running ones end. A scenario that does
@@ -156,15 +155,15 @@ pub fn simulate_many(
         check_resolved(r)?;
     }
     let scenarios: Vec<Scenario> = scenarios.iter().map(|r| r.scenario.clone()).collect();
-    let pool = pool(jobs)?;
-    for s in &scenarios {
-        budget::admit(s, pool.current_num_threads(), budget::available_bytes()).map_err(|e| errors::sim(e.into()))?;
-    }
     let all: Vec<(usize, usize, u32)> = scenarios
         .iter()
         .enumerate()
         .flat_map(|(i, s)| (0..s.algorithms.len()).flat_map(move |a| (0..s.file.replications).map(move |r| (i, a, r))))
         .collect();
+    let pool = pool(jobs, all.len())?;
+    for s in &scenarios {
+        budget::admit(s, pool.current_num_threads(), budget::available_bytes()).map_err(|e| errors::sim(e.into()))?;
+    }
     let stop = AtomicBool::new(false);
     let outputs = std::thread::scope(|scope| -> PyResult<Vec<Result<RunOutput, SimError>>> {
         let work = scope.spawn(|| {

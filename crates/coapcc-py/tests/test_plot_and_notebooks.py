@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import matplotlib
 
@@ -24,11 +25,22 @@ def result():
 
 def test_the_palette_is_the_reports(repo):
     p = coapcc.palette()
-    # The same table as the Rust figures (crates/coapcc-report/src/figures.rs, PALETTE).
-    source = (repo / "crates/coapcc-report/src/figures.rs").read_text()
+    # The colours of the Rust figures: each algorithm's in the registry (its `colour` next to
+    # its `name`), the other series' in SERIES_COLOURS of the report's figures.
+    registry = (repo / "crates/coapcc-core/src/registry.rs").read_text()
+    series = (repo / "crates/coapcc-report/src/figures.rs").read_text()
+    stated = {
+        name: colour
+        for name, colour in re.findall(
+            r'name: "([^"]+)",(?:\n[^\n]*?){1,6}\n\s*colour: (\[[^\]]*\]),', registry
+        )
+    }
+    assert set(stated) == set(coapcc.algorithms().name)
     for name, colour in p.items():
         r, g, b = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
-        assert f'("{name}", [0x{r:02X}, 0x{g:02X}, 0x{b:02X}])' in source, name
+        rgb = f"[0x{r:02X}, 0x{g:02X}, 0x{b:02X}]"
+        assert stated.get(name) == rgb or f'("{name}", {rgb})' in series, name
+    assert set(stated) <= set(p)
     assert coapcc.colour_of("cocoa (sim)").lower() == p["cocoa"]
 
 

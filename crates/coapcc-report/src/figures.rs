@@ -22,7 +22,7 @@
 //! - nothing panics: a plotting error (or a panic inside `plotters`) yields an SVG that
 //!   holds the title and an error note.
 //!
-//! Colours are fixed per algorithm name ([`PALETTE`], [`colour_of`]), so an algorithm has
+//! Colours are fixed per algorithm name ([`palette`], [`colour_of`]), so an algorithm has
 //! the same colour in every figure. Series named `analytic…` are drawn dashed.
 
 use std::ops::Range;
@@ -41,33 +41,16 @@ pub const FIGURE_WIDTH: u32 = 900;
 /// A line series with more valid points than this is decimated before drawing.
 pub const MAX_POINTS_PER_SERIES: usize = 2000;
 
-/// Fixed colours (RGB) per algorithm name, plus `RTT` (measured RTT series) and `analytic`
-/// (analytic curves, drawn dashed), and `ResBW`, `sending …`, `success …` (rate time series: the
-/// residual bandwidth in a colour distinct from the rates). Families share a hue: `default*` blues, `cocoa*`
-/// oranges and reds, `fasor*` greens, `idc*` teals, `mbc*` golds, `uip*` pinks.
-pub const PALETTE: &[(&str, [u8; 3])] = &[
-    ("default", [0x1F, 0x77, 0xB4]),
-    ("default-aggressive", [0x6B, 0xAE, 0xD6]),
-    ("default-fb1", [0x08, 0x30, 0x6B]),
-    ("default-fb2", [0x17, 0xBE, 0xCF]),
-    ("cocoa", [0xFF, 0x7F, 0x0E]),
-    ("cocoa-strong", [0xD6, 0x27, 0x28]),
-    ("cocoa-fb1", [0xA6, 0x36, 0x03]),
-    ("cocoa-fb2", [0xFD, 0xAE, 0x6B]),
-    ("cocoa-plus", [0xE7, 0x29, 0x8A]),
+/// Fixed colours (RGB) of the series that are not registered algorithms: the variants the
+/// reference scenarios define (`[variant.NAME]`), `RTT` (measured RTT series), `analytic`
+/// (analytic curves, drawn dashed), and `ResBW`, `sending …`, `success …` (rate time series:
+/// the residual bandwidth in a colour distinct from the rates). Each registered algorithm
+/// states its own colour ([`coapcc_core::AlgorithmInfo::colour`]); a variant takes a lighter
+/// or darker shade of its base algorithm's hue.
+pub const SERIES_COLOURS: &[(&str, [u8; 3])] = &[
     ("cocoa-blind-exponential", [0xFB, 0x9A, 0x99]),
-    ("pcocoa", [0x94, 0x67, 0xBD]),
-    ("four-state", [0x8C, 0x56, 0x4B]),
-    ("fasor", [0x2C, 0xA0, 0x2C]),
-    ("fasor-token", [0x7F, 0xBC, 0x41]),
-    ("bdp", [0x63, 0x79, 0x39]),
-    ("idc", [0x00, 0x84, 0x7A]),
     ("idc-iw1.1", [0x66, 0xC2, 0xA5]),
-    ("mbc", [0xB8, 0x86, 0x0B]),
     ("mbc-m10", [0xE6, 0xC2, 0x29]),
-    ("uip", [0xF7, 0x81, 0xBF]),
-    ("uip-dither", [0xC9, 0x94, 0xC7]),
-    ("lim", [0x52, 0x52, 0x52]),
     ("RTT", [0xA0, 0xA0, 0xA0]),
     ("analytic", [0x00, 0x00, 0x00]),
     ("ResBW", [0xE0, 0x10, 0x60]),
@@ -81,13 +64,19 @@ pub const PALETTE: &[(&str, [u8; 3])] = &[
     ("documented", [0xC0, 0x00, 0x00]),
 ];
 
+/// Every fixed colour: each registered algorithm's own ([`coapcc_core::ALGORITHMS`], in
+/// their order), then [`SERIES_COLOURS`].
+pub fn palette() -> impl Iterator<Item = (&'static str, [u8; 3])> {
+    coapcc_core::ALGORITHMS.iter().map(|a| (a.name, a.colour)).chain(SERIES_COLOURS.iter().copied())
+}
+
 /// The colour of a series or box named `name`.
 ///
-/// An exact [`PALETTE`] entry wins; otherwise the part before the first space or `(` is
+/// An exact [`palette`] entry wins; otherwise the part before the first space or `(` is
 /// looked up (so `"cocoa (sim)"` is drawn like `cocoa`); otherwise a colour is derived
 /// from a hash of the name (deterministic, medium saturation and lightness).
 pub fn colour_of(name: &str) -> [u8; 3] {
-    let lookup = |n: &str| PALETTE.iter().find(|(k, _)| *k == n).map(|(_, c)| *c);
+    let lookup = |n: &str| palette().find(|(k, _)| *k == n).map(|(_, c)| c);
     if let Some(c) = lookup(name) {
         return c;
     }
@@ -1330,17 +1319,14 @@ mod tests {
 
     #[test]
     fn every_named_algorithm_has_its_own_palette_colour_and_unknown_names_a_stable_fallback() {
-        for (i, (a, c)) in PALETTE.iter().enumerate() {
+        let all: Vec<_> = palette().collect();
+        for (i, (a, c)) in all.iter().enumerate() {
             assert_eq!(colour_of(a), *c);
-            for (b, d) in &PALETTE[i + 1..] {
+            for (b, d) in &all[i + 1..] {
                 assert_ne!(c, d, "{a} and {b} share a colour");
             }
         }
-        assert_eq!(
-            PALETTE.len(),
-            31,
-            "the algorithms, RTT, analytic, the rate series and the four investigation series"
-        );
+        assert_eq!(all.len(), 31, "the algorithms, RTT, analytic, the rate series and the four investigation series");
         assert_eq!(colour_of("cocoa (sim)"), colour_of("cocoa"));
         assert_eq!(colour_of("analytic (cocoa)"), colour_of("analytic"));
         let x = colour_of("some-new-algorithm");
@@ -1476,7 +1462,7 @@ mod tests {
 
     #[test]
     fn many_panels_and_many_algorithms_lay_out_in_a_grid() {
-        let names: Vec<&str> = PALETTE.iter().map(|(n, _)| *n).collect();
+        let names: Vec<&str> = palette().map(|(n, _)| n).collect();
         let panels: Vec<BoxPanel> = (0..7)
             .map(|i| BoxPanel {
                 title: format!("panel {i}"),
@@ -1548,7 +1534,7 @@ mod tests {
             },
         ];
         std::fs::write(dir.join("nan.svg"), line_figure("Holes in the data", &holes)).unwrap();
-        let names: Vec<&str> = PALETTE.iter().map(|(n, _)| *n).collect();
+        let names: Vec<&str> = palette().map(|(n, _)| n).collect();
         let mut panels: Vec<BoxPanel> = (0..5)
             .map(|i| BoxPanel {
                 title: format!("panel {i}"),

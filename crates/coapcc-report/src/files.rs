@@ -24,6 +24,21 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
     })
 }
 
+/// Checks, before a run, that results can be written into folder `dir`: it is created if
+/// missing, and a file is created in it and removed. A path that is a file, or a folder that
+/// cannot be created or written, is bad input naming the path.
+pub(crate) fn check_writable(dir: &Path) -> Result<(), ReportError> {
+    let bad = |problem: String| ReportError::Options(format!("cannot write results to `{}`: {problem}", dir.display()));
+    if dir.exists() && !dir.is_dir() {
+        return Err(bad("it is not a folder".into()));
+    }
+    std::fs::create_dir_all(dir).map_err(|e| bad(format!("cannot create the folder: {e}")))?;
+    let probe = dir.join(format!(".write-check-{}", std::process::id()));
+    std::fs::File::create(&probe).map_err(|e| bad(format!("cannot create a file in it: {e}")))?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -38,6 +53,20 @@ mod tests {
         let leftovers: Vec<_> =
             std::fs::read_dir(p.parent().unwrap()).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(leftovers.len(), 1);
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn a_results_folder_that_is_a_file_or_below_one_is_bad_input_naming_it() {
+        let dir = std::env::temp_dir().join(format!("coapcc-writable-{}", std::process::id()));
+        check_writable(&dir.join("new/sub")).unwrap();
+        assert_eq!(std::fs::read_dir(dir.join("new/sub")).unwrap().count(), 0, "the probe file is removed");
+        let file = dir.join("file");
+        std::fs::write(&file, b"x").unwrap();
+        for p in [file.clone(), file.join("sub")] {
+            let e = check_writable(&p).unwrap_err();
+            assert!(e.is_bad_input() && e.to_string().contains(&p.display().to_string()), "{e}");
+        }
         let _ = std::fs::remove_dir_all(dir);
     }
 }

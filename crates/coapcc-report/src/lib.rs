@@ -50,7 +50,7 @@ pub use crosscheck::run_crosscheck;
 pub use describe::describe;
 pub use error::ReportError;
 pub use pcap::file_stem as pcap_file_stem;
-pub use progress::Progress;
+pub use progress::{Progress, thread_pool};
 pub use reproduce::investigate::Findings;
 pub use reproduce::investigate::causes::causes_md;
 pub use reproduce::published::all as published_results;

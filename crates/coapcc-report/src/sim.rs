@@ -13,7 +13,7 @@ use coapcc_sim::sweep::{sweep_csv_header, sweep_csv_rows};
 use coapcc_sim::{job_count, run_scenario};
 
 use crate::error::ReportError;
-use crate::files::write_atomic;
+use crate::files::{check_writable, write_atomic};
 use crate::progress::{Progress, thread_pool};
 
 /// What to simulate and where the results go (the options of `coapcc sim`).
@@ -85,6 +85,15 @@ pub fn run_sim(opts: &SimOptions, out: &mut dyn Write, progress: &dyn Progress) 
     if opts.scenarios.is_empty() {
         return Err(ReportError::Options("no scenario file given (see scenarios/)".into()));
     }
+    // Two sweeps of one key would run the last one's values under the first one's labels.
+    for (i, sweep) in opts.sweep.iter().enumerate() {
+        if opts.sweep[..i].iter().any(|s| s.key == sweep.key) {
+            return Err(ReportError::Options(format!(
+                "--sweep: key `{}` is swept twice; give all its values in one --sweep ({}=V1,V2,…)",
+                sweep.key, sweep.key
+            )));
+        }
+    }
     let set = opts.settings();
     let points = combinations(&opts.sweep);
     let mut loaded: Vec<(Point, Scenario)> = Vec::new();
@@ -101,7 +110,15 @@ pub fn run_sim(opts: &SimOptions, out: &mut dyn Write, progress: &dyn Progress) 
             loaded.push((point.clone(), s));
         }
     }
-    let pool = thread_pool(opts.jobs)?;
+    // Every output folder is writable before anything runs: a bad `--out` costs nothing.
+    let mut bases: Vec<PathBuf> = loaded.iter().map(|(_, s)| opts.out_dir(&s.file.name)).collect();
+    bases.dedup();
+    for base in &bases {
+        check_writable(base)?;
+    }
+    // Scenarios run one after another, each on the whole pool: no more threads than the widest has runs.
+    let widest = loaded.iter().map(|(_, s)| job_count(s)).max().unwrap_or(1);
+    let pool = thread_pool(opts.jobs, widest)?;
     // sweep.csv per output folder: every point's summary rows, the swept values first.
     let mut sweep_csv: BTreeMap<PathBuf, String> = BTreeMap::new();
     for (point, s) in &loaded {

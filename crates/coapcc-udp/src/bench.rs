@@ -10,9 +10,10 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use coapcc_driver::scenario::AlgorithmSettingsError;
 use coapcc_proto::Code;
 
-use crate::client::{ClientRun, Summary};
+use crate::client::{ClientError, ClientRun, Summary};
 use crate::clock::Clock;
 use crate::fuzz::FuzzStats;
 
@@ -41,9 +42,32 @@ impl Drop for Peer {
     }
 }
 
+/// Why a loopback measurement could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum UdpBenchError {
+    /// A process or socket operation failed.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    /// `coapcc server` printed no listening address on its first line.
+    #[error("coapcc server did not say where it listens: {line:?}")]
+    NoAddress {
+        /// The line it printed.
+        line: String,
+    },
+    /// `coap-server-notls` started but did not answer a ping.
+    #[error("coap-server-notls did not answer within 5 s")]
+    PeerSilent,
+    /// The client's algorithm could not be configured.
+    #[error(transparent)]
+    Algorithm(#[from] AlgorithmSettingsError),
+    /// The client run was refused or failed.
+    #[error(transparent)]
+    Client(#[from] ClientError),
+}
+
 /// Starts `exe server` (a `coapcc` binary) on a free loopback port; it says where it listens
 /// on its first line.
-pub fn our_server(exe: &Path) -> std::io::Result<Peer> {
+pub fn our_server(exe: &Path) -> Result<Peer, UdpBenchError> {
     let mut child = Command::new(exe)
         .args(["server", "--bind", "127.0.0.1:0", "--duration-s", "600"])
         .stdout(Stdio::piped())
@@ -56,13 +80,13 @@ pub fn our_server(exe: &Path) -> std::io::Result<Peer> {
     let addr = line
         .split_whitespace()
         .find_map(|w| w.parse::<SocketAddr>().ok())
-        .ok_or_else(|| std::io::Error::other(format!("coapcc server did not say where it listens: {line:?}")))?;
+        .ok_or_else(|| UdpBenchError::NoAddress { line: line.clone() })?;
     Ok(Peer { child, addr })
 }
 
 /// Starts libcoap's `coap-server-notls` on a free loopback port, ready when it answers a ping;
 /// `None` when it is not installed.
-pub fn libcoap_server() -> std::io::Result<Option<Peer>> {
+pub fn libcoap_server() -> Result<Option<Peer>, UdpBenchError> {
     let port = std::net::UdpSocket::bind("127.0.0.1:0")?.local_addr()?.port();
     let child = match Command::new("coap-server-notls")
         .args(["-A", "127.0.0.1", "-p", &port.to_string()])
@@ -84,7 +108,7 @@ pub fn libcoap_server() -> std::io::Result<Option<Peer>> {
             return Ok(Some(peer));
         }
     }
-    Err(std::io::Error::other("coap-server-notls did not answer within 5 s"))
+    Err(UdpBenchError::PeerSilent)
 }
 
 /// One client run against a server process.
@@ -101,7 +125,7 @@ pub struct Measured {
 }
 
 /// `flows` flows of `count` sequential GETs of `path` each against `peer`, with `default`.
-pub fn measure(peer: &Peer, path: &str, count: u32, flows: u32) -> std::io::Result<Measured> {
+pub fn measure(peer: &Peer, path: &str, count: u32, flows: u32) -> Result<Measured, UdpBenchError> {
     let run = ClientRun {
         target: peer.addr,
         path: path.into(),
@@ -111,7 +135,7 @@ pub fn measure(peer: &Peer, path: &str, count: u32, flows: u32) -> std::io::Resu
         count,
         flows,
         algorithm_name: "default".into(),
-        algorithm: crate::config::algorithm("default", &[]).map_err(std::io::Error::other)?,
+        algorithm: crate::config::algorithm("default", &[])?,
         seed: 1,
         timeout: Some(Duration::from_secs(300)),
         exchange_lifetime: crate::config::EXCHANGE_LIFETIME,

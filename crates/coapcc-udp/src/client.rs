@@ -23,6 +23,7 @@ use tokio::sync::mpsc;
 
 use crate::block::{Block, MAX_SZX, size_of_szx};
 use crate::clock::Clock;
+use crate::config::UriPartError;
 use crate::runtime::{Failure, Handle, Options, spawn};
 
 /// The largest body a client accepts from a block-wise GET, bytes: with the block progress
@@ -215,18 +216,45 @@ pub fn request_body(len: usize) -> Payload {
     Payload::from(crate::server::data_body(len))
 }
 
+/// Why [`run`] could not run: a run that is not one to make (refused before anything is
+/// sent), or a socket that could not be bound.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    /// A request body over [`MAX_SENT_BODY_BYTES`].
+    #[error("a payload of {bytes} bytes (at most {MAX_SENT_BODY_BYTES})")]
+    PayloadTooLarge {
+        /// The body asked for.
+        bytes: usize,
+    },
+    /// A path segment or query argument that cannot be an option.
+    #[error(transparent)]
+    Uri(#[from] UriPartError),
+    /// The algorithm or the endpoint configuration is out of range (names the key).
+    #[error(transparent)]
+    Config(#[from] coapcc_core::ConfigError),
+    /// A socket could not be bound.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+impl ClientError {
+    /// Whether the run was refused for its input (payload, URI, configuration) rather than
+    /// failed on a socket.
+    pub fn is_bad_input(&self) -> bool {
+        !matches!(self, ClientError::Io(_))
+    }
+}
+
 /// Runs every flow; `sink` receives every record in order of completion (`run` first,
 /// `summary` last). Errors when a socket cannot be bound, and before anything is sent when
-/// the run is not one to make (a bad path or query, a body over [`MAX_SENT_BODY_BYTES`]:
-/// [`std::io::ErrorKind::InvalidInput`]).
-pub async fn run(run: &ClientRun, mut sink: impl FnMut(&Record)) -> std::io::Result<Summary> {
-    let invalid = |m: String| std::io::Error::new(std::io::ErrorKind::InvalidInput, m);
+/// the run is not one to make (a bad path or query, a body over [`MAX_SENT_BODY_BYTES`]).
+pub async fn run(run: &ClientRun, mut sink: impl FnMut(&Record)) -> Result<Summary, ClientError> {
     if run.payload_bytes > MAX_SENT_BODY_BYTES {
-        return Err(invalid(format!("a payload of {} bytes (at most {MAX_SENT_BODY_BYTES})", run.payload_bytes)));
+        return Err(ClientError::PayloadTooLarge { bytes: run.payload_bytes });
     }
-    let template = crate::config::uri_request(run.method, &run.path, &run.query).map_err(|e| invalid(e.0))?;
+    let template = crate::config::uri_request(run.method, &run.path, &run.query)?;
     let clock = Clock::start();
-    let config = crate::config::client_config(&run.algorithm).map_err(|e| invalid(e.to_string()))?;
+    let config = crate::config::client_config(&run.algorithm)?;
     let config = EndpointConfig { exchange_lifetime: run.exchange_lifetime, ..config };
     sink(&Record::Run {
         seed: run.seed,
@@ -247,8 +275,7 @@ pub async fn run(run: &ClientRun, mut sink: impl FnMut(&Record)) -> std::io::Res
     let mut tasks = tokio::task::JoinSet::new();
     for f in 0..run.flows {
         let socket = crate::runtime::bind(bind)?;
-        let endpoint = endpoint(&config, run.seed, f)
-            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
+        let endpoint = endpoint(&config, run.seed, f)?;
         let (handle, _) = spawn(socket, endpoint, clock, Options::client());
         let (tx, run, template) = (tx.clone(), run.clone(), template.clone());
         tasks.spawn(async move {

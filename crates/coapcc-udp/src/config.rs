@@ -65,17 +65,78 @@ pub fn request(code: Code, path: &str, query: &str) -> Message {
     m
 }
 
-/// A `coap://` URI that does not parse: the URI and the problem, in one line.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UriError(pub String);
+/// A `coap://` URI that does not parse: the URI and the problem (its message is one line).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("bad URI `{uri}`: {problem}")]
+pub struct UriError {
+    /// The URI as given.
+    pub uri: String,
+    /// What is wrong with it.
+    pub problem: UriProblem,
+}
 
-impl std::fmt::Display for UriError {
+/// What is wrong with a `coap://` URI ([`parse_uri`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum UriProblem {
+    /// Another scheme than `coap://`.
+    #[error("the scheme must be coap://")]
+    Scheme,
+    /// A fragment (`#…`): RFC 7252 §6.4 fails a URI that has one.
+    #[error("a coap URI has no fragment (RFC 7252 §6.4)")]
+    Fragment,
+    /// An IPv6 literal without its closing `]`.
+    #[error("unclosed `[`")]
+    UnclosedBracket,
+    /// No host before the port or path.
+    #[error("no host")]
+    NoHost,
+    /// A port that is not a number of 0–65535.
+    #[error("the port must be 0-65535")]
+    Port,
+    /// A path segment or query argument that cannot be an option.
+    #[error(transparent)]
+    Part(#[from] UriPartError),
+}
+
+/// Which part of a URI's path or query an [`UriPartError`] is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UriPart {
+    /// A Uri-Path segment (between `/`).
+    PathSegment,
+    /// A Uri-Query argument (between `&`).
+    QueryArgument,
+}
+
+impl std::fmt::Display for UriPart {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(match self {
+            UriPart::PathSegment => "path segment",
+            UriPart::QueryArgument => "query argument",
+        })
     }
 }
 
-impl std::error::Error for UriError {}
+/// A path segment or query argument that cannot become a Uri-Path or Uri-Query option
+/// ([`uri_request`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum UriPartError {
+    /// A bad percent-escape, or bytes that are not UTF-8 once decoded (RFC 3986 §2.1).
+    #[error("bad %-escape in the {part} `{text}`")]
+    Escape {
+        /// Segment or argument.
+        part: UriPart,
+        /// The text as written.
+        text: String,
+    },
+    /// Longer than an option value may be once decoded (RFC 7252 §5.10).
+    #[error("a {part} of {bytes} bytes (at most {MAX_URI_PART_BYTES}: RFC 7252 §5.10)")]
+    TooLong {
+        /// Segment or argument.
+        part: UriPart,
+        /// Its decoded length.
+        bytes: usize,
+    },
+}
 
 /// A parsed `coap://` URI.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -94,14 +155,14 @@ pub struct CoapUri {
 /// fails, every path segment and query argument must percent-decode to UTF-8 of at most
 /// [`MAX_URI_PART_BYTES`]); the error names the problem.
 pub fn parse_uri(uri: &str) -> Result<CoapUri, UriError> {
-    let bad = |why: &str| UriError(format!("bad URI `{uri}`: {why}"));
-    let rest = uri.strip_prefix("coap://").ok_or_else(|| bad("the scheme must be coap://"))?;
+    let bad = |problem: UriProblem| UriError { uri: uri.to_string(), problem };
+    let rest = uri.strip_prefix("coap://").ok_or_else(|| bad(UriProblem::Scheme))?;
     if rest.contains('#') {
-        return Err(bad("a coap URI has no fragment (RFC 7252 §6.4)"));
+        return Err(bad(UriProblem::Fragment));
     }
     let (authority, path_query) = rest.split_at(rest.find(['/', '?']).unwrap_or(rest.len()));
     let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
-        let end = v6.find(']').ok_or_else(|| bad("unclosed `[`"))?;
+        let end = v6.find(']').ok_or_else(|| bad(UriProblem::UnclosedBracket))?;
         let port = &v6[end + 1..];
         (&v6[..end], port.strip_prefix(':').unwrap_or(port))
     } else {
@@ -111,12 +172,12 @@ pub fn parse_uri(uri: &str) -> Result<CoapUri, UriError> {
         }
     };
     if host.is_empty() {
-        return Err(bad("no host"));
+        return Err(bad(UriProblem::NoHost));
     }
-    let port = if port.is_empty() { 5683 } else { port.parse().map_err(|_| bad("the port must be 0-65535"))? };
+    let port = if port.is_empty() { 5683 } else { port.parse().map_err(|_| bad(UriProblem::Port))? };
     let (path, query) = path_query.split_once('?').unwrap_or((path_query, ""));
     let path = path.strip_prefix('/').unwrap_or(path);
-    uri_options(path, query).map_err(|e| bad(&e.0))?;
+    uri_options(path, query).map_err(|e| bad(e.into()))?;
     Ok(CoapUri { host: host.to_string(), port, path: path.to_string(), query: query.to_string() })
 }
 
@@ -125,7 +186,7 @@ pub fn parse_uri(uri: &str) -> Result<CoapUri, UriError> {
 /// split at `/` and `&` first, then each part percent-decoded, so `%2F` and `%26` stay inside
 /// their part; every path segment is an option, empty ones too (`a//b/` is four), except
 /// that an empty path has none.
-pub fn uri_request(code: Code, path: &str, query: &str) -> Result<Message, UriError> {
+pub fn uri_request(code: Code, path: &str, query: &str) -> Result<Message, UriPartError> {
     let mut m = Message::con_request(code, "");
     for (number, value) in uri_options(path, query)? {
         m.add_option(number, value);
@@ -133,22 +194,20 @@ pub fn uri_request(code: Code, path: &str, query: &str) -> Result<Message, UriEr
     Ok(m)
 }
 
-fn uri_options(path: &str, query: &str) -> Result<Vec<(u16, Vec<u8>)>, UriError> {
+fn uri_options(path: &str, query: &str) -> Result<Vec<(u16, Vec<u8>)>, UriPartError> {
     use coapcc_proto::option::{URI_PATH, URI_QUERY};
-    let segments = if path.is_empty() { None } else { Some(path.split('/').map(|s| (URI_PATH, s, "path segment"))) };
+    let segments =
+        if path.is_empty() { None } else { Some(path.split('/').map(|s| (URI_PATH, s, UriPart::PathSegment))) };
     let arguments =
-        if query.is_empty() { None } else { Some(query.split('&').map(|a| (URI_QUERY, a, "query argument"))) };
+        if query.is_empty() { None } else { Some(query.split('&').map(|a| (URI_QUERY, a, UriPart::QueryArgument))) };
     segments
         .into_iter()
         .flatten()
         .chain(arguments.into_iter().flatten())
-        .map(|(number, part, what)| {
-            let value = percent_decode(part).ok_or_else(|| UriError(format!("bad %-escape in the {what} `{part}`")))?;
+        .map(|(number, text, part)| {
+            let value = percent_decode(text).ok_or_else(|| UriPartError::Escape { part, text: text.to_string() })?;
             if value.len() > MAX_URI_PART_BYTES {
-                return Err(UriError(format!(
-                    "a {what} of {} bytes (at most {MAX_URI_PART_BYTES}: RFC 7252 §5.10)",
-                    value.len()
-                )));
+                return Err(UriPartError::TooLong { part, bytes: value.len() });
             }
             Ok((number, value.into_bytes()))
         })
@@ -200,10 +259,18 @@ mod tests {
 
     #[test]
     fn a_bad_uri_is_named_with_its_problem() {
-        assert!(parse_uri("http://x/").unwrap_err().0.contains("scheme"));
-        assert!(parse_uri("coap://:5683/").unwrap_err().0.contains("no host"));
-        assert!(parse_uri("coap://h:99999/").unwrap_err().0.contains("port"));
-        assert!(parse_uri("coap://h/%zz").unwrap_err().0.contains("%-escape"));
-        assert!(parse_uri("coap://h/%+1").unwrap_err().0.contains("%-escape"));
+        let problem = |uri: &str| parse_uri(uri).unwrap_err().problem;
+        assert_eq!(problem("http://x/"), UriProblem::Scheme);
+        assert_eq!(problem("coap://:5683/"), UriProblem::NoHost);
+        assert_eq!(problem("coap://h:99999/"), UriProblem::Port);
+        assert_eq!(problem("coap://[::1/"), UriProblem::UnclosedBracket);
+        let escape =
+            |text: &str| UriProblem::Part(UriPartError::Escape { part: UriPart::PathSegment, text: text.into() });
+        assert_eq!(problem("coap://h/%zz"), escape("%zz"));
+        assert_eq!(problem("coap://h/%+1"), escape("%+1"));
+        assert_eq!(
+            parse_uri("coap://h:99999/").unwrap_err().to_string(),
+            "bad URI `coap://h:99999/`: the port must be 0-65535"
+        );
     }
 }

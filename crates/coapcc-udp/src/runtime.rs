@@ -234,16 +234,9 @@ enum Command {
 }
 
 /// The error of [`Handle::request`] on a task that has stopped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the endpoint task has stopped")]
 pub struct Stopped;
-
-impl std::fmt::Display for Stopped {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("the endpoint task has stopped")
-    }
-}
-
-impl std::error::Error for Stopped {}
 
 /// The application's side of a running endpoint task.
 #[derive(Debug)]

@@ -7,13 +7,14 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use coapcc_core::Instant;
+use coapcc_driver::link::{FifoJitterConfig, PipelineConfig, StageConfig};
 use coapcc_driver::scenario::NetworkConfig;
 use coapcc_proto::{Code, Message, MessageType, Token, codec};
 use coapcc_proto::{Payload, option};
 use coapcc_udp::block::Block;
-use coapcc_udp::client::{self, ClientRun, Record, Summary};
+use coapcc_udp::client::{self, ClientError, ClientRun, Record, Summary};
 use coapcc_udp::clock::Clock;
-use coapcc_udp::config::{EXCHANGE_LIFETIME, algorithm, parse_uri, uri_request};
+use coapcc_udp::config::{EXCHANGE_LIFETIME, UriPart, UriPartError, UriProblem, algorithm, parse_uri, uri_request};
 use coapcc_udp::emulator::{Admission, Direction, Emulator, EmulatorConfig, EmulatorError, Relay};
 use coapcc_udp::server::reply;
 use tokio::net::UdpSocket;
@@ -205,7 +206,7 @@ async fn a_reply_whose_token_only_starts_with_the_request_token_is_not_taken_for
 fn uris_are_split_then_percent_decoded_with_empty_segments_kept_and_fragments_refused() {
     // RFC 7252 §6.4: step 4 (a fragment fails), steps 8–9 (split at `/` and `&`, then
     // percent-decode each part; every segment, empty or not, is a Uri-Path option).
-    assert!(parse_uri("coap://h/a#frag").unwrap_err().0.contains("fragment"));
+    assert_eq!(parse_uri("coap://h/a#frag").unwrap_err().problem, UriProblem::Fragment);
     let u = parse_uri("coap://h/a//b/?x=1&y=%26").unwrap();
     let m = uri_request(Code::GET, &u.path, &u.query).unwrap();
     let values =
@@ -218,9 +219,17 @@ fn uris_are_split_then_percent_decoded_with_empty_segments_kept_and_fragments_re
     let m = uri_request(Code::GET, "a%2Fb", "").unwrap();
     assert_eq!(m.options.len(), 1, "an escaped slash stays within its segment");
     let long = format!("coap://h/{}", "s".repeat(256));
-    assert!(parse_uri(&long).unwrap_err().0.contains("255"), "a 256-byte segment cannot be a Uri-Path option");
+    // RFC 7252 §5.10: Uri-Path and Uri-Query values are 0–255 bytes long.
+    let too_long = |part| UriProblem::Part(UriPartError::TooLong { part, bytes: 256 });
+    assert_eq!(parse_uri(&long).unwrap_err().problem, too_long(UriPart::PathSegment), "a 256-byte segment");
     assert!(parse_uri(&format!("coap://h/{}", "s".repeat(255))).is_ok());
-    assert!(parse_uri(&format!("coap://h/x?{}", "q".repeat(256))).unwrap_err().0.contains("255"));
+    assert_eq!(
+        parse_uri(&format!("coap://h/x?{}", "q".repeat(256))).unwrap_err().problem,
+        too_long(UriPart::QueryArgument)
+    );
+    let e = parse_uri("coap://h/%zz").unwrap_err();
+    assert_eq!(e.problem, UriProblem::Part(UriPartError::Escape { part: UriPart::PathSegment, text: "%zz".into() }));
+    assert_eq!(e.to_string(), "bad URI `coap://h/%zz`: bad %-escape in the path segment `%zz`");
 }
 
 #[tokio::test]
@@ -228,8 +237,8 @@ async fn a_body_larger_than_the_client_sends_is_refused_before_anything_is_sent(
     let run =
         ClientRun { payload_bytes: usize::MAX, ..spec("127.0.0.1:9".parse().unwrap(), "default", &[], Code::PUT, "x") };
     let err = client::run(&run, |_| {}).await.unwrap_err();
-    assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
-    assert!(err.to_string().contains("payload"), "{err}");
+    assert!(matches!(err, ClientError::PayloadTooLarge { bytes: usize::MAX }), "{err}");
+    assert!(err.is_bad_input() && err.to_string().contains("payload"), "{err}");
 }
 
 /// A request as bytes: CON, Message ID 0x0101, no token, `options`, `payload`.
@@ -355,6 +364,17 @@ fn idle_clients_expire_and_free_their_upstream_socket() {
     assert_eq!((relay.clients(), relay.counters().expired), (0, 2));
 }
 
+#[test]
+fn a_link_out_of_range_is_refused_naming_its_direction_and_key() {
+    let mut c = relay_config(16, Duration::from_secs(1));
+    // A uniform jitter in [2 ms, 1 ms]: lo above hi.
+    let jitter = StageConfig::FifoJitter(FifoJitterConfig::new(Duration::from_millis(2), Duration::from_millis(1)));
+    c.network = NetworkConfig::Custom { uplink: Default::default(), downlink: PipelineConfig { stages: vec![jitter] } };
+    let e = Relay::new(&c).unwrap_err();
+    assert!(matches!(&e, EmulatorError::Link { direction: Direction::Downlink, error } if error.key == "lo_ms"), "{e}");
+    assert_eq!(e.to_string(), "downlink: key `lo_ms`: must not exceed hi_ms");
+}
+
 #[tokio::test]
 async fn an_emulator_relaying_to_its_own_listening_address_is_refused() {
     // The reproduction: `--listen P --to P` made one datagram loop through every upstream
@@ -365,7 +385,7 @@ async fn an_emulator_relaying_to_its_own_listening_address_is_refused() {
     c.listen = addr;
     c.to = addr;
     let e = Emulator::bind(c.clone(), Clock::start()).await.unwrap_err();
-    assert!(matches!(e, EmulatorError::Config(_)), "{e}");
+    assert!(matches!(e, EmulatorError::RelayToItself { to, listen } if to == addr && listen == addr), "{e}");
     assert!(e.to_string().contains("itself"), "{e}");
     c.listen = ([0, 0, 0, 0], port).into();
     assert!(Emulator::bind(c, Clock::start()).await.is_err(), "the wildcard address includes loopback");

@@ -7,6 +7,9 @@ use coapcc_driver::replay::ReplayError;
 use coapcc_driver::scenario::AlgorithmSettingsError;
 use coapcc_report::ReportError;
 use coapcc_sim::bench::BenchError;
+use coapcc_udp::bench::UdpBenchError;
+use coapcc_udp::client::ClientError;
+use coapcc_udp::emulator::EmulatorError;
 
 /// An error the tool reports on one line before exiting.
 #[derive(Debug)]
@@ -72,5 +75,29 @@ impl From<AlgorithmSettingsError> for CliError {
 impl From<BenchError> for CliError {
     fn from(e: BenchError) -> Self {
         if e.is_bad_input() { CliError::Usage(e.to_string()) } else { CliError::Failure(e.to_string()) }
+    }
+}
+
+impl From<ClientError> for CliError {
+    fn from(e: ClientError) -> Self {
+        if e.is_bad_input() { CliError::Usage(e.to_string()) } else { CliError::Failure(e.to_string()) }
+    }
+}
+
+impl From<EmulatorError> for CliError {
+    fn from(e: EmulatorError) -> Self {
+        match e {
+            EmulatorError::Link { .. } | EmulatorError::RelayToItself { .. } | EmulatorError::Pcap { .. } => {
+                CliError::Usage(e.to_string())
+            }
+            EmulatorError::Io(e) => e.into(),
+        }
+    }
+}
+
+/// A measurement that could not be made is a failed run (exit code 1).
+impl From<UdpBenchError> for CliError {
+    fn from(e: UdpBenchError) -> Self {
+        CliError::Failure(e.to_string())
     }
 }

@@ -1,4 +1,4 @@
-//! Interoperability with real CoAP stacks (issue 10): libcoap 4.3.1, aiocoap 0.4.17 and
+//! Interoperability with real CoAP stacks (README, "Interoperability"): libcoap 4.3.1, aiocoap 0.4.17 and
 //! Californium 3.14.0, on loopback. `scripts/setup-peers` installs them (run once by the first
 //! test); a peer that cannot be installed fails the tests with the reason.
 //!

@@ -242,6 +242,11 @@ impl Controller for Uip {
     fn echo_mode(&self) -> EchoMode {
         self.config.echo_mode()
     }
+
+    // OQ-37: samples are counted in `rtt_unit`.
+    fn tcp_rtt_unit(&self) -> Option<Duration> {
+        Some(self.config.rtt_unit)
+    }
 }
 
 #[cfg(test)]

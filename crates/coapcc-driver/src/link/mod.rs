@@ -1,4 +1,4 @@
-//! Link models: sans-IO stages composed per direction (design.md §2 "Links", testbeds §1–§2).
+//! Link models: sans-IO stages composed per direction (`docs/testbeds.md` §1–§2).
 //!
 //! A **stage** takes a packet (its arrival instant and size in bytes) and answers at once
 //! with the instant the packet leaves it, or why it was dropped ([`DropReason`]). A

@@ -2,6 +2,8 @@
 //! algorithm configured, exactly one model, the network's and the workload's ranges, and that
 //! every datagram fits the MTU.
 
+use std::path::{Component, Path};
+
 use coapcc_core::AnyConfig;
 
 use super::algorithm::{AlgorithmError, algorithm_keys, configure_algorithm};
@@ -10,17 +12,45 @@ use super::multihop::MultihopModel;
 use super::schema::{FlowType, Model, NetworkConfig, Scenario, ScenarioFile, WorkloadConfig};
 use super::sizes::check_sizes;
 
+/// Why scenario name `name` cannot be a folder below the output folder, if it cannot: it must
+/// be a relative path of plain names separated by `/` (`fasor/10-flows`), without an empty, `.`
+/// or `..` segment and without `\\`, so that no name writes outside the output folder.
+fn name_problem(name: &str) -> Option<&'static str> {
+    if name.contains('\\') {
+        Some("must not contain `\\` (separate folders with `/`)")
+    } else if name.starts_with('/') {
+        Some("must be a relative folder name (`fasor/10-flows`), not an absolute path")
+    } else if name.split('/').any(|seg| seg.is_empty() || seg == "." || seg == "..") {
+        Some("must be folder names separated by `/`, without an empty, `.` or `..` segment")
+    } else if !Path::new(name).components().all(|c| matches!(c, Component::Normal(_))) {
+        // A drive or UNC prefix where the platform has one.
+        Some("must be a relative folder name (`fasor/10-flows`), not an absolute path")
+    } else {
+        None
+    }
+}
+
 pub(super) fn check(sf: ScenarioFile, file: &str) -> Result<Scenario, ScenarioError> {
     let err =
         |key: &str, problem: String| ScenarioError { file: file.into(), line: None, key: Some(key.into()), problem };
     if sf.name.trim().is_empty() {
         return Err(err("name", "must not be empty".into()));
     }
+    // The name is the output folder below `results/` (or `--out`): it must stay below it.
+    if let Some(problem) = name_problem(&sf.name) {
+        return Err(err("name", problem.into()));
+    }
     if sf.replications == 0 {
         return Err(err("replications", "must be at least 1".into()));
     }
     if sf.algorithms.is_empty() {
         return Err(err("algorithms", "must list at least one algorithm".into()));
+    }
+    // Each algorithm runs once per replication: a name listed twice would only repeat its rows.
+    for (i, name) in sf.algorithms.iter().enumerate() {
+        if sf.algorithms[..i].contains(name) {
+            return Err(err("algorithms", format!("`{name}` is listed twice; list each algorithm once")));
+        }
     }
     let mut algorithms = Vec::new();
     let empty = toml::Table::new();

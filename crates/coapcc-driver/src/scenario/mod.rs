@@ -37,6 +37,7 @@
 //! | `settings` | [`parse`], [`load`], [`read`]: settings applied to the document, then checked; [`Scenario::set`], [`network_with`] |
 //! | `algorithm` | [`configure_algorithm`]: a registry preset with the scenario's keys, built once |
 //! | `check` | the checks from a deserialised file to a [`Scenario`] |
+//! | `seed` | the `seed` key: any `u64`, above 2⁶³−1 as its decimal text |
 //! | `sizes` | the request template and the MTU check ([`check_sizes`]) |
 //! | `error` | [`ScenarioError`]: file, line, key, problem |
 //! | [`multihop`] | the `[multihop]` schema and its check into a [`multihop::MultihopModel`] |
@@ -49,6 +50,7 @@ mod error;
 pub mod multihop;
 mod overrides;
 mod schema;
+mod seed;
 mod settings;
 mod sizes;
 

@@ -226,7 +226,9 @@ pub struct ScenarioFile {
     pub description: String,
     /// Where it is published (paper, figure or table).
     pub source: String,
-    /// Scenario seed; replication `i` derives its streams from (seed, i, stream).
+    /// Scenario seed, any `u64` (above 2⁶³−1 written as its decimal text); replication `i`
+    /// derives its streams from (seed, i, stream).
+    #[serde(with = "super::seed")]
     pub seed: u64,
     /// Replications per algorithm.
     pub replications: u32,

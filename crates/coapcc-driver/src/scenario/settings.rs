@@ -489,4 +489,44 @@ mod tests {
         assert_eq!(e.key.as_deref(), Some("algorithm.default.bogus"));
         assert_eq!(s, before);
     }
+
+    #[test]
+    fn a_name_that_would_leave_the_output_folder_is_refused_naming_the_key() {
+        for name in ["../../../escaped", "/tmp/escaped", "a/../../b", "a//b", "./a", "a/", "a\\b", ".."] {
+            let e = parse(NBIOT, "t.toml", &[Setting::new("name", name).unwrap()]).unwrap_err();
+            assert_eq!(e.key.as_deref(), Some("name"), "{name}: {e}");
+        }
+        let e = parse(&NBIOT.replace("name = \"t\"", "name = \"/etc/x\""), "t.toml", &[]).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("name"), "{e}");
+        for name in ["fasor/10-flows", "makarem/rtt-trace/row-01", "a..b", ".hidden", "x y"] {
+            assert_eq!(parse(NBIOT, "t.toml", &[Setting::new("name", name).unwrap()]).unwrap().file.name, name);
+        }
+    }
+
+    #[test]
+    fn an_algorithm_listed_twice_is_refused_naming_it() {
+        let e = parse(NBIOT, "t.toml", &[Setting::algorithms(["default", "cocoa", "default"])]).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("algorithms"), "{e}");
+        assert!(e.problem.contains("`default` is listed twice"), "{e}");
+        let file = NBIOT.replace("algorithms = [\"default\"]", "algorithms = [\"cocoa\", \"cocoa\"]");
+        assert!(parse(&file, "t.toml", &[]).unwrap_err().problem.contains("`cocoa` is listed twice"));
+    }
+
+    #[test]
+    fn the_largest_seed_is_taken_from_the_file_an_override_or_a_typed_setting_and_kept_by_a_new_setting() {
+        let max = u64::MAX;
+        assert_eq!(with(&["seed=18446744073709551615"]).unwrap().file.seed, max);
+        let mut s = parse(NBIOT, "t.toml", &[Setting::seed(max)]).unwrap();
+        assert_eq!(s.file.seed, max);
+        s.set("flows", 2_u32).unwrap();
+        assert_eq!(s.file.seed, max);
+        let written = s.to_toml();
+        assert!(written.contains("seed = \"18446744073709551615\""), "{written}");
+        assert_eq!(parse(&written, "scenario.toml", &[]).unwrap(), s);
+        assert_eq!(
+            parse(&NBIOT.replace("seed = 1", "seed = \"18446744073709551615\""), "t", &[]).unwrap().file.seed,
+            max
+        );
+        assert_eq!(with(&["seed=-1"]).unwrap_err().key.as_deref(), Some("seed"));
+    }
 }

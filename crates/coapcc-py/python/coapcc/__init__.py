@@ -247,7 +247,14 @@ def _run_settings(
     overrides: Optional[Overrides] = None,
 ) -> List[Tuple[str, Any]]:
     """The overrides of ``coapcc sim``'s options, in the order it applies them: ``--set``
-    first, then ``--replications``, ``--seed``, ``--algorithm``."""
+    first, then ``--replications``, ``--seed``, ``--algorithm``. ``algorithms`` is None (the
+    scenario's list), one name (``"cocoa"``) or a non-empty list of names, each at most once."""
+    if isinstance(algorithms, str):
+        algorithms = [algorithms]
+    elif algorithms is not None:
+        algorithms = list(algorithms)
+        if not algorithms:
+            raise ValueError("algorithms=[] runs nothing: give at least one name, or None for the scenario's list")
     out: List[Tuple[str, Any]] = []
     if overrides is not None:
         out.extend(overrides.items() if isinstance(overrides, Mapping) else overrides)
@@ -255,8 +262,8 @@ def _run_settings(
         out.append(("replications", replications))
     if seed is not None:
         out.append(("seed", seed))
-    if algorithms:
-        out.append(("algorithms", list(algorithms)))
+    if algorithms is not None:
+        out.append(("algorithms", algorithms))
     return out
 
 
@@ -392,15 +399,19 @@ def sim(
     set: Optional[Overrides] = None,
 ) -> SimResult:
     """``coapcc sim``: run every algorithm × replication of ``scenario`` (a :class:`Scenario`
-    or a path) on ``jobs`` threads (default: all cores; results never depend on it).
+    or a path) on ``jobs`` threads (default: one per core; results never depend on it).
 
     Every model gives a :class:`SimResult` (``result.kind`` tells which: ``"network"``,
     ``"trace"``, ``"multihop"``).
 
     ``algorithms``, ``replications`` and ``seed`` override the scenario's, as ``--algorithm``,
     ``--replications`` and ``--seed`` do; ``set`` (``{key: value}`` or ``(key, value)`` pairs)
-    overrides keys as ``--set KEY=VALUE`` does, before them. The simulation runs without the GIL; Ctrl-C stops
-    it (``KeyboardInterrupt``) between replications.
+    overrides keys as ``--set KEY=VALUE`` does, before them. ``algorithms`` is one name
+    (``"cocoa"``) or a non-empty list of distinct names (``[]`` is a ``ValueError``, a name
+    listed twice a :class:`ScenarioError`); ``seed`` is any integer from 0 to 2⁶⁴−1; ``jobs``
+    is from 1 to 1024 (else a ``ValueError``), and no more threads start than there are runs.
+    The simulation runs without the GIL; Ctrl-C stops it (``KeyboardInterrupt``) between
+    replications.
 
     >>> r = coapcc.sim("scenarios/fasor/10-flows-high-errors-random.toml", replications=2)
     >>> r.summary.set_index("algorithm").fct_p50_s

@@ -8,6 +8,7 @@ what it prints. Errors: one line ``error: …`` on standard error; exit code 2 f
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
@@ -27,10 +28,25 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--seed", type=int, help="seed instead of the scenario's")
     s.add_argument("--out", type=Path, help="output folder (default results/<scenario name>/)")
     s.add_argument("--scheduler", help="address of a running Dask scheduler (tcp://HOST:PORT); local without")
-    s.add_argument("--jobs", type=int, help="local worker threads (default: all cores)")
+    s.add_argument("--jobs", type=int, help="local worker threads, 1 to 1024 (default: one per core)")
     s.add_argument("--samples", action="store_true", help="also write samples.csv per point")
     s.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     return p
+
+
+def _check_writable(directory: Path) -> None:
+    """As ``coapcc sim``, before anything runs: ``directory`` is created if missing and a file
+    is created in it and removed; a path that is a file, or a folder that cannot be created or
+    written, is a ``ValueError`` (exit code 2) naming it."""
+    try:
+        if directory.exists() and not directory.is_dir():
+            raise ValueError(f"cannot write results to `{directory}`: it is not a folder")
+        directory.mkdir(parents=True, exist_ok=True)
+        probe = directory / f".write-check-{os.getpid()}"
+        probe.touch()
+        probe.unlink()
+    except OSError as e:
+        raise ValueError(f"cannot write results to `{directory}`: {e.strerror or e}") from e
 
 
 def _sweep(args: argparse.Namespace) -> None:
@@ -44,7 +60,12 @@ def _sweep(args: argparse.Namespace) -> None:
     grid = {}
     for text in args.sweep:
         key, values = _coapcc.parse_sweep(text)
+        if key in grid:
+            # As `coapcc sim`: the later values would run under the earlier ones' labels.
+            raise ValueError(f"--sweep: key `{key}` is swept twice; give all its values in one --sweep ({key}=V1,V2,…)")
         grid[key] = values
+    out = args.out if args.out is not None else Path("results") / scenario.name
+    _check_writable(out)
     client = None
     if args.scheduler:
         from dask.distributed import Client
@@ -63,7 +84,6 @@ def _sweep(args: argparse.Namespace) -> None:
     finally:
         if client is not None:
             client.close()
-    out = args.out if args.out is not None else Path("results") / scenario.name
     result.save(out, samples=args.samples)
     if not args.quiet:
         for point, r in zip(result.points, result.results):

@@ -126,12 +126,13 @@ def sweep(
     "flows": [10, 20]}``; the last key varies fastest): every (point, algorithm, replication)
     is one task.
 
-    ``client=None`` runs the tasks on the local cores (``jobs`` threads, default all);
+    ``client=None`` runs the tasks on the local cores (``jobs`` threads, 1 to 1024, default one
+    per core, never more than the tasks);
     a ``dask.distributed.Client`` runs them on its cluster (Dask's progress, dashboard and
     retries apply: a task lost with a killed worker is run again, with the same output).
     ``progress=True`` shows Dask's progress bar (a widget in Jupyter, text in a terminal).
     ``algorithms``, ``replications``, ``seed`` and ``set`` override the scenario's as in
-    :func:`sim` (before the point's settings).
+    :func:`sim` (before the point's settings; ``algorithms`` one name or a non-empty list).
     The result is the same, value for value and in the same order, however it ran. A
     multihop scenario sweeps the same way (``grid={"multihop.udgm.success_ratio_tx": [1,
     0.9]}``).

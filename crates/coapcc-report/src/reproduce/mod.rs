@@ -233,7 +233,9 @@ pub fn run_reproduce(opts: &ReproduceOptions, out: &mut dyn Write, progress: &dy
         plan.push((published.clone(), loaded));
     }
     let total: u64 = plan.iter().flat_map(|(_, l)| l).map(|(_, s)| job_count(s) as u64).sum();
-    let pool = thread_pool(opts.jobs)?;
+    // Cases run one after another, each on the whole pool: no more threads than the widest has runs.
+    let widest = plan.iter().flat_map(|(_, l)| l).map(|(_, s)| job_count(s)).max().unwrap_or(1);
+    let pool = thread_pool(opts.jobs, widest)?;
     progress.begin(total);
     let dir = opts.out_dir();
     let mut sections = Vec::new();

@@ -507,7 +507,7 @@ pub fn num(x: f64) -> String {
     }
 }
 
-/// The scoreboard of a set of claims (issue 9, Rules): numeric claims within / outside their
+/// The scoreboard of a set of claims (README, "Reproduction status"): numeric claims within / outside their
 /// band, direction-only claims that hold / differ, and those not evaluated. A claim that
 /// restates another is linked, not counted.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

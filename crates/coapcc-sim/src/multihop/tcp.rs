@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use coapcc_core::algorithms::uip::sample_units;
 use coapcc_core::random::Rng;
-use coapcc_core::{Ack, AnyConfig, AnyController, AnyState, Controller, Exchange, Instant, Retry};
+use coapcc_core::{Ack, AnyController, AnyState, Controller, Exchange, Instant, Retry};
 
 use super::NodeId;
 
@@ -155,7 +155,7 @@ impl TcpClient {
             stats: TcpClientStats::default(),
             timers: Vec::new(),
             trace: None,
-            rtt_unit: rtt_unit_of(&ctrl),
+            rtt_unit: ctrl.tcp_rtt_unit(),
             ctrl,
         }
     }
@@ -331,15 +331,6 @@ impl TcpClient {
                 }
             }
         }
-    }
-}
-
-/// The RTT unit of a window-of-one TCP controller (uIP, Lim: spec OQ-37), `None` for others.
-fn rtt_unit_of(ctrl: &AnyController) -> Option<core::time::Duration> {
-    match ctrl.config() {
-        AnyConfig::Uip(c) => Some(c.rtt_unit),
-        AnyConfig::Lim(c) => Some(c.rtt_unit),
-        _ => None,
     }
 }
 

@@ -153,8 +153,8 @@ fn ratio(a: f64, b: f64) -> f64 {
     if b > 0.0 { a / b } else { 0.0 }
 }
 
-/// `a / b`, NaN (an empty cell, "not evaluated" in a claim) when `b` is 0: for the metrics
-/// added in issue 12, whose 0/0 must not read as a measured 0.
+/// `a / b`, NaN (an empty cell, "not evaluated" in a claim) when `b` is 0: for the multihop
+/// metrics, whose 0/0 must not read as a measured 0.
 fn fraction(a: f64, b: f64) -> f64 {
     if b > 0.0 && a.is_finite() { a / b } else { f64::NAN }
 }

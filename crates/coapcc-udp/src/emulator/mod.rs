@@ -45,7 +45,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use coapcc_core::{Duration, Instant};
+use coapcc_core::{ConfigError, Duration, Instant};
 use coapcc_driver::PcapWriter;
 use coapcc_driver::link::{DropReason, Pipeline, PipelineTotals};
 use coapcc_driver::scenario::NetworkConfig;
@@ -336,9 +336,22 @@ impl fmt::Debug for Emulator {
 /// Why the emulator could not start or went on.
 #[derive(Debug, thiserror::Error)]
 pub enum EmulatorError {
-    /// The configuration is invalid: a link key (named), or a relay to itself.
-    #[error("{0}")]
-    Config(String),
+    /// A link key of one direction is out of range (the error names the key).
+    #[error("{}: key `{}`: {}", direction.name(), error.key, error.problem)]
+    Link {
+        /// The direction whose link is refused.
+        direction: Direction,
+        /// The key and the problem.
+        error: ConfigError,
+    },
+    /// The emulator would relay to its own listening address: every datagram would loop.
+    #[error("--to {to}: that is the emulator's listening address {listen} itself; every datagram would loop")]
+    RelayToItself {
+        /// The relay's destination.
+        to: SocketAddr,
+        /// The listening address it equals.
+        listen: SocketAddr,
+    },
     /// The pcap file could not be created or written.
     #[error("--pcap {}: {source}", path.display())]
     Pcap {
@@ -365,12 +378,7 @@ impl Emulator {
     /// and binds the listening socket (port 0 picks one: see [`Emulator::local_addr`]).
     pub async fn bind(config: EmulatorConfig, clock: Clock) -> Result<Emulator, EmulatorError> {
         let relay = Relay::new(&config)?;
-        let loop_error = |listen: SocketAddr| {
-            EmulatorError::Config(format!(
-                "--to {}: that is the emulator's listening address {listen} itself; every datagram would loop",
-                config.to
-            ))
-        };
+        let loop_error = |listen: SocketAddr| EmulatorError::RelayToItself { to: config.to, listen };
         if relays_to_itself(config.listen, config.to) {
             return Err(loop_error(config.listen));
         }

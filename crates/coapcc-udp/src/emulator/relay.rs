@@ -105,13 +105,11 @@ impl Relay {
     /// client bounds.
     pub fn new(config: &EmulatorConfig) -> Result<Relay, EmulatorError> {
         let (up, down) = config.network.pipelines();
-        let bad = |dir: &str, e: coapcc_core::ConfigError| {
-            EmulatorError::Config(format!("{dir}: key `{}`: {}", e.key, e.problem))
-        };
+        let bad = |direction| move |error| EmulatorError::Link { direction, error };
         let up = Pipeline::new(&up, config.seed, config.replication, Stream::LinkUp(0).id())
-            .map_err(|e| bad("uplink", e))?;
+            .map_err(bad(Direction::Uplink))?;
         let down = Pipeline::new(&down, config.seed, config.replication, Stream::LinkDown(0).id())
-            .map_err(|e| bad("downlink", e))?;
+            .map_err(bad(Direction::Downlink))?;
         Ok(Relay {
             pipelines: [up, down],
             header_bytes: config.header_bytes,

@@ -94,10 +94,6 @@ pub fn run(args: &EmulateArgs, out: &mut dyn Write) -> Result<(), CliError> {
             "emulate: listening on {addr}, relaying to {to}, profile {}, seed {seed}; Ctrl-C or SIGTERM stops, SIGUSR1 prints the counters",
             profile.to_possible_value().map_or_else(String::new, |v| v.get_name().to_string())
         );
-    })
-    .map_err(|e| match e {
-        emulator::EmulatorError::Config(_) | emulator::EmulatorError::Pcap { .. } => CliError::usage(e.to_string()),
-        emulator::EmulatorError::Io(e) => CliError::Failure(e.to_string()),
     })?;
     writeln!(out, "{report}")?;
     Ok(())

@@ -28,7 +28,8 @@ pub struct ReproduceArgs {
     /// Output folder (default `reports/<experiment>/`).
     #[arg(long, help = "Output folder (default reports/<experiment>/)")]
     pub out: Option<PathBuf>,
-    /// Worker threads (default: all cores). Results do not depend on it.
+    /// Worker threads, 1 to 1024 (default: one per core; never more than the runs). Results do
+    /// not depend on it.
     #[arg(long)]
     pub jobs: Option<usize>,
     /// Folder of the scenario files.

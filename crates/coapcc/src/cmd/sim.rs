@@ -39,13 +39,14 @@ pub struct SimArgs {
         help = "Output folder (default results/<scenario name>/; with several scenarios, one sub-folder per scenario name below it)"
     )]
     pub out: Option<PathBuf>,
-    /// Worker threads (default: all cores). Results do not depend on it.
+    /// Worker threads, 1 to 1024 (default: one per core; never more than the runs). Results do
+    /// not depend on it.
     #[arg(long)]
     pub jobs: Option<usize>,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
-    /// Sweep a key over values (repeatable; every combination runs):
+    /// Sweep a key over values (repeatable, one key once; every combination runs):
     /// `--sweep flows=100,200,400`. Each point goes to DIR/<key=value,…>/ and every
     /// point's summary rows to DIR/sweep.csv.
     #[arg(long, value_name = "KEY=V1,V2,…")]

@@ -474,7 +474,7 @@ fn last_code(text: &str, marker: &str) -> Option<String> {
     })
 }
 
-/// The checks of issue 10 for a client against a server, each with the response code and the
+/// The interoperability checks (README, "Interoperability") for a client against a server, each with the response code and the
 /// body: GET `/echo` (2.05), PUT of 64 bytes to `/echo` (2.04, echoed), a Block2 GET of
 /// `/data?size=100000` (2.05, whole and exact), a Block1 PUT of 100 000 bytes to `/echo`
 /// (2.04; where the server echoes a block-wise body, as the peers do and `coapcc server` does

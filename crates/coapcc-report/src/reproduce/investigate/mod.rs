@@ -1,6 +1,6 @@
 //! Investigations: sweeps of one modelling choice the paper leaves open, run beside an
-//! experiment's cases to show where its differing claims would hold (issue 9, "Evidence for
-//! every difference"). The verdicts stay on the documented defaults; an investigation only
+//! experiment's cases to show where its differing claims would hold (README, "Why claims
+//! differ"). The verdicts stay on the documented defaults; an investigation only
 //! explains a difference.
 //!
 //! | module | what is there |

@@ -11,7 +11,7 @@
 
 use std::sync::Arc;
 
-use coapcc_core::{AnyConfig, AnyController, ConfigError, Duration, Instant};
+use coapcc_core::{AnyConfig, AnyController, ConfigError, Duration, Family, Instant};
 use coapcc_driver::rng::{SimRng, below, stream_rng, uniform_duration};
 
 use super::event::Ev;
@@ -35,16 +35,10 @@ pub fn build_tcp_controller_from(
     config: Option<AnyConfig>,
     max_retransmissions: u8,
 ) -> Result<Arc<AnyController>, ConfigError> {
-    let mut cfg = match config {
-        Some(c @ (AnyConfig::Uip(_) | AnyConfig::Lim(_))) => c,
-        _ => return Err(ConfigError::new("workload.scheme", "must be uip, uip-dither or lim")),
-    };
-    match &mut cfg {
-        AnyConfig::Uip(c) => c.max_retransmit = max_retransmissions,
-        AnyConfig::Lim(c) => c.max_retransmit = max_retransmissions,
-        _ => {}
+    match config {
+        Some(c) if c.family() == Family::Tcp => Ok(Arc::new(c.with_max_retransmit(max_retransmissions).build()?)),
+        _ => Err(ConfigError::new("workload.scheme", "must be uip, uip-dither or lim")),
     }
-    Ok(Arc::new(cfg.build()?))
 }
 
 /// One mote's TCP client and its application.
