@@ -48,20 +48,28 @@ pub(super) fn flows_csv(all: &[AlgorithmRuns]) -> String {
 /// and `count` values (see `docs/deviations.md`).
 pub(super) fn samples_csv(all: &[AlgorithmRuns]) -> String {
     let mut s = String::from("algorithm,replication,flow,kind,value_s,count\n");
-    for a in all {
-        for (r, out) in a.runs.iter().enumerate() {
-            if let RunOutput::Network(run) = out {
-                for f in &run.flows {
-                    for (kind, d) in [("rtt", &f.rtts), ("expired_rto", &f.expired_rto)] {
-                        for (x, n) in d.weighted() {
-                            let _ = writeln!(s, "{},{r},{},{kind},{},{n}", a.algorithm, f.flow, fixed(x));
-                        }
-                    }
-                }
-            }
-        }
+    for (algorithm, r, flow, kind, x, n) in sample_rows(all) {
+        let _ = writeln!(s, "{algorithm},{r},{flow},{kind},{},{n}", fixed(x));
     }
     s
+}
+
+/// The rows of `samples.csv`, in order: (algorithm, replication, flow, kind, value in
+/// seconds, count).
+fn sample_rows(all: &[AlgorithmRuns]) -> impl Iterator<Item = (&str, usize, u32, &'static str, f64, u64)> {
+    all.iter().flat_map(|a| {
+        a.runs.iter().enumerate().flat_map(move |(r, out)| {
+            let flows = match out {
+                RunOutput::Network(run) => run.flows.as_slice(),
+                _ => &[],
+            };
+            flows.iter().flat_map(move |f| {
+                [("rtt", &f.rtts), ("expired_rto", &f.expired_rto)].into_iter().flat_map(move |(kind, d)| {
+                    d.weighted().into_iter().map(move |(x, n)| (a.algorithm.as_str(), r, f.flow, kind, x, n))
+                })
+            })
+        })
+    })
 }
 
 /// The header of `runs.csv` for RTT-trace runs.
@@ -204,18 +212,8 @@ pub(super) fn flows_columns(all: &[AlgorithmRuns]) -> Columns {
 /// The columns of `samples.csv`.
 pub(super) fn samples_columns(all: &[AlgorithmRuns]) -> Columns {
     let mut b = Builder::new(header(&samples_csv(&[])), "suusfu");
-    for a in all {
-        for (r, out) in a.runs.iter().enumerate() {
-            if let RunOutput::Network(run) = out {
-                for f in &run.flows {
-                    for (kind, d) in [("rtt", &f.rtts), ("expired_rto", &f.expired_rto)] {
-                        for (x, n) in d.weighted() {
-                            b.s(&a.algorithm).u(r as u64).u(u64::from(f.flow)).s(kind).f(x).u(n);
-                        }
-                    }
-                }
-            }
-        }
+    for (algorithm, r, flow, kind, x, n) in sample_rows(all) {
+        b.s(algorithm).u(r as u64).u(u64::from(flow)).s(kind).f(x).u(n);
     }
     b.finish()
 }

@@ -407,9 +407,21 @@ impl Emulator {
     /// Relays until `stop` completes (and, with `signals`, until Ctrl-C or SIGTERM), printing
     /// the report to standard error on SIGUSR1 when `signals` is set; returns the final report.
     pub async fn run(
+        self,
+        stop: impl std::future::Future<Output = ()>,
+        signals: bool,
+    ) -> Result<Report, EmulatorError> {
+        self.run_ready(stop, signals, |_| {}).await
+    }
+
+    /// [`Emulator::run`], calling `on_ready` with the listening address once the signal
+    /// handlers are in place: a SIGTERM or Ctrl-C sent as soon as `on_ready` has announced
+    /// the emulator stops it with its report, never by the default action.
+    async fn run_ready(
         mut self,
         stop: impl std::future::Future<Output = ()>,
         signals: bool,
+        on_ready: impl FnOnce(SocketAddr),
     ) -> Result<Report, EmulatorError> {
         let clock = self.clock;
         let started = clock.now();
@@ -421,13 +433,16 @@ impl Emulator {
         let signal = |kind| if signals { Some(tokio::signal::unix::signal(kind)).transpose() } else { Ok(None) };
         let mut usr1 = signal(tokio::signal::unix::SignalKind::user_defined1())?;
         let mut term = signal(tokio::signal::unix::SignalKind::terminate())?;
+        let mut interrupt = signal(tokio::signal::unix::SignalKind::interrupt())?;
         let ctrl_c = async {
-            if signals {
-                let _ = tokio::signal::ctrl_c().await;
-            } else {
-                std::future::pending::<()>().await;
+            match interrupt.as_mut() {
+                Some(s) => {
+                    s.recv().await;
+                }
+                None => std::future::pending::<()>().await,
             }
         };
+        on_ready(listen_addr);
         tokio::pin!(stop);
         tokio::pin!(ctrl_c);
         let unix_offset = self.unix_offset;
@@ -604,8 +619,7 @@ pub fn run_until_interrupted(
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     rt.block_on(async {
         let emulator = Emulator::bind(config, Clock::start()).await?;
-        on_ready(emulator.local_addr()?);
-        emulator.run(std::future::pending(), true).await
+        emulator.run_ready(std::future::pending(), true, on_ready).await
     })
 }
 
