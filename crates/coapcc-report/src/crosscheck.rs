@@ -31,7 +31,7 @@ pub const TESTBED_REPLICATIONS: u32 = 3;
 
 /// One compared metric of one algorithm.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Comparison {
+pub struct MetricComparison {
     /// The algorithm.
     pub algorithm: String,
     /// `fct_median_s`, `retransmissions_median` or `unnecessary_retransmissions_median`
@@ -45,13 +45,13 @@ pub struct Comparison {
     pub testbed: f64,
 }
 
-impl Comparison {
+impl MetricComparison {
     /// (testbed − sim) / sim (0 when both are 0).
     pub fn relative_difference(&self) -> f64 {
         if self.sim == 0.0 && self.testbed == 0.0 { 0.0 } else { (self.testbed - self.sim) / self.sim.abs().max(1e-12) }
     }
 
-    /// Within [`TOLERANCE`] or inside the simulation's replication spread.
+    /// Within 15 % ([`CROSSCHECK_TOLERANCE`](crate::CROSSCHECK_TOLERANCE)) or inside the simulation's replication spread.
     pub fn agrees(&self) -> bool {
         self.relative_difference().abs() <= TOLERANCE
             || (self.sim_spread.0 <= self.testbed && self.testbed <= self.sim_spread.1)
@@ -82,7 +82,7 @@ fn per_flow(run: &RunOutput, metric: &str) -> Vec<f64> {
 }
 
 /// Compares the testbed's runs with the simulation's, per algorithm and metric.
-pub fn compare(sim: &[AlgorithmRuns], testbed: &[AlgorithmRuns]) -> Vec<Comparison> {
+pub fn compare(sim: &[AlgorithmRuns], testbed: &[AlgorithmRuns]) -> Vec<MetricComparison> {
     let mut out = Vec::new();
     for t in testbed {
         let Some(s) = sim.iter().find(|s| s.algorithm == t.algorithm) else { continue };
@@ -91,7 +91,7 @@ pub fn compare(sim: &[AlgorithmRuns], testbed: &[AlgorithmRuns]) -> Vec<Comparis
             let reps: Vec<f64> = s.runs.iter().map(|r| median(per_flow(r, metric))).collect();
             let lo = reps.iter().copied().fold(f64::INFINITY, f64::min);
             let hi = reps.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            out.push(Comparison {
+            out.push(MetricComparison {
                 algorithm: t.algorithm.clone(),
                 metric,
                 sim: all(&s.runs),
@@ -112,7 +112,7 @@ pub fn run_case(
     testbed_replications: u32,
     dir: &Path,
     testbed: &mut dyn Testbed,
-) -> Result<(Scenario, Vec<Comparison>), ReportError> {
+) -> Result<(Scenario, Vec<MetricComparison>), ReportError> {
     let sim_set: Vec<Setting> = sim_replications.map(Setting::replications).into_iter().collect();
     let s = scenario::load(path, &sim_set)?;
     let sim = run_scenario(&s, &|| {})?;
@@ -219,8 +219,13 @@ mod tests {
 
     #[test]
     fn a_value_agrees_within_15_percent_or_inside_the_spread() {
-        let c =
-            |sim, spread, testbed| Comparison { algorithm: "a".into(), metric: "m", sim, sim_spread: spread, testbed };
+        let c = |sim, spread, testbed| MetricComparison {
+            algorithm: "a".into(),
+            metric: "m",
+            sim,
+            sim_spread: spread,
+            testbed,
+        };
         assert!(c(10.0, (9.0, 11.0), 11.4).agrees());
         assert!(!c(10.0, (9.0, 11.0), 11.6).agrees());
         assert!(c(10.0, (8.0, 12.0), 11.6).agrees());

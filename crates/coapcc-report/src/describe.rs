@@ -237,13 +237,13 @@ pub fn describe_text(cfg: &MultihopConfig, l: &Layout) -> String {
 }
 
 fn workload_word(cfg: &MultihopConfig) -> &'static str {
-    use coapcc_driver::scenario::multihop::Workload;
+    use coapcc_driver::scenario::multihop::MultihopWorkload;
     match cfg.workload {
-        Workload::CoapSaturated(_) => "saturated CoAP senders (Makarem)",
-        Workload::CoapOneToOne(_) => "CoAP 1-to-1 (Betzler)",
-        Workload::CoapManyToMany(_) => "CoAP many-to-many (Betzler)",
-        Workload::CoapCrossTraffic(_) => "CoAP cross-traffic burst (Betzler)",
-        Workload::LimTcp(_) => "TCP periodic reports (Lim)",
+        MultihopWorkload::CoapSaturated(_) => "saturated CoAP senders (Makarem)",
+        MultihopWorkload::CoapOneToOne(_) => "CoAP 1-to-1 (Betzler)",
+        MultihopWorkload::CoapManyToMany(_) => "CoAP many-to-many (Betzler)",
+        MultihopWorkload::CoapCrossTraffic(_) => "CoAP cross-traffic burst (Betzler)",
+        MultihopWorkload::LimTcp(_) => "TCP periodic reports (Lim)",
     }
 }
 

@@ -46,7 +46,7 @@ mod reproduce;
 mod sim;
 
 pub use algorithms::{algorithm_keys_text, algorithms_csv, algorithms_table};
-pub use crosscheck::run_crosscheck;
+pub use crosscheck::{MetricComparison, TOLERANCE as CROSSCHECK_TOLERANCE, run_crosscheck};
 pub use describe::describe;
 pub use error::ReportError;
 pub use pcap::file_stem as pcap_file_stem;

@@ -13,7 +13,7 @@ use std::time::Duration;
 use coapcc_driver::scenario::AlgorithmSettingsError;
 use coapcc_proto::Code;
 
-use crate::client::{ClientError, ClientRun, Summary};
+use crate::client::{ClientError, ClientRun, ClientSummary};
 use crate::clock::Clock;
 use crate::fuzz::FuzzStats;
 
@@ -115,7 +115,7 @@ pub fn libcoap_server() -> Result<Option<Peer>, UdpBenchError> {
 #[derive(Clone, Debug)]
 pub struct Measured {
     /// The client's summary.
-    pub summary: Summary,
+    pub summary: ClientSummary,
     /// Wall time of the run.
     pub wall: Duration,
     /// CPU time of this process during the run, if known.

@@ -7,7 +7,7 @@
 //! answers with one; Block1 for PUT/POST bodies over 1 024 bytes, likewise). Every exchange
 //! goes through the flow's controller, exactly as in the simulator.
 //!
-//! Records ([`Record`]) are JSON objects with a `"type"`: `run` (first: the seed and the
+//! Records ([`ClientRecord`]) are JSON objects with a `"type"`: `run` (first: the seed and the
 //! settings), `exchange` (one per CON exchange), `flow` (one per flow, when it ends), and
 //! `summary` (last). Field names carry their units.
 
@@ -24,7 +24,7 @@ use tokio::sync::mpsc;
 use crate::block::{Block, MAX_SZX, size_of_szx};
 use crate::clock::Clock;
 use crate::config::UriPartError;
-use crate::runtime::{Failure, Handle, Options, spawn};
+use crate::runtime::{ExchangeFailure, Handle, TaskOptions, spawn};
 
 /// The largest body a client accepts from a block-wise GET, bytes: with the block progress
 /// rule (every block with the More flag is full, RFC 7959 §2.2), a server that never clears
@@ -71,7 +71,7 @@ pub struct ClientRun {
 /// One record of a run (see the module documentation).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum Record {
+pub enum ClientRecord {
     /// The run's settings (first record).
     Run {
         /// Seed used (repeat a run with `--seed`).
@@ -90,9 +90,9 @@ pub enum Record {
     /// One confirmable exchange.
     Exchange(ExchangeRecord),
     /// One flow, when it ended.
-    Flow(FlowRecord),
+    Flow(ClientFlowRecord),
     /// The whole run (last record).
-    Summary(Summary),
+    Summary(ClientSummary),
 }
 
 /// One confirmable exchange (one block of a request).
@@ -131,7 +131,7 @@ pub struct ExchangeRecord {
 
 /// One flow.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct FlowRecord {
+pub struct ClientFlowRecord {
     /// Flow number (0-based).
     pub flow: u32,
     /// Requests completed with a success (2.xx) response.
@@ -154,7 +154,7 @@ pub struct FlowRecord {
 
 /// The whole run.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct Summary {
+pub struct ClientSummary {
     /// Flows that finished all their requests.
     pub flows_finished: u32,
     /// Requests completed successfully.
@@ -181,7 +181,7 @@ pub struct Summary {
     pub timed_out: bool,
 }
 
-impl Summary {
+impl ClientSummary {
     /// Whether every request of every flow succeeded.
     pub fn success(&self, run: &ClientRun) -> bool {
         !self.timed_out && self.requests_failed == 0 && self.requests_ok == u64::from(run.count) * u64::from(run.flows)
@@ -248,7 +248,7 @@ impl ClientError {
 /// Runs every flow; `sink` receives every record in order of completion (`run` first,
 /// `summary` last). Errors when a socket cannot be bound, and before anything is sent when
 /// the run is not one to make (a bad path or query, a body over [`MAX_SENT_BODY_BYTES`]).
-pub async fn run(run: &ClientRun, mut sink: impl FnMut(&Record)) -> Result<Summary, ClientError> {
+pub async fn run(run: &ClientRun, mut sink: impl FnMut(&ClientRecord)) -> Result<ClientSummary, ClientError> {
     if run.payload_bytes > MAX_SENT_BODY_BYTES {
         return Err(ClientError::PayloadTooLarge { bytes: run.payload_bytes });
     }
@@ -256,7 +256,7 @@ pub async fn run(run: &ClientRun, mut sink: impl FnMut(&Record)) -> Result<Summa
     let clock = Clock::start();
     let config = crate::config::client_config(&run.algorithm)?;
     let config = EndpointConfig { exchange_lifetime: run.exchange_lifetime, ..config };
-    sink(&Record::Run {
+    sink(&ClientRecord::Run {
         seed: run.seed,
         algorithm: run.algorithm_name.clone(),
         target: run.target.to_string(),
@@ -276,16 +276,16 @@ pub async fn run(run: &ClientRun, mut sink: impl FnMut(&Record)) -> Result<Summa
     for f in 0..run.flows {
         let socket = crate::runtime::bind(bind)?;
         let endpoint = endpoint(&config, run.seed, f)?;
-        let (handle, _) = spawn(socket, endpoint, clock, Options::client());
+        let (handle, _) = spawn(socket, endpoint, clock, TaskOptions::client());
         let (tx, run, template) = (tx.clone(), run.clone(), template.clone());
         tasks.spawn(async move {
             let record = flow(&handle, &run, &template, f, clock, &tx).await;
-            let _ = tx.send(Record::Flow(record));
+            let _ = tx.send(ClientRecord::Flow(record));
             handle.stop().await;
         });
     }
     drop(tx);
-    let mut summary = Summary::default();
+    let mut summary = ClientSummary::default();
     let mut rtts = Vec::new();
     let mut fcts = Vec::new();
     let deadline = run.timeout.map(|t| tokio::time::Instant::now() + t);
@@ -302,14 +302,14 @@ pub async fn run(run: &ClientRun, mut sink: impl FnMut(&Record)) -> Result<Summa
         };
         let Some(record) = next else { break };
         match &record {
-            Record::Exchange(e) => {
+            ClientRecord::Exchange(e) => {
                 summary.exchanges += 1;
                 summary.transmissions += u64::from(e.transmissions);
                 summary.retransmissions += u64::from(e.transmissions.saturating_sub(1));
                 summary.gave_up += u64::from(e.gave_up);
                 rtts.extend(e.rtt_ms);
             }
-            Record::Flow(f) => {
+            ClientRecord::Flow(f) => {
                 summary.flows_finished += 1;
                 summary.requests_ok += u64::from(f.requests_ok);
                 summary.requests_failed += u64::from(f.requests_failed);
@@ -325,7 +325,7 @@ pub async fn run(run: &ClientRun, mut sink: impl FnMut(&Record)) -> Result<Summa
     summary.rtt_p50_ms = quantile(&mut rtts, 0.5);
     summary.rtt_p99_ms = quantile(&mut rtts, 0.99);
     summary.fct_p50_ms = quantile(&mut fcts, 0.5);
-    sink(&Record::Summary(summary.clone()));
+    sink(&ClientRecord::Summary(summary.clone()));
     Ok(summary)
 }
 
@@ -355,9 +355,9 @@ async fn flow(
     template: &Message,
     f: u32,
     clock: Clock,
-    tx: &mpsc::UnboundedSender<Record>,
-) -> FlowRecord {
-    let mut rec = FlowRecord { flow: f, ..FlowRecord::default() };
+    tx: &mpsc::UnboundedSender<ClientRecord>,
+) -> ClientFlowRecord {
+    let mut rec = ClientFlowRecord { flow: f, ..ClientFlowRecord::default() };
     let mut first: Option<Instant> = None;
     let mut last = clock.now();
     let body = if run.method == Code::GET { Payload::new() } else { request_body(run.payload_bytes) };
@@ -382,10 +382,10 @@ async fn request(
     f: u32,
     r: u32,
     body: &Payload,
-    rec: &mut FlowRecord,
+    rec: &mut ClientFlowRecord,
     first: &mut Option<Instant>,
     last: &mut Instant,
-    tx: &mpsc::UnboundedSender<Record>,
+    tx: &mpsc::UnboundedSender<ClientRecord>,
 ) -> bool {
     let blockwise_put = run.method != Code::GET && body.len() > size_of_szx(MAX_SZX);
     let mut szx = MAX_SZX;
@@ -436,14 +436,14 @@ async fn request(
             transmissions: u32::from(out.copies),
             timers_ms: out.timers.iter().copied().map(ms).collect(),
             echoed_copy: out.echoed_copy,
-            gave_up: out.result == Err(Failure::GaveUp),
-            reset: out.result == Err(Failure::Reset),
-            no_response: out.result == Err(Failure::NoResponse),
+            gave_up: out.result == Err(ExchangeFailure::GaveUp),
+            reset: out.result == Err(ExchangeFailure::Reset),
+            no_response: out.result == Err(ExchangeFailure::NoResponse),
             separate: out.separate,
             code: response.map(|m| code_text(m.code)),
             payload_bytes: response.map_or(0, |m| m.payload.len()),
         };
-        let _ = tx.send(Record::Exchange(e));
+        let _ = tx.send(ClientRecord::Exchange(e));
         let Some(resp) = response else { return false };
         rec.bytes_received += resp.payload.len() as u64;
         if resp.code.class() != 2 {

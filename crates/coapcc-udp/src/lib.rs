@@ -20,9 +20,10 @@
 //! | [`emulator`] | the link emulator: a UDP relay applying the simulator's link pipelines in real time (`coapcc emulate`) |
 //! | [`testbed`] | a scenario file in real time on loopback: server, emulator and flows (`coapcc testbed`) |
 
-// Public namespaces, one per component (`client::run`, `testbed::run_replication`,
-// `emulator::Report` beside `runtime::Report`): the module path is part of each name and
-// nothing is re-exported at the root.
+// Public namespaces, one per component (`client::run`, `testbed::run_replication`); type names
+// say their component (`client::ClientSummary`, `emulator::EmulatorReport`,
+// `runtime::TaskReport`) so that no two public types share a name. Nothing is re-exported at
+// the root.
 pub mod bench;
 pub mod block;
 pub mod client;

@@ -13,24 +13,24 @@
 //! let clock = Clock::start();                          // one per process, shared by every task
 //! let socket = runtime::bind("127.0.0.1:0".parse()?)?;   // or any tokio UdpSocket (bind: 4 MiB receive buffer)
 //! let endpoint = Endpoint::new(config, coapcc_driver::rng::stream_rng(seed, 0, Stream::Client(i).id()))?;
-//! let (handle, mut reports) = spawn(socket, endpoint, clock, Options::client());
-//! let outcome = handle.request(server_addr, template)?.await?;   // an Outcome per CON exchange
-//! while let Ok(report) = reports.try_recv() { ... }     // Report::Event / Report::Sent, timed
+//! let (handle, mut reports) = spawn(socket, endpoint, clock, TaskOptions::client());
+//! let outcome = handle.request(server_addr, template)?.await?;   // an ExchangeOutcome per CON exchange
+//! while let Ok(report) = reports.try_recv() { ... }     // TaskReport::Event / TaskReport::Sent, timed
 //! let stats = handle.stop().await;                       // EndpointStats when the task ended
 //! ```
 //!
-//! - **Clients** call [`Handle::request`] per confirmable exchange and await its [`Outcome`]:
+//! - **Clients** call [`Handle::request`] per confirmable exchange and await its [`ExchangeOutcome`]:
 //!   the CoAP RTT, the copies sent (counted from the datagrams) with the timer armed for each
 //!   (from `Event::Transmitted`, when the endpoint raises it), and the response
 //!   (piggybacked, or separate after an empty ACK) or the failure (give-up, Reset). Requests
 //!   may be issued concurrently; the endpoint queues them (NSTART) as in the simulator.
-//! - **Servers** pass a [`Handler`] in [`Options::handler`]; every new request (not a duplicate:
+//! - **Servers** pass a [`Handler`] in [`TaskOptions::handler`]; every new request (not a duplicate:
 //!   the endpoint answers those from its cache) is handed to it and its [`Reply`] is sent with
 //!   [`Endpoint::respond_with`]. A server built with an `auto_response` (a scenario's fixed
 //!   resource) needs no handler.
-//! - **Observers** (the testbed's recorder) set [`Options::reports`]: every endpoint event and
+//! - **Observers** (the testbed's recorder) set [`TaskOptions::reports`]: every endpoint event and
 //!   every datagram sent arrives on the report channel with the [`Instant`] of the shared clock
-//!   at which it happened ([`Report`]). Many client tasks and one server task can share one
+//!   at which it happened ([`TaskReport`]). Many client tasks and one server task can share one
 //!   clock in one process, so their instants are comparable.
 //!
 //! Each task owns its socket (a flow = an endpoint + a socket + a controller). Send errors
@@ -66,7 +66,7 @@ pub const MAX_DATAGRAM_BYTES: usize = 65_535;
 pub struct Reply {
     /// Response code.
     pub code: Code,
-    /// Options (Block2, Content-Format, …); the transmission-count echo is added by the
+    /// TaskOptions (Block2, Content-Format, …); the transmission-count echo is added by the
     /// endpoint.
     pub options: MessageOptions,
     /// Payload.
@@ -95,7 +95,7 @@ impl<F: Fn(SocketAddr, &Message) -> Reply + Send + Sync + 'static> Handler for F
 
 /// What a task does besides driving its endpoint.
 #[derive(Clone, Default)]
-pub struct Options {
+pub struct TaskOptions {
     /// Server: the application answering requests (none: requests raised as events are
     /// left unanswered unless the endpoint has an `auto_response`).
     pub handler: Option<Arc<dyn Handler>>,
@@ -103,15 +103,15 @@ pub struct Options {
     pub reports: bool,
 }
 
-impl Options {
+impl TaskOptions {
     /// A client: no handler, no reports (outcomes arrive per request).
     pub fn client() -> Self {
-        Options::default()
+        TaskOptions::default()
     }
 
     /// A server answering with `handler`.
     pub fn server(handler: impl Handler) -> Self {
-        Options { handler: Some(Arc::new(handler)), reports: false }
+        TaskOptions { handler: Some(Arc::new(handler)), reports: false }
     }
 
     /// The same options with every event and datagram reported.
@@ -121,15 +121,15 @@ impl Options {
     }
 }
 
-impl std::fmt::Debug for Options {
+impl std::fmt::Debug for TaskOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Options").field("handler", &self.handler.is_some()).field("reports", &self.reports).finish()
+        f.debug_struct("TaskOptions").field("handler", &self.handler.is_some()).field("reports", &self.reports).finish()
     }
 }
 
 /// Something that happened in a task, at an instant of the shared [`Clock`].
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Report {
+pub enum TaskReport {
     /// An endpoint event.
     Event {
         /// When.
@@ -163,7 +163,7 @@ pub enum Report {
 
 /// Why an exchange failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Failure {
+pub enum ExchangeFailure {
     /// MAX_RETRANSMIT (or the algorithm's give-up rule) was exhausted.
     GaveUp,
     /// The server answered with a Reset.
@@ -177,7 +177,7 @@ pub enum Failure {
 
 /// The end of one confirmable exchange.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Outcome {
+pub struct ExchangeOutcome {
     /// The endpoint's id of the request.
     pub id: RequestId,
     /// When the original copy was sent (`None` if it never left).
@@ -196,10 +196,10 @@ pub struct Outcome {
     /// Whether the response came separately (empty ACK first).
     pub separate: bool,
     /// The response, or why there is none.
-    pub result: Result<Arc<Message>, Failure>,
+    pub result: Result<Arc<Message>, ExchangeFailure>,
 }
 
-impl Outcome {
+impl ExchangeOutcome {
     /// Copies sent (original and retransmissions).
     pub fn transmissions(&self) -> usize {
         usize::from(self.copies)
@@ -229,7 +229,7 @@ pub struct Finished {
 }
 
 enum Command {
-    Request { to: SocketAddr, template: Message, done: oneshot::Sender<Outcome> },
+    Request { to: SocketAddr, template: Message, done: oneshot::Sender<ExchangeOutcome> },
     Stop,
 }
 
@@ -248,9 +248,9 @@ pub struct Handle {
 
 impl Handle {
     /// Queues a confirmable request to `to` (`template` gives code, options, payload; the
-    /// endpoint sets type, Message ID and token). The receiver yields its [`Outcome`]; a
-    /// request the task never finished (it was stopped) yields [`Failure::Stopped`].
-    pub fn request(&self, to: SocketAddr, template: Message) -> Result<oneshot::Receiver<Outcome>, Stopped> {
+    /// endpoint sets type, Message ID and token). The receiver yields its [`ExchangeOutcome`]; a
+    /// request the task never finished (it was stopped) yields [`ExchangeFailure::Stopped`].
+    pub fn request(&self, to: SocketAddr, template: Message) -> Result<oneshot::Receiver<ExchangeOutcome>, Stopped> {
         let (done, rx) = oneshot::channel();
         self.commands.send(Command::Request { to, template, done }).map_err(|_| Stopped)?;
         Ok(rx)
@@ -261,7 +261,7 @@ impl Handle {
         self.local
     }
 
-    /// Stops the task (outstanding exchanges end as [`Failure::Stopped`]) and returns its
+    /// Stops the task (outstanding exchanges end as [`ExchangeFailure::Stopped`]) and returns its
     /// counters.
     pub async fn stop(self) -> Finished {
         let _ = self.commands.send(Command::Stop);
@@ -270,15 +270,15 @@ impl Handle {
 }
 
 /// Starts a task driving `endpoint` over `socket`. Returns the handle and the report channel
-/// (it carries [`Report`]s only when [`Options::reports`] is set).
+/// (it carries [`TaskReport`]s only when [`TaskOptions::reports`] is set).
 ///
 /// Must be called within a tokio runtime.
 pub fn spawn(
     socket: UdpSocket,
     endpoint: UdpEndpoint,
     clock: Clock,
-    options: Options,
-) -> (Handle, mpsc::UnboundedReceiver<Report>) {
+    options: TaskOptions,
+) -> (Handle, mpsc::UnboundedReceiver<TaskReport>) {
     let (commands, command_rx) = mpsc::unbounded_channel();
     let (report_tx, report_rx) = mpsc::unbounded_channel();
     let local = socket.local_addr().unwrap_or_else(|_| SocketAddr::from(([0, 0, 0, 0], 0)));
@@ -298,7 +298,7 @@ pub fn spawn(
 
 /// An exchange in progress: where its outcome goes and what is known so far.
 struct Pending {
-    done: oneshot::Sender<Outcome>,
+    done: oneshot::Sender<ExchangeOutcome>,
     first_sent: Option<Instant>,
     copies: u8,
     timers: Vec<Duration>,
@@ -311,7 +311,7 @@ struct Task {
     endpoint: UdpEndpoint,
     clock: Clock,
     handler: Option<Arc<dyn Handler>>,
-    reports: Option<mpsc::UnboundedSender<Report>>,
+    reports: Option<mpsc::UnboundedSender<TaskReport>>,
     pending: HashMap<RequestId, Pending>,
     /// When each exchange acknowledged empty stops waiting for its separate response
     /// (entries of exchanges that ended since are skipped).
@@ -350,7 +350,7 @@ impl Task {
                     Ok((n, from)) => {
                         let now = self.clock.now();
                         self.stats.datagrams_received += 1;
-                        self.report(Report::Received { at: now, from, len_bytes: n });
+                        self.report(TaskReport::Received { at: now, from, len_bytes: n });
                         self.endpoint.handle_datagram(now, from, &buf[..n]);
                         self.drain(now).await;
                     }
@@ -379,7 +379,7 @@ impl Task {
         }
         let now = self.clock.now();
         for (id, p) in self.pending.drain() {
-            let _ = p.done.send(Outcome {
+            let _ = p.done.send(ExchangeOutcome {
                 id,
                 first_sent: p.first_sent,
                 ended: now,
@@ -388,13 +388,13 @@ impl Task {
                 timers: p.timers,
                 echoed_copy: None,
                 separate: false,
-                result: Err(Failure::Stopped),
+                result: Err(ExchangeFailure::Stopped),
             });
         }
         Finished { endpoint: self.endpoint.stats(), runtime: self.stats }
     }
 
-    /// Ends every exchange whose separate response is overdue ([`Failure::NoResponse`]).
+    /// Ends every exchange whose separate response is overdue ([`ExchangeFailure::NoResponse`]).
     fn give_up_separate(&mut self, now: Instant) {
         while let Some(&Reverse((at, id))) = self.separate_deadlines.peek() {
             if at > now {
@@ -403,12 +403,12 @@ impl Task {
             self.separate_deadlines.pop();
             let acked = self.pending.get(&id).and_then(|p| p.acked);
             if let Some((rtt, echoed)) = acked {
-                self.finish(id, now, Some(rtt), echoed, true, Err(Failure::NoResponse));
+                self.finish(id, now, Some(rtt), echoed, true, Err(ExchangeFailure::NoResponse));
             }
         }
     }
 
-    fn report(&self, r: Report) {
+    fn report(&self, r: TaskReport) {
         if let Some(tx) = &self.reports {
             let _ = tx.send(r);
         }
@@ -417,7 +417,7 @@ impl Task {
     /// Drains events (answering server requests, which may add datagrams) then datagrams.
     async fn drain(&mut self, now: Instant) {
         while let Some(e) = self.endpoint.poll_event() {
-            self.report(Report::Event { at: now, event: e.clone() });
+            self.report(TaskReport::Event { at: now, event: e.clone() });
             self.on_event(now, e);
         }
         while let Some(t) = self.endpoint.poll_transmit() {
@@ -428,7 +428,13 @@ impl Task {
                 }
             }
             let bytes = codec::encode(&t.msg);
-            self.report(Report::Sent { at: now, to: t.to, origin: t.origin, len_bytes: bytes.len(), mid: t.msg.mid });
+            self.report(TaskReport::Sent {
+                at: now,
+                to: t.to,
+                origin: t.origin,
+                len_bytes: bytes.len(),
+                mid: t.msg.mid,
+            });
             match self.socket.send_to(&bytes, t.to).await {
                 Ok(_) => self.stats.datagrams_sent += 1,
                 Err(_) => self.stats.send_errors += 1,
@@ -443,10 +449,10 @@ impl Task {
         rtt: Option<Duration>,
         echoed: Option<u8>,
         separate: bool,
-        result: Result<Arc<Message>, Failure>,
+        result: Result<Arc<Message>, ExchangeFailure>,
     ) {
         if let Some(p) = self.pending.remove(&id) {
-            let _ = p.done.send(Outcome {
+            let _ = p.done.send(ExchangeOutcome {
                 id,
                 first_sent: p.first_sent,
                 ended: now,
@@ -489,7 +495,7 @@ impl Task {
                 self.finish(id, now, rtt, echoed, true, Ok(response));
             }
             Event::Failed { id, reset, .. } => {
-                let why = if reset { Failure::Reset } else { Failure::GaveUp };
+                let why = if reset { ExchangeFailure::Reset } else { ExchangeFailure::GaveUp };
                 self.finish(id, now, None, None, false, Err(why));
             }
             Event::Request { handle, request } => self.answer(now, handle, &request),

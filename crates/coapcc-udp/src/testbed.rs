@@ -61,7 +61,7 @@ use tokio::net::UdpSocket;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::clock::Clock;
-use crate::emulator::{Direction, Emulator, EmulatorConfig, EmulatorError, Report};
+use crate::emulator::{Direction, Emulator, EmulatorConfig, EmulatorError, EmulatorReport};
 
 /// What one testbed replication produced.
 #[derive(Debug)]
@@ -69,7 +69,7 @@ pub struct TestbedRun {
     /// The same record `coapcc sim` produces for a replication.
     pub result: RunResult,
     /// The emulator's counters and timing errors.
-    pub emulator: Report,
+    pub emulator: EmulatorReport,
     /// Wall time of the replication.
     pub wall: Duration,
 }
@@ -216,7 +216,7 @@ pub async fn run_replication(spec: &RunSpec) -> Result<TestbedRun, TestbedError>
     let server_socket = UdpSocket::bind("127.0.0.1:0").await?;
     let server_addr = server_socket.local_addr()?;
     // The `udp` runtime drives it; the endpoint's `auto_response` answers every request.
-    let (server, _) = crate::runtime::spawn(server_socket, server_ep, clock, crate::runtime::Options::default());
+    let (server, _) = crate::runtime::spawn(server_socket, server_ep, clock, crate::runtime::TaskOptions::default());
     // Emulator.
     let mut ec = EmulatorConfig::new(SocketAddr::from(([127, 0, 0, 1], 0)), server_addr, spec.network.clone());
     ec.seed = spec.seed;

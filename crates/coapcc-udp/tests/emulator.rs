@@ -9,7 +9,7 @@ use coapcc_core::{Duration, Instant};
 use coapcc_driver::link::PipelineConfig;
 use coapcc_driver::scenario::NetworkConfig;
 use coapcc_udp::clock::Clock;
-use coapcc_udp::emulator::{Direction, Emulator, EmulatorConfig, Report};
+use coapcc_udp::emulator::{Direction, Emulator, EmulatorConfig, EmulatorReport};
 use tokio::net::UdpSocket;
 use tokio::sync::oneshot;
 
@@ -42,7 +42,7 @@ async fn burst(
     bytes: usize,
     settle: std::time::Duration,
     pcap: Option<std::path::PathBuf>,
-) -> (Report, Vec<(Instant, Vec<u8>)>, usize) {
+) -> (EmulatorReport, Vec<(Instant, Vec<u8>)>, usize) {
     let clock = Clock::start();
     let (server, seen, server_task) = echo_server(clock).await;
     let mut config =

@@ -12,7 +12,7 @@ use coapcc_driver::scenario::NetworkConfig;
 use coapcc_proto::{Code, Message, MessageType, Token, codec};
 use coapcc_proto::{Payload, option};
 use coapcc_udp::block::Block;
-use coapcc_udp::client::{self, ClientError, ClientRun, Record, Summary};
+use coapcc_udp::client::{self, ClientError, ClientRecord, ClientRun, ClientSummary};
 use coapcc_udp::clock::Clock;
 use coapcc_udp::config::{EXCHANGE_LIFETIME, UriPart, UriPartError, UriProblem, algorithm, parse_uri, uri_request};
 use coapcc_udp::emulator::{Admission, Direction, Emulator, EmulatorConfig, EmulatorError, Relay};
@@ -41,7 +41,7 @@ fn spec(target: SocketAddr, name: &str, settings: &[&str], method: Code, path: &
 }
 
 /// Runs `run` (no `--timeout-s`: the client's own bounds must end it) within [`LIMIT`].
-async fn bounded(run: &ClientRun) -> (Summary, Vec<Record>) {
+async fn bounded(run: &ClientRun) -> (ClientSummary, Vec<ClientRecord>) {
     let mut records = Vec::new();
     let summary = tokio::time::timeout(LIMIT, client::run(run, |r| records.push(r.clone())))
         .await
@@ -79,8 +79,8 @@ fn ack(req: &Message, token: Token) -> Message {
     Message { mtype: MessageType::Ack, code: Code::CONTENT, token, ..Message::empty(MessageType::Ack, req.mid) }
 }
 
-fn exchanges(records: &[Record]) -> Vec<&client::ExchangeRecord> {
-    records.iter().filter_map(|r| if let Record::Exchange(e) = r { Some(e) } else { None }).collect()
+fn exchanges(records: &[ClientRecord]) -> Vec<&client::ExchangeRecord> {
+    records.iter().filter_map(|r| if let ClientRecord::Exchange(e) = r { Some(e) } else { None }).collect()
 }
 
 #[tokio::test]

@@ -9,10 +9,10 @@ use coapcc_core::ALGORITHMS;
 use coapcc_driver::rng::{Stream, stream_rng};
 use coapcc_proto::{Code, Endpoint, Message, MessageType, Token, codec};
 use coapcc_proto::{Payload, option};
-use coapcc_udp::client::{self, ClientRun, Record, Summary};
+use coapcc_udp::client::{self, ClientRecord, ClientRun, ClientSummary};
 use coapcc_udp::clock::Clock;
 use coapcc_udp::config::{algorithm, client_config, request, server_config};
-use coapcc_udp::runtime::{Failure, Handle, Options, Report, spawn};
+use coapcc_udp::runtime::{ExchangeFailure, Handle, TaskOptions, TaskReport, spawn};
 use coapcc_udp::server::Resources;
 use tokio::net::UdpSocket;
 
@@ -22,7 +22,7 @@ const LIMIT: Duration = Duration::from_secs(60);
 async fn server(lifetime: Duration) -> Handle {
     let socket = coapcc_udp::runtime::bind(([127, 0, 0, 1], 0).into()).unwrap();
     let ep = Endpoint::new(server_config(lifetime).unwrap(), stream_rng(1, 0, Stream::Server(0).id())).unwrap();
-    spawn(socket, ep, Clock::start(), Options::server(Resources)).0
+    spawn(socket, ep, Clock::start(), TaskOptions::server(Resources)).0
 }
 
 fn run_spec(
@@ -51,7 +51,7 @@ fn run_spec(
     }
 }
 
-async fn run(spec: &ClientRun) -> (Summary, Vec<Record>) {
+async fn run(spec: &ClientRun) -> (ClientSummary, Vec<ClientRecord>) {
     let mut records = Vec::new();
     let summary = client::run(spec, |r| records.push(r.clone())).await.unwrap();
     (summary, records)
@@ -67,7 +67,8 @@ async fn every_algorithm_completes_20_gets_and_20_puts_against_our_server() {
             let (summary, records) = run(&spec).await;
             assert!(summary.success(&spec), "{} {method:?}: {summary:?}", a.name);
             assert_eq!(summary.exchanges, 20, "{}", a.name);
-            let echoed = records.iter().filter(|r| matches!(r, Record::Exchange(e) if e.echoed_copy.is_some())).count();
+            let echoed =
+                records.iter().filter(|r| matches!(r, ClientRecord::Exchange(e) if e.echoed_copy.is_some())).count();
             // The transmission-count echo of fasor-token (token byte) and pcocoa (option)
             // comes back from our server on every exchange.
             let echo = spec.algorithm.echo_mode();
@@ -87,14 +88,18 @@ async fn a_100_kb_body_is_fetched_and_uploaded_block_wise() {
     let spec = run_spec(s.local_addr(), "cocoa", Code::GET, "data?size=100000", 0, 1, 1);
     let (summary, records) = run(&spec).await;
     assert!(summary.success(&spec), "{summary:?}");
-    let Some(Record::Flow(f)) = records.iter().find(|r| matches!(r, Record::Flow(_))) else { panic!("no flow") };
+    let Some(ClientRecord::Flow(f)) = records.iter().find(|r| matches!(r, ClientRecord::Flow(_))) else {
+        panic!("no flow")
+    };
     assert_eq!(f.bytes_received, 100_000);
     // 1 024-byte blocks asked for from the first request: 98 exchanges.
     assert_eq!(f.exchanges, 98);
     let spec = run_spec(s.local_addr(), "cocoa", Code::PUT, "data", 100_000, 1, 1);
     let (summary, records) = run(&spec).await;
     assert!(summary.success(&spec), "{summary:?}");
-    let Some(Record::Flow(f)) = records.iter().find(|r| matches!(r, Record::Flow(_))) else { panic!("no flow") };
+    let Some(ClientRecord::Flow(f)) = records.iter().find(|r| matches!(r, ClientRecord::Flow(_))) else {
+        panic!("no flow")
+    };
     assert_eq!((f.bytes_sent, f.exchanges), (100_000, 98));
     s.stop().await;
 }
@@ -105,7 +110,7 @@ async fn an_unsolicited_block2_body_is_fetched_in_the_servers_smaller_blocks() {
     // client follows them. Driven by hand: a GET without Block2.
     let s = server(Duration::from_secs(247)).await;
     let c = Endpoint::new(client_config(&algorithm("default", &[]).unwrap()).unwrap(), stream_rng(3, 0, 0)).unwrap();
-    let (c, _) = spawn(UdpSocket::bind("127.0.0.1:0").await.unwrap(), c, Clock::start(), Options::client());
+    let (c, _) = spawn(UdpSocket::bind("127.0.0.1:0").await.unwrap(), c, Clock::start(), TaskOptions::client());
     let req = request(Code::GET, "data", "size=5000");
     let req_len = Message { token: Token::new(&[0, 0]).unwrap(), ..req.clone() }.wire_len();
     let out = c.request(s.local_addr(), req).unwrap().await.unwrap();
@@ -139,7 +144,7 @@ async fn message_ids_wrap_around_from_0xffff_to_0() {
     let config = client_config(&algorithm("default", &[]).unwrap()).unwrap();
     let ep = client::endpoint(&config, seed, 0).unwrap();
     let (c, mut reports) =
-        spawn(UdpSocket::bind("127.0.0.1:0").await.unwrap(), ep, Clock::start(), Options::client().with_reports());
+        spawn(UdpSocket::bind("127.0.0.1:0").await.unwrap(), ep, Clock::start(), TaskOptions::client().with_reports());
     for _ in 0..40 {
         let out = c.request(s.local_addr(), request(Code::GET, "echo", "")).unwrap().await.unwrap();
         assert!(out.result.is_ok());
@@ -147,7 +152,7 @@ async fn message_ids_wrap_around_from_0xffff_to_0() {
     c.stop().await;
     let mut mids = Vec::new();
     while let Ok(r) = reports.try_recv() {
-        if let Report::Sent { mid, .. } = r {
+        if let TaskReport::Sent { mid, .. } = r {
             mids.push(mid);
         }
     }
@@ -201,7 +206,7 @@ async fn a_ping_is_answered_with_a_reset() {
 async fn client_and_peer(name: &str) -> (Handle, UdpSocket) {
     let peer = UdpSocket::bind("127.0.0.1:0").await.unwrap();
     let ep = client::endpoint(&client_config(&algorithm(name, &[]).unwrap()).unwrap(), 5, 0).unwrap();
-    let (c, _) = spawn(UdpSocket::bind("127.0.0.1:0").await.unwrap(), ep, Clock::start(), Options::client());
+    let (c, _) = spawn(UdpSocket::bind("127.0.0.1:0").await.unwrap(), ep, Clock::start(), TaskOptions::client());
     (c, peer)
 }
 
@@ -245,7 +250,7 @@ async fn a_reset_ends_the_exchange_as_failed() {
     let (req, from) = receive(&peer).await;
     peer.send_to(&codec::encode(&Message::empty(MessageType::Rst, req.mid)), from).await.unwrap();
     let out = pending.await.unwrap();
-    assert_eq!(out.result, Err(Failure::Reset));
+    assert_eq!(out.result, Err(ExchangeFailure::Reset));
     assert_eq!(out.transmissions(), 1);
     c.stop().await;
 }
@@ -312,17 +317,21 @@ async fn the_client_follows_a_server_that_shrinks_the_block_size() {
     };
     let socket = UdpSocket::bind("127.0.0.1:0").await.unwrap();
     let ep = Endpoint::new(server_config(Duration::from_secs(247)).unwrap(), stream_rng(1, 0, 0)).unwrap();
-    let s = spawn(socket, ep, Clock::start(), Options::server(shrink)).0;
+    let s = spawn(socket, ep, Clock::start(), TaskOptions::server(shrink)).0;
     let spec = run_spec(s.local_addr(), "default", Code::GET, "data?size=1000", 0, 1, 1);
     let (summary, records) = run(&spec).await;
     assert!(summary.success(&spec), "{summary:?}");
-    let Some(Record::Flow(f)) = records.iter().find(|r| matches!(r, Record::Flow(_))) else { panic!("no flow") };
+    let Some(ClientRecord::Flow(f)) = records.iter().find(|r| matches!(r, ClientRecord::Flow(_))) else {
+        panic!("no flow")
+    };
     assert_eq!((f.bytes_received, f.exchanges), (1000, 16));
     // PUT: the first 1 024-byte block is taken whole, then 64-byte blocks: 1 + 976/64 → 17.
     let spec = run_spec(s.local_addr(), "default", Code::PUT, "data", 2000, 1, 1);
     let (summary, records) = run(&spec).await;
     assert!(summary.success(&spec), "{summary:?}");
-    let Some(Record::Flow(f)) = records.iter().find(|r| matches!(r, Record::Flow(_))) else { panic!("no flow") };
+    let Some(ClientRecord::Flow(f)) = records.iter().find(|r| matches!(r, ClientRecord::Flow(_))) else {
+        panic!("no flow")
+    };
     assert_eq!((f.bytes_sent, f.exchanges), (2000, 17));
     s.stop().await;
 }

@@ -7,7 +7,7 @@ use coapcc_driver::rng::{Stream, stream_rng};
 use coapcc_proto::{Code, Endpoint, Event, Message, Origin};
 use coapcc_udp::clock::Clock;
 use coapcc_udp::config::{algorithm, client_config, request, server_config};
-use coapcc_udp::runtime::{Failure, Options, Reply, Report, spawn};
+use coapcc_udp::runtime::{ExchangeFailure, Reply, TaskOptions, TaskReport, spawn};
 use tokio::net::UdpSocket;
 
 fn echo(_: SocketAddr, req: &Message) -> Reply {
@@ -24,10 +24,10 @@ async fn a_client_task_gets_each_response_with_its_rtt_and_timer() {
     let server =
         Endpoint::new(server_config(Duration::from_secs(10)).unwrap(), stream_rng(1, 0, Stream::Server(0).id()))
             .unwrap();
-    let (server, _) = spawn(bind().await, server, clock, Options::server(echo));
+    let (server, _) = spawn(bind().await, server, clock, TaskOptions::server(echo));
     let config = client_config(&algorithm("cocoa", &[]).unwrap()).unwrap();
     let client = Endpoint::new(config, stream_rng(1, 0, Stream::Client(0).id())).unwrap();
-    let (client, mut reports) = spawn(bind().await, client, clock, Options::client().with_reports());
+    let (client, mut reports) = spawn(bind().await, client, clock, TaskOptions::client().with_reports());
     for i in 0..5u8 {
         let mut m = request(Code::POST, "echo", "");
         m.payload = vec![i; 10].into();
@@ -46,8 +46,8 @@ async fn a_client_task_gets_each_response_with_its_rtt_and_timer() {
     let mut sent = 0;
     while let Ok(r) = reports.try_recv() {
         match r {
-            Report::Event { event: Event::Completed { .. }, .. } => completed += 1,
-            Report::Sent { origin: Origin::Request { copy: 0, .. }, .. } => sent += 1,
+            TaskReport::Event { event: Event::Completed { .. }, .. } => completed += 1,
+            TaskReport::Sent { origin: Origin::Request { copy: 0, .. }, .. } => sent += 1,
             _ => {}
         }
     }
@@ -65,9 +65,9 @@ async fn a_silent_server_makes_the_client_give_up_after_max_retransmit() {
     let config =
         client_config(&algorithm("default", &[set("ack_timeout_ms=20"), set("max_retransmit=3")]).unwrap()).unwrap();
     let client = Endpoint::new(config, stream_rng(7, 0, Stream::Client(0).id())).unwrap();
-    let (client, _) = spawn(bind().await, client, clock, Options::client());
+    let (client, _) = spawn(bind().await, client, clock, TaskOptions::client());
     let out = client.request(to, request(Code::GET, "x", "")).unwrap().await.unwrap();
-    assert_eq!(out.result, Err(Failure::GaveUp));
+    assert_eq!(out.result, Err(ExchangeFailure::GaveUp));
     assert_eq!(out.transmissions(), 4);
     let mut buf = [0u8; 64];
     let mut copies = 0;
@@ -81,7 +81,7 @@ async fn a_silent_server_makes_the_client_give_up_after_max_retransmit() {
 #[tokio::test]
 async fn a_scenario_style_pair_without_transmitted_events_or_handler_still_counts_copies_and_reports_them() {
     // As the driver layer's `Endpoints` builds them: no Transmitted events, a server with a
-    // fixed response and no handler. Observers learn every copy from `Report::Sent`.
+    // fixed response and no handler. Observers learn every copy from `TaskReport::Sent`.
     let clock = Clock::start();
     let base = server_config(Duration::from_secs(10)).unwrap();
     let server_cfg = coapcc_proto::EndpointConfig {
@@ -90,23 +90,23 @@ async fn a_scenario_style_pair_without_transmitted_events_or_handler_still_count
         ..base
     };
     let server = Endpoint::new(server_cfg, stream_rng(2, 0, Stream::Server(0).id())).unwrap();
-    let (server, mut server_reports) = spawn(bind().await, server, clock, Options::default().with_reports());
+    let (server, mut server_reports) = spawn(bind().await, server, clock, TaskOptions::default().with_reports());
     let config = coapcc_proto::EndpointConfig {
         transmitted_events: false,
         ..client_config(&algorithm("fasor-token", &[]).unwrap()).unwrap()
     };
     let client = Endpoint::new(config, stream_rng(2, 0, Stream::Client(0).id())).unwrap();
-    let (client, mut reports) = spawn(bind().await, client, clock, Options::client().with_reports());
+    let (client, mut reports) = spawn(bind().await, client, clock, TaskOptions::client().with_reports());
     let out = client.request(server.local_addr(), request(Code::GET, "res", "")).unwrap().await.unwrap();
     assert_eq!((out.transmissions(), out.timers.len(), out.echoed_copy), (1, 0, Some(0)));
     assert_eq!(out.result.unwrap().payload.len(), 20);
     client.stop().await;
     server.stop().await;
-    let sent: Vec<Report> =
-        std::iter::from_fn(|| reports.try_recv().ok()).filter(|r| matches!(r, Report::Sent { .. })).collect();
-    assert!(matches!(sent[..], [Report::Sent { origin: Origin::Request { copy: 0, .. }, .. }]), "{sent:?}");
+    let sent: Vec<TaskReport> =
+        std::iter::from_fn(|| reports.try_recv().ok()).filter(|r| matches!(r, TaskReport::Sent { .. })).collect();
+    assert!(matches!(sent[..], [TaskReport::Sent { origin: Origin::Request { copy: 0, .. }, .. }]), "{sent:?}");
     let answered = std::iter::from_fn(|| server_reports.try_recv().ok())
-        .filter(|r| matches!(r, Report::Sent { origin: Origin::Response { duplicate: false }, .. }))
+        .filter(|r| matches!(r, TaskReport::Sent { origin: Origin::Response { duplicate: false }, .. }))
         .count();
     assert_eq!(answered, 1);
 }

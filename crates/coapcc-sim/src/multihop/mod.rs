@@ -21,7 +21,7 @@
 //!
 //! | file | spec | what is there |
 //! |---|---|---|
-//! | `config.rs`, `workload.rs` | §1–4 | the `[multihop]` schema at its paths here: [`MultihopConfig`], [`RdcKind`](coapcc_driver::scenario::multihop::RdcKind), [`TopologyChoice`](coapcc_driver::scenario::multihop::TopologyChoice), [`Workload`], [`ClientMode`](coapcc_driver::scenario::multihop::ClientMode) (OQ-M5) — the types live in `coapcc_driver::scenario::multihop` |
+//! | `config.rs`, `workload.rs` | §1–4 | the `[multihop]` schema at its paths here: [`MultihopConfig`], [`RdcKind`](coapcc_driver::scenario::multihop::RdcKind), [`TopologyChoice`](coapcc_driver::scenario::multihop::TopologyChoice), [`MultihopWorkload`], [`ClientMode`](coapcc_driver::scenario::multihop::ClientMode) (OQ-M5) — the types live in `coapcc_driver::scenario::multihop` |
 //! | `engine` | §1–4 | the discrete-event engine [`MultihopSim`], one file per layer: `mod.rs` (set-up, event loop, dispatch), `event.rs` (event queue), `mac.rs` (CSMA + RDC on the medium), `net.rs` (forwarding on the DODAG, per-hop frame sizes, 6LoWPAN, t_fwd), `host.rs` (SLIP, host / cloud delay), `coap_app.rs` (CoAP endpoints and workloads, t_app), `tcp_app.rs` (Lim's TCP), `finish.rs` (results) |
 //! | `phy` | §1.2 | 2.4 GHz O-QPSK timing and airtimes ([`PhyConfig`](coapcc_driver::scenario::multihop::PhyConfig), from the schema); frame-length rules 1–4 (MAC header, FCS, uncompressed 6LoWPAN below the threshold, IPHC, RPL hop-by-hop option, UDP/TCP); the default frame-size table and `frame_len_mode = table | rules` |
 //! | `medium` | §1.3 | Cooja UDGM: ranges, success ratios, carrier-sense range from the RSSI model, frames on air, receptions and corruption (hidden terminals from geometry) |
@@ -109,7 +109,7 @@ mod tcp;
 mod topology;
 mod workload;
 
-// The schema (`MultihopConfig`, `Workload`, `Role`, …) is `coapcc_driver::scenario::multihop`'s;
+// The schema (`MultihopConfig`, `MultihopWorkload`, `Role`, …) is `coapcc_driver::scenario::multihop`'s;
 // only what the simulator defines is exported here.
 pub use self::engine::{EventTrace, MultihopSim};
 pub use self::medium::{Geometry, LinkClass};
@@ -120,4 +120,4 @@ pub use self::scenario::{run_one, run_seed, run_traced};
 pub use self::tcp::{TracePoint, TracePointKind};
 
 // The schema types the engine's files name most, imported once for them (not exported).
-pub(crate) use coapcc_driver::scenario::multihop::{ContikiVersion, MultihopConfig, NodeId, Workload};
+pub(crate) use coapcc_driver::scenario::multihop::{ContikiVersion, MultihopConfig, MultihopWorkload, NodeId};

@@ -3,5 +3,5 @@
 //! `engine/tcp_app.rs`).
 
 pub use coapcc_driver::scenario::multihop::{
-    ClientMode, CoapCrossTraffic, CoapFrames, CoapManyToMany, CoapOneToOne, CoapSaturated, LimTcp, Workload,
+    ClientMode, CoapCrossTraffic, CoapFrames, CoapManyToMany, CoapOneToOne, CoapSaturated, LimTcp, MultihopWorkload,
 };

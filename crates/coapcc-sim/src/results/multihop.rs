@@ -10,7 +10,7 @@ use super::metric::MultihopMetric;
 use super::summary::{MetricSummary, MultihopSummary, mean_ci};
 use coapcc_driver::scenario::multihop::Role;
 
-use crate::multihop::{MultihopConfig, MultihopSim, NodeId, Workload};
+use crate::multihop::{MultihopConfig, MultihopSim, MultihopWorkload, NodeId};
 use crate::multihop::{MultihopResult, TcpResult, TracePointKind, run_seed};
 use crate::runner::{AlgorithmRuns, RunOutput};
 use coapcc_driver::scenario::{Model, Scenario};
@@ -88,7 +88,7 @@ pub fn run_metrics(cfg: &MultihopConfig, r: &MultihopResult) -> Vec<(MultihopMet
         let settled = tcp.nodes.iter().filter_map(|n| n.max_rto_after_10_samples_ns).max();
         m.push((M::MaxRtoAfter10SamplesS, settled.map_or(f64::NAN, |ns| ns as f64 / 1e9)));
         let payload = match &cfg.workload {
-            Workload::LimTcp(w) => u64::from(w.payload_bytes),
+            MultihopWorkload::LimTcp(w) => u64::from(w.payload_bytes),
             _ => 0,
         };
         let delivered: u64 = tcp.nodes.iter().map(|n| n.delivered_bytes.checked_div(payload).unwrap_or(0)).sum();
@@ -101,7 +101,7 @@ pub fn run_metrics(cfg: &MultihopConfig, r: &MultihopResult) -> Vec<(MultihopMet
     let retrans: u64 = r.coap.iter().map(|f| f.retransmissions).sum();
     let dur_ns: u128 = r.coap.iter().map(|f| f.duration_sum_ns).sum();
     let duration = ratio(dur_ns as f64 / 1e9, completed as f64);
-    let throughput = if matches!(cfg.workload, Workload::CoapOneToOne(_)) {
+    let throughput = if matches!(cfg.workload, MultihopWorkload::CoapOneToOne(_)) {
         let active: f64 = r
             .coap
             .iter()
@@ -127,7 +127,7 @@ pub fn run_metrics(cfg: &MultihopConfig, r: &MultihopResult) -> Vec<(MultihopMet
     m.push((M::InverseDurationPerS, ratio(1.0, duration)));
     m.push((M::InFlightMean, throughput * duration));
     let window_s = match &cfg.workload {
-        Workload::CoapSaturated(w) => (sim_s - w.window_start.as_secs_f64()).max(0.0),
+        MultihopWorkload::CoapSaturated(w) => (sim_s - w.window_start.as_secs_f64()).max(0.0),
         _ => sim_s,
     };
     let distinct: u64 = r.coap.iter().map(|f| f.distinct_received_in_window).sum();
@@ -138,7 +138,7 @@ pub fn run_metrics(cfg: &MultihopConfig, r: &MultihopResult) -> Vec<(MultihopMet
     m.push((M::GoodputPerS, ratio(distinct as f64, window_s)));
     m.push((M::AppLossRatio, ratio(failed_w as f64, ended as f64)));
     m.push((M::Overhead, ratio(tx_w as f64 - done_w as f64, done_w as f64)));
-    if matches!(cfg.workload, Workload::CoapSaturated(_)) {
+    if matches!(cfg.workload, MultihopWorkload::CoapSaturated(_)) {
         // Spec multihop.md §3.5 M6, M7 (Makarem's senders; undefined values are NaN).
         let senders = r.coap.len() as f64;
         let one_hop = r.coap.iter().filter(|f| f.route_hops == Some(1)).count() as f64;
@@ -477,7 +477,7 @@ mod tests {
     fn tcp_runs_report_short_rtts_truncated_samples_the_settled_rto_and_retransmissions_per_delivered_segment() {
         use crate::multihop::TcpNodeResult;
         use coapcc_driver::scenario::multihop::LimTcp;
-        let cfg = MultihopConfig { workload: Workload::LimTcp(LimTcp::default()), ..MultihopConfig::default() };
+        let cfg = MultihopConfig { workload: MultihopWorkload::LimTcp(LimTcp::default()), ..MultihopConfig::default() };
         let payload = u64::from(LimTcp::default().payload_bytes);
         let node = |samples: u64, below: u64, truncated: u64, settled: Option<u64>, delivered: u64| TcpNodeResult {
             rtt_samples: samples,
@@ -515,8 +515,10 @@ mod tests {
     fn saturated_coap_runs_report_goodput_per_sender_and_the_senders_one_hop_from_the_receiver() {
         use crate::multihop::CoapFlowResult;
         use coapcc_driver::scenario::multihop::CoapSaturated;
-        let cfg =
-            MultihopConfig { workload: Workload::CoapSaturated(CoapSaturated::default()), ..MultihopConfig::default() };
+        let cfg = MultihopConfig {
+            workload: MultihopWorkload::CoapSaturated(CoapSaturated::default()),
+            ..MultihopConfig::default()
+        };
         let flow = |hops: Option<u32>, distinct: u64| CoapFlowResult {
             node: Some(2),
             route_hops: hops,
@@ -535,8 +537,10 @@ mod tests {
         assert_eq!(metric(&m, "goodput_per_sender_per_s"), 0.5);
         assert_eq!(metric(&m, "senders_one_hop_fraction"), 0.5);
         // Other CoAP workloads (Betzler's) keep their columns as they were.
-        let betzler =
-            MultihopConfig { workload: Workload::CoapOneToOne(Default::default()), ..MultihopConfig::default() };
+        let betzler = MultihopConfig {
+            workload: MultihopWorkload::CoapOneToOne(Default::default()),
+            ..MultihopConfig::default()
+        };
         let names: Vec<MultihopMetric> = run_metrics(&betzler, &r).iter().map(|(n, _)| *n).collect();
         assert_eq!(names.last(), Some(&MultihopMetric::Overhead));
     }

@@ -221,7 +221,7 @@ pub struct DirectionReport {
 
 /// What the emulator did: per direction, plus the clients seen, evicted, expired and refused.
 #[derive(Clone, Debug, Default)]
-pub struct Report {
+pub struct EmulatorReport {
     /// Wall time from start to the report.
     pub elapsed: Duration,
     /// Uplink and downlink.
@@ -242,7 +242,7 @@ pub struct Report {
     pub links: Option<Box<(Pipeline, Pipeline)>>,
 }
 
-impl Report {
+impl EmulatorReport {
     /// The report of `direction`.
     pub fn direction(&self, direction: Direction) -> &DirectionReport {
         &self.directions[direction.index()]
@@ -253,7 +253,7 @@ fn us(d: Option<Duration>) -> String {
     d.map_or_else(|| "-".into(), |d| format!("{:.0}", d.as_secs_f64() * 1e6))
 }
 
-impl fmt::Display for Report {
+impl fmt::Display for EmulatorReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
@@ -410,7 +410,7 @@ impl Emulator {
         self,
         stop: impl std::future::Future<Output = ()>,
         signals: bool,
-    ) -> Result<Report, EmulatorError> {
+    ) -> Result<EmulatorReport, EmulatorError> {
         self.run_ready(stop, signals, |_| {}).await
     }
 
@@ -422,11 +422,11 @@ impl Emulator {
         stop: impl std::future::Future<Output = ()>,
         signals: bool,
         on_ready: impl FnOnce(SocketAddr),
-    ) -> Result<Report, EmulatorError> {
+    ) -> Result<EmulatorReport, EmulatorError> {
         let clock = self.clock;
         let started = clock.now();
         let listen_addr = self.listen.local_addr()?;
-        let mut report = Report::default();
+        let mut report = EmulatorReport::default();
         let mut upstreams: HashMap<SocketAddr, Upstream> = HashMap::new();
         let (tx, mut rx) = mpsc::unbounded_channel::<(SocketAddr, Vec<u8>)>();
         let mut buf = vec![0_u8; MAX_DATAGRAM_BYTES];
@@ -547,13 +547,13 @@ impl Emulator {
         }
         let final_report = self.snapshot(&report, started);
         let (log, [up, down]) = self.relay.into_parts();
-        Ok(Report { log, links: Some(Box::new((up, down))), ..final_report })
+        Ok(EmulatorReport { log, links: Some(Box::new((up, down))), ..final_report })
     }
 
     /// The report so far (without the log).
-    fn snapshot(&self, report: &Report, started: Instant) -> Report {
+    fn snapshot(&self, report: &EmulatorReport, started: Instant) -> EmulatorReport {
         let counters = self.relay.counters();
-        let mut r = Report {
+        let mut r = EmulatorReport {
             elapsed: self.clock.now().saturating_duration_since(started),
             directions: report.directions.clone(),
             clients: counters.admitted,
@@ -615,7 +615,7 @@ impl Emulator {
 pub fn run_until_interrupted(
     config: EmulatorConfig,
     on_ready: impl FnOnce(SocketAddr),
-) -> Result<Report, EmulatorError> {
+) -> Result<EmulatorReport, EmulatorError> {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     rt.block_on(async {
         let emulator = Emulator::bind(config, Clock::start()).await?;

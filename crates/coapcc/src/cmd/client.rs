@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use coapcc_driver::scenario::Setting;
 use coapcc_proto::Code;
-use coapcc_udp::client::{ClientRun, MAX_SENT_BODY_BYTES, Record};
+use coapcc_udp::client::{ClientRecord, ClientRun, MAX_SENT_BODY_BYTES};
 use coapcc_udp::clock::os_seed;
 use coapcc_udp::config::parse_uri;
 
@@ -139,7 +139,7 @@ pub fn run(args: &ClientArgs, out: &mut dyn Write) -> Result<(), CliError> {
     }
 }
 
-fn json_line(out: &mut dyn Write, r: &Record) -> std::io::Result<()> {
+fn json_line(out: &mut dyn Write, r: &ClientRecord) -> std::io::Result<()> {
     serde_json::to_writer(&mut *out, r)?;
     writeln!(out)?;
     out.flush()
@@ -151,20 +151,20 @@ fn opt_ms(v: Option<f64>) -> String {
 
 /// The human-readable lines of `r`, flushed at once: a run stopped by a signal keeps what it
 /// printed, the seed line first.
-fn human(out: &mut dyn Write, r: &Record) -> std::io::Result<()> {
+fn human(out: &mut dyn Write, r: &ClientRecord) -> std::io::Result<()> {
     human_lines(out, r)?;
     out.flush()
 }
 
-fn human_lines(out: &mut dyn Write, r: &Record) -> std::io::Result<()> {
+fn human_lines(out: &mut dyn Write, r: &ClientRecord) -> std::io::Result<()> {
     match r {
-        Record::Run { seed, algorithm, target, flows, count, method } => {
+        ClientRecord::Run { seed, algorithm, target, flows, count, method } => {
             writeln!(
                 out,
                 "coapcc client: {flows} flow(s) x {count} {method} request(s) to {target}, algorithm {algorithm}, seed {seed}"
             )
         }
-        Record::Exchange(e) if e.gave_up || e.reset || e.no_response => writeln!(
+        ClientRecord::Exchange(e) if e.gave_up || e.reset || e.no_response => writeln!(
             out,
             "flow {} request {}{}: {} after {} transmission(s), timers {:?} ms",
             e.flow,
@@ -180,9 +180,9 @@ fn human_lines(out: &mut dyn Write, r: &Record) -> std::io::Result<()> {
             e.transmissions,
             e.timers_ms
         ),
-        Record::Exchange(_) => Ok(()),
-        Record::Flow(_) => Ok(()),
-        Record::Summary(s) => {
+        ClientRecord::Exchange(_) => Ok(()),
+        ClientRecord::Flow(_) => Ok(()),
+        ClientRecord::Summary(s) => {
             writeln!(
                 out,
                 "requests: {} ok, {} failed; exchanges {}, transmissions {}, retransmissions {}, gave up {}{}",

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use coapcc_proto::Endpoint;
 use coapcc_udp::clock::{Clock, os_seed};
-use coapcc_udp::runtime::{Options, spawn};
+use coapcc_udp::runtime::{TaskOptions, spawn};
 use coapcc_udp::server::Resources;
 
 use super::client::{runtime, seconds};
@@ -44,7 +44,7 @@ pub fn run(args: &ServerArgs, out: &mut dyn Write) -> Result<(), CliError> {
         let local = socket.local_addr()?;
         let endpoint = Endpoint::new(config, coapcc_driver::rng::stream_rng(seed, 0, coapcc_driver::rng::Stream::Server(0).id()))
             .map_err(|e| CliError::Failure(e.to_string()))?;
-        let (handle, _) = spawn(socket, endpoint, Clock::start(), Options::server(Resources));
+        let (handle, _) = spawn(socket, endpoint, Clock::start(), TaskOptions::server(Resources));
         writeln!(out, "coapcc server listening on {local} (seed {seed})")?;
         out.flush()?;
         wait_for_stop(duration).await;

@@ -19,7 +19,7 @@ use super::presets::ContikiVersion;
 use super::rdc::{ContikiMacConfig, NullRdcConfig};
 use super::topology::{Node, Position, Role, Topology};
 use super::udgm::UdgmConfig;
-use super::workload::Workload;
+use super::workload::MultihopWorkload;
 
 /// Which radio duty cycling runs on every mote (§1.5).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Deserialize)]
@@ -224,7 +224,7 @@ pub struct MultihopConfig {
     #[serde(rename = "duration_ms", with = "serde_ms")]
     pub duration: Duration,
     /// Applications.
-    pub workload: Workload,
+    pub workload: MultihopWorkload,
     /// Diagnostics: the host discards everything it receives (checks 5, 12).
     pub blackhole_host: bool,
     /// Diagnostics: these motes' applications discard everything (their MAC still ACKs).
@@ -260,7 +260,7 @@ impl Default for MultihopConfig {
             slip_bits_per_byte: 10,
             host_delay: Duration::ZERO,
             duration: Duration::from_secs(600),
-            workload: Workload::default(),
+            workload: MultihopWorkload::default(),
             blackhole_host: false,
             blackhole_nodes: Vec::new(),
             echo: MultihopEcho::None,

@@ -29,7 +29,7 @@
 //! | file | spec | what is there |
 //! |---|---|---|
 //! | `config.rs` | §1–4 | [`MultihopConfig`] (serde, `Default` = spec values), [`RdcKind`], [`TopologyChoice`] |
-//! | `workload.rs` | §2.4, §3.3, §4.3 | the `[multihop.workload]` table: [`Workload`] — Makarem saturated senders, Betzler 1-to-1, many-to-many and cross-traffic burst, Lim TCP reports; [`ClientMode`] (OQ-M5) |
+//! | `workload.rs` | §2.4, §3.3, §4.3 | the `[multihop.workload]` table: [`MultihopWorkload`] — Makarem saturated senders, Betzler 1-to-1, many-to-many and cross-traffic burst, Lim TCP reports; [`ClientMode`] (OQ-M5) |
 //! | `presets.rs` | OQ-M1, OQ-M2 | the preset keys: [`ContikiVersion`], [`Mote`] |
 //! | `phy.rs` | §1.2 | [`PhyConfig`]: radio timing and airtimes; [`FrameLenMode`] |
 //! | `udgm.rs` | §1.3 | [`UdgmConfig`]: ranges, success ratios, the CCA threshold and RSSI model |
@@ -57,5 +57,5 @@ pub use self::rdc::{ContikiMacConfig, NullRdcConfig, rtimer_ticks};
 pub use self::topology::{Node, NodeId, Position, Role, Topology};
 pub use self::udgm::UdgmConfig;
 pub use self::workload::{
-    ClientMode, CoapCrossTraffic, CoapFrames, CoapManyToMany, CoapOneToOne, CoapSaturated, LimTcp, Workload,
+    ClientMode, CoapCrossTraffic, CoapFrames, CoapManyToMany, CoapOneToOne, CoapSaturated, LimTcp, MultihopWorkload,
 };

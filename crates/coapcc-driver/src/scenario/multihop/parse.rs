@@ -8,7 +8,7 @@ use serde::Deserialize;
 
 use super::config::MultihopConfig;
 use super::presets::{ContikiVersion, Mote};
-use super::workload::{CoapCrossTraffic, CoapManyToMany, CoapOneToOne, CoapSaturated, LimTcp, Workload};
+use super::workload::{CoapCrossTraffic, CoapManyToMany, CoapOneToOne, CoapSaturated, LimTcp, MultihopWorkload};
 use crate::scenario::error::ScenarioError;
 
 /// Keys of `[multihop]` that are not fields of [`MultihopConfig`]: `mote` selects a platform
@@ -52,11 +52,11 @@ impl MultihopModel {
                     }
                 };
                 match &mut cfg.workload {
-                    Workload::LimTcp(w) => w.scheme = name.clone(),
-                    Workload::CoapSaturated(w) => set(&mut w.algorithm, &mut w.nstart),
-                    Workload::CoapOneToOne(w) => set(&mut w.algorithm, &mut w.nstart),
-                    Workload::CoapManyToMany(w) => set(&mut w.algorithm, &mut w.nstart),
-                    Workload::CoapCrossTraffic(w) => set(&mut w.algorithm, &mut w.nstart),
+                    MultihopWorkload::LimTcp(w) => w.scheme = name.clone(),
+                    MultihopWorkload::CoapSaturated(w) => set(&mut w.algorithm, &mut w.nstart),
+                    MultihopWorkload::CoapOneToOne(w) => set(&mut w.algorithm, &mut w.nstart),
+                    MultihopWorkload::CoapManyToMany(w) => set(&mut w.algorithm, &mut w.nstart),
+                    MultihopWorkload::CoapCrossTraffic(w) => set(&mut w.algorithm, &mut w.nstart),
                 }
                 cfg.algorithm_config = Some(*config);
                 (name.clone(), cfg)
@@ -276,7 +276,7 @@ mod tests {
         let m = model(LINE, &[]);
         assert_eq!(m.configs.len(), 2);
         match &m.configs[1].1.workload {
-            Workload::CoapSaturated(w) => assert_eq!(w.algorithm, "cocoa"),
+            MultihopWorkload::CoapSaturated(w) => assert_eq!(w.algorithm, "cocoa"),
             other => panic!("{other:?}"),
         }
         assert_eq!(m.configs[0].1.rdc, RdcKind::NullRdc);
@@ -305,7 +305,7 @@ mod tests {
     fn nstart_by_algorithm_gives_one_algorithm_its_own_nstart() {
         let text = LINE.replace("duration_ms = 20000\n", "duration_ms = 20000\nnstart_by_algorithm = { cocoa = 4 }\n");
         let nstart = |c: &MultihopConfig| match &c.workload {
-            Workload::CoapSaturated(w) => w.nstart,
+            MultihopWorkload::CoapSaturated(w) => w.nstart,
             other => panic!("{other:?}"),
         };
         let m = model(&text, &[]);
@@ -333,9 +333,9 @@ mod tests {
     fn the_open_question_options_are_keys_whose_bad_values_name_the_key() {
         // OQ-M5: client_mode under a CoAP workload.
         let c = model(LINE, &[]).base;
-        assert!(matches!(&c.workload, Workload::CoapSaturated(w) if w.client_mode == ClientMode::Parallel));
+        assert!(matches!(&c.workload, MultihopWorkload::CoapSaturated(w) if w.client_mode == ClientMode::Parallel));
         let c = model(LINE, &["multihop.workload.client_mode=sequential"]).base;
-        assert!(matches!(&c.workload, Workload::CoapSaturated(w) if w.client_mode == ClientMode::Sequential));
+        assert!(matches!(&c.workload, MultihopWorkload::CoapSaturated(w) if w.client_mode == ClientMode::Sequential));
         assert_eq!(key(&["multihop.workload.client_mode=sometimes"]).as_deref(), Some("multihop.workload.client_mode"));
         // OQ-M14: the server's delayed ACK under the TCP workload.
         let tcp = LINE
@@ -346,7 +346,7 @@ mod tests {
             .replace("algorithms = [\"default\", \"cocoa\"]", "algorithms = [\"uip\"]");
         let c = model(&tcp, &["multihop.workload.server_delayed_ack_ms=200"]).base;
         assert!(
-            matches!(&c.workload, Workload::LimTcp(w) if w.server_delayed_ack == coapcc_core::Duration::from_millis(200))
+            matches!(&c.workload, MultihopWorkload::LimTcp(w) if w.server_delayed_ack == coapcc_core::Duration::from_millis(200))
         );
         let e = load(&tcp, &["multihop.workload.server_delayed_ack_ms=-1"]).unwrap_err();
         assert_eq!(e.key.as_deref(), Some("multihop.workload.server_delayed_ack_ms"));

@@ -246,7 +246,7 @@ impl Default for LimTcp {
 /// What the applications do.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Workload {
+pub enum MultihopWorkload {
     /// [`CoapSaturated`].
     CoapSaturated(CoapSaturated),
     /// [`CoapOneToOne`].
@@ -259,8 +259,8 @@ pub enum Workload {
     LimTcp(LimTcp),
 }
 
-impl Default for Workload {
+impl Default for MultihopWorkload {
     fn default() -> Self {
-        Workload::LimTcp(LimTcp::default())
+        MultihopWorkload::LimTcp(LimTcp::default())
     }
 }

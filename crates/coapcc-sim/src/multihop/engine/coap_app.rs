@@ -666,7 +666,7 @@ mod tests {
     use super::super::testkit::{betzler_null_rdc, line_coap, run};
     use super::super::{
         ClientMode, CoapCrossTraffic, CoapManyToMany, CoapOneToOne, CoapSaturated, MultihopConfig, MultihopSim,
-        RdcKind, TopologyChoice, Workload,
+        MultihopWorkload, RdcKind, TopologyChoice,
     };
     use crate::multihop::ContikiVersion;
     use coapcc_driver::scenario::multihop::CsmaConfig;
@@ -691,7 +691,7 @@ mod tests {
         for (rdc, hops) in [(RdcKind::NullRdc, 3), (RdcKind::Contikimac, 2)] {
             let with = |mode: ClientMode| {
                 let mut cfg = line_coap(rdc, hops, 200, "cocoa");
-                if let Workload::CoapSaturated(w) = &mut cfg.workload {
+                if let MultihopWorkload::CoapSaturated(w) = &mut cfg.workload {
                     w.nstart = 4;
                     w.client_mode = mode;
                 }
@@ -714,7 +714,7 @@ mod tests {
     #[test]
     fn a_sequential_betzler_cloud_client_with_nstart_4_has_one_exchange_in_flight() {
         // OQ-M5 on the 1-to-1 workload (CoCoA4 = CoCoA with NSTART 4), lossless NullRDC.
-        let cfg = betzler_null_rdc(Workload::CoapOneToOne(CoapOneToOne {
+        let cfg = betzler_null_rdc(MultihopWorkload::CoapOneToOne(CoapOneToOne {
             algorithm: "cocoa".into(),
             nstart: 4,
             client_mode: ClientMode::Sequential,
@@ -755,7 +755,7 @@ mod tests {
             topology: TopologyChoice::MakaremChain { nodes: 6 },
             csma: CsmaConfig::for_mote(ContikiVersion::V3_0, coapcc_driver::scenario::multihop::Mote::Z1),
             duration: Duration::from_secs(300),
-            workload: Workload::CoapSaturated(CoapSaturated::default()),
+            workload: MultihopWorkload::CoapSaturated(CoapSaturated::default()),
             ..MultihopConfig::default()
         };
         let r = run(cfg, 31);
@@ -772,7 +772,7 @@ mod tests {
 
     #[test]
     fn betzler_one_to_one_runs_the_servers_in_turn_through_slip_and_the_cloud_delay() {
-        let cfg = betzler_null_rdc(Workload::CoapOneToOne(CoapOneToOne {
+        let cfg = betzler_null_rdc(MultihopWorkload::CoapOneToOne(CoapOneToOne {
             algorithm: "cocoa".into(),
             exchanges: 10,
             servers: Some(vec![0, 1, 2]),
@@ -789,8 +789,10 @@ mod tests {
 
     #[test]
     fn betzler_many_to_many_runs_all_clients_at_once_and_ends_when_all_are_done() {
-        let cfg =
-            betzler_null_rdc(Workload::CoapManyToMany(CoapManyToMany { exchanges: 5, ..CoapManyToMany::default() }));
+        let cfg = betzler_null_rdc(MultihopWorkload::CoapManyToMany(CoapManyToMany {
+            exchanges: 5,
+            ..CoapManyToMany::default()
+        }));
         let r = run(cfg, 42);
         assert_eq!(r.coap.len(), 29);
         assert!(r.coap.iter().all(|f| f.completed + f.failed == 5), "{:?}", r.coap);
@@ -799,7 +801,7 @@ mod tests {
 
     #[test]
     fn betzler_cross_traffic_runs_four_continuous_flows_and_a_burst_over_the_other_25_servers() {
-        let cfg = betzler_null_rdc(Workload::CoapCrossTraffic(CoapCrossTraffic {
+        let cfg = betzler_null_rdc(MultihopWorkload::CoapCrossTraffic(CoapCrossTraffic {
             algorithm: "cocoa".into(),
             exchanges: 5,
             burst_at: Duration::from_secs(20),
@@ -823,7 +825,7 @@ mod tests {
         cfg.udgm.success_ratio_tx = 0.85;
         cfg.duration = Duration::from_secs(300);
         cfg.echo = echo;
-        if let Workload::CoapSaturated(w) = &mut cfg.workload {
+        if let MultihopWorkload::CoapSaturated(w) = &mut cfg.workload {
             w.max_exchanges = None;
         }
         cfg

@@ -10,7 +10,7 @@ use super::MultihopSim;
 use crate::multihop::NodeId;
 use crate::multihop::metrics::{MultihopResult, TcpNodeResult, TcpResult, jain_index};
 use crate::multihop::tcp::TcpState;
-use crate::multihop::workload::Workload;
+use crate::multihop::workload::MultihopWorkload;
 
 impl MultihopSim {
     /// The results, once the run has ended.
@@ -52,7 +52,7 @@ impl MultihopSim {
                 });
             }
             let payload = match &self.cfg.workload {
-                Workload::LimTcp(w) => u64::from(w.payload_bytes),
+                MultihopWorkload::LimTcp(w) => u64::from(w.payload_bytes),
                 _ => 0,
             };
             let goodputs: Vec<f64> = nodes.iter().map(|n| n.delivered_bytes as f64 * 8.0 / secs).collect();

@@ -585,7 +585,7 @@ impl MultihopSim {
 #[cfg(test)]
 mod tests {
     use super::super::testkit::{line_coap, run};
-    use super::super::{RdcKind, Workload};
+    use super::super::{MultihopWorkload, RdcKind};
 
     #[test]
     fn the_idle_one_hop_coap_rtt_through_real_endpoints_over_nullrdc_is_8_016_ms() {
@@ -679,7 +679,7 @@ mod tests {
         // after the first carry the pending bit and go out as follower trains, and the
         // receiver stays awake for them (31.25 ms), so all 4 arrive in one wake-up.
         let mut cfg = line_coap(RdcKind::Contikimac, 1, 4, "cocoa");
-        if let Workload::CoapSaturated(w) = &mut cfg.workload {
+        if let MultihopWorkload::CoapSaturated(w) = &mut cfg.workload {
             w.nstart = 4;
         }
         let r = run(cfg, 51);

@@ -20,7 +20,7 @@
 //! | `tcp_app.rs` | TCP application (§4.3) | [`build_tcp_controller`], Lim's clients and reports, the server and its delayed ACK |
 //! | `finish.rs` | results (§2.5, §3.4, §4.4) | the run's [`MultihopResult`] |
 //!
-//! The schema a run is built from ([`MultihopConfig`], [`Workload`], …) is in the parent
+//! The schema a run is built from ([`MultihopConfig`], [`MultihopWorkload`], …) is in the parent
 //! module's `config.rs` and `workload.rs`; it is re-exported here too, at the paths callers
 //! used before the engine was split.
 //!
@@ -46,7 +46,7 @@ use coapcc_driver::rng::{SimRng, stream_rng};
 pub use self::event::EventTrace;
 pub use self::net::Addr;
 use super::config::MultihopConfig;
-use super::workload::Workload;
+use super::workload::MultihopWorkload;
 // The schema types the engine's tests name (at `super::super::…` from each layer's tests).
 #[cfg(test)]
 use coapcc_driver::scenario::multihop::{
@@ -173,11 +173,11 @@ impl MultihopSim {
     /// Sets up the workload's applications (`coap_app.rs`, `tcp_app.rs`).
     fn setup_workload(&mut self, topo: &Topology, root: NodeId) -> Result<(), ConfigError> {
         match self.cfg.workload.clone() {
-            Workload::CoapSaturated(w) => self.setup_coap_saturated(&w, topo, root),
-            Workload::CoapOneToOne(w) => self.setup_coap_one_to_one(&w, topo),
-            Workload::CoapManyToMany(w) => self.setup_coap_many_to_many(&w, topo),
-            Workload::CoapCrossTraffic(w) => self.setup_coap_cross_traffic(&w, topo),
-            Workload::LimTcp(w) => self.setup_lim_tcp(&w, topo, root),
+            MultihopWorkload::CoapSaturated(w) => self.setup_coap_saturated(&w, topo, root),
+            MultihopWorkload::CoapOneToOne(w) => self.setup_coap_one_to_one(&w, topo),
+            MultihopWorkload::CoapManyToMany(w) => self.setup_coap_many_to_many(&w, topo),
+            MultihopWorkload::CoapCrossTraffic(w) => self.setup_coap_cross_traffic(&w, topo),
+            MultihopWorkload::LimTcp(w) => self.setup_lim_tcp(&w, topo, root),
         }
     }
 
@@ -290,7 +290,7 @@ mod tests {
     fn configuration_errors_name_their_key() {
         let bad = |cfg: MultihopConfig| MultihopSim::new(cfg, 0).err().map(|e| e.key);
         let cfg = MultihopConfig {
-            workload: Workload::LimTcp(LimTcp { scheme: "cocoa".into(), ..LimTcp::default() }),
+            workload: MultihopWorkload::LimTcp(LimTcp { scheme: "cocoa".into(), ..LimTcp::default() }),
             ..Default::default()
         };
         assert_eq!(bad(cfg), Some("workload.scheme"));
@@ -305,7 +305,10 @@ mod tests {
         );
         assert!(toml::from_str::<MultihopConfig>("rdcs = \"null_rdc\"").is_err());
         let cfg = MultihopConfig {
-            workload: Workload::LimTcp(LimTcp { server_delayed_ack: Duration::from_millis(500), ..LimTcp::default() }),
+            workload: MultihopWorkload::LimTcp(LimTcp {
+                server_delayed_ack: Duration::from_millis(500),
+                ..LimTcp::default()
+            }),
             ..Default::default()
         };
         assert_eq!(bad(cfg), Some("workload.server_delayed_ack_ms"));
@@ -364,7 +367,7 @@ mod tests {
                     udgm: UdgmConfig { success_ratio_tx: 0.94, ..UdgmConfig::for_version(ContikiVersion::V2_7) },
                     host_delay: Duration::from_millis(75),
                     duration: Duration::from_secs(36_000),
-                    workload: Workload::CoapOneToOne(CoapOneToOne {
+                    workload: MultihopWorkload::CoapOneToOne(CoapOneToOne {
                         algorithm: alg.into(),
                         nstart,
                         ..CoapOneToOne::default()
@@ -397,7 +400,10 @@ mod tests {
                 topology: TopologyChoice::MakaremChain { nodes: 8 },
                 csma: CsmaConfig::for_mote(ContikiVersion::V3_0, coapcc_driver::scenario::multihop::Mote::Z1),
                 duration: Duration::from_secs(900),
-                workload: Workload::CoapSaturated(CoapSaturated { algorithm: alg.into(), ..CoapSaturated::default() }),
+                workload: MultihopWorkload::CoapSaturated(CoapSaturated {
+                    algorithm: alg.into(),
+                    ..CoapSaturated::default()
+                }),
                 ..MultihopConfig::default()
             };
             let r = run(cfg, 6);

@@ -20,7 +20,7 @@ use crate::multihop::phy::{Compressed, Endpoint as PhyEndpoint, FrameLenMode, Fr
 use crate::multihop::sixlowpan::{Fragment, LowpanFrame, Verdict, buffers_needed, fragment};
 use crate::multihop::tcp::Segment;
 use crate::multihop::topology::Topology;
-use crate::multihop::workload::Workload;
+use crate::multihop::workload::MultihopWorkload;
 use crate::multihop::{ContikiVersion, NodeId};
 
 /// A network address: a mote, or an endpoint on the host side of the border router (cloud
@@ -189,12 +189,12 @@ impl MultihopSim {
             return Ok(());
         }
         let flows: &[TableFlow] = match &self.cfg.workload {
-            Workload::LimTcp(_) => &[TableFlow::LimData, TableFlow::LimAck],
+            MultihopWorkload::LimTcp(_) => &[TableFlow::LimData, TableFlow::LimAck],
             _ => &[self.coap.frames.0, self.coap.frames.1],
         };
         let mut path_hops: Vec<u32> =
             (0..topo.len()).filter_map(|i| self.dodag.hops(NodeId::from_index(i))).filter(|&h| h > 0).collect();
-        if let Workload::CoapSaturated(_) = &self.cfg.workload {
+        if let MultihopWorkload::CoapSaturated(_) = &self.cfg.workload {
             for (s, r) in self.coap.mote_pairs() {
                 path_hops.extend(self.dodag.route_hops(s, r));
             }
@@ -263,7 +263,7 @@ mod tests {
     use coapcc_core::Duration;
 
     use super::super::testkit::{coap_80, line_coap, run};
-    use super::super::{MultihopSim, RdcKind, Workload};
+    use super::super::{MultihopSim, MultihopWorkload, RdcKind};
 
     #[test]
     fn an_80_byte_coap_message_needs_fragmentation_beyond_one_hop_and_is_a_load_error_without_it() {
@@ -314,7 +314,7 @@ mod tests {
             cfg.udgm.success_ratio_tx = 0.9;
             cfg.reassembly_timeout = Some(Duration::from_millis(timeout_ms));
             cfg.duration = Duration::from_secs(200_000);
-            if let Workload::CoapSaturated(w) = &mut cfg.workload {
+            if let MultihopWorkload::CoapSaturated(w) = &mut cfg.workload {
                 w.max_exchanges = Some(1500);
             }
             let f = run(cfg, 3).coap[0].clone();

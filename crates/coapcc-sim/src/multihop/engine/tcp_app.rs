@@ -21,7 +21,7 @@ use crate::multihop::NodeId;
 use crate::multihop::phy::TableFlow;
 use crate::multihop::tcp::{Segment, TcpClient, TcpServer};
 use crate::multihop::topology::Topology;
-use crate::multihop::workload::{LimTcp, Workload};
+use crate::multihop::workload::{LimTcp, MultihopWorkload};
 
 /// A fresh TCP retransmission controller of `scheme` (`uip`, `uip-dither`, `lim`) with the
 /// retransmission limit `max_retransmissions`.
@@ -181,7 +181,7 @@ impl MultihopSim {
     /// Mote `node`'s application hands over a report and draws the next one's interval.
     pub(super) fn on_report(&mut self, node: u16) {
         let now = self.now;
-        let Workload::LimTcp(w) = &self.cfg.workload else { return };
+        let MultihopWorkload::LimTcp(w) = &self.cfg.workload else { return };
         let (lo, hi) = (w.report_min, w.report_max);
         let Some(t) = self.tcp.nodes[node as usize].as_mut() else { return };
         if now < self.tcp.data_phase.1 {
@@ -202,7 +202,7 @@ impl MultihopSim {
             };
             self.send_packet(Addr::Node(NodeId(node)), Addr::Host(0), flow, Body::Tcp(s));
         }
-        let periodic = matches!(&self.cfg.workload, Workload::LimTcp(w) if w.periodic_timer);
+        let periodic = matches!(&self.cfg.workload, MultihopWorkload::LimTcp(w) if w.periodic_timer);
         let Some(t) = self.tcp.nodes[node as usize].as_mut() else { return };
         t.timer_gen += 1;
         if let Some(d) = t.client.deadline() {
@@ -228,14 +228,14 @@ mod tests {
     use coapcc_driver::rng::{below, stream_rng};
 
     use super::super::testkit::{lim, run};
-    use super::super::{MultihopSim, RdcKind, TopologyChoice, Workload, streams};
+    use super::super::{MultihopSim, MultihopWorkload, RdcKind, TopologyChoice, streams};
     use super::build_tcp_controller;
 
     /// Karn-valid RTT samples (ns) of the one TCP mote of a one-hop NullRDC line, with the
     /// server's delayed ACK `delack`.
     fn one_hop_tcp_rtts(delack: Duration) -> Vec<u64> {
         let mut cfg = lim(TopologyChoice::Line { nodes: 2, spacing_m: 40.0 }, RdcKind::NullRdc, "uip", 2);
-        if let Workload::LimTcp(w) = &mut cfg.workload {
+        if let MultihopWorkload::LimTcp(w) = &mut cfg.workload {
             w.server_delayed_ack = delack;
         }
         let mut sim = MultihopSim::new(cfg, 15).unwrap();
@@ -324,7 +324,7 @@ mod tests {
         for scheme in ["uip", "uip-dither", "lim"] {
             let mut cfg = lim(TopologyChoice::Line { nodes: 2, spacing_m: 40.0 }, RdcKind::NullRdc, scheme, 3);
             cfg.blackhole_host = true;
-            if let Workload::LimTcp(w) = &mut cfg.workload {
+            if let MultihopWorkload::LimTcp(w) = &mut cfg.workload {
                 w.periodic_timer = false;
             }
             let r = run(cfg, 13);

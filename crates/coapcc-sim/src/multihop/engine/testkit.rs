@@ -3,7 +3,7 @@
 
 use coapcc_core::Duration;
 
-use super::{CoapSaturated, LimTcp, MultihopConfig, MultihopSim, RdcKind, TopologyChoice, Workload};
+use super::{CoapSaturated, LimTcp, MultihopConfig, MultihopSim, MultihopWorkload, RdcKind, TopologyChoice};
 use crate::multihop::ContikiVersion;
 use crate::multihop::medium::UdgmConfig;
 use crate::multihop::metrics::MultihopResult;
@@ -15,7 +15,7 @@ pub(super) fn line_coap(rdc: RdcKind, hops: u32, exchanges: u64, algorithm: &str
         topology: TopologyChoice::Line { nodes: hops + 1, spacing_m: 40.0 },
         rdc,
         duration: Duration::from_secs(600),
-        workload: Workload::CoapSaturated(CoapSaturated {
+        workload: MultihopWorkload::CoapSaturated(CoapSaturated {
             algorithm: algorithm.into(),
             senders: Some(vec![hops as u16]),
             receiver: Some(0),
@@ -35,7 +35,7 @@ pub(super) fn run(cfg: MultihopConfig, seed: u64) -> MultihopResult {
 
 /// The Betzler surrogate with Contiki 2.7, NullRDC, lossless links, the 75 ms cloud delay
 /// and `workload`.
-pub(super) fn betzler_null_rdc(workload: Workload) -> MultihopConfig {
+pub(super) fn betzler_null_rdc(workload: MultihopWorkload) -> MultihopConfig {
     MultihopConfig {
         topology: TopologyChoice::Betzler,
         version: ContikiVersion::V2_7,
@@ -60,7 +60,7 @@ pub(super) fn lim(topology: TopologyChoice, rdc: RdcKind, scheme: &str, minutes:
         topology,
         rdc,
         duration: Duration::from_secs(60 * minutes),
-        workload: Workload::LimTcp(LimTcp { scheme: scheme.into(), ..LimTcp::default() }),
+        workload: MultihopWorkload::LimTcp(LimTcp { scheme: scheme.into(), ..LimTcp::default() }),
         ..MultihopConfig::default()
     }
 }
