@@ -674,7 +674,7 @@ fn an_algorithm_given_twice_is_refused_naming_it_and_no_duplicate_rows_are_writt
 }
 
 #[test]
-fn an_output_folder_that_cannot_be_written_is_refused_before_the_run_naming_it() {
+fn an_output_folder_that_cannot_be_written_is_refused_before_sim_or_testbed_runs_naming_it() {
     let (d, f) = with_good("out");
     let work = d.join("work");
     let file = d.join("a-file");
@@ -683,31 +683,7 @@ fn an_output_folder_that_cannot_be_written_is_refused_before_the_run_naming_it()
         let out = out.to_str().unwrap();
         assert_refused(&work, &["sim", &f, "--out", out, "-q"], &[out]);
         assert_refused(&work, &["sim", &f, "--out", out, "--sweep", "flows=1,2", "-q"], &[out]);
-    }
-    // A read-only folder, unless this user writes anyway (root does).
-    let ro = d.join("read-only");
-    std::fs::create_dir(&ro).unwrap();
-    let mut perms = std::fs::metadata(&ro).unwrap().permissions();
-    perms.set_readonly(true);
-    std::fs::set_permissions(&ro, perms).unwrap();
-    if std::fs::write(ro.join("probe"), "x").is_err() {
-        assert_refused(&work, &["sim", &f, "--out", ro.to_str().unwrap(), "-q"], &[ro.to_str().unwrap()]);
-    }
-    let mut perms = std::fs::metadata(&ro).unwrap().permissions();
-    #[allow(clippy::permissions_set_readonly_false)]
-    perms.set_readonly(false);
-    std::fs::set_permissions(&ro, perms).unwrap();
-}
-
-#[test]
-fn a_testbed_output_folder_that_cannot_be_written_is_refused_before_anything_runs_naming_it() {
-    let (d, f) = with_good("testbed-out");
-    let work = d.join("work");
-    let file = d.join("a-file");
-    std::fs::write(&file, "x").unwrap();
-    // Without --quiet: one line on stderr means not even the real-time estimate was made.
-    for out in [file.clone(), file.join("below")] {
-        let out = out.to_str().unwrap();
+        // Without --quiet: one line on stderr means not even the real-time estimate was made.
         let err = assert_refused(&work, &["testbed", &f, "--out", out], &[out, "cannot write results"]);
         assert!(!err.contains("testbed:"), "{err}");
     }
@@ -719,7 +695,9 @@ fn a_testbed_output_folder_that_cannot_be_written_is_refused_before_anything_run
     perms.set_readonly(true);
     std::fs::set_permissions(&ro, perms).unwrap();
     if std::fs::write(ro.join("probe"), "x").is_err() {
-        assert_refused(&work, &["testbed", &f, "--out", ro.to_str().unwrap()], &[ro.to_str().unwrap()]);
+        for command in ["sim", "testbed"] {
+            assert_refused(&work, &[command, &f, "--out", ro.to_str().unwrap(), "-q"], &[ro.to_str().unwrap()]);
+        }
     }
     let mut perms = std::fs::metadata(&ro).unwrap().permissions();
     #[allow(clippy::permissions_set_readonly_false)]
