@@ -64,19 +64,21 @@ pub fn algorithm_info<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, P
 }
 
 /// `coapcc replay`: runs `script` on `algorithm` configured with `set` (`(key, text)` pairs,
-/// as `--set`) and, when `no_dither`, `dither = false`; seeded with `seed`. Returns the
+/// as `--set`) and, when `no_dither`, `dither = false`; seeded with `seed` (1 by default; an
+/// integer from 0 to 2⁶⁴−1, else a `ValueError` naming it). Returns the
 /// events as a table: `t_ms`, `event`, `exchange`, `copy` (NaN where the JSON has null),
 /// `timer_ms` (transmissions; else NaN), `rto_ms` (acks; NaN where null or not an ack).
 /// Errors name the line or the key, as the CLI's do (`ValueError`).
 #[pyfunction]
-#[pyo3(signature = (algorithm, script, seed = 1, set = Vec::new(), no_dither = false))]
+#[pyo3(signature = (algorithm, script, seed = None, set = Vec::new(), no_dither = false))]
 pub fn replay_events(
     algorithm: &str,
     script: &str,
-    seed: u64,
+    seed: Option<&Bound<'_, PyAny>>,
     set: Vec<(String, String)>,
     no_dither: bool,
 ) -> PyResult<Table> {
+    let seed = seed.map(|s| crate::values::seed(s, "seed")).transpose()?.unwrap_or(1);
     let mut set = settings(&set)?;
     if no_dither {
         set.push(Setting::new("dither", false).map_err(|e| PyRuntimeError::new_err(e.to_string()))?);

@@ -21,6 +21,17 @@ pub fn settings(pairs: &[(String, String)]) -> PyResult<Vec<Setting>> {
     pairs.iter().map(|(k, t)| setting(k, t)).collect()
 }
 
+/// A seed argument `name`: an integer from 0 to 2⁶⁴−1, as `--seed` takes; another integer is a
+/// `ValueError` naming the argument (not an `OverflowError`).
+pub fn seed(v: &Bound<'_, PyAny>, name: &str) -> PyResult<u64> {
+    if !v.is_instance_of::<PyInt>() {
+        let kind = v.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".into());
+        return Err(PyTypeError::new_err(format!("{name}: a seed is an integer, not a value of type `{kind}`")));
+    }
+    v.extract::<u64>()
+        .map_err(|_| PyValueError::new_err(format!("{name} = {}: a seed is an integer from 0 to {}", v, u64::MAX)))
+}
+
 /// A TOML value as a Python value (tables as dicts, arrays as lists, date-times as text).
 pub fn to_py(py: Python<'_>, v: &toml::Value) -> PyResult<Py<PyAny>> {
     Ok(match v {
@@ -53,8 +64,13 @@ pub fn from_py(v: &Bound<'_, PyAny>, path: &str) -> PyResult<toml::Value> {
         return Ok(toml::Value::Boolean(v.extract()?));
     }
     if v.is_instance_of::<PyInt>() {
-        let i: i64 = v.extract().map_err(|_| PyValueError::new_err(format!("key `{path}`: integer out of range")))?;
-        return Ok(toml::Value::Integer(i));
+        // TOML integers are signed 64-bit (TOML 1.1 §Integer): a larger one is written as its
+        // decimal text, as scenario files write a seed above 2⁶³−1; the key then takes it
+        // (`seed`, up to 2⁶⁴−1) or refuses it naming the key, as it would the file.
+        return Ok(match v.extract::<i64>() {
+            Ok(i) => toml::Value::Integer(i),
+            Err(_) => toml::Value::String(v.str()?.to_string()),
+        });
     }
     if v.is_instance_of::<PyFloat>() {
         return Ok(toml::Value::Float(v.extract()?));

@@ -88,6 +88,38 @@ def test_the_largest_seed_runs_and_gives_the_clis_files(coapcc_bin, tmp_path):
         coapcc.sim(SMALL, seed=-1)
 
 
+def _keyed(**fields):
+    """A two-flow network scenario built from keys, as ``Scenario(name, **fields)`` takes them."""
+    return coapcc.Scenario(
+        "t/keyed",
+        algorithms=["default"],
+        network={"nbiot": {"buffer_bytes": 2500, "errors": "none"}},
+        workload={"flows": 2, "flow_type": "continuous"},
+        **fields,
+    )
+
+
+def test_every_seed_argument_takes_0_to_2_64_minus_1_and_refuses_others_with_a_value_error_naming_the_seed():
+    # The edges of u64 and of TOML's signed 64-bit integers, as `--seed` takes them.
+    for seed in [0, 2**63 - 1, 2**63, MAX_SEED]:
+        assert _keyed(seed=seed).seed == seed
+        assert _keyed().set("seed", seed).seed == seed
+    keyed = coapcc.sim(_keyed(seed=MAX_SEED), replications=1)
+    assert keyed.runs.equals(coapcc.sim(_keyed(), seed=MAX_SEED, replications=1).runs)
+    assert len(coapcc.replay("default", "send\nwait 100\nack\n", seed=MAX_SEED)) == 2
+    for seed in [-1, -(2**64), 2**64, 2**100]:
+        for make in [
+            lambda: _keyed(seed=seed),
+            lambda: _keyed().set("seed", seed),
+            lambda: coapcc.sim(SMALL, seed=seed, replications=1),
+            lambda: coapcc.sweep(SMALL, grid={"flows": [1, 2]}, seed=seed, replications=1),
+        ]:
+            with pytest.raises(coapcc.ScenarioError, match="seed"):
+                make()
+        with pytest.raises(ValueError, match="seed"):
+            coapcc.replay("default", "send\n", seed=seed)
+
+
 def test_a_name_that_leaves_the_output_folder_is_a_scenario_error_naming_the_key():
     for name in ["../../escaped", "/tmp/escaped", "a/../../b"]:
         with pytest.raises(coapcc.ScenarioError, match="key `name`"):

@@ -1,7 +1,7 @@
 //! Output files written atomically: a reader (or an interrupted run) never sees half a file.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::error::ReportError;
 
@@ -27,16 +27,61 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
 /// Checks, before a run, that results can be written into folder `dir`: it is created if
 /// missing, and a file is created in it and removed. A path that is a file, or a folder that
 /// cannot be created or written, is bad input naming the path.
-pub(crate) fn check_writable(dir: &Path) -> Result<(), ReportError> {
+///
+/// Returns the folders the check created. Dropped, they are removed again (innermost first,
+/// each only while it is empty), so a run that then fails leaves nothing behind that did not
+/// exist before; [`CreatedFolders::keep`] keeps them once the run has succeeded.
+pub fn check_writable(dir: &Path) -> Result<CreatedFolders, ReportError> {
     let bad = |problem: String| ReportError::Options(format!("cannot write results to `{}`: {problem}", dir.display()));
     if dir.exists() && !dir.is_dir() {
         return Err(bad("it is not a folder".into()));
     }
+    // The missing folders, innermost first, up to the first one that exists.
+    let missing: Vec<PathBuf> = dir
+        .ancestors()
+        .take_while(|d| !d.as_os_str().is_empty() && std::fs::symlink_metadata(d).is_err())
+        .map(Path::to_path_buf)
+        .collect();
+    let created = CreatedFolders { innermost_first: missing };
     std::fs::create_dir_all(dir).map_err(|e| bad(format!("cannot create the folder: {e}")))?;
     let probe = dir.join(format!(".write-check-{}", std::process::id()));
     std::fs::File::create(&probe).map_err(|e| bad(format!("cannot create a file in it: {e}")))?;
     let _ = std::fs::remove_file(&probe);
-    Ok(())
+    Ok(created)
+}
+
+/// The folders [`check_writable`] created: removed when dropped (innermost first, each only
+/// while it is empty) unless [`kept`](CreatedFolders::keep).
+#[derive(Debug, Default)]
+#[must_use = "dropped at once, the folders the check created are removed at once"]
+pub struct CreatedFolders {
+    innermost_first: Vec<PathBuf>,
+}
+
+impl CreatedFolders {
+    /// Adds the folders a later check created (they are removed first: they may be inside
+    /// these).
+    pub fn extend(&mut self, later: CreatedFolders) {
+        let mut later = later;
+        let mut all = std::mem::take(&mut later.innermost_first);
+        all.append(&mut self.innermost_first);
+        self.innermost_first = all;
+    }
+
+    /// Keeps the folders (the run they were checked for succeeded).
+    pub fn keep(mut self) {
+        self.innermost_first.clear();
+    }
+}
+
+impl Drop for CreatedFolders {
+    fn drop(&mut self) {
+        for d in &self.innermost_first {
+            // `remove_dir` removes only an empty folder: one the run wrote into stays, and
+            // so does every folder above it.
+            let _ = std::fs::remove_dir(d);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -59,7 +104,7 @@ mod tests {
     #[test]
     fn a_results_folder_that_is_a_file_or_below_one_is_bad_input_naming_it() {
         let dir = std::env::temp_dir().join(format!("coapcc-writable-{}", std::process::id()));
-        check_writable(&dir.join("new/sub")).unwrap();
+        check_writable(&dir.join("new/sub")).unwrap().keep();
         assert_eq!(std::fs::read_dir(dir.join("new/sub")).unwrap().count(), 0, "the probe file is removed");
         let file = dir.join("file");
         std::fs::write(&file, b"x").unwrap();
@@ -67,6 +112,32 @@ mod tests {
             let e = check_writable(&p).unwrap_err();
             assert!(e.is_bad_input() && e.to_string().contains(&p.display().to_string()), "{e}");
         }
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn a_failed_run_leaves_no_folder_the_check_created_and_keeps_every_other() {
+        let dir = std::env::temp_dir().join(format!("coapcc-created-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // Dropped (the run failed): the two folders it created go, the one that existed stays.
+        drop(check_writable(&dir.join("a/b")).unwrap());
+        assert!(dir.is_dir() && !dir.join("a").exists());
+        // A folder the run wrote into stays, and so does every folder above it.
+        let created = check_writable(&dir.join("a/b")).unwrap();
+        std::fs::write(dir.join("a/b/partial.csv"), b"x").unwrap();
+        drop(created);
+        assert!(dir.join("a/b/partial.csv").is_file());
+        // Kept (the run succeeded): an empty folder stays too.
+        check_writable(&dir.join("c")).unwrap().keep();
+        assert!(dir.join("c").is_dir());
+        // Two checks in one new folder: a failed run removes both, and the folder above.
+        let mut created = check_writable(&dir.join("d/e")).unwrap();
+        created.extend(check_writable(&dir.join("d/f")).unwrap());
+        drop(created);
+        assert!(!dir.join("d").exists());
+        // An existing folder is never removed, empty or not.
+        drop(check_writable(&dir.join("c")).unwrap());
+        assert!(dir.join("c").is_dir());
         let _ = std::fs::remove_dir_all(dir);
     }
 }

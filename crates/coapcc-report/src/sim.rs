@@ -13,7 +13,7 @@ use coapcc_sim::sweep::{sweep_csv_header, sweep_csv_rows};
 use coapcc_sim::{job_count, run_scenario};
 
 use crate::error::ReportError;
-use crate::files::{check_writable, write_atomic};
+use crate::files::{CreatedFolders, check_writable, write_atomic};
 use crate::progress::{Progress, thread_pool};
 
 /// What to simulate and where the results go (the options of `coapcc sim`).
@@ -111,10 +111,12 @@ pub fn run_sim(opts: &SimOptions, out: &mut dyn Write, progress: &dyn Progress) 
         }
     }
     // Every output folder is writable before anything runs: a bad `--out` costs nothing.
+    // A run that then fails leaves none of the folders the check created (if still empty).
     let mut bases: Vec<PathBuf> = loaded.iter().map(|(_, s)| opts.out_dir(&s.file.name)).collect();
     bases.dedup();
+    let mut created = CreatedFolders::default();
     for base in &bases {
-        check_writable(base)?;
+        created.extend(check_writable(base)?);
     }
     // Scenarios run one after another, each on the whole pool: no more threads than the widest has runs.
     let widest = loaded.iter().map(|(_, s)| job_count(s)).max().unwrap_or(1);
@@ -150,6 +152,7 @@ pub fn run_sim(opts: &SimOptions, out: &mut dyn Write, progress: &dyn Progress) 
             write_atomic(&base.join("sweep.csv"), text.as_bytes())?;
         }
     }
+    created.keep();
     Ok(())
 }
 

@@ -89,15 +89,28 @@ pub fn reply(request: &Message) -> Reply {
 
 /// The most bytes a response to `request` may take, its transmission-count echo aside
 /// (unless block-wise transfer was asked for): [`AMPLIFICATION_FACTOR`] times the request
-/// without its echo. The echo the endpoint adds to the response (the request's own, or a
-/// duplicate's, `coapcc_proto` answering copies) is at most three times the bytes it takes
-/// in that request, so every response, to a request or to any of its copies, is within
-/// [`AMPLIFICATION_FACTOR`] times what drew it.
+/// without its echo, less what an echo may add to the response beyond three times what it
+/// adds to the request. The endpoint echoes the request's (or a duplicate's, `coapcc_proto`
+/// answering copies with their own echo) transmission count after the response's options,
+/// all below 29, so with a three-byte header; in a request, an echo of `n` value bytes adds
+/// its header and `n` bytes, and may save a byte on the header of the option after it: an
+/// empty one between an option from 65008 to 65019 and one above 65020 adds no byte at all.
+/// The echo's value and length bytes are in both; so the cheapest (empty) echo the request's
+/// options allow is the worst case, and every response, to a request or to any of its
+/// copies, is within [`AMPLIFICATION_FACTOR`] times what drew it.
 fn bound_bytes(request: &Message) -> usize {
     let mut m = request.clone();
     m.options.retain(|o| o.number != option::TRANSMISSION_COUNT);
-    AMPLIFICATION_FACTOR * m.wire_len()
+    let without = m.wire_len();
+    m.add_option(option::TRANSMISSION_COUNT, []);
+    let cheapest_echo_in_request = m.wire_len() - without;
+    let reserve = EMPTY_ECHO_IN_RESPONSE_BYTES.saturating_sub(AMPLIFICATION_FACTOR * cheapest_echo_in_request);
+    AMPLIFICATION_FACTOR * without - reserve
 }
+
+/// The bytes an empty transmission-count option takes in a response (after options below
+/// 269: a header with a two-byte delta extension, RFC 7252 §3.1).
+const EMPTY_ECHO_IN_RESPONSE_BYTES: usize = 3;
 
 /// The encoded length of the response the endpoint sends for `reply` to `request`, without
 /// the transmission-count echo: header, token, options, payload.

@@ -674,7 +674,7 @@ fn an_algorithm_given_twice_is_refused_naming_it_and_no_duplicate_rows_are_writt
 }
 
 #[test]
-fn an_output_folder_that_cannot_be_written_is_refused_before_the_run_naming_it() {
+fn an_output_folder_that_cannot_be_written_is_refused_before_sim_or_testbed_runs_naming_it() {
     let (d, f) = with_good("out");
     let work = d.join("work");
     let file = d.join("a-file");
@@ -683,7 +683,11 @@ fn an_output_folder_that_cannot_be_written_is_refused_before_the_run_naming_it()
         let out = out.to_str().unwrap();
         assert_refused(&work, &["sim", &f, "--out", out, "-q"], &[out]);
         assert_refused(&work, &["sim", &f, "--out", out, "--sweep", "flows=1,2", "-q"], &[out]);
+        // Without --quiet: one line on stderr means not even the real-time estimate was made.
+        let err = assert_refused(&work, &["testbed", &f, "--out", out], &[out, "cannot write results"]);
+        assert!(!err.contains("testbed:"), "{err}");
     }
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "x", "the file is untouched");
     // A read-only folder, unless this user writes anyway (root does).
     let ro = d.join("read-only");
     std::fs::create_dir(&ro).unwrap();
@@ -691,12 +695,43 @@ fn an_output_folder_that_cannot_be_written_is_refused_before_the_run_naming_it()
     perms.set_readonly(true);
     std::fs::set_permissions(&ro, perms).unwrap();
     if std::fs::write(ro.join("probe"), "x").is_err() {
-        assert_refused(&work, &["sim", &f, "--out", ro.to_str().unwrap(), "-q"], &[ro.to_str().unwrap()]);
+        for command in ["sim", "testbed"] {
+            assert_refused(&work, &[command, &f, "--out", ro.to_str().unwrap(), "-q"], &[ro.to_str().unwrap()]);
+        }
     }
     let mut perms = std::fs::metadata(&ro).unwrap().permissions();
     #[allow(clippy::permissions_set_readonly_false)]
     perms.set_readonly(false);
     std::fs::set_permissions(&ro, perms).unwrap();
+}
+
+#[test]
+fn a_run_refused_after_the_output_check_leaves_no_folder_the_check_created() {
+    let (d, f) = with_good("leftovers");
+    let work = d.join("work");
+    // Bad input found after the check: --pcap of a multihop scenario (sim), a scenario longer
+    // than --max-wall-s (testbed); each --out two folders deep, neither existing.
+    let multihop = scenario("lim/e1-nullrdc-4x4.toml");
+    assert_refused(&work, &["sim", &multihop, "--pcap", "--out", "new/nested", "-q"], &["--pcap"]);
+    let multihop2 = scenario("lim/e2-contikimac-4x4.toml");
+    assert_refused(&work, &["sim", &multihop, &multihop2, "--pcap", "--out", "new/nested", "-q"], &["--pcap"]);
+    let args = ["testbed", &f, "--max-wall-s", "0", "--pcap", "--out", "new/nested", "-q"];
+    assert_refused(&work, &args, &["--max-wall-s 0"]);
+    assert!(!work.join("new").exists(), "left behind: {:?}", files_below(&work));
+    // The default output folder (`results/…`) is not left behind either.
+    assert_refused(&work, &["testbed", &f, "--max-wall-s", "0", "-q"], &["--max-wall-s 0"]);
+    assert!(!work.join("results").exists());
+    // A folder that existed stays, even empty, and so does what a finished scenario wrote.
+    std::fs::create_dir(work.join("kept")).unwrap();
+    assert_refused(&work, &["testbed", &f, "--max-wall-s", "0", "--out", "kept", "-q"], &["--max-wall-s 0"]);
+    assert!(work.join("kept").is_dir());
+    let (code, _, err) = run_in(&work, &["sim", &f, &multihop, "--pcap", "--out", "both", "-q"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        work.join("both/t/good/flows.csv").is_file() && !work.join("both/lim").exists(),
+        "{:?}",
+        files_below(&work)
+    );
 }
 
 #[test]

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use coapcc_driver::metrics::RunResult;
 use coapcc_driver::scenario::Setting;
+use coapcc_report::check_writable;
 use coapcc_report::pcap_file_stem as file_stem;
 use coapcc_report::realtime::{self, Replication, Testbed};
 use coapcc_udp::emulator::{Direction, DirectionReport};
@@ -95,12 +96,18 @@ pub fn run(args: &TestbedArgs, out: &mut dyn Write) -> Result<(), CliError> {
         set.push(Setting::algorithms(args.algorithms.iter().cloned()));
     }
     let s = realtime::load(&args.scenario, &set)?;
+    // The output folders are writable before anything runs, as for `coapcc sim`; a run that
+    // then fails leaves none of the folders the check created (if still empty).
+    let dir = args.out.clone().unwrap_or_else(|| Path::new("results").join("testbed").join(&s.file.name));
+    let mut created = check_writable(&dir)?;
+    let pcap_dir = args.pcap.then(|| dir.join("pcap"));
+    if let Some(d) = &pcap_dir {
+        created.extend(check_writable(d)?);
+    }
     let estimate = realtime::admit(&s, args.max_wall_s)?;
     if !args.quiet {
         eprintln!("testbed: {} — about {:.0} s of real time", s.file.name, estimate);
     }
-    let dir = args.out.clone().unwrap_or_else(|| Path::new("results").join("testbed").join(&s.file.name));
-    let pcap_dir = args.pcap.then(|| dir.join("pcap"));
     let mut timing: Vec<String> = Vec::new();
     let results = {
         let mut tb = loopback(pcap_dir.as_deref(), |name, r, run| {
@@ -113,5 +120,6 @@ pub fn run(args: &TestbedArgs, out: &mut dyn Write) -> Result<(), CliError> {
         realtime::run_all(&s, &mut tb)?
     };
     realtime::report(&dir, &s, &results, &timing, out)?;
+    created.keep();
     Ok(())
 }
