@@ -23,7 +23,7 @@
 //! | root, from `pcap` | `coapcc sim --pcap`: replication 0 of each algorithm as pcap files ([`pcap_file_stem`]) |
 //! | root, from `algorithms` | the algorithm registry as a table ([`algorithms_table`]), as CSV ([`algorithms_csv`]), and one algorithm's keys ([`algorithm_keys_text`]) |
 //! | root, from `progress` | [`Progress`] (what a run reports while it works) and the worker pool |
-//! | `files` (private) | atomic file writes |
+//! | `files` (private) | atomic file writes ([`write_atomic`]) |
 //! | root, from `error` | [`ReportError`] |
 
 #![forbid(unsafe_code)]
@@ -49,6 +49,7 @@ pub use algorithms::{algorithm_keys_text, algorithms_csv, algorithms_table};
 pub use crosscheck::{MetricComparison, TOLERANCE as CROSSCHECK_TOLERANCE, run_crosscheck};
 pub use describe::describe;
 pub use error::ReportError;
+pub use files::write_atomic;
 pub use pcap::file_stem as pcap_file_stem;
 pub use progress::{Progress, thread_pool};
 pub use reproduce::investigate::Findings;
