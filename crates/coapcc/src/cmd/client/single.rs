@@ -54,7 +54,14 @@ pub fn run(args: &ClientArgs, out: &mut dyn Write) -> Result<(), CliError> {
         seed: args.seed.unwrap_or_else(os_seed),
         exchange_lifetime,
     };
-    let mut printer = Printer { out, output: args.output.as_deref(), verbose: args.verbose, timer: None, error: None };
+    let mut printer = Printer {
+        out,
+        output: args.output.as_deref(),
+        verbose: args.verbose,
+        timer: None,
+        printed: false,
+        error: None,
+    };
     let result = rt.block_on(async {
         let request = coapcc_udp::request::run(&req, interrupted(), |e| printer.event(e));
         match timeout {
@@ -173,6 +180,8 @@ struct Printer<'a> {
     verbose: bool,
     /// The timer of the copy about to be sent (its event comes before its datagram).
     timer: Option<Duration>,
+    /// A message was printed already.
+    printed: bool,
     error: Option<CliError>,
 }
 
@@ -197,7 +206,10 @@ impl Printer<'_> {
     }
 
     fn message(&mut self, msg: &Message, body: &[u8]) -> Result<(), CliError> {
-        let mut text = show::head(msg);
+        // Notifications after the first are set apart by an empty line.
+        let mut text = if self.printed { "\n".to_string() } else { String::new() };
+        self.printed = true;
+        text.push_str(&show::head(msg));
         match self.output {
             Some(path) => {
                 coapcc_report::write_atomic(path, body)?;
