@@ -27,9 +27,7 @@ use crate::block::{Block, MAX_SZX, size_of_szx};
 use crate::client::MAX_RECEIVED_BODY_BYTES;
 use crate::clock::Clock;
 use crate::runtime::{ExchangeFailure, Handle, TaskOptions, TaskReport, spawn};
-
-/// The Observe option number (RFC 7641 §2).
-pub const OBSERVE: u16 = 6;
+use coapcc_proto::option::OBSERVE;
 
 /// How long a deregistration (RFC 7641 §3.6) may take before the client stops anyway.
 pub const DEREGISTRATION_WAIT: Duration = Duration::from_secs(5);

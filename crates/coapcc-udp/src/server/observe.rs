@@ -14,10 +14,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use coapcc_proto::{Code, Message, MessageType, Options, Payload, Token, decode_uint, encode_uint, option};
 
-use crate::runtime::{Handler, Reply};
+use coapcc_proto::option::OBSERVE;
 
-/// The Observe option number (RFC 7641 §2).
-const OBSERVE: u16 = 6;
+use crate::runtime::{Handler, Reply};
 
 /// The most observations `/obs` keeps at once.
 pub const MAX_OBSERVERS: usize = 64;
