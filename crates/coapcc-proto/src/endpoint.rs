@@ -496,8 +496,9 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng, C: Controller> Endpoint<A, R, C> {
         self.peers.get(to).map_or(0, |p| p.outstanding.len() + p.queue.len())
     }
 
-    /// Queues a confirmable request to `to`. `template` supplies code, options and payload;
-    /// type, Message ID and token are set by the endpoint. It leaves as soon as NSTART and the
+    /// Queues a confirmable request to `to`. `template` supplies code, options and payload
+    /// (and its token, when it has one); type, Message ID and otherwise the token are set by
+    /// the endpoint. It leaves as soon as NSTART and the
     /// controller allow (possibly within this call).
     pub fn request(&mut self, now: Instant, to: A, template: Message) -> RequestId {
         let id = RequestId(self.next_id);
@@ -701,9 +702,16 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng, C: Controller> Endpoint<A, R, C> {
                 return;
             }
             let Some((id, mut msg)) = peer.queue.pop_front() else { return };
-            let token_len = usize::from(self.config.token_len);
-            let token = Token::new(&self.next_token.to_be_bytes()[8 - token_len..]).unwrap_or(Token::EMPTY);
-            self.next_token = self.next_token.wrapping_add(1);
+            // A template that brings its own token keeps it (an Observe deregistration repeats
+            // the registration's token, RFC 7641 §3.6); otherwise the endpoint draws the next.
+            let token = if msg.token.is_empty() {
+                let token_len = usize::from(self.config.token_len);
+                let token = Token::new(&self.next_token.to_be_bytes()[8 - token_len..]).unwrap_or(Token::EMPTY);
+                self.next_token = self.next_token.wrapping_add(1);
+                token
+            } else {
+                msg.token
+            };
             msg.mtype = MessageType::Con;
             msg.mid = peer.next_mid;
             peer.next_mid = peer.next_mid.wrapping_add(1);

@@ -197,6 +197,8 @@ pub mod option {
     pub const SIZE1: u16 = 60;
     /// Content-Format (RFC 7252 §5.10.3).
     pub const CONTENT_FORMAT: u16 = 12;
+    /// Observe (RFC 7641 §2).
+    pub const OBSERVE: u16 = 6;
     /// The transmission-count echo: FASOR-02's Rexmit-Cnt and pCoCoA's Transmission Count.
     /// Both drafts leave the number to be assigned; this is an Experimental Use number
     /// (RFC 7252 §12.2: 65000–65535) chosen with the properties FASOR-02 asks for: elective

@@ -23,7 +23,7 @@
 //! | root, from `pcap` | `coapcc sim --pcap`: replication 0 of each algorithm as pcap files ([`pcap_file_stem`]) |
 //! | root, from `algorithms` | the algorithm registry as a table ([`algorithms_table`]), as CSV ([`algorithms_csv`]), and one algorithm's keys ([`algorithm_keys_text`]) |
 //! | root, from `progress` | [`Progress`] (what a run reports while it works) and the worker pool |
-//! | root, from `files` | the output-folder check before a run ([`check_writable`], [`CreatedFolders`]); atomic file writes |
+//! | root, from `files` | the output-folder check before a run ([`check_writable`], [`CreatedFolders`]); atomic file writes ([`write_atomic`]) |
 //! | root, from `error` | [`ReportError`] |
 
 #![forbid(unsafe_code)]
@@ -49,7 +49,7 @@ pub use algorithms::{algorithm_keys_text, algorithms_csv, algorithms_table};
 pub use crosscheck::{MetricComparison, TOLERANCE as CROSSCHECK_TOLERANCE, run_crosscheck};
 pub use describe::describe;
 pub use error::ReportError;
-pub use files::{CreatedFolders, check_writable};
+pub use files::{CreatedFolders, check_writable, write_atomic};
 pub use pcap::file_stem as pcap_file_stem;
 pub use progress::{Progress, thread_pool};
 pub use reproduce::investigate::Findings;

@@ -264,13 +264,7 @@ pub async fn run(run: &ClientRun, mut sink: impl FnMut(&ClientRecord)) -> Result
         count: run.count,
         method: method_name(run.method),
     });
-    // A loopback target gets loopback sockets (nothing listens on other interfaces).
-    let bind: SocketAddr = match run.target {
-        SocketAddr::V4(t) if t.ip().is_loopback() => ([127, 0, 0, 1], 0).into(),
-        SocketAddr::V4(_) => ([0, 0, 0, 0], 0).into(),
-        SocketAddr::V6(t) if t.ip().is_loopback() => (std::net::Ipv6Addr::LOCALHOST, 0).into(),
-        SocketAddr::V6(_) => (std::net::Ipv6Addr::UNSPECIFIED, 0).into(),
-    };
+    let bind = local_for(run.target);
     let (tx, mut rx) = mpsc::unbounded_channel();
     let mut tasks = tokio::task::JoinSet::new();
     for f in 0..run.flows {
@@ -327,6 +321,18 @@ pub async fn run(run: &ClientRun, mut sink: impl FnMut(&ClientRecord)) -> Result
     summary.fct_p50_ms = quantile(&mut fcts, 0.5);
     sink(&ClientRecord::Summary(summary.clone()));
     Ok(summary)
+}
+
+/// The local address a client socket towards `target` binds: a loopback target gets a
+/// loopback socket (nothing listens on other interfaces), any other the unspecified address;
+/// an ephemeral port.
+pub fn local_for(target: SocketAddr) -> SocketAddr {
+    match target {
+        SocketAddr::V4(t) if t.ip().is_loopback() => ([127, 0, 0, 1], 0).into(),
+        SocketAddr::V4(_) => ([0, 0, 0, 0], 0).into(),
+        SocketAddr::V6(t) if t.ip().is_loopback() => (std::net::Ipv6Addr::LOCALHOST, 0).into(),
+        SocketAddr::V6(_) => (std::net::Ipv6Addr::UNSPECIFIED, 0).into(),
+    }
 }
 
 /// The endpoint of flow `f`: its own generator, stream `Client(f)` of `seed`.

@@ -12,6 +12,7 @@
 //! |---|---|
 //! | [`runtime`] | **start here**: [`runtime::spawn`] drives one endpoint over one socket (clients, servers, observers) |
 //! | [`config`] | algorithm presets with `--set` keys, client and server endpoint configurations, `coap://` URIs |
+//! | [`request`] | one request as `coap-client` makes it: the response printed, NON, Observe (RFC 7641), block-wise |
 //! | [`server`] | the resources of `coapcc server` (`/echo`, `/data?size=N`, `/.well-known/core`) |
 //! | [`bench`](mod@bench) | measuring real CoAP on loopback (`coapcc bench --case udp`): fuzzing throughput, exchanges per second, CPU per exchange |
 //! | [`fuzz`] | datagram fuzzing of client and server endpoints (corpus, mutations), for tests and benchmarks |
@@ -31,6 +32,7 @@ pub mod clock;
 pub mod config;
 pub mod emulator;
 pub mod fuzz;
+pub mod request;
 pub mod runtime;
 pub mod server;
 pub mod testbed;

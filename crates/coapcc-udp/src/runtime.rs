@@ -47,7 +47,9 @@ use coapcc_core::Instant;
 use coapcc_driver::rng::SimRng;
 use coapcc_proto::Options as MessageOptions;
 use coapcc_proto::codec;
-use coapcc_proto::{Code, Endpoint, EndpointStats, Event, Message, Origin, RequestHandle, RequestId};
+use coapcc_proto::{
+    Code, Endpoint, EndpointStats, Event, Message, MessageType, Origin, RequestHandle, RequestId, Token,
+};
 use tokio::net::UdpSocket;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
@@ -230,6 +232,9 @@ pub struct Finished {
 
 enum Command {
     Request { to: SocketAddr, template: Message, done: oneshot::Sender<ExchangeOutcome> },
+    Send { to: SocketAddr, msg: Message },
+    Watch { token: Token, responses: mpsc::UnboundedSender<Arc<Message>> },
+    Unwatch { token: Token },
     Stop,
 }
 
@@ -254,6 +259,29 @@ impl Handle {
         let (done, rx) = oneshot::channel();
         self.commands.send(Command::Request { to, template, done }).map_err(|_| Stopped)?;
         Ok(rx)
+    }
+
+    /// Sends `msg` as it is (type, Message ID and token included), outside the endpoint: a
+    /// non-confirmable request, which the endpoint does not make (RFC 7252 §4.3).
+    pub fn send(&self, to: SocketAddr, msg: Message) -> Result<(), Stopped> {
+        self.commands.send(Command::Send { to, msg }).map_err(|_| Stopped)
+    }
+
+    /// From now on, every CON or NON response carrying `token` goes to the returned channel
+    /// instead of the endpoint, a CON one acknowledged with an empty ACK (RFC 7252 §4.2): the
+    /// response to a non-confirmable request, and the notifications of an observation
+    /// (RFC 7641 §3.3), which the endpoint would reject once their exchange has ended.
+    /// Piggybacked responses (in an ACK) still complete their exchange.
+    pub fn watch(&self, token: Token) -> Result<mpsc::UnboundedReceiver<Arc<Message>>, Stopped> {
+        let (responses, rx) = mpsc::unbounded_channel();
+        self.commands.send(Command::Watch { token, responses }).map_err(|_| Stopped)?;
+        Ok(rx)
+    }
+
+    /// Ends [`Handle::watch`] of `token`: later responses carrying it go to the endpoint again
+    /// (which rejects a CON one with a Reset, ending an observation, RFC 7641 §3.6).
+    pub fn unwatch(&self, token: Token) -> Result<(), Stopped> {
+        self.commands.send(Command::Unwatch { token }).map_err(|_| Stopped)
     }
 
     /// The socket's local address.
@@ -289,6 +317,7 @@ pub fn spawn(
         handler: options.handler,
         reports: options.reports.then_some(report_tx),
         pending: HashMap::new(),
+        watched: HashMap::new(),
         separate_deadlines: BinaryHeap::new(),
         stats: RuntimeStats::default(),
     };
@@ -313,6 +342,8 @@ struct Task {
     handler: Option<Arc<dyn Handler>>,
     reports: Option<mpsc::UnboundedSender<TaskReport>>,
     pending: HashMap<RequestId, Pending>,
+    /// Tokens whose CON/NON responses go to the application ([`Handle::watch`]).
+    watched: HashMap<Token, mpsc::UnboundedSender<Arc<Message>>>,
     /// When each exchange acknowledged empty stops waiting for its separate response
     /// (entries of exchanges that ended since are skipped).
     separate_deadlines: BinaryHeap<Reverse<(Instant, RequestId)>>,
@@ -351,7 +382,9 @@ impl Task {
                         let now = self.clock.now();
                         self.stats.datagrams_received += 1;
                         self.report(TaskReport::Received { at: now, from, len_bytes: n });
-                        self.endpoint.handle_datagram(now, from, &buf[..n]);
+                        if !self.deliver_watched(now, from, &buf[..n]).await {
+                            self.endpoint.handle_datagram(now, from, &buf[..n]);
+                        }
                         self.drain(now).await;
                     }
                     Err(_) => self.stats.receive_errors += 1,
@@ -362,6 +395,13 @@ impl Task {
                         let id = self.endpoint.request(now, to, template);
                         self.pending.insert(id, Pending { done, first_sent: None, copies: 0, timers: Vec::new(), acked: None });
                         self.drain(now).await;
+                    }
+                    Some(Command::Send { to, msg }) => self.send(self.clock.now(), to, &msg, Origin::Empty).await,
+                    Some(Command::Watch { token, responses }) => {
+                        self.watched.insert(token, responses);
+                    }
+                    Some(Command::Unwatch { token }) => {
+                        self.watched.remove(&token);
                     }
                     Some(Command::Stop) => break,
                     // Every handle is gone: nobody can ask for more, but a server keeps serving.
@@ -427,19 +467,39 @@ impl Task {
                     p.copies = p.copies.max(copy.saturating_add(1));
                 }
             }
-            let bytes = codec::encode(&t.msg);
-            self.report(TaskReport::Sent {
-                at: now,
-                to: t.to,
-                origin: t.origin,
-                len_bytes: bytes.len(),
-                mid: t.msg.mid,
-            });
-            match self.socket.send_to(&bytes, t.to).await {
-                Ok(_) => self.stats.datagrams_sent += 1,
-                Err(_) => self.stats.send_errors += 1,
-            }
+            self.send(now, t.to, &t.msg, t.origin).await;
         }
+    }
+
+    /// Encodes, reports and sends one message.
+    async fn send(&mut self, now: Instant, to: SocketAddr, msg: &Message, origin: Origin) {
+        let bytes = codec::encode(msg);
+        self.report(TaskReport::Sent { at: now, to, origin, len_bytes: bytes.len(), mid: msg.mid });
+        match self.socket.send_to(&bytes, to).await {
+            Ok(_) => self.stats.datagrams_sent += 1,
+            Err(_) => self.stats.send_errors += 1,
+        }
+    }
+
+    /// Hands a CON or NON response with a watched token to its channel (acknowledging a CON
+    /// one); whether it did.
+    async fn deliver_watched(&mut self, now: Instant, from: SocketAddr, bytes: &[u8]) -> bool {
+        if self.watched.is_empty() {
+            return false;
+        }
+        let Ok(msg) = codec::decode(bytes) else { return false };
+        if !matches!(msg.mtype, MessageType::Con | MessageType::Non) || !msg.code.is_response() {
+            return false;
+        }
+        let Some(tx) = self.watched.get(&msg.token) else { return false };
+        let (mtype, mid) = (msg.mtype, msg.mid);
+        if tx.send(Arc::new(msg)).is_err() {
+            return false;
+        }
+        if mtype == MessageType::Con {
+            self.send(now, from, &Message::empty(MessageType::Ack, mid), Origin::Empty).await;
+        }
+        true
     }
 
     fn finish(

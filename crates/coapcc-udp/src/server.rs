@@ -6,6 +6,7 @@
 //! | `/data?size=N` | GET | N bytes (`0123456789` repeated), piggybacked when it fits, Block2 beyond |
 //! | `/data` | PUT, POST | accepts a body (Block1 too): 2.31 Continue per block, 2.04 at the end |
 //! | `/.well-known/core` | GET | the RFC 6690 link format of the above |
+//! | `/obs` | GET | a counter, observable (RFC 7641; [`ObservableResources`], notified by the server task) |
 //!
 //! Block-wise (RFC 7959): a GET answered with more than [`AMPLIFICATION_FACTOR`] times the
 //! request's size is sent in Block2 blocks small enough to stay within that factor unless
@@ -32,6 +33,10 @@ use coapcc_proto::{Code, Message};
 
 use crate::block::{self, Block};
 use crate::runtime::{Handler, Reply};
+
+mod observe;
+
+pub use observe::{MAX_NOTIFICATIONS, MAX_OBSERVERS, ObservableResources, Observers};
 
 /// RFC 7252 §11.3: no response is more than this many times larger than its request unless
 /// block-wise transfer was asked for.
@@ -65,7 +70,7 @@ const PROXY_SCHEME: u16 = 39;
 const LINK_FORMAT: u32 = 40;
 
 /// `/.well-known/core` (RFC 6690 link format).
-pub const WELL_KNOWN_CORE: &str = "</echo>;title=\"echo the payload\";rt=\"echo\",</data>;title=\"size=N bytes; PUT accepts any body\";rt=\"data\";sz=0";
+pub const WELL_KNOWN_CORE: &str = "</echo>;title=\"echo the payload\";rt=\"echo\",</data>;title=\"size=N bytes; PUT accepts any body\";rt=\"data\";sz=0,</obs>;title=\"a counter\";obs";
 
 /// The resources of `coapcc server` (stateless: every reply depends on the request only).
 #[derive(Clone, Copy, Debug, Default)]

@@ -46,10 +46,11 @@ enum Command {
     /// Run a scenario file in real time on loopback (server, link emulator and flows in one
     /// process) and write the same CSV files as `coapcc sim`.
     Testbed(testbed::TestbedArgs),
-    /// Real CoAP over UDP: N confirmable requests per flow, F concurrent flows, against any
-    /// CoAP server; per-exchange RTT, transmissions, timers; per-flow FCT.
+    /// Real CoAP over UDP: one request with its response printed (as coap-client: -e, -f, -t,
+    /// -O, -N, -s Observe, -o, -v), or with --count/--flows/--json N confirmable requests per
+    /// flow, F concurrent flows; per-exchange RTT, transmissions, timers; per-flow FCT.
     Client(client::ClientArgs),
-    /// Real CoAP over UDP: serve /echo, /data?size=N and /.well-known/core.
+    /// Real CoAP over UDP: serve /echo, /data?size=N, /obs (observable) and /.well-known/core.
     Server(server::ServerArgs),
 }
 

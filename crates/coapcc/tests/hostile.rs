@@ -468,7 +468,7 @@ fn a_client_without_a_time_out_ends_when_the_separate_response_never_comes() {
     // --timeout-s. Here EXCHANGE_LIFETIME is shortened to half a second.
     let peer = socket();
     let uri = format!("coap://{}/slow", peer.local_addr().unwrap());
-    let client = Process::spawn(&["client", &uri, "--exchange-lifetime-s", "0.5", "--seed", "3"]);
+    let client = Process::spawn(&["client", &uri, "--count", "1", "--exchange-lifetime-s", "0.5", "--seed", "3"]);
     let mut buf = [0u8; 256];
     let (n, from) = peer.recv_from(&mut buf).unwrap();
     let req = codec::decode(&buf[..n]).unwrap();
@@ -485,7 +485,7 @@ fn a_client_stopped_by_a_signal_keeps_what_it_printed_and_the_emulator_prints_it
     for signal in ["INT", "TERM"] {
         let silent = socket();
         let uri = format!("coap://{}/x", silent.local_addr().unwrap());
-        let client = Process::spawn(&["client", &uri, "--seed", "77"]);
+        let client = Process::spawn(&["client", &uri, "--count", "1", "--seed", "77"]);
         let mut buf = [0u8; 64];
         silent.recv_from(&mut buf).unwrap();
         client.signal(signal);

@@ -88,7 +88,9 @@ pub struct EmulatorConfig {
     pub header_bytes: u32,
     /// How long before a departure the relay stops sleeping and polls the clock.
     pub spin: Duration,
-    /// Where to write a pcap of both sides (see [`coapcc_driver::PcapWriter`]), if anywhere.
+    /// Where to write a pcap of both sides (see [`coapcc_driver::PcapWriter`]), if anywhere;
+    /// `-` is standard output. Every packet is flushed as it is written, so a reader
+    /// (Wireshark, `tshark -r -`) follows the capture live.
     pub pcap: Option<PathBuf>,
     /// Whether to keep a [`PacketRecord`] of every datagram (for the testbed).
     pub keep_log: bool,
@@ -209,7 +211,8 @@ pub struct DirectionReport {
     /// Datagrams actually sent (the model's deliveries that were due before the stop, and
     /// whose `send_to` succeeded).
     pub forwarded: u64,
-    /// Bytes of those datagrams (without headers).
+    /// Bytes of those datagrams (UDP payload, without headers; the report's `forwarded_B`
+    /// adds [`EmulatorReport::header_bytes`] per datagram, as `offered_B`).
     pub forwarded_bytes: u64,
     /// `send_to` failures.
     pub send_errors: u64,
@@ -224,6 +227,9 @@ pub struct DirectionReport {
 pub struct EmulatorReport {
     /// Wall time from start to the report.
     pub elapsed: Duration,
+    /// The header bytes counted with every datagram ([`EmulatorConfig::header_bytes`]): the
+    /// byte columns of the report all include them.
+    pub header_bytes: u32,
     /// Uplink and downlink.
     pub directions: [DirectionReport; 2],
     /// Client addresses that got an upstream socket (each time they got one).
@@ -268,7 +274,7 @@ impl fmt::Display for EmulatorReport {
         )?;
         writeln!(
             f,
-            "{:<9} {:>9} {:>9} {:>11} {:>11} {:>8} {:>8} {:>8} {:>6} {:>7} {:>7} {:>7}",
+            "{:<9} {:>9} {:>9} {:>11} {:>11} {:>8} {:>8} {:>8} {:>6} {:>7} {:>7} {:>7} {:>9}",
             "direction",
             "offered",
             "forwarded",
@@ -280,18 +286,19 @@ impl fmt::Display for EmulatorReport {
             "held",
             "p50_us",
             "p99_us",
-            "max_us"
+            "max_us",
+            "buffer_B"
         )?;
         for (dir, d) in [Direction::Uplink, Direction::Downlink].iter().zip(&self.directions) {
             let t = &d.totals;
             writeln!(
                 f,
-                "{:<9} {:>9} {:>9} {:>11} {:>11} {:>8} {:>8} {:>8} {:>6} {:>7} {:>7} {:>7}",
+                "{:<9} {:>9} {:>9} {:>11} {:>11} {:>8} {:>8} {:>8} {:>6} {:>7} {:>7} {:>7} {:>9}",
                 dir.name(),
                 t.offered.packets,
                 d.forwarded,
                 t.offered.bytes,
-                d.forwarded_bytes,
+                d.forwarded_bytes + d.forwarded * u64::from(self.header_bytes),
                 t.dropped.buffer.packets,
                 t.dropped.error.packets,
                 t.dropped.no_token.packets,
@@ -299,9 +306,14 @@ impl fmt::Display for EmulatorReport {
                 us(d.timing.quantile(0.5)),
                 us(d.timing.quantile(0.99)),
                 us(d.timing.quantile(1.0)),
+                t.dropped.buffer.bytes,
             )?;
         }
-        f.write_str("(offered_B counts the IP/UDP header bytes of every datagram; forwarded_B does not)")
+        write!(
+            f,
+            "(offered_B, forwarded_B, buffer_B: bytes at the IP layer, each datagram's UDP payload plus {} header bytes, as the link model counts them)",
+            self.header_bytes
+        )
     }
 }
 
@@ -322,7 +334,7 @@ pub struct Emulator {
     config: EmulatorConfig,
     listen: UdpSocket,
     relay: Relay,
-    pcap: Option<PcapWriter<io::BufWriter<std::fs::File>>>,
+    pcap: Option<PcapWriter<Box<dyn io::Write + Send + Sync>>>,
     clock: Clock,
     unix_offset: std::time::Duration,
 }
@@ -385,8 +397,14 @@ impl Emulator {
         let pcap = match &config.pcap {
             Some(path) => {
                 let pcap_error = |source| EmulatorError::Pcap { path: path.clone(), source };
-                let file = std::fs::File::create(path).map_err(pcap_error)?;
-                Some(PcapWriter::new(io::BufWriter::new(file)).map_err(pcap_error)?)
+                let out: Box<dyn io::Write + Send + Sync> = if path.as_os_str() == "-" {
+                    Box::new(io::BufWriter::new(io::stdout()))
+                } else {
+                    Box::new(io::BufWriter::new(std::fs::File::create(path).map_err(pcap_error)?))
+                };
+                let mut w = PcapWriter::new(out).map_err(pcap_error)?;
+                w.flush().map_err(pcap_error)?;
+                Some(w)
             }
             None => None,
         };
@@ -500,7 +518,7 @@ impl Emulator {
                                 d.forwarded += 1;
                                 d.forwarded_bytes += h.data.len() as u64;
                                 if let Some(w) = self.pcap.as_mut() {
-                                    w.write_udp(stamp(at), from, to, &h.data).map_err(pcap_error)?;
+                                    write_flushed(w, stamp(at), from, to, &h.data).map_err(pcap_error)?;
                                 }
                             }
                             Err(_) => d.send_errors += 1,
@@ -512,7 +530,7 @@ impl Emulator {
                     let now = clock.now();
                     let data = buf[..n].to_vec();
                     if let Some(w) = self.pcap.as_mut() {
-                        w.write_udp(stamp(now), client, listen_addr, &data).map_err(pcap_error)?;
+                        write_flushed(w, stamp(now), client, listen_addr, &data).map_err(pcap_error)?;
                     }
                     if let Admission::New { evicted } = self.relay.admit(now, client) {
                         if let Some(e) = evicted {
@@ -535,7 +553,7 @@ impl Emulator {
                 Some((client, data)) = rx.recv() => {
                     let now = clock.now();
                     if let (Some(w), Some(u)) = (self.pcap.as_mut(), upstreams.get(&client)) {
-                        w.write_udp(stamp(now), self.config.to, u.socket.local_addr()?, &data).map_err(pcap_error)?;
+                        write_flushed(w, stamp(now), self.config.to, u.socket.local_addr()?, &data).map_err(pcap_error)?;
                     }
                     self.relay.from_server(now, client, data);
                 }
@@ -555,6 +573,7 @@ impl Emulator {
         let counters = self.relay.counters();
         let mut r = EmulatorReport {
             elapsed: self.clock.now().saturating_duration_since(started),
+            header_bytes: self.config.header_bytes,
             directions: report.directions.clone(),
             clients: counters.admitted,
             clients_now: self.relay.clients() as u64,
@@ -609,17 +628,36 @@ impl Emulator {
     }
 }
 
-/// Runs an emulator on a runtime of its own until Ctrl-C or SIGTERM, printing the report on
-/// SIGUSR1 to standard error; `on_ready` is called with the listening address once bound
-/// (and the pcap file created). Returns the final report.
+/// Writes one packet to the pcap and flushes it, so that a reader sees it at once.
+fn write_flushed(
+    w: &mut PcapWriter<Box<dyn io::Write + Send + Sync>>,
+    at: std::time::Duration,
+    from: SocketAddr,
+    to: SocketAddr,
+    data: &[u8],
+) -> io::Result<()> {
+    w.write_udp(at, from, to, data)?;
+    w.flush()
+}
+
+/// Runs an emulator on a runtime of its own until Ctrl-C or SIGTERM, or for `duration` when
+/// given, printing the report on SIGUSR1 to standard error; `on_ready` is called with the
+/// listening address once bound (and the pcap file created). Returns the final report.
 pub fn run_until_interrupted(
     config: EmulatorConfig,
+    duration: Option<std::time::Duration>,
     on_ready: impl FnOnce(SocketAddr),
 ) -> Result<EmulatorReport, EmulatorError> {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     rt.block_on(async {
         let emulator = Emulator::bind(config, Clock::start()).await?;
-        emulator.run_ready(std::future::pending(), true, on_ready).await
+        let stop = async {
+            match duration {
+                Some(d) => tokio::time::sleep(d).await,
+                None => std::future::pending().await,
+            }
+        };
+        emulator.run_ready(stop, true, on_ready).await
     })
 }
 

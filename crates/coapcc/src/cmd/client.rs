@@ -1,4 +1,9 @@
-//! `coapcc client`: confirmable requests over real UDP through `coapcc-udp`'s client.
+//! `coapcc client`: one request as `coap-client` makes it (the response printed; [`single`]),
+//! or with `--count`, `--flows`, `--json` or `--payload-bytes` a load generator of confirmable
+//! requests over real UDP through `coapcc-udp`'s client.
+
+mod show;
+mod single;
 
 use std::io::Write;
 use std::time::Duration;
@@ -14,7 +19,8 @@ use crate::error::CliError;
 /// Arguments of `coapcc client`.
 #[derive(Clone, Debug, clap::Args)]
 pub struct ClientArgs {
-    /// The resource: `coap://HOST[:PORT]/PATH[?QUERY]` (port 5683 by default).
+    /// The resource: `coap://HOST[:PORT]/PATH[?QUERY]` (port 5683 by default; each path
+    /// segment and query argument percent-decoded after splitting, RFC 7252 §6.4).
     pub uri: String,
     /// Congestion-control algorithm (see `coapcc algorithms`).
     #[arg(long, short, default_value = "default")]
@@ -22,27 +28,67 @@ pub struct ClientArgs {
     /// Override one of the algorithm's keys (repeatable), as `coapcc replay --set`.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<Setting>,
-    /// Requests per flow (each one confirmable exchange, or one per block).
-    #[arg(long, default_value_t = 1)]
-    pub count: u32,
-    /// Concurrent flows, each its own endpoint, controller and socket.
-    #[arg(long, default_value_t = 1)]
-    pub flows: u32,
-    /// Request method.
-    #[arg(long, value_enum, default_value = "get")]
-    pub method: Method,
-    /// Body of PUT/POST requests, bytes (block-wise, RFC 7959 Block1, beyond 1024; at most
-    /// 64 MiB).
-    #[arg(long, default_value_t = 0)]
-    pub payload_bytes: usize,
-    /// Give up the whole run after this many seconds (exit status 1).
+    /// Load generator: requests per flow (each one confirmable exchange, or one per block).
     #[arg(long)]
+    pub count: Option<u32>,
+    /// Load generator: concurrent flows, each its own endpoint, controller and socket.
+    #[arg(long)]
+    pub flows: Option<u32>,
+    /// Request method.
+    #[arg(long, short, value_enum, default_value = "get")]
+    pub method: Method,
+    /// Load generator: a body of this many bytes for PUT/POST requests (block-wise, RFC 7959
+    /// Block1, beyond 1024; at most 64 MiB).
+    #[arg(long)]
+    pub payload_bytes: Option<usize>,
+    /// The request's payload, as text.
+    #[arg(long = "payload", short = 'e', value_name = "TEXT", conflicts_with = "payload_file")]
+    pub payload: Option<String>,
+    /// The request's payload, from a file (`-`: standard input).
+    #[arg(long, short = 'f', value_name = "FILE")]
+    pub payload_file: Option<std::path::PathBuf>,
+    /// Content-Format of the payload: a number or a media type (`text/plain`,
+    /// `application/cbor`, `application/json`, or `text`, `json`, `cbor`, …).
+    #[arg(long, short = 't', value_name = "FORMAT")]
+    pub content_format: Option<String>,
+    /// Accept: the Content-Format wanted (number or media type).
+    #[arg(long, short = 'A', value_name = "FORMAT")]
+    pub accept: Option<String>,
+    /// Another option, `NUMBER,VALUE` (repeatable): a decimal value for an integer option
+    /// (Observe, Max-Age, Size1…), `0x…` for bytes, otherwise text.
+    #[arg(long = "option", short = 'O', value_name = "NUM,VALUE")]
+    pub options: Vec<String>,
+    /// A non-confirmable request (RFC 7252 §4.3): sent once, never retransmitted.
+    #[arg(long, short = 'N')]
+    pub non: bool,
+    /// Ask for Block2 blocks of this size from the first request on (16–1024, a power of
+    /// two; RFC 7959 §2.4). Without it a GET carries no Block2 option unless the server
+    /// starts a block-wise transfer.
+    #[arg(long, short = 'b', value_name = "BYTES")]
+    pub block_size: Option<usize>,
+    /// Observe the resource (RFC 7641) for this many seconds, printing every notification as
+    /// it arrives, then deregister.
+    #[arg(long = "observe-s", short = 's', value_name = "SECONDS")]
+    pub observe_s: Option<f64>,
+    /// Observe the resource until interrupted (Ctrl-C), then deregister.
+    #[arg(long, conflicts_with = "observe_s")]
+    pub observe: bool,
+    /// Write the response payload to FILE (atomically) instead of printing it.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
+    /// Print every transmission on standard error as it happens: each copy with its timer,
+    /// expiries, the ACK or response, with times since the request started.
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
+    /// Give up the whole run after this many seconds (exit status 1).
+    #[arg(long, short = 'B')]
     pub timeout_s: Option<f64>,
     /// How long an exchange acknowledged with an empty ACK waits for its separate response
     /// (EXCHANGE_LIFETIME), seconds; then its request fails.
     #[arg(long, default_value_t = coapcc_udp::config::EXCHANGE_LIFETIME.as_secs_f64())]
     pub exchange_lifetime_s: f64,
-    /// JSON lines: one object per exchange, per flow, then a summary (see docs/real-networks.md).
+    /// Load generator: JSON lines, one object per exchange, per flow, then a summary (see
+    /// docs/real-networks.md).
     #[arg(long)]
     pub json: bool,
     /// Seed of the flows' generators (dithering, Message IDs, tokens); from the OS when absent.
@@ -63,6 +109,9 @@ pub enum Method {
     /// POST.
     #[value(name = "POST", alias = "post")]
     Post,
+    /// DELETE.
+    #[value(name = "DELETE", alias = "delete")]
+    Delete,
 }
 
 impl Method {
@@ -71,6 +120,7 @@ impl Method {
             Method::Get => Code::GET,
             Method::Put => Code::PUT,
             Method::Post => Code::POST,
+            Method::Delete => Code(4),
         }
     }
 }
@@ -86,33 +136,66 @@ pub fn seconds(name: &str, s: f64) -> Result<Duration, CliError> {
         .map_err(|_| CliError::usage(format!("--{name}: must be a non-negative number of seconds")))
 }
 
-/// `coapcc client`: exit status 1 if any request failed or the time-out passed.
+impl ClientArgs {
+    /// Whether this is a load-generator run (`--count`, `--flows`, `--json`, `--payload-bytes`).
+    fn is_load(&self) -> bool {
+        self.count.is_some() || self.flows.is_some() || self.json || self.payload_bytes.is_some()
+    }
+
+    /// The first single-request option given, by its flag.
+    fn single_option(&self) -> Option<&'static str> {
+        [
+            (self.payload.is_some(), "-e"),
+            (self.payload_file.is_some(), "-f"),
+            (self.content_format.is_some(), "-t"),
+            (self.accept.is_some(), "-A"),
+            (!self.options.is_empty(), "-O"),
+            (self.non, "-N"),
+            (self.block_size.is_some(), "-b"),
+            (self.observe_s.is_some(), "-s"),
+            (self.observe, "--observe"),
+            (self.output.is_some(), "-o"),
+            (self.verbose, "-v"),
+        ]
+        .into_iter()
+        .find_map(|(given, flag)| given.then_some(flag))
+    }
+}
+
+/// `coapcc client`: one request (see [`single`]), or the load generator. Exit status 1 if a
+/// request failed, the response was not a success (2.xx) or the time-out passed.
 pub fn run(args: &ClientArgs, out: &mut dyn Write) -> Result<(), CliError> {
+    if !args.is_load() {
+        return single::run(args, out);
+    }
+    if let Some(flag) = args.single_option() {
+        return Err(CliError::usage(format!(
+            "{flag} is an option of a single request, not of the load generator (--count, --flows, --json, --payload-bytes)"
+        )));
+    }
+    let (count, flows, payload_bytes) =
+        (args.count.unwrap_or(1), args.flows.unwrap_or(1), args.payload_bytes.unwrap_or(0));
     let uri = parse_uri(&args.uri).map_err(|e| CliError::usage(e.to_string()))?;
     let algorithm = coapcc_udp::config::algorithm(&args.algorithm, &args.set)?;
     let timeout = args.timeout_s.map(|t| seconds("timeout-s", t)).transpose()?;
     let exchange_lifetime = seconds("exchange-lifetime-s", args.exchange_lifetime_s)?;
-    if args.flows == 0 {
+    if flows == 0 {
         return Err(CliError::usage("--flows: must be at least 1"));
     }
-    if args.payload_bytes > MAX_SENT_BODY_BYTES {
+    if payload_bytes > MAX_SENT_BODY_BYTES {
         return Err(CliError::usage(format!("--payload-bytes: at most {MAX_SENT_BODY_BYTES} bytes")));
     }
     let seed = args.seed.unwrap_or_else(os_seed);
     let rt = runtime()?;
-    let target = rt
-        .block_on(tokio::net::lookup_host((uri.host.as_str(), uri.port)))
-        .ok()
-        .and_then(|mut a| a.next())
-        .ok_or_else(|| CliError::usage(format!("bad URI `{}`: cannot resolve host `{}`", args.uri, uri.host)))?;
+    let target = resolve(&rt, &args.uri, &uri)?;
     let run = ClientRun {
         target,
         path: uri.path,
         query: uri.query,
         method: args.method.code(),
-        payload_bytes: args.payload_bytes,
-        count: args.count,
-        flows: args.flows,
+        payload_bytes,
+        count,
+        flows,
         algorithm_name: args.algorithm.clone(),
         algorithm,
         seed,
@@ -137,6 +220,18 @@ pub fn run(args: &ClientArgs, out: &mut dyn Write) -> Result<(), CliError> {
         let missing = u64::from(run.count) * u64::from(run.flows) - summary.requests_ok - summary.requests_failed;
         Err(CliError::Failure(format!("{} request(s) failed, {missing} not finished", summary.requests_failed)))
     }
+}
+
+/// The socket address of `uri`'s host (the first the resolver gives).
+fn resolve(
+    rt: &tokio::runtime::Runtime,
+    text: &str,
+    uri: &coapcc_udp::config::CoapUri,
+) -> Result<std::net::SocketAddr, CliError> {
+    rt.block_on(tokio::net::lookup_host((uri.host.as_str(), uri.port)))
+        .ok()
+        .and_then(|mut a| a.next())
+        .ok_or_else(|| CliError::usage(format!("bad URI `{text}`: cannot resolve host `{}`", uri.host)))
 }
 
 fn json_line(out: &mut dyn Write, r: &ClientRecord) -> std::io::Result<()> {

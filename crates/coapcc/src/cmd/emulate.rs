@@ -56,9 +56,15 @@ pub struct EmulateArgs {
     /// `--set buffer_bytes=14100 --set errors=medium`, `--set downlink_kbps=12.5`.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<Setting>,
-    /// Write both sides (what the emulator received and what it sent) to this pcap file.
+    /// Write both sides (what the emulator received and what it sent) to this pcap file, each
+    /// packet flushed as it happens (Wireshark can follow it live); `-`: standard output (the
+    /// counters then go to standard error), e.g. `--pcap - | wireshark -k -i -`.
     #[arg(long)]
     pub pcap: Option<PathBuf>,
+    /// Stop after this many seconds (and print the counters); runs until Ctrl-C or SIGTERM
+    /// when absent.
+    #[arg(long)]
+    pub duration_s: Option<f64>,
     /// Seed of the link's random draws (default: from the OS, printed at start).
     #[arg(long)]
     pub seed: Option<u64>,
@@ -88,14 +94,21 @@ pub fn config(args: &EmulateArgs) -> Result<EmulatorConfig, CliError> {
 /// listens (exit code 2).
 pub fn run(args: &EmulateArgs, out: &mut dyn Write) -> Result<(), CliError> {
     let c = config(args)?;
+    let duration = args.duration_s.map(|d| super::client::seconds("duration-s", d)).transpose()?;
     let (to, seed, profile) = (c.to, c.seed, args.profile);
-    let report = emulator::run_until_interrupted(c, |addr| {
+    let report = emulator::run_until_interrupted(c, duration, |addr| {
         eprintln!(
-            "emulate: listening on {addr}, relaying to {to}, profile {}, seed {seed}; Ctrl-C or SIGTERM stops, SIGUSR1 prints the counters",
-            profile.to_possible_value().map_or_else(String::new, |v| v.get_name().to_string())
+            "emulate: listening on {addr}, relaying to {to}, profile {}, seed {seed}; {}Ctrl-C or SIGTERM stops, SIGUSR1 prints the counters",
+            profile.to_possible_value().map_or_else(String::new, |v| v.get_name().to_string()),
+            args.duration_s.map(|d| format!("stops after {d} s; ")).unwrap_or_default()
         );
     })?;
-    writeln!(out, "{report}")?;
+    if args.pcap.as_ref().is_some_and(|p| p.as_os_str() == "-") {
+        // Standard output carries the capture.
+        eprintln!("{report}");
+    } else {
+        writeln!(out, "{report}")?;
+    }
     Ok(())
 }
 
@@ -110,6 +123,7 @@ mod tests {
             profile: Profile::NbIot,
             set: set.iter().map(|s| s.parse().unwrap()).collect(),
             pcap: None,
+            duration_s: None,
             seed: Some(1),
             spin_us: 0,
             header_bytes: 28,

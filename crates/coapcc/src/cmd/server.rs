@@ -7,7 +7,7 @@ use std::time::Duration;
 use coapcc_proto::Endpoint;
 use coapcc_udp::clock::{Clock, os_seed};
 use coapcc_udp::runtime::{TaskOptions, spawn};
-use coapcc_udp::server::Resources;
+use coapcc_udp::server::{ObservableResources, Observers};
 
 use super::client::{runtime, seconds};
 use crate::error::CliError;
@@ -24,6 +24,10 @@ pub struct ServerArgs {
     /// Stop after this many seconds (runs until interrupted when absent).
     #[arg(long)]
     pub duration_s: Option<f64>,
+    /// How often `/obs` (an observable counter, RFC 7641) advances and notifies its observers,
+    /// milliseconds.
+    #[arg(long, default_value_t = 1000)]
+    pub observe_interval_ms: u64,
     /// Seed of the server's generator; from the OS when absent.
     #[arg(long)]
     pub seed: Option<u64>,
@@ -37,6 +41,10 @@ pub fn run(args: &ServerArgs, out: &mut dyn Write) -> Result<(), CliError> {
     let lifetime = seconds("exchange-lifetime-s", args.exchange_lifetime_s)?;
     let duration = args.duration_s.map(|d| seconds("duration-s", d)).transpose()?;
     let seed = args.seed.unwrap_or_else(os_seed);
+    if args.observe_interval_ms == 0 {
+        return Err(CliError::usage("--observe-interval-ms: must be at least 1"));
+    }
+    let interval = Duration::from_millis(args.observe_interval_ms);
     let config = coapcc_udp::config::server_config(lifetime).map_err(|e| CliError::Failure(e.to_string()))?;
     let rt = runtime()?;
     rt.block_on(async {
@@ -44,10 +52,25 @@ pub fn run(args: &ServerArgs, out: &mut dyn Write) -> Result<(), CliError> {
         let local = socket.local_addr()?;
         let endpoint = Endpoint::new(config, coapcc_driver::rng::stream_rng(seed, 0, coapcc_driver::rng::Stream::Server(0).id()))
             .map_err(|e| CliError::Failure(e.to_string()))?;
-        let (handle, _) = spawn(socket, endpoint, Clock::start(), TaskOptions::server(Resources));
+        // The notifications' Message IDs start at a value of their own (RFC 7252 §4.4).
+        let observers = Observers::new(seed.rotate_left(17) as u16);
+        let resources = ObservableResources { observers: observers.clone() };
+        let (handle, _) = spawn(socket, endpoint, Clock::start(), TaskOptions::server(resources));
         writeln!(out, "coapcc server listening on {local} (seed {seed})")?;
         out.flush()?;
-        wait_for_stop(duration).await;
+        let stop = wait_for_stop(duration);
+        tokio::pin!(stop);
+        let mut tick = tokio::time::interval(interval);
+        loop {
+            tokio::select! {
+                () = &mut stop => break,
+                _ = tick.tick() => {
+                    for (to, notification) in observers.notify() {
+                        let _ = handle.send(to, notification);
+                    }
+                }
+            }
+        }
         let f = handle.stop().await;
         let e = f.endpoint;
         writeln!(

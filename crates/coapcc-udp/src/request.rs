@@ -1,0 +1,337 @@
+//! One CoAP request as `coap-client` (libcoap) and `aiocoap-client` make it: `coapcc client`
+//! without `--count`, `--flows`, `--json` or `--payload-bytes`.
+//!
+//! A confirmable request goes through the flow's endpoint and controller exactly as one of
+//! the load generator ([`crate::client`]); a non-confirmable one (RFC 7252 §4.3) is sent as it
+//! is and its response taken by token. A plain GET carries no Block2 option unless asked
+//! ([`SingleRequest::block2_szx`]); when the server answers with blocks, the client fetches
+//! the rest (RFC 7959 §2.4, the server's size). A body over 1 024 bytes is sent block-wise
+//! (Block1, RFC 7959 §2.5). With [`SingleRequest::observe`] the GET registers an
+//! observation (RFC 7641 §3.1: Observe 0), every notification is handed on as it arrives, and
+//! at the end the client deregisters with a GET carrying Observe 1 and the same token (§3.6).
+//!
+//! Everything the endpoint does (each copy, its timer, the ACK or response) reaches the sink
+//! as [`RequestEvent::Timeline`], for `coapcc client -v`.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use coapcc_core::AnyConfig;
+use coapcc_driver::rng::{Stream, stream_rng};
+use coapcc_proto::{Code, EndpointConfig, Message, MessageType, Payload, Token, encode_uint, option};
+use rand_core::Rng;
+use tokio::sync::mpsc;
+
+use crate::block::{Block, MAX_SZX, size_of_szx};
+use crate::client::MAX_RECEIVED_BODY_BYTES;
+use crate::clock::Clock;
+use crate::runtime::{ExchangeFailure, Handle, TaskOptions, TaskReport, spawn};
+use coapcc_proto::option::OBSERVE;
+
+/// How long a deregistration (RFC 7641 §3.6) may take before the client stops anyway.
+pub const DEREGISTRATION_WAIT: Duration = Duration::from_secs(5);
+
+/// One request to make.
+#[derive(Clone, Debug)]
+pub struct SingleRequest {
+    /// The server.
+    pub target: SocketAddr,
+    /// Code, options (Uri-Path, Uri-Query, Content-Format, any other) and the whole body.
+    pub template: Message,
+    /// Confirmable (the default) or non-confirmable (RFC 7252 §4.3).
+    pub confirmable: bool,
+    /// Ask for blocks of `2^(szx+4)` bytes from the first request on (RFC 7959 §2.4); `None`:
+    /// no Block2 option unless the server starts a block-wise transfer.
+    pub block2_szx: Option<u8>,
+    /// Observe the resource for this long (RFC 7641), or until `stop` resolves.
+    pub observe: Option<Duration>,
+    /// The configured algorithm of the confirmable exchanges.
+    pub algorithm: AnyConfig,
+    /// Seed of the endpoint's generator (Message IDs, tokens, dithering).
+    pub seed: u64,
+    /// EXCHANGE_LIFETIME: how long a separate response, or the response to a non-confirmable
+    /// request, is waited for.
+    pub exchange_lifetime: Duration,
+}
+
+/// What happens during a request, in order.
+#[derive(Clone, Debug)]
+pub enum RequestEvent {
+    /// A datagram sent or received, or an endpoint event (copy sent with its timer, timer
+    /// expired, acknowledgement), at its instant since the request started.
+    Timeline(TaskReport),
+    /// The response (the last block's message; `body` is the whole body of a block-wise
+    /// transfer), or with Observe the first notification.
+    Response {
+        /// The (last) response message.
+        response: Arc<Message>,
+        /// The whole payload.
+        body: Payload,
+    },
+    /// A later notification of an observation (RFC 7641 §3.3).
+    Notification(Arc<Message>),
+}
+
+/// Why a request has no response.
+#[derive(Debug, thiserror::Error)]
+pub enum RequestError {
+    /// The algorithm or the endpoint configuration is out of range.
+    #[error(transparent)]
+    Config(#[from] coapcc_core::ConfigError),
+    /// The socket could not be bound.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    /// The confirmable request was never acknowledged (the algorithm gave up).
+    #[error("no acknowledgement: gave up after {transmissions} transmission(s)")]
+    GaveUp {
+        /// Copies sent.
+        transmissions: usize,
+    },
+    /// The server answered with a Reset.
+    #[error("the server answered with a Reset")]
+    Reset,
+    /// No (separate or non-confirmable) response within EXCHANGE_LIFETIME.
+    #[error("no response within EXCHANGE_LIFETIME ({0:?})")]
+    NoResponse(Duration),
+    /// The server's blocks do not make a body (RFC 7959 §2.2–§2.5).
+    #[error("a broken block-wise transfer: {0}")]
+    Blocks(&'static str),
+}
+
+/// How a request ended.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RequestSummary {
+    /// The code of the (last) response.
+    pub code: Option<Code>,
+    /// Notifications received after the first response.
+    pub notifications: u64,
+    /// The observation was deregistered with an acknowledged GET (Observe 1).
+    pub deregistered: bool,
+}
+
+/// Makes `req`; `sink` receives every [`RequestEvent`]; an observation ends after its
+/// duration or when `stop` resolves (e.g. on SIGINT), then deregisters.
+pub async fn run(
+    req: &SingleRequest,
+    stop: impl std::future::Future<Output = ()>,
+    sink: impl FnMut(RequestEvent),
+) -> Result<RequestSummary, RequestError> {
+    let clock = Clock::start();
+    let config = crate::config::client_config(&req.algorithm)?;
+    let config = EndpointConfig { exchange_lifetime: req.exchange_lifetime, ..config };
+    let endpoint = crate::client::endpoint(&config, req.seed, 0)?;
+    let socket = crate::runtime::bind(crate::client::local_for(req.target))?;
+    let (handle, reports) = spawn(socket, endpoint, clock, TaskOptions::client().with_reports());
+    // Tokens and Message IDs of what the client sends itself (NON requests, observations).
+    let mut rng = stream_rng(req.seed, 0, Stream::Client(1).id());
+    let mut session = Session { req, handle, reports, sink, rng_mid: rng.next_u32() as u16 };
+    let token = Token::new(&rng.next_u32().to_be_bytes()).unwrap_or(Token::EMPTY);
+    let result = session.request(token, stop).await;
+    session.handle.stop().await;
+    while let Ok(r) = session.reports.try_recv() {
+        (session.sink)(RequestEvent::Timeline(r));
+    }
+    result
+}
+
+struct Session<'a, S> {
+    req: &'a SingleRequest,
+    handle: Handle,
+    reports: mpsc::UnboundedReceiver<TaskReport>,
+    sink: S,
+    rng_mid: u16,
+}
+
+impl<S: FnMut(RequestEvent)> Session<'_, S> {
+    async fn request(
+        &mut self,
+        token: Token,
+        stop: impl std::future::Future<Output = ()>,
+    ) -> Result<RequestSummary, RequestError> {
+        let req = self.req;
+        let Some(duration) = req.observe else {
+            let (response, body) = self.whole(token).await?;
+            let code = response.code;
+            (self.sink)(RequestEvent::Response { response, body });
+            return Ok(RequestSummary { code: Some(code), ..RequestSummary::default() });
+        };
+        // RFC 7641 §3.1: register with Observe 0; every notification carries the token.
+        let mut notifications = self.handle.watch(token).map_err(|_| stopped())?;
+        let mut m = req.template.clone();
+        m.token = token;
+        m.set_option(OBSERVE, encode_uint(0));
+        let first = self.exchange(m, Some(&mut notifications)).await?;
+        let mut summary = RequestSummary { code: Some(first.code), ..RequestSummary::default() };
+        let observing = first.option(OBSERVE).is_some();
+        let body = first.payload.clone();
+        (self.sink)(RequestEvent::Response { response: first, body });
+        if !observing {
+            // The server does not observe this resource: a plain response (RFC 7641 §3.1).
+            return Ok(summary);
+        }
+        let until = tokio::time::sleep(duration);
+        tokio::pin!(until, stop);
+        loop {
+            tokio::select! {
+                n = notifications.recv() => match n {
+                    Some(n) => {
+                        summary.notifications += 1;
+                        summary.code = Some(n.code);
+                        let ended = n.option(OBSERVE).is_none() || n.code.class() != 2;
+                        (self.sink)(RequestEvent::Notification(n));
+                        if ended {
+                            // RFC 7641 §3.2: a notification without Observe (or an error) ends it.
+                            return Ok(summary);
+                        }
+                    }
+                    None => return Err(stopped()),
+                },
+                Some(r) = self.reports.recv() => (self.sink)(RequestEvent::Timeline(r)),
+                () = &mut until => break,
+                () = &mut stop => break,
+            }
+        }
+        // RFC 7641 §3.6: deregister with a GET carrying Observe 1 and the same token.
+        let mut m = req.template.clone();
+        m.token = token;
+        m.set_option(OBSERVE, encode_uint(1));
+        let deregistration = self.exchange(m, Some(&mut notifications));
+        if let Ok(Ok(r)) = tokio::time::timeout(DEREGISTRATION_WAIT, deregistration).await {
+            summary.deregistered = r.option(OBSERVE).is_none();
+        }
+        Ok(summary)
+    }
+
+    /// The whole response: one exchange, or one per block (Block2 of a GET, Block1 of a
+    /// body over 1 024 bytes).
+    async fn whole(&mut self, token: Token) -> Result<(Arc<Message>, Payload), RequestError> {
+        let req = self.req;
+        let body = req.template.payload.clone();
+        let blockwise_put = body.len() > size_of_szx(MAX_SZX);
+        let mut szx = if blockwise_put { MAX_SZX } else { req.block2_szx.unwrap_or(MAX_SZX) };
+        let mut num = 0u32;
+        let mut received = Vec::new();
+        loop {
+            let mut m = req.template.clone();
+            if blockwise_put {
+                let offset = num as usize * size_of_szx(szx);
+                let end = (offset + size_of_szx(szx)).min(body.len());
+                m.set_option(option::BLOCK1, Block { num, more: end < body.len(), szx }.encode());
+                if num == 0 {
+                    m.set_option(option::SIZE1, encode_uint(u32::try_from(body.len()).unwrap_or(u32::MAX)));
+                }
+                m.payload = body.slice(offset..end);
+            } else if num > 0 || req.block2_szx.is_some() {
+                m.set_option(option::BLOCK2, Block { num, more: false, szx }.encode());
+            }
+            // Each request of a block-wise transfer is a request of its own (RFC 7959 §2.3);
+            // the NON ones get tokens of their own.
+            let token = Token::new(&[token.as_bytes(), &num.to_be_bytes()].concat()[..8]).unwrap_or(token);
+            let resp = if req.confirmable {
+                self.exchange(m, None).await?
+            } else {
+                m.token = token;
+                let mut rx = self.handle.watch(token).map_err(|_| stopped())?;
+                let r = self.exchange(m, Some(&mut rx)).await;
+                let _ = self.handle.unwatch(token);
+                r?
+            };
+            if blockwise_put {
+                let end = ((num as usize + 1) * size_of_szx(szx)).min(body.len());
+                if end >= body.len() || resp.code != Code::CONTINUE {
+                    return Ok((resp, Payload::new()));
+                }
+                // RFC 7959 §2.5: follow a smaller size the server asks for.
+                if let Some(Some(b)) = resp.option(option::BLOCK1).map(Block::decode)
+                    && b.szx < szx
+                {
+                    szx = b.szx;
+                }
+                if end % size_of_szx(szx) != 0 {
+                    return Err(RequestError::Blocks("a Block1 size that does not divide the body sent"));
+                }
+                num = (end / size_of_szx(szx)) as u32;
+                continue;
+            }
+            let Some(b) = resp.option(option::BLOCK2).map(Block::decode) else {
+                let payload = if num == 0 { resp.payload.clone() } else { Payload::from(received) };
+                return Ok((resp, payload));
+            };
+            let b = b.ok_or(RequestError::Blocks("a Block2 option that does not decode"))?;
+            if b.offset_bytes() != received.len() {
+                return Err(RequestError::Blocks("a block at another offset than the one asked for"));
+            }
+            if b.more && resp.payload.len() != b.size_bytes() {
+                return Err(RequestError::Blocks("a block with the More flag that is not full"));
+            }
+            received.extend_from_slice(&resp.payload);
+            if received.len() > MAX_RECEIVED_BODY_BYTES {
+                return Err(RequestError::Blocks("a body over 64 MiB"));
+            }
+            if !b.more || resp.code.class() != 2 {
+                return Ok((resp, Payload::from(received)));
+            }
+            szx = b.szx;
+            num = (received.len() / size_of_szx(szx)) as u32;
+        }
+    }
+
+    /// One exchange: confirmable through the endpoint, or non-confirmable (a message with
+    /// `m`'s token, sent as it is, answered on `watched`). A response on `watched` (a separate
+    /// response to a registration, a NON response) ends it as well; one that still carries
+    /// Observe while `m` deregisters is a late notification and is handed on.
+    async fn exchange(
+        &mut self,
+        m: Message,
+        mut watched: Option<&mut mpsc::UnboundedReceiver<Arc<Message>>>,
+    ) -> Result<Arc<Message>, RequestError> {
+        let deregistering = m.option(OBSERVE).and_then(coapcc_proto::decode_uint) == Some(1);
+        let lifetime = self.req.exchange_lifetime;
+        let mut outcome = if self.req.confirmable {
+            Some(self.handle.request(self.req.target, m).map_err(|_| stopped())?)
+        } else {
+            let mut m = m;
+            m.mtype = MessageType::Non;
+            m.mid = self.rng_mid;
+            self.rng_mid = self.rng_mid.wrapping_add(1);
+            self.handle.send(self.req.target, m).map_err(|_| stopped())?;
+            None
+        };
+        let deadline = tokio::time::sleep(lifetime);
+        tokio::pin!(deadline);
+        loop {
+            tokio::select! {
+                biased;
+                Some(r) = self.reports.recv() => (self.sink)(RequestEvent::Timeline(r)),
+                o = async { outcome.as_mut().expect("guarded").await }, if outcome.is_some() => {
+                    let Ok(o) = o else { return Err(stopped()) };
+                    match o.result {
+                        Ok(r) => return Ok(r),
+                        // Answered separately, on `watched`.
+                        Err(ExchangeFailure::NoResponse) if watched.is_some() => outcome = None,
+                        Err(ExchangeFailure::NoResponse) => return Err(RequestError::NoResponse(lifetime)),
+                        Err(ExchangeFailure::GaveUp) => {
+                            return Err(RequestError::GaveUp { transmissions: o.transmissions() });
+                        }
+                        Err(ExchangeFailure::Reset) => return Err(RequestError::Reset),
+                        Err(ExchangeFailure::Stopped) => return Err(stopped()),
+                    }
+                }
+                r = async { watched.as_mut().expect("guarded").recv().await }, if watched.is_some() => match r {
+                    Some(r) if deregistering && r.option(OBSERVE).is_some() => {
+                        (self.sink)(RequestEvent::Notification(r));
+                    }
+                    Some(r) => return Ok(r),
+                    None => return Err(stopped()),
+                },
+                () = &mut deadline, if outcome.is_none() => return Err(RequestError::NoResponse(lifetime)),
+            }
+        }
+    }
+}
+
+/// The runtime stopped under the request (only when the process is ending).
+fn stopped() -> RequestError {
+    RequestError::Io(std::io::Error::other("the endpoint task stopped"))
+}

@@ -1,0 +1,303 @@
+//! `coapcc client URI` without the load generator's options: one request as `coap-client`
+//! and `aiocoap-client` make it, through [`coapcc_udp::request`].
+//!
+//! Standard output: the response's code (`2.05 Content`), one line per option
+//! (`Content-Format: text/plain;charset=utf-8 (0)`), an empty line, and the payload as text,
+//! or as hex when it is not text ([`show::is_text`]); with Observe, the same for every
+//! notification as it arrives. `-o FILE` writes the payload to FILE instead. `-v` prints the
+//! timeline of the transmissions on standard error.
+
+use std::io::{Read, Write};
+use std::time::Duration;
+
+use coapcc_proto::{Message, Payload, encode_uint, option};
+use coapcc_udp::block::{MAX_SZX, size_of_szx};
+use coapcc_udp::clock::os_seed;
+use coapcc_udp::config::parse_uri;
+use coapcc_udp::request::{RequestError, RequestEvent, SingleRequest};
+use coapcc_udp::runtime::TaskReport;
+
+use super::show::{self, Format};
+use super::{ClientArgs, resolve, runtime, seconds};
+use crate::error::CliError;
+
+/// Runs one request (or an observation) and prints what comes back.
+pub fn run(args: &ClientArgs, out: &mut dyn Write) -> Result<(), CliError> {
+    let uri = parse_uri(&args.uri).map_err(|e| CliError::usage(e.to_string()))?;
+    let algorithm = coapcc_udp::config::algorithm(&args.algorithm, &args.set)?;
+    let timeout = args.timeout_s.map(|t| seconds("timeout-s", t)).transpose()?;
+    let exchange_lifetime = seconds("exchange-lifetime-s", args.exchange_lifetime_s)?;
+    let observe = match (args.observe_s, args.observe) {
+        (Some(s), _) => Some(seconds("observe-s", s)?),
+        (None, true) => Some(Duration::MAX),
+        (None, false) => None,
+    };
+    let mut template = coapcc_udp::config::uri_request(args.method.code(), &uri.path, &uri.query)
+        .map_err(|e| CliError::usage(format!("bad URI `{}`: {e}", args.uri)))?;
+    for (number, value) in request_options(args)? {
+        template.add_option(number, value);
+    }
+    template.payload = payload(args)?;
+    if template.payload.len() > coapcc_udp::client::MAX_SENT_BODY_BYTES {
+        return Err(CliError::usage(format!("-e/-f: at most {} bytes", coapcc_udp::client::MAX_SENT_BODY_BYTES)));
+    }
+    let block2_szx = args.block_size.map(block_szx).transpose()?;
+    let rt = runtime()?;
+    let target = resolve(&rt, &args.uri, &uri)?;
+    let req = SingleRequest {
+        target,
+        template,
+        confirmable: !args.non,
+        block2_szx,
+        observe,
+        algorithm,
+        seed: args.seed.unwrap_or_else(os_seed),
+        exchange_lifetime,
+    };
+    let mut printer = Printer {
+        out,
+        output: args.output.as_deref(),
+        verbose: args.verbose,
+        timer: None,
+        printed: false,
+        error: None,
+    };
+    let result = rt.block_on(async {
+        let request = coapcc_udp::request::run(&req, interrupted(), |e| printer.event(e));
+        match timeout {
+            Some(t) => tokio::time::timeout(t, request).await.ok(),
+            None => Some(request.await),
+        }
+    });
+    if let Some(e) = printer.error.take() {
+        return Err(e);
+    }
+    let summary = match result {
+        None => return Err(CliError::Failure(format!("time-out after {} s", args.timeout_s.unwrap_or(0.0)))),
+        Some(Err(e @ RequestError::Config(_))) => return Err(CliError::usage(e.to_string())),
+        Some(Err(e)) => return Err(CliError::Failure(e.to_string())),
+        Some(Ok(s)) => s,
+    };
+    match summary.code {
+        Some(c) if c.class() == 2 => Ok(()),
+        Some(c) => Err(CliError::Failure(format!("the response was {}", show::code_text(c)))),
+        None => Err(CliError::Failure("no response".into())),
+    }
+}
+
+/// Resolves on SIGINT or SIGTERM (never when the handlers cannot be installed).
+async fn interrupted() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match (signal(SignalKind::interrupt()), signal(SignalKind::terminate())) {
+            (Ok(mut int), Ok(mut term)) => {
+                tokio::select! {
+                    _ = int.recv() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            _ => std::future::pending().await,
+        }
+    }
+    #[cfg(not(unix))]
+    std::future::pending::<()>().await
+}
+
+/// The options of `-t`, `-A` and `-O`.
+fn request_options(args: &ClientArgs) -> Result<Vec<(u16, Vec<u8>)>, CliError> {
+    let format = |flag: &str, s: &str| {
+        show::content_format(s).ok_or_else(|| {
+            CliError::usage(format!(
+                "{flag}: unknown content format `{s}` (a number, or e.g. text/plain, application/cbor)"
+            ))
+        })
+    };
+    let mut options = Vec::new();
+    if let Some(t) = &args.content_format {
+        options.push((option::CONTENT_FORMAT, encode_uint(format("-t", t)?).to_vec()));
+    }
+    if let Some(a) = &args.accept {
+        options.push((17, encode_uint(format("-A", a)?).to_vec()));
+    }
+    for o in &args.options {
+        options.push(extra_option(o)?);
+    }
+    Ok(options)
+}
+
+/// One `-O NUM,VALUE`.
+fn extra_option(o: &str) -> Result<(u16, Vec<u8>), CliError> {
+    let bad = |why: &str| CliError::usage(format!("-O `{o}`: {why}"));
+    let (number, value) = o.split_once(',').unwrap_or((o, ""));
+    let number: u16 = number.trim().parse().map_err(|_| bad("the option number must be 0-65535"))?;
+    let value = if let Some(h) = value.strip_prefix("0x") {
+        (0..h.len())
+            .step_by(2)
+            .map(|i| h.get(i..i + 2).and_then(|b| u8::from_str_radix(b, 16).ok()))
+            .collect::<Option<Vec<u8>>>()
+            .ok_or_else(|| bad("bad hex after 0x"))?
+    } else if show::option_format(number) == Format::Uint || show::option_format(number) == Format::Block {
+        let n: u32 = value.parse().map_err(|_| bad("this option takes a non-negative integer"))?;
+        encode_uint(n).to_vec()
+    } else {
+        value.as_bytes().to_vec()
+    };
+    if value.len() > 1034 {
+        return Err(bad("an option value is at most 1034 bytes (RFC 7252 §3.1)"));
+    }
+    Ok((number, value))
+}
+
+/// The body of `-e` or `-f` (`-f -`: standard input).
+fn payload(args: &ClientArgs) -> Result<Payload, CliError> {
+    if let Some(t) = &args.payload {
+        return Ok(Payload::from(t.clone().into_bytes()));
+    }
+    let Some(path) = &args.payload_file else { return Ok(Payload::new()) };
+    let mut bytes = Vec::new();
+    let limit = coapcc_udp::client::MAX_SENT_BODY_BYTES as u64 + 1;
+    let read = if path.as_os_str() == "-" {
+        std::io::stdin().lock().take(limit).read_to_end(&mut bytes)
+    } else {
+        std::fs::File::open(path).and_then(|f| f.take(limit).read_to_end(&mut bytes))
+    };
+    read.map_err(|e| CliError::usage(format!("-f {}: {e}", path.display())))?;
+    Ok(Payload::from(bytes))
+}
+
+/// The SZX of `-b BYTES`.
+fn block_szx(bytes: usize) -> Result<u8, CliError> {
+    (0..=MAX_SZX)
+        .find(|s| size_of_szx(*s) == bytes)
+        .ok_or_else(|| CliError::usage(format!("-b {bytes}: a block size is 16, 32, 64, 128, 256, 512 or 1024 bytes")))
+}
+
+/// Writes the events of a request as they come.
+struct Printer<'a> {
+    out: &'a mut dyn Write,
+    output: Option<&'a std::path::Path>,
+    verbose: bool,
+    /// The timer of the copy about to be sent (its event comes before its datagram).
+    timer: Option<Duration>,
+    /// A message was printed already.
+    printed: bool,
+    error: Option<CliError>,
+}
+
+impl Printer<'_> {
+    fn event(&mut self, e: RequestEvent) {
+        let res = match e {
+            RequestEvent::Timeline(r) => {
+                if self.verbose {
+                    self.timeline(&r);
+                }
+                Ok(())
+            }
+            RequestEvent::Response { response, body } => self.message(&response, &body),
+            RequestEvent::Notification(n) => {
+                let body = n.payload.clone();
+                self.message(&n, &body)
+            }
+        };
+        if let Err(e) = res {
+            self.error.get_or_insert(e);
+        }
+    }
+
+    fn message(&mut self, msg: &Message, body: &[u8]) -> Result<(), CliError> {
+        // Notifications after the first are set apart by an empty line.
+        let mut text = if self.printed { "\n".to_string() } else { String::new() };
+        self.printed = true;
+        text.push_str(&show::head(msg));
+        match self.output {
+            Some(path) => {
+                coapcc_report::write_atomic(path, body)?;
+                text.push_str(&format!("({} bytes written to {})\n", body.len(), path.display()));
+            }
+            None if body.is_empty() => {}
+            None => {
+                let format = msg.option(option::CONTENT_FORMAT).and_then(coapcc_proto::decode_uint);
+                text.push('\n');
+                text.push_str(&show::payload_text(format, body));
+            }
+        }
+        self.out.write_all(text.as_bytes())?;
+        self.out.flush()?;
+        Ok(())
+    }
+
+    fn timeline(&mut self, r: &TaskReport) {
+        use coapcc_proto::{Event, Origin};
+        let ms = |at: coapcc_core::Instant| at.as_nanos() as f64 / 1e6;
+        let d = |t: Duration| t.as_secs_f64() * 1e3;
+        let line = match r {
+            TaskReport::Event { event: Event::Transmitted { timer, .. }, .. } => {
+                self.timer = Some(*timer);
+                return;
+            }
+            TaskReport::Sent { at, origin: Origin::Request { copy, .. }, len_bytes, mid, .. } => format!(
+                "{:>10.3} ms  sent CON copy {copy}, MID {mid}, {len_bytes} bytes{}",
+                ms(*at),
+                self.timer.take().map(|t| format!(", timer {:.3} ms", d(t))).unwrap_or_default()
+            ),
+            TaskReport::Sent { at, len_bytes: 4, mid, .. } => {
+                format!("{:>10.3} ms  sent empty ACK, MID {mid}", ms(*at))
+            }
+            TaskReport::Sent { at, len_bytes, mid, .. } => {
+                format!("{:>10.3} ms  sent NON, MID {mid}, {len_bytes} bytes (never retransmitted)", ms(*at))
+            }
+            TaskReport::Received { at, from, len_bytes } => {
+                format!("{:>10.3} ms  received {len_bytes} bytes from {from}", ms(*at))
+            }
+            TaskReport::Event { at, event: Event::TimerExpired { copy, timer, .. } } => {
+                format!("{:>10.3} ms  timer of copy {copy} expired ({:.3} ms)", ms(*at), d(*timer))
+            }
+            TaskReport::Event { at, event: Event::Completed { rtt, retransmissions, response, .. } } => format!(
+                "{:>10.3} ms  acknowledged after {retransmissions} retransmission(s), RTT {:.3} ms: {}",
+                ms(*at),
+                d(*rtt),
+                match response {
+                    Some(r) => format!("piggybacked {}", show::code_text(r.code)),
+                    None => "empty ACK, the response follows separately".into(),
+                }
+            ),
+            TaskReport::Event { at, event: Event::Response { response, .. } } => {
+                format!("{:>10.3} ms  separate response {}", ms(*at), show::code_text(response.code))
+            }
+            TaskReport::Event { at, event: Event::Failed { retransmissions, reset, .. } } => format!(
+                "{:>10.3} ms  {} after {retransmissions} retransmission(s)",
+                ms(*at),
+                if *reset { "reset" } else { "gave up" }
+            ),
+            TaskReport::Event { event: Event::Request { .. }, .. } => return,
+        };
+        eprintln!("{line}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use coapcc_proto::Code;
+
+    use super::*;
+
+    #[test]
+    fn extra_options_take_integers_hex_or_text_by_the_options_format() {
+        // Observe (6) and Max-Age (14) are uint options: minimal big-endian (RFC 7252 §3.2).
+        assert_eq!(extra_option("6,0").unwrap(), (6, vec![]));
+        assert_eq!(extra_option("14,300").unwrap(), (14, vec![0x01, 0x2c]));
+        assert_eq!(extra_option("4,0xbeef").unwrap(), (4, vec![0xbe, 0xef]));
+        assert_eq!(extra_option("15,a=b").unwrap(), (15, b"a=b".to_vec()));
+        assert!(extra_option("70000,1").is_err());
+        assert!(extra_option("14,abc").is_err());
+        assert!(extra_option("4,0xzz").is_err());
+        assert_eq!(block_szx(64).unwrap(), 2);
+        assert!(block_szx(100).is_err());
+    }
+
+    #[test]
+    fn a_method_code_is_that_of_rfc_7252() {
+        assert_eq!(super::super::Method::Delete.code(), Code(4));
+    }
+}
