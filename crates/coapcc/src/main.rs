@@ -28,6 +28,9 @@ enum Command {
     /// List every algorithm (family, source, exact or reconstructed, per-destination state
     /// size), or show one algorithm's configuration keys and defaults.
     Algorithms(algorithms::AlgorithmsArgs),
+    /// List the built-in scenarios (name, model, description), or print one scenario's file;
+    /// `coapcc sim NAME` runs one from any folder.
+    Scenarios(scenarios::ScenariosArgs),
     /// Simulate scenarios (testbeds of the source papers): print a summary table and write
     /// flows.csv, runs.csv, summary.csv and the resolved scenario.toml.
     Sim(sim::SimArgs),
@@ -58,6 +61,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
     let mut out = BufWriter::new(stdout.lock());
     match &cli.command {
         Command::Algorithms(args) => algorithms::run(args, &mut out)?,
+        Command::Scenarios(args) => scenarios::run(args, &mut out)?,
         Command::Sim(args) => sim::run(args, &mut out)?,
         Command::Reproduce(args) => reproduce::run(args, &mut out)?,
         Command::Bench(args) => bench::run(args, &mut out)?,

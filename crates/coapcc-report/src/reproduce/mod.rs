@@ -20,7 +20,7 @@ pub(crate) mod render;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use coapcc_driver::scenario::{self, Model};
+use coapcc_driver::scenario::{self, Catalogue, Model};
 use coapcc_sim::multihop::TracePointKind;
 use coapcc_sim::results::{result_files, rto_series_csv, summarise, trace_nodes};
 use coapcc_sim::{AlgorithmRuns, RunOutput, job_count, run_scenario};
@@ -46,8 +46,8 @@ pub struct ReproduceOptions {
     pub out: Option<PathBuf>,
     /// Worker threads (default: all cores). Results do not depend on it.
     pub jobs: Option<usize>,
-    /// Folder of the scenario files.
-    pub scenarios: PathBuf,
+    /// Where the scenario files are read: the built-in ones, or a folder of the user's.
+    pub scenarios: Catalogue,
 }
 
 impl ReproduceOptions {
@@ -70,8 +70,8 @@ pub fn list() -> Result<String, ReportError> {
     Ok(s)
 }
 
-fn load_case(root: &Path, c: &Case) -> Result<scenario::Scenario, ReportError> {
-    Ok(scenario::load(&root.join(&c.file), &c.sets)?)
+fn load_case(scenarios: &Catalogue, c: &Case) -> Result<scenario::Scenario, ReportError> {
+    Ok(scenarios.load(&c.file, &c.sets)?)
 }
 
 /// Runs case `case` (scenario `s`, of any model) on `pool`, writes its files into `data` (those

@@ -14,7 +14,8 @@ use crate::progress::Bar;
 /// Arguments of `coapcc sim`.
 #[derive(Clone, Debug, Default, clap::Args)]
 pub struct SimArgs {
-    /// Scenario files (see scenarios/).
+    /// Scenario files, or names of built-in scenarios (`fasor/10-flows-error-free-random`;
+    /// `coapcc scenarios` lists them). A path that exists is read as a file.
     #[arg(required = true)]
     pub scenarios: Vec<PathBuf>,
     /// Run this algorithm instead of the scenario's list (repeatable; an algorithm name, see

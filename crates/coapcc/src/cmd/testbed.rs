@@ -17,7 +17,7 @@ use crate::error::CliError;
 /// Arguments of `coapcc testbed`.
 #[derive(Clone, Debug, clap::Args)]
 pub struct TestbedArgs {
-    /// Scenario file (the same as `coapcc sim` takes; a network model).
+    /// Scenario file or built-in scenario name (as `coapcc sim` takes; a network model).
     pub scenario: PathBuf,
     /// Run this algorithm instead of the scenario's list (repeatable).
     #[arg(long = "algorithm", short = 'a')]
