@@ -212,6 +212,9 @@ pub fn run_crosscheck(
     md.push_str(WHY);
     write_atomic(&dir.join("crosscheck.md"), md.as_bytes())?;
     write_atomic(&dir.join("crosscheck.csv"), csv.as_bytes())?;
+    if let Some(r) = &opts.run {
+        crate::run_record::write_run_json(&dir, r)?;
+    }
     out.write_all(md.as_bytes())?;
     writeln!(out, "\nreport: {}", dir.join("crosscheck.md").display())?;
     if !all_agree {

@@ -11,7 +11,7 @@ use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
 use clap::error::ErrorKind;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::cmd::*;
 use crate::error::CliError;
@@ -54,6 +54,10 @@ enum Command {
     Client(client::ClientArgs),
     /// Real CoAP over UDP: serve /echo, /data?size=N and /.well-known/core.
     Server(server::ServerArgs),
+    /// Print the shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(shell::CompletionsArgs),
+    /// Print the manual page (roff): `coapcc man > coapcc.1`.
+    Man(shell::ManArgs),
 }
 
 fn run(cli: Cli) -> Result<(), CliError> {
@@ -70,6 +74,8 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Testbed(args) => testbed::run(args, &mut out)?,
         Command::Client(args) => client::run(args, &mut out)?,
         Command::Server(args) => server::run(args, &mut out)?,
+        Command::Completions(args) => shell::completions(args, Cli::command(), &mut out)?,
+        Command::Man(args) => shell::man(args, Cli::command(), &mut out)?,
     }
     match out.flush() {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(e.into()),

@@ -271,7 +271,7 @@ pub struct Claim {
     pub cause: Option<Cause>,
 }
 
-/// Why a claim differs (README, "Why claims differ"): `cause = { kind = "…",
+/// Why a claim differs (docs/reproduction-status.md, "Why claims differ"): `cause = { kind = "…",
 /// text = "…" }`, with `investigations = ["id", …]` when sweeps bear on it.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -310,7 +310,7 @@ impl CauseKind {
     }
 }
 
-/// The default band of a `ratio` check: ours/published in [0.8, 1.25] (README, "Reproduction status").
+/// The default band of a `ratio` check: ours/published in [0.8, 1.25] (docs/reproduction-status.md, "Reproduction status").
 pub const DEFAULT_BAND: [f64; 2] = [0.8, 1.25];
 
 /// How a claim is counted on the scoreboard.

@@ -9,5 +9,6 @@ pub(crate) mod replay;
 pub(crate) mod reproduce;
 pub(crate) mod scenarios;
 pub(crate) mod server;
+pub(crate) mod shell;
 pub(crate) mod sim;
 pub(crate) mod testbed;

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use coapcc_driver::scenario::Catalogue;
-use coapcc_report::ReproduceOptions;
+use coapcc_report::{ReproduceOptions, RunRecord, command_line};
 
 use crate::error::CliError;
 use crate::progress::Bar;
@@ -55,6 +55,7 @@ pub fn run(args: &ReproduceArgs, out: &mut dyn Write) -> Result<(), CliError> {
         out: args.out.clone(),
         jobs: args.jobs,
         scenarios: args.scenarios.clone().map_or(Catalogue::BuiltIn, Catalogue::Folder),
+        run: Some(RunRecord::now(command_line())),
     };
     let progress = Bar::new(args.quiet);
     if opts.experiment == "crosscheck" {

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use coapcc_driver::scenario::Setting;
-use coapcc_report::SimOptions;
+use coapcc_report::{RunRecord, SimOptions, command_line};
 use coapcc_sim::sweep::Sweep;
 
 use crate::error::CliError;
@@ -79,6 +79,7 @@ pub fn run(args: &SimArgs, out: &mut dyn Write) -> Result<(), CliError> {
         sweep: args.sweep.clone(),
         samples: args.samples,
         pcap: args.pcap,
+        run: Some(RunRecord::now(command_line())),
     };
     if args.describe {
         coapcc_report::describe(&opts, out)?;

@@ -9,6 +9,7 @@ use coapcc_driver::metrics::RunResult;
 use coapcc_driver::scenario::Setting;
 use coapcc_report::pcap_file_stem as file_stem;
 use coapcc_report::realtime::{self, Replication, Testbed};
+use coapcc_report::{RunRecord, command_line};
 use coapcc_udp::emulator::{Direction, DirectionReport};
 use coapcc_udp::testbed::{RunSpec, TestbedRun, run_replication};
 
@@ -113,5 +114,6 @@ pub fn run(args: &TestbedArgs, out: &mut dyn Write) -> Result<(), CliError> {
         realtime::run_all(&s, &mut tb)?
     };
     realtime::report(&dir, &s, &results, &timing, out)?;
+    coapcc_report::write_run_json(&dir, &RunRecord::now(command_line()).with_seed(s.file.seed))?;
     Ok(())
 }
