@@ -1,11 +1,34 @@
 //! Compiles the experiment descriptions in: every `data/published/*.toml` whose top level
 //! names an `experiment` becomes an entry of `$OUT_DIR/experiment_files.rs`, so that adding an
 //! experiment is adding its file (`coapcc_report::reproduce::published::all` checks them).
+//! Also sets `COAPCC_GIT_COMMIT`, the commit of the checkout it is built in (empty outside one).
 
 use std::fmt::Write as _;
 use std::path::Path;
+use std::process::Command;
+
+/// The commit of the checkout the crate is built in (`git rev-parse HEAD`), empty outside one
+/// (or without git); rebuilt when HEAD or the branch it names moves.
+fn git_commit() -> String {
+    let dir = env!("CARGO_MANIFEST_DIR");
+    let git = |args: &[&str]| {
+        let o = Command::new("git").args(args).current_dir(dir).output().ok().filter(|o| o.status.success())?;
+        Some(String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    let Some(commit) = git(&["rev-parse", "HEAD"]) else { return String::new() };
+    let branch = git(&["symbolic-ref", "-q", "HEAD"]);
+    for p in ["HEAD", "packed-refs"].into_iter().map(String::from).chain(branch) {
+        // A path that does not exist would rerun this script on every build.
+        if let Some(path) = git(&["rev-parse", "--git-path", &p]).map(|p| Path::new(dir).join(p)).filter(|p| p.exists())
+        {
+            println!("cargo::rerun-if-changed={}", path.display());
+        }
+    }
+    commit
+}
 
 fn main() {
+    println!("cargo::rustc-env=COAPCC_GIT_COMMIT={}", git_commit());
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/published");
     println!("cargo::rerun-if-changed={}", dir.display());
     let mut files: Vec<_> = std::fs::read_dir(&dir)

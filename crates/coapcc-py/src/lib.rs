@@ -13,6 +13,7 @@
 //! | `registry` | `algorithms()`, `algorithm(name)`, `replay(…)`, the figure palette |
 //! | `scenario` | a resolved scenario (file text + settings, checked as `coapcc sim` checks it) |
 //! | `sim` | running scenarios (NB-IoT-like, RTT-trace, multihop) without the GIL, interruptible; one job alone; one result type (`sim::Output`) with its tables and files |
+//! | `run_json` | `run.json` of the folders `save` writes (the CLI's record and writer, with the Python call) |
 //! | `errors` | the exception classes (`ScenarioError`, `BudgetError`, `RunError`) and the mapping of the Rust errors onto them |
 //!
 //! Errors: what the CLI reports as a usage error (exit code 2) is a `ValueError` with the
@@ -25,6 +26,7 @@
 mod arrow;
 mod errors;
 mod registry;
+mod run_json;
 mod scenario;
 mod sim;
 mod values;
@@ -44,6 +46,7 @@ fn _coapcc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(registry::replay_events, m)?)?;
     m.add_function(wrap_pyfunction!(registry::palette, m)?)?;
     m.add_function(wrap_pyfunction!(registry::colour_of, m)?)?;
+    m.add_function(wrap_pyfunction!(run_json::write_run_json, m)?)?;
     m.add_function(wrap_pyfunction!(scenario::resolve, m)?)?;
     m.add_function(wrap_pyfunction!(scenario::dict_to_toml, m)?)?;
     m.add_function(wrap_pyfunction!(scenario::read_scenario, m)?)?;

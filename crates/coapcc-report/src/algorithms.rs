@@ -84,7 +84,7 @@ pub fn algorithm_keys_text(name: &str) -> Result<String, ReportError> {
     ))
 }
 
-fn csv_field(s: &str) -> String {
+pub(crate) fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() }
 }
 

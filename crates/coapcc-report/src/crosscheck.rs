@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use std::io::Write;
 use std::path::Path;
 
-use coapcc_driver::scenario::{self, Scenario, Setting};
+use coapcc_driver::scenario::{Catalogue, Scenario, Setting};
 use coapcc_sim::{AlgorithmRuns, RunOutput, run_scenario};
 
 use crate::error::ReportError;
@@ -103,20 +103,21 @@ pub fn compare(sim: &[AlgorithmRuns], testbed: &[AlgorithmRuns]) -> Vec<MetricCo
     out
 }
 
-/// Runs one case both ways: the simulation with the scenario's replications (or
+/// Runs one case (`file` in `scenarios`) both ways: the simulation with the scenario's replications (or
 /// `sim_replications`), the testbed with `testbed_replications` through `testbed`. Writes each
 /// side's CSV files under `dir/sim/` and `dir/testbed/`.
 pub fn run_case(
-    path: &Path,
+    scenarios: &Catalogue,
+    file: &Path,
     sim_replications: Option<u32>,
     testbed_replications: u32,
     dir: &Path,
     testbed: &mut dyn Testbed,
 ) -> Result<(Scenario, Vec<MetricComparison>), ReportError> {
     let sim_set: Vec<Setting> = sim_replications.map(Setting::replications).into_iter().collect();
-    let s = scenario::load(path, &sim_set)?;
+    let s = scenarios.load(file, &sim_set)?;
     let sim = run_scenario(&s, &|| {})?;
-    let t = scenario::load(path, &[Setting::replications(testbed_replications)])?;
+    let t = scenarios.load(file, &[Setting::replications(testbed_replications)])?;
     let real = run_all(&t, testbed)?;
     for (side, runs, sc) in [("sim", &sim, &s), ("testbed", &real, &t)] {
         write_results(&dir.join(side), sc, runs)?;
@@ -160,12 +161,18 @@ pub fn run_crosscheck(
     );
     let mut all_agree = true;
     for case in cases {
-        let path = opts.scenarios.join(case);
         let name = case.trim_end_matches(".toml");
         progress.note(&format!(
             "crosscheck: {name} (simulation, then {testbed_reps} real-time replications per algorithm)"
         ));
-        let (s, comparisons) = run_case(&path, opts.replications, testbed_reps, &dir.join("data").join(name), testbed)?;
+        let (s, comparisons) = run_case(
+            &opts.scenarios,
+            Path::new(case),
+            opts.replications,
+            testbed_reps,
+            &dir.join("data").join(name),
+            testbed,
+        )?;
         let _ = writeln!(
             md,
             "## {name}\n\n{}\n\nSimulation: {} replications; testbed: {testbed_reps} (seed {}).\n",
@@ -205,6 +212,9 @@ pub fn run_crosscheck(
     md.push_str(WHY);
     write_atomic(&dir.join("crosscheck.md"), md.as_bytes())?;
     write_atomic(&dir.join("crosscheck.csv"), csv.as_bytes())?;
+    if let Some(r) = &opts.run {
+        crate::run_record::write_run_json(&dir, r)?;
+    }
     out.write_all(md.as_bytes())?;
     writeln!(out, "\nreport: {}", dir.join("crosscheck.md").display())?;
     if !all_agree {

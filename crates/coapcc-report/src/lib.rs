@@ -22,6 +22,8 @@
 //! | [`realtime`] | `coapcc testbed`: which scenarios run in real time, for how long, and their result files |
 //! | root, from `pcap` | `coapcc sim --pcap`: replication 0 of each algorithm as pcap files ([`pcap_file_stem`]) |
 //! | root, from `algorithms` | the algorithm registry as a table ([`algorithms_table`]), as CSV ([`algorithms_csv`]), and one algorithm's keys ([`algorithm_keys_text`]) |
+//! | root, from `scenarios` | the built-in scenarios as a list ([`scenarios_table`], [`scenarios_csv`], [`scenarios_json`]) and one scenario's file ([`scenario_text`]) |
+//! | root, from `run_record` | `run.json` in every output folder ([`RunRecord`], [`write_run_json`]): version, commit, date, command, seed, cores |
 //! | root, from `progress` | [`Progress`] (what a run reports while it works) and the worker pool |
 //! | root, from `files` | the output-folder check before a run ([`check_writable`], [`CreatedFolders`]); atomic file writes ([`write_atomic`]) |
 //! | root, from `error` | [`ReportError`] |
@@ -43,6 +45,8 @@ mod files;
 mod pcap;
 mod progress;
 mod reproduce;
+mod run_record;
+mod scenarios;
 mod sim;
 
 pub use algorithms::{algorithm_keys_text, algorithms_csv, algorithms_table};
@@ -57,4 +61,6 @@ pub use reproduce::investigate::causes::causes_md;
 pub use reproduce::published::all as published_results;
 pub use reproduce::render::status_md;
 pub use reproduce::{ReproduceOptions, list as list_experiments, run_reproduce};
+pub use run_record::{RunRecord, command_line, write_run_json};
+pub use scenarios::{scenario_text, scenarios_csv, scenarios_json, scenarios_table};
 pub use sim::{SimOptions, run_sim};

@@ -15,6 +15,7 @@ use coapcc_sim::{job_count, run_scenario};
 use crate::error::ReportError;
 use crate::files::{CreatedFolders, check_writable, write_atomic};
 use crate::progress::{Progress, thread_pool};
+use crate::run_record::{RunRecord, write_run_json};
 
 /// What to simulate and where the results go (the options of `coapcc sim`).
 #[derive(Clone, Debug, Default)]
@@ -40,6 +41,9 @@ pub struct SimOptions {
     pub samples: bool,
     /// Also write `pcap/<algorithm>.pcap` of replication 0 (network models).
     pub pcap: bool,
+    /// What started the run: written as `run.json` (with the scenario's seed) into every
+    /// result folder, and a sweep's folder (none: no `run.json`).
+    pub run: Option<RunRecord>,
 }
 
 impl SimOptions {
@@ -136,6 +140,16 @@ pub fn run_sim(opts: &SimOptions, out: &mut dyn Write, progress: &dyn Progress) 
             )));
         }
         let summaries = pool.install(|| run_to(s, &dir, opts.samples, &|| progress.finished_one()))?;
+        if let Some(r) = &opts.run {
+            write_run_json(&dir, &r.with_seed(s.file.seed))?;
+            if !point.is_empty() {
+                // A sweep's folder: the seed when every point has the same.
+                let seeds =
+                    || loaded.iter().filter(|(_, o)| opts.out_dir(&o.file.name) == base).map(|(_, o)| o.file.seed);
+                let same = seeds().all(|x| x == s.file.seed);
+                write_run_json(&base, &if same { r.with_seed(s.file.seed) } else { r.clone() })?;
+            }
+        }
         progress.end();
         writeln!(out, "== {}{label} (seed {}, {} replications)", s.file.name, s.file.seed, s.file.replications)?;
         out.write_all(summary_table(&summaries).as_bytes())?;

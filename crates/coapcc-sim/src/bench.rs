@@ -4,12 +4,12 @@
 //! caller prints the numbers.
 #![allow(clippy::disallowed_methods, reason = "a benchmark measures wall time; no simulated result depends on it")]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
 use crate::error::SimError;
 use crate::runner::{RunOutput, job_count, run_scenario};
-use coapcc_driver::scenario::{self, Scenario, ScenarioError, Setting};
+use coapcc_driver::scenario::{Catalogue, Scenario, ScenarioError, Setting};
 
 /// What to measure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,8 +28,8 @@ pub enum BenchCase {
 /// How to measure.
 #[derive(Clone, Debug)]
 pub struct BenchOptions {
-    /// Folder of the scenario files.
-    pub scenarios: PathBuf,
+    /// Where the scenario files are read: the built-in ones, or a folder.
+    pub scenarios: Catalogue,
     /// Replications of the one-core cases (per repetition; 0 counts as 1).
     pub replications: u32,
     /// Simulated hours of the long case (0 counts as 1).
@@ -45,13 +45,11 @@ pub enum BenchError {
     /// error says which).
     #[error(transparent)]
     Sim(#[from] SimError),
-    /// The folder of the scenarios could not be read.
-    #[error("cannot read {}: {source}", .path.display())]
-    Read {
-        /// The folder.
-        path: PathBuf,
-        /// The operating system's error.
-        source: std::io::Error,
+    /// The scenarios have no such folder (or it holds no scenario file).
+    #[error("no scenario files in `{folder}`")]
+    NoScenarios {
+        /// The folder, relative to the scenarios' root.
+        folder: String,
     },
     /// The worker thread could not be started.
     #[error("cannot start the worker thread: {0}")]
@@ -64,7 +62,7 @@ impl BenchError {
     pub fn is_bad_input(&self) -> bool {
         match self {
             BenchError::Sim(e) => e.is_bad_input(),
-            BenchError::Read { .. } => true,
+            BenchError::NoScenarios { .. } => true,
             BenchError::Pool(_) => false,
         }
     }
@@ -162,20 +160,20 @@ pub fn peak_rss_bytes() -> Option<u64> {
     Some(kb * 1024)
 }
 
-fn load(root: &Path, rel: &str, sets: &[String]) -> Result<Scenario, BenchError> {
-    let file = root.join(rel);
+fn load(scenarios: &Catalogue, rel: &str, sets: &[String]) -> Result<Scenario, BenchError> {
+    let file = Path::new(rel);
     let sets: Vec<Setting> = sets
         .iter()
         .map(|s| {
             s.parse::<Setting>().map_err(|e| ScenarioError {
-                file: file.display().to_string(),
+                file: scenarios.label(file),
                 line: None,
                 key: e.key,
                 problem: e.problem,
             })
         })
         .collect::<Result<_, _>>()?;
-    let s = scenario::load(&file, &sets)?;
+    let s = scenarios.load(file, &sets)?;
     crate::budget::admit(&s, 1, crate::budget::available_bytes()).map_err(SimError::from)?;
     Ok(s)
 }
@@ -203,7 +201,7 @@ fn one_core_pool() -> Result<(rayon::ThreadPool, bool), BenchError> {
 /// Measures `case` with scenarios from `opts.scenarios`.
 pub fn measure(case: BenchCase, opts: &BenchOptions) -> Result<Measurement, BenchError> {
     let (root, replications, hours, repeat) =
-        (opts.scenarios.as_path(), opts.replications.max(1), opts.hours.max(1), opts.repeat.max(1));
+        (&opts.scenarios, opts.replications.max(1), opts.hours.max(1), opts.repeat.max(1));
     match case {
         BenchCase::Reference => {
             let s = load(
@@ -225,16 +223,11 @@ pub fn measure(case: BenchCase, opts: &BenchOptions) -> Result<Measurement, Benc
             .map(Measurement::OneCore)
         }
         BenchCase::Matrix => {
-            let mut files: Vec<PathBuf> = std::fs::read_dir(root.join("fasor"))
-                .map_err(|source| BenchError::Read { path: root.join("fasor"), source })?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-                .collect();
-            files.sort();
+            let files = root.files_in("fasor").ok_or_else(|| BenchError::NoScenarios { folder: "fasor".into() })?;
             let mut runs = 0usize;
             let t0 = Instant::now();
             for f in &files {
-                let s = scenario::load(f, &[])?;
+                let s = root.load(f, &[])?;
                 runs += job_count(&s);
                 run_scenario(&s, &|| {})?;
             }

@@ -11,7 +11,7 @@ use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
 use clap::error::ErrorKind;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::cmd::*;
 use crate::error::CliError;
@@ -28,6 +28,9 @@ enum Command {
     /// List every algorithm (family, source, exact or reconstructed, per-destination state
     /// size), or show one algorithm's configuration keys and defaults.
     Algorithms(algorithms::AlgorithmsArgs),
+    /// List the built-in scenarios (name, model, description), or print one scenario's file;
+    /// `coapcc sim NAME` runs one from any folder.
+    Scenarios(scenarios::ScenariosArgs),
     /// Simulate scenarios (testbeds of the source papers): print a summary table and write
     /// flows.csv, runs.csv, summary.csv and the resolved scenario.toml.
     Sim(sim::SimArgs),
@@ -52,6 +55,10 @@ enum Command {
     Client(client::ClientArgs),
     /// Real CoAP over UDP: serve /echo, /data?size=N, /obs (observable) and /.well-known/core.
     Server(server::ServerArgs),
+    /// Print the shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(shell::CompletionsArgs),
+    /// Print the manual page (roff): `coapcc man > coapcc.1`.
+    Man(shell::ManArgs),
 }
 
 fn run(cli: Cli) -> Result<(), CliError> {
@@ -59,6 +66,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
     let mut out = BufWriter::new(stdout.lock());
     match &cli.command {
         Command::Algorithms(args) => algorithms::run(args, &mut out)?,
+        Command::Scenarios(args) => scenarios::run(args, &mut out)?,
         Command::Sim(args) => sim::run(args, &mut out)?,
         Command::Reproduce(args) => reproduce::run(args, &mut out)?,
         Command::Bench(args) => bench::run(args, &mut out)?,
@@ -67,6 +75,8 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Testbed(args) => testbed::run(args, &mut out)?,
         Command::Client(args) => client::run(args, &mut out)?,
         Command::Server(args) => server::run(args, &mut out)?,
+        Command::Completions(args) => shell::completions(args, Cli::command(), &mut out)?,
+        Command::Man(args) => shell::man(args, Cli::command(), &mut out)?,
     }
     match out.flush() {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(e.into()),

@@ -120,3 +120,10 @@ fn no_source_of_the_cli_points_users_at_the_internal_spec() {
     walk(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/src")), &mut hits);
     assert!(hits.is_empty(), "the internal spec is not in the repository; point at docs/: {hits:?}");
 }
+
+#[test]
+fn a_scenario_that_is_neither_a_file_nor_a_built_in_name_is_named_with_the_closest_names() {
+    assert_one_line_error(&["sim", "fasor/10-flows-error-free"], "", "`fasor/10-flows-error-free-continuous`");
+    assert_one_line_error(&["testbed", "nothing/here.toml"], "", "nothing/here.toml: no such file");
+    assert_one_line_error(&["scenarios", "fasor/nope"], "", "is not a built-in scenario");
+}

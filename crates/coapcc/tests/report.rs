@@ -157,6 +157,9 @@ fn the_quick_report_holds_every_figure_and_claim_and_renders_in_a_browser() {
     }
 }
 
+/// The page of the reproduction status and the causes (generated sections), linked from the README.
+const STATUS_PAGE: &str = "docs/reproduction-status.md";
+
 const STATUS_BEGIN: &str = "<!-- status:begin";
 const STATUS_END: &str = "<!-- status:end -->";
 
@@ -166,15 +169,15 @@ fn the_readme_status_table_is_what_the_full_runs_claims_csv_gives() {
     // The committed full run covers exactly the claims of the data files, in order.
     let listed: Vec<String> = csv.lines().skip(1).map(|l| l.split(',').nth(1).unwrap().to_string()).collect();
     assert_eq!(listed, ids("claim"), "data/published/claims-full.csv is stale: rerun `coapcc reproduce all`");
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let begin = readme.find(STATUS_BEGIN).expect("README has no status:begin marker");
+    let readme = std::fs::read_to_string(root().join(STATUS_PAGE)).unwrap();
+    let begin = readme.find(STATUS_BEGIN).expect("the status page has no status:begin marker");
     let body = &readme[begin..];
     let body = &body[body.find("-->").unwrap() + 3..];
-    let end = body.find(STATUS_END).expect("README has no status:end marker");
+    let end = body.find(STATUS_END).expect("the status page has no status:end marker");
     assert_eq!(
         body[..end].trim(),
         status_md(&csv).unwrap().trim(),
-        "README's reproduction status differs from status.md of data/published/claims-full.csv"
+        "docs/reproduction-status.md: the reproduction status differs from status.md of data/published/claims-full.csv"
     );
 }
 
@@ -194,23 +197,23 @@ fn the_readme_section_on_why_claims_differ_is_generated_from_the_full_run() {
             "data/published/investigations-full.toml is stale: no `{id}` (rerun `coapcc reproduce all`)"
         );
     }
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let begin = readme.find(CAUSES_BEGIN).expect("README has no causes:begin marker");
+    let readme = std::fs::read_to_string(root().join(STATUS_PAGE)).unwrap();
+    let begin = readme.find(CAUSES_BEGIN).expect("the status page has no causes:begin marker");
     let body = &readme[begin..];
     let body = &body[body.find("-->").unwrap() + 3..];
-    let end = body.find(CAUSES_END).expect("README has no causes:end marker");
+    let end = body.find(CAUSES_END).expect("the status page has no causes:end marker");
     let generated = causes_md(&csv, &findings).unwrap();
     if std::env::var_os("COAPCC_BLESS_README").is_some() {
         // Regenerates the section (after the committed full-run files changed); then asserts.
         let at = readme.len() - body.len();
         let fresh = format!("{}\n{}\n{}", &readme[..at], generated.trim_end(), &body[end..]);
-        std::fs::write(root().join("README.md"), &fresh).unwrap();
+        std::fs::write(root().join(STATUS_PAGE), &fresh).unwrap();
         return assert!(fresh.contains(generated.trim()));
     }
     assert_eq!(
         body[..end].trim(),
         generated.trim(),
-        "README's section on why claims differ is not causes.md of data/published/claims-full.csv and \
+        "docs/reproduction-status.md: the section on why claims differ is not causes.md of data/published/claims-full.csv and \
 data/published/investigations-full.toml (COAPCC_BLESS_README=1 regenerates it)"
     );
 }

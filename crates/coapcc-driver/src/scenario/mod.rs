@@ -35,6 +35,7 @@
 //! |---|---|
 //! | `schema` | the file as written ([`ScenarioFile`] and its tables) and what it is checked into ([`Scenario`], [`Model`]) |
 //! | `settings` | [`parse`], [`load`], [`read`]: settings applied to the document, then checked; [`Scenario::set`], [`network_with`] |
+//! | `catalogue` | the built-in scenarios ([`built_in`], [`built_in_named`]), compiled in from `scenarios/`; [`Catalogue`]: built-in or a folder |
 //! | `algorithm` | [`configure_algorithm`]: a registry preset with the scenario's keys, built once |
 //! | `check` | the checks from a deserialised file to a [`Scenario`] |
 //! | `seed` | the `seed` key: any `u64`, above 2⁶³−1 as its decimal text |
@@ -43,6 +44,7 @@
 //! | [`multihop`] | the `[multihop]` schema and its check into a [`multihop::MultihopModel`] |
 
 mod algorithm;
+mod catalogue;
 mod check;
 mod error;
 // A namespace: the `[multihop]` table's schema (its many `*Config` types read as
@@ -55,6 +57,7 @@ mod settings;
 mod sizes;
 
 pub use algorithm::{AlgorithmError, algorithm_keys, configure_algorithm};
+pub use catalogue::{BuiltIn, Catalogue, built_in, built_in_named, closest_built_in};
 pub use error::ScenarioError;
 pub use schema::{
     CoapConfig, Count, EchoChoice, FlowType, Model, NetworkConfig, Scenario, ScenarioFile, WorkloadConfig,

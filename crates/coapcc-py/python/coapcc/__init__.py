@@ -151,9 +151,10 @@ class Scenario:
 
     @classmethod
     def load(cls, path: Union[str, "os.PathLike[str]"]) -> "Scenario":
-        """The scenario file at ``path``.
+        """The scenario file at ``path``; when there is no such file, the built-in scenario
+        of that name (``coapcc scenarios`` lists them), from any folder.
 
-        >>> coapcc.Scenario.load("scenarios/cocoa/10-flows-nstart-4.toml").name
+        >>> coapcc.Scenario.load("cocoa/10-flows-nstart-4").name
         'cocoa/10-flows-nstart-4'
         """
         file = os.fspath(path)
@@ -287,6 +288,8 @@ class SimResult:
     def __init__(self, scenario: Scenario, output: Any) -> None:
         self.scenario: Scenario = scenario
         self._output = output
+        # The call that made the result, as run.json records it (set by sim and sweep).
+        self._call = f"coapcc (Python): {scenario.name}"
         self._frames: Dict[str, Any] = {}
 
     @property
@@ -345,8 +348,11 @@ class SimResult:
     def save(self, directory: Union[str, "os.PathLike[str]"], samples: bool = False) -> List[Path]:
         """Writes the files ``coapcc sim --out DIRECTORY`` writes (``samples.csv`` only when
         ``samples``, as with ``--samples``, which changes nothing for an RTT-trace or
-        multihop scenario), byte for byte; returns their paths."""
-        return _write_files(Path(directory), self._output.files(samples))
+        multihop scenario), byte for byte, and ``run.json`` (version, commit, date, the Python
+        call, seed, host cores); returns their paths."""
+        written = _write_files(Path(directory), self._output.files(samples))
+        _coapcc.write_run_json(os.fspath(directory), self._call, self.scenario.seed)
+        return written + [Path(directory) / "run.json"]
 
     def __repr__(self) -> str:
         return f"<coapcc.SimResult {self.scenario.name!r}>\n{self.summary_text()}"
@@ -421,7 +427,16 @@ def sim(
     if extra:
         s = s.with_settings(extra)
     (output,) = _coapcc.simulate_many([s._resolved], jobs)
-    return _result(s, output)
+    r = _result(s, output)
+    r._call = _call_text("coapcc.sim", scenario, algorithms=algorithms, replications=replications, seed=seed, jobs=jobs, set=set)
+    return r
+
+
+def _call_text(function: str, scenario: Any, **kwargs: Any) -> str:
+    """A Python call as ``run.json`` records it: ``coapcc.sim('fasor/…', replications=2)``
+    (arguments left at None are not shown)."""
+    first = repr(os.fspath(scenario)) if isinstance(scenario, (str, os.PathLike)) else f"<Scenario {scenario.name!r}>"
+    return f"{function}({first}{''.join(f', {k}={v!r}' for k, v in kwargs.items() if v is not None)})"
 
 
 from ._sweep import SweepResult, sweep  # noqa: E402  (uses the names above)

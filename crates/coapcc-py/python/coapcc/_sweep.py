@@ -21,7 +21,7 @@ from typing import Any, List, Mapping, Optional, Sequence, Tuple, Union
 
 import pandas as pd
 
-from . import AnyResult, Overrides, Scenario, ScenarioLike, _coapcc, _result, _run_settings, _scenario, _write_files
+from . import AnyResult, Overrides, Scenario, ScenarioLike, _call_text, _coapcc, _result, _run_settings, _scenario, _write_files
 from ._values import text_of
 
 Point = Tuple[Tuple[str, Any], ...]
@@ -81,6 +81,8 @@ class SweepResult:
         self.scenario = scenario
         self.points = points
         self.results = results
+        # The call that made the sweep, as run.json records it (set by sweep).
+        self._call = f"coapcc.sweep (Python): {scenario.name}"
         parts = []
         for point, result in zip(points, results):
             df = result.summary.copy()
@@ -105,6 +107,8 @@ class SweepResult:
         for point, result in zip(self.points, self.results):
             result.save(d / _label(point), samples=samples)
         _write_files(d, [("sweep.csv", self.to_csv())])
+        seeds = {r.scenario.seed for r in self.results}
+        _coapcc.write_run_json(os.fspath(d), self._call, seeds.pop() if len(seeds) == 1 else None)
         return d / "sweep.csv"
 
     def __repr__(self) -> str:
@@ -150,7 +154,12 @@ def sweep(
         outputs = _coapcc.simulate_many([s._resolved for s in scenarios], jobs)
     else:
         outputs = _on_cluster(client, scenarios, progress)
-    return SweepResult(base, pts, [_result(s, o) for s, o in zip(scenarios, outputs)])
+    result = SweepResult(base, pts, [_result(s, o) for s, o in zip(scenarios, outputs)])
+    kwargs = dict(grid=grid, algorithms=algorithms, replications=replications, seed=seed, jobs=jobs, set=set)
+    result._call = _call_text("coapcc.sweep", scenario, **kwargs)
+    for r in result.results:
+        r._call = result._call
+    return result
 
 
 def _on_cluster(client: Any, scenarios: List[Scenario], progress: bool = False) -> List[Any]:

@@ -533,7 +533,7 @@ pub fn evaluate(cases: &[CaseResult], claim: &Claim) -> Outcome {
             verdict: if check(ours) { Verdict::Holds } else { Verdict::Differs },
             rule,
         },
-        // The evaluation rules (README, "Reproduction status"): an undefined value (0/0, no samples, NaN) is not evaluated, with the
+        // The evaluation rules (docs/reproduction-status.md, "Reproduction status"): an undefined value (0/0, no samples, NaN) is not evaluated, with the
         // reason, never "holds" or "differs" by accident.
         Ok(ours) => Outcome {
             claim: claim.clone(),

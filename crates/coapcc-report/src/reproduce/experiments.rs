@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use coapcc_driver::scenario::Setting;
+use coapcc_driver::scenario::{Catalogue, Setting};
 use serde::{Deserialize, Deserializer};
 
 use crate::error::ReportError;
@@ -93,15 +93,13 @@ fn case_name(file: &Path) -> String {
     file.with_extension("").to_string_lossy().replace('\\', "/")
 }
 
-fn files_in(root: &Path, dir: &str) -> Result<Vec<PathBuf>, ReportError> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(root.join(dir))
-        .map_err(|e| ReportError::Options(format!("cannot read scenarios folder `{}`: {e}", root.join(dir).display())))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .filter_map(|p| p.strip_prefix(root).ok().map(Path::to_path_buf))
-        .collect();
-    out.sort();
-    Ok(out)
+fn files_in(scenarios: &Catalogue, dir: &str) -> Result<Vec<PathBuf>, ReportError> {
+    scenarios.files_in(dir).ok_or_else(|| match scenarios {
+        Catalogue::Folder(root) => {
+            ReportError::Options(format!("cannot read scenarios folder `{}`", root.join(dir).display()))
+        }
+        Catalogue::BuiltIn => ReportError::Options(format!("no built-in scenarios folder `{dir}`")),
+    })
 }
 
 fn named(name: &str) -> Setting {
@@ -137,10 +135,15 @@ impl Cases {
         Ok(())
     }
 
-    /// The cases, scenario files found under `root`. `replications` overrides the scenarios'
+    /// The cases, scenario files found in `scenarios`. `replications` overrides the scenarios'
     /// own (and `quick_replications`); `quick` runs the reduced version, which still produces
     /// every figure.
-    pub fn expand(&self, root: &Path, quick: bool, replications: Option<u32>) -> Result<Vec<Case>, ReportError> {
+    pub fn expand(
+        &self,
+        scenarios: &Catalogue,
+        quick: bool,
+        replications: Option<u32>,
+    ) -> Result<Vec<Case>, ReportError> {
         let mut common: Vec<Setting> = match (replications, quick) {
             (Some(r), _) => vec![Setting::replications(r)],
             (None, true) => self.quick_replications.map(Setting::replications).into_iter().collect(),
@@ -152,7 +155,7 @@ impl Cases {
         let mut out = Vec::new();
         for r in &self.runs {
             if let Some(dir) = &r.folder {
-                for f in files_in(root, dir)? {
+                for f in files_in(scenarios, dir)? {
                     let path = f.to_string_lossy();
                     if r.except.iter().any(|x| path.contains(x.as_str())) {
                         continue;
@@ -203,21 +206,21 @@ mod tests {
 [[run]]\nfile = \"x/a.toml\"\nname = \"x/a@limit=8\"\nset = [\"max_retransmit=8\"]\n\
 [[run]]\nfile = \"x/b.toml\"\nsweep = \"x/b\"\npoints = [{ x = 0.5, label = \"m=0.5\", set = [\"rate=0.5\"] }]\n",
         );
-        let full = c.expand(Path::new("."), false, None).unwrap();
+        let full = c.expand(&Catalogue::BuiltIn, false, None).unwrap();
         assert_eq!(full[0].name, "x/a@limit=8");
         assert_eq!(full[0].sets, [set("max_retransmit=8"), set("name=x/a@limit=8")]);
         assert_eq!(full[1].name, "x/b@m=0.5");
         assert_eq!(full[1].sweep, Some(("x/b".into(), 0.5)));
         assert_eq!(full[1].sets, [set("rate=0.5"), set("name=x/b@m=0.5")]);
-        let quick = c.expand(Path::new("."), true, None).unwrap();
+        let quick = c.expand(&Catalogue::BuiltIn, true, None).unwrap();
         assert_eq!(quick[0].sets[..2], [Setting::replications(2), set("samples=20")]);
-        let three = c.expand(Path::new("."), true, Some(3)).unwrap();
+        let three = c.expand(&Catalogue::BuiltIn, true, Some(3)).unwrap();
         assert_eq!(three[1].sets[0], Setting::replications(3), "--replications wins over --quick's");
     }
 
     #[test]
     fn a_folder_gives_its_files_in_name_order_but_those_left_out() {
-        let root = PathBuf::from(format!("{}/../../scenarios", env!("CARGO_MANIFEST_DIR")));
+        let root = Catalogue::Folder(PathBuf::from(format!("{}/../../scenarios", env!("CARGO_MANIFEST_DIR"))));
         let c = cases("[[run]]\nfolder = \"lim\"\nexcept = [\"-loss\", \"/e0-\"]\n");
         let names: Vec<String> = c.expand(&root, false, None).unwrap().into_iter().map(|c| c.name).collect();
         assert!(!names.is_empty() && names.windows(2).all(|w| w[0] < w[1]), "{names:?}");

@@ -20,7 +20,7 @@ pub(crate) mod render;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use coapcc_driver::scenario::{self, Model};
+use coapcc_driver::scenario::{self, Catalogue, Model};
 use coapcc_sim::multihop::TracePointKind;
 use coapcc_sim::results::{result_files, rto_series_csv, summarise, trace_nodes};
 use coapcc_sim::{AlgorithmRuns, RunOutput, job_count, run_scenario};
@@ -32,6 +32,7 @@ use self::render::Section;
 use crate::error::ReportError;
 use crate::files::write_atomic;
 use crate::progress::{Progress, thread_pool};
+use crate::run_record::{RunRecord, write_run_json};
 
 /// What to reproduce and where the report goes (the options of `coapcc reproduce`).
 #[derive(Clone, Debug)]
@@ -46,8 +47,10 @@ pub struct ReproduceOptions {
     pub out: Option<PathBuf>,
     /// Worker threads (default: all cores). Results do not depend on it.
     pub jobs: Option<usize>,
-    /// Folder of the scenario files.
-    pub scenarios: PathBuf,
+    /// Where the scenario files are read: the built-in ones, or a folder of the user's.
+    pub scenarios: Catalogue,
+    /// What made the report: written as `run.json` and shown in its header (none: neither).
+    pub run: Option<RunRecord>,
 }
 
 impl ReproduceOptions {
@@ -70,8 +73,8 @@ pub fn list() -> Result<String, ReportError> {
     Ok(s)
 }
 
-fn load_case(root: &Path, c: &Case) -> Result<scenario::Scenario, ReportError> {
-    Ok(scenario::load(&root.join(&c.file), &c.sets)?)
+fn load_case(scenarios: &Catalogue, c: &Case) -> Result<scenario::Scenario, ReportError> {
+    Ok(scenarios.load(&c.file, &c.sets)?)
 }
 
 /// Runs case `case` (scenario `s`, of any model) on `pool`, writes its files into `data` (those
@@ -298,17 +301,21 @@ images: each of ours is shown with their caption and a description of what their
     );
     let csv = render::claims_csv(&sections);
     write_atomic(&dir.join("claims.csv"), csv.as_bytes())?;
-    // The README's "Reproduction status" section is this file (of a full run).
+    // The "Reproduction status" section of docs/reproduction-status.md is this file (of a full run).
     write_atomic(&dir.join("status.md"), render::status_md(&csv)?.as_bytes())?;
-    // The README's "why claims differ" section is `causes.md` (of a full run), generated from
+    // Its "why claims differ" section is `causes.md` (of a full run), generated from
     // `claims.csv`, the data files' causes and `investigations.toml`.
     let findings = investigate::Findings::of(
         sections.iter().map(|s| (s.published.experiment.as_str(), s.investigations.as_slice())),
     );
     write_atomic(&dir.join("investigations.toml"), findings.to_toml().as_bytes())?;
     write_atomic(&dir.join("causes.md"), investigate::causes::causes_md(&csv, &findings)?.as_bytes())?;
-    write_atomic(&dir.join("report.md"), render::markdown(&title, &intro, &sections).as_bytes())?;
-    write_atomic(&dir.join("index.html"), render::html(&title, &intro, &sections).as_bytes())?;
+    let run = opts.run.as_ref();
+    write_atomic(&dir.join("report.md"), render::markdown(&title, &intro, run, &sections).as_bytes())?;
+    write_atomic(&dir.join("index.html"), render::html(&title, &intro, run, &sections).as_bytes())?;
+    if let Some(r) = run {
+        write_run_json(&dir, r)?;
+    }
     let scores: Vec<(String, render::Score)> =
         sections.iter().map(|s| (s.published.experiment.clone(), render::Score::of(&s.outcomes))).collect();
     out.write_all(render::scoreboard_text(&scores).as_bytes())?;

@@ -271,7 +271,7 @@ pub struct Claim {
     pub cause: Option<Cause>,
 }
 
-/// Why a claim differs (README, "Why claims differ"): `cause = { kind = "…",
+/// Why a claim differs (docs/reproduction-status.md, "Why claims differ"): `cause = { kind = "…",
 /// text = "…" }`, with `investigations = ["id", …]` when sweeps bear on it.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -310,7 +310,7 @@ impl CauseKind {
     }
 }
 
-/// The default band of a `ratio` check: ours/published in [0.8, 1.25] (README, "Reproduction status").
+/// The default band of a `ratio` check: ours/published in [0.8, 1.25] (docs/reproduction-status.md, "Reproduction status").
 pub const DEFAULT_BAND: [f64; 2] = [0.8, 1.25];
 
 /// How a claim is counted on the scoreboard.
@@ -1388,9 +1388,8 @@ mod tests {
 
     #[test]
     fn every_base_and_fixed_case_of_an_investigation_is_one_of_its_experiments_cases() {
-        let root = std::path::PathBuf::from(format!("{}/../../scenarios", env!("CARGO_MANIFEST_DIR")));
         for p in all().unwrap() {
-            let own = p.cases.expand(&root, false, None).unwrap();
+            let own = p.cases.expand(&coapcc_driver::scenario::Catalogue::BuiltIn, false, None).unwrap();
             for spec in &p.investigations {
                 let InvestigationSpec::Sweep(s) = spec else { continue };
                 let known = |n: &str| own.iter().any(|c| c.name == n || c.sweep.as_ref().is_some_and(|(w, _)| w == n));

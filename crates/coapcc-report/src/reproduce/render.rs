@@ -15,6 +15,7 @@ use crate::figures::{
     BarGroup, BoxPanel, BoxStats, LinePanel, Series, SeriesStyle, bar_figure, box_figure, line_figure,
     line_figure_in_columns,
 };
+use crate::run_record::RunRecord;
 
 /// One experiment's evaluated report content.
 pub struct Section {
@@ -1097,9 +1098,19 @@ fn claims_table(outcomes: &[&Outcome], investigations: &[Investigation], file_ci
     h
 }
 
+/// The run that made the report, on one line (its own paragraph, starting `Run: `): what
+/// `run.json` says.
+fn run_line(r: &RunRecord) -> String {
+    let commit = r.git_commit.as_deref().map(|c| format!(", commit {c}")).unwrap_or_default();
+    format!(
+        "Run: coapcc {}{commit}, {}, {} host cores; command: `{}` (also in run.json).",
+        r.coapcc_version, r.date_utc, r.host_cores, r.command
+    )
+}
+
 /// The HTML page: the scoreboard and the plot of ours/published first, then per experiment
 /// each figure followed by the claims it supports, in the paper's order.
-pub fn html(title: &str, intro: &str, sections: &[Section]) -> String {
+pub fn html(title: &str, intro: &str, run: Option<&RunRecord>, sections: &[Section]) -> String {
     let mut h = String::new();
     let _ = write!(
         h,
@@ -1108,7 +1119,7 @@ pub fn html(title: &str, intro: &str, sections: &[Section]) -> String {
 A numeric claim holds when ours/published lies in its band (default [{}, {}]; another band is explained with the claim). \
 A direction-only claim states a direction, equality or bound. A claim whose value is undefined in our run (0/0, no \
 samples) is not evaluated, with the reason.</p>\n{}<div class=\"ratio-plot\">{}</div>\n<p>{}</p>\n\
-<p class=\"small\">Tip: a figure's link (<code>#fig-…</code>) shows that figure alone.</p>\n",
+{}<p class=\"small\">Tip: a figure's link (<code>#fig-…</code>) shows that figure alone.</p>\n",
         esc(title),
         esc(title),
         DEFAULT_BAND[0],
@@ -1116,6 +1127,13 @@ samples) is not evaluated, with the reason.</p>\n{}<div class=\"ratio-plot\">{}<
         scoreboard_html(sections),
         ratio_plot(sections),
         intro,
+        run.map(|r| {
+            // The command between <code> tags: the line's first and last backticks.
+            let line = esc(&run_line(r));
+            let (a, b) = (line.find('`').unwrap_or(0), line.rfind('`').unwrap_or(0));
+            format!("<p class=\"small\">{}<code>{}</code>{}</p>\n", &line[..a], &line[a + 1..b], &line[b + 1..])
+        })
+        .unwrap_or_default(),
     );
     for s in sections {
         let p = &s.published;
@@ -1284,11 +1302,14 @@ fn case_table(c: &CaseResult) -> String {
 }
 
 /// The Markdown version, with figures referenced as `figures/<id>.svg`: the scoreboard first.
-pub fn markdown(title: &str, intro: &str, sections: &[Section]) -> String {
+pub fn markdown(title: &str, intro: &str, run: Option<&RunRecord>, sections: &[Section]) -> String {
     let csv = claims_csv(sections);
     let board = status_md(&csv).unwrap_or_else(|e| e.to_string());
     let mut m =
         format!("# {title}\n\n## Scoreboard\n\n{board}\n{}\n\n", intro.replace("<code>", "`").replace("</code>", "`"));
+    if let Some(r) = run {
+        let _ = write!(m, "{}\n\n", run_line(r));
+    }
     let row = |m: &mut String, o: &Outcome, investigations: &[Investigation], file_cites: &str| {
         let why = match &o.verdict {
             Verdict::NotEvaluated(r) => r.clone(),

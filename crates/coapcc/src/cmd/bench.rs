@@ -4,6 +4,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use coapcc_driver::scenario::Catalogue;
 use coapcc_sim::bench::{self as sim_bench, Measurement, OneCore, peak_rss_bytes};
 use coapcc_udp::bench::{self as udp_bench, Measured};
 
@@ -40,9 +41,10 @@ pub struct BenchArgs {
     /// How many times to run the reference case (reported as median, min and max).
     #[arg(long, default_value_t = 5)]
     pub repeat: u32,
-    /// Folder of the scenario files.
-    #[arg(long, default_value = "scenarios")]
-    pub scenarios: PathBuf,
+    /// Folder of the scenario files (laid out as the built-in ones; default: the built-in
+    /// scenarios, see `coapcc scenarios`).
+    #[arg(long, value_name = "DIR")]
+    pub scenarios: Option<PathBuf>,
 }
 
 fn peak_rss(out: &mut dyn Write) -> std::io::Result<()> {
@@ -62,7 +64,7 @@ pub fn run(args: &BenchArgs, out: &mut dyn Write) -> Result<(), CliError> {
         Case::Multihop => sim_bench::BenchCase::Multihop,
     };
     let opts = sim_bench::BenchOptions {
-        scenarios: args.scenarios.clone(),
+        scenarios: args.scenarios.clone().map_or(Catalogue::BuiltIn, Catalogue::Folder),
         replications: args.replications,
         hours: args.hours,
         repeat: args.repeat,

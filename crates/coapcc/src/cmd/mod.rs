@@ -7,6 +7,8 @@ pub(crate) mod client;
 pub(crate) mod emulate;
 pub(crate) mod replay;
 pub(crate) mod reproduce;
+pub(crate) mod scenarios;
 pub(crate) mod server;
+pub(crate) mod shell;
 pub(crate) mod sim;
 pub(crate) mod testbed;

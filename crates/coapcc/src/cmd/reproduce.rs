@@ -5,7 +5,8 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use coapcc_report::ReproduceOptions;
+use coapcc_driver::scenario::Catalogue;
+use coapcc_report::{ReproduceOptions, RunRecord, command_line};
 
 use crate::error::CliError;
 use crate::progress::Bar;
@@ -32,9 +33,10 @@ pub struct ReproduceArgs {
     /// not depend on it.
     #[arg(long)]
     pub jobs: Option<usize>,
-    /// Folder of the scenario files.
-    #[arg(long, default_value = "scenarios")]
-    pub scenarios: PathBuf,
+    /// Folder of the scenario files (laid out as the built-in ones; default: the built-in
+    /// scenarios, see `coapcc scenarios`).
+    #[arg(long, value_name = "DIR")]
+    pub scenarios: Option<PathBuf>,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
@@ -52,7 +54,8 @@ pub fn run(args: &ReproduceArgs, out: &mut dyn Write) -> Result<(), CliError> {
         replications: args.replications,
         out: args.out.clone(),
         jobs: args.jobs,
-        scenarios: args.scenarios.clone(),
+        scenarios: args.scenarios.clone().map_or(Catalogue::BuiltIn, Catalogue::Folder),
+        run: Some(RunRecord::now(command_line())),
     };
     let progress = Bar::new(args.quiet);
     if opts.experiment == "crosscheck" {

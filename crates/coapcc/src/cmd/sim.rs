@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use coapcc_driver::scenario::Setting;
-use coapcc_report::SimOptions;
+use coapcc_report::{RunRecord, SimOptions, command_line};
 use coapcc_sim::sweep::Sweep;
 
 use crate::error::CliError;
@@ -14,7 +14,8 @@ use crate::progress::Bar;
 /// Arguments of `coapcc sim`.
 #[derive(Clone, Debug, Default, clap::Args)]
 pub struct SimArgs {
-    /// Scenario files (see scenarios/).
+    /// Scenario files, or names of built-in scenarios (`fasor/10-flows-error-free-random`;
+    /// `coapcc scenarios` lists them). A path that exists is read as a file.
     #[arg(required = true)]
     pub scenarios: Vec<PathBuf>,
     /// Run this algorithm instead of the scenario's list (repeatable; an algorithm name, see
@@ -78,6 +79,7 @@ pub fn run(args: &SimArgs, out: &mut dyn Write) -> Result<(), CliError> {
         sweep: args.sweep.clone(),
         samples: args.samples,
         pcap: args.pcap,
+        run: Some(RunRecord::now(command_line())),
     };
     if args.describe {
         coapcc_report::describe(&opts, out)?;

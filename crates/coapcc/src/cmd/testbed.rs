@@ -10,6 +10,7 @@ use coapcc_driver::scenario::Setting;
 use coapcc_report::check_writable;
 use coapcc_report::pcap_file_stem as file_stem;
 use coapcc_report::realtime::{self, Replication, Testbed};
+use coapcc_report::{RunRecord, command_line};
 use coapcc_udp::emulator::{Direction, DirectionReport};
 use coapcc_udp::testbed::{RunSpec, TestbedRun, run_replication};
 
@@ -18,7 +19,7 @@ use crate::error::CliError;
 /// Arguments of `coapcc testbed`.
 #[derive(Clone, Debug, clap::Args)]
 pub struct TestbedArgs {
-    /// Scenario file (the same as `coapcc sim` takes; a network model).
+    /// Scenario file or built-in scenario name (as `coapcc sim` takes; a network model).
     pub scenario: PathBuf,
     /// Run this algorithm instead of the scenario's list (repeatable).
     #[arg(long = "algorithm", short = 'a')]
@@ -120,6 +121,7 @@ pub fn run(args: &TestbedArgs, out: &mut dyn Write) -> Result<(), CliError> {
         realtime::run_all(&s, &mut tb)?
     };
     realtime::report(&dir, &s, &results, &timing, out)?;
+    coapcc_report::write_run_json(&dir, &RunRecord::now(command_line()).with_seed(s.file.seed))?;
     created.keep();
     Ok(())
 }

@@ -1,5 +1,5 @@
 //! Investigations: sweeps of one modelling choice the paper leaves open, run beside an
-//! experiment's cases to show where its differing claims would hold (README, "Why claims
+//! experiment's cases to show where its differing claims would hold (docs/reproduction-status.md, "Why claims
 //! differ"). The verdicts stay on the documented defaults; an investigation only
 //! explains a difference.
 //!
@@ -7,7 +7,7 @@
 //! |---|---|
 //! | this one | an experiment's `[[investigation]]` tables ([`InvestigationSpec`], by `kind`), and the general mechanism: a [`SweepSpec`] (base cases, one key, its values with the default marked, the claims it explains) → extra cases → each claim's own metric and verdict recomputed per point ([`sweep_investigation`]) → a figure and a sentence generated from the numbers |
 //! | [`burst_scale`] | the FASOR burst-scale investigation (two modes of the Gilbert–Elliott chain, its own figure) |
-//! | [`causes`] | the README's "why claims differ" section, from `claims.csv`, the data files' `cause` entries and the investigations' findings |
+//! | [`causes`] | the "why claims differ" section of docs/reproduction-status.md, from `claims.csv`, the data files' `cause` entries and the investigations' findings |
 
 mod burst_scale;
 pub(crate) mod causes;
@@ -45,7 +45,7 @@ pub struct Investigation {
 }
 
 /// An investigation's finding as kept in `investigations.toml` (a full run's copy is
-/// `data/published/investigations-full.toml`, from which the README section is generated).
+/// `data/published/investigations-full.toml`, from which docs/reproduction-status.md is generated).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Finding {
