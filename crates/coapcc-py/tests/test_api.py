@@ -154,7 +154,10 @@ def test_ctrl_c_interrupts_a_simulation_between_replications(repo):
     # KeyboardInterrupt long before it could have finished.
     code = textwrap.dedent(
         """
-        import sys, time, coapcc
+        import signal, sys, time, coapcc
+        # Ctrl-C as at a terminal, also when this test runs in a background job (which
+        # starts with SIGINT ignored, and Python then installs no KeyboardInterrupt handler).
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         s = coapcc.Scenario.load("scenarios/fasor/400-flows-infinite-buffer-continuous.toml")
         print("start", flush=True)
         t = time.time()

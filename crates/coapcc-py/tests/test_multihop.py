@@ -141,7 +141,10 @@ def test_a_bad_multihop_key_is_a_value_error_with_the_cli_message(coapcc_bin, tm
 def test_ctrl_c_interrupts_a_multihop_simulation_between_replications(repo):
     code = textwrap.dedent(
         f"""
-        import sys, time, coapcc
+        import signal, sys, time, coapcc
+        # Ctrl-C as at a terminal, also when this test runs in a background job (which
+        # starts with SIGINT ignored, and Python then installs no KeyboardInterrupt handler).
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         print("start", flush=True)
         t = time.time()
         try:

@@ -203,12 +203,23 @@ pub fn run(args: &ClientArgs, out: &mut dyn Write) -> Result<(), CliError> {
         exchange_lifetime,
     };
     let mut write_error = None;
-    let summary = rt.block_on(coapcc_udp::client::run(&run, |r| {
-        let res = if args.json { json_line(out, r) } else { human(out, r) };
-        if let Err(e) = res {
-            write_error.get_or_insert(e);
+    // A signal ends the run: what was printed is kept (every record is flushed at once).
+    let summary = rt.block_on(async {
+        let stop = single::interrupted();
+        let sink = |r: &ClientRecord| {
+            let res = if args.json { json_line(out, r) } else { human(out, r) };
+            if let Err(e) = res {
+                write_error.get_or_insert(e);
+            }
+        };
+        tokio::select! {
+            summary = coapcc_udp::client::run(&run, sink) => summary.map(Some),
+            () = stop => Ok(None),
         }
-    }))?;
+    })?;
+    let Some(summary) = summary else {
+        return Err(CliError::Failure("stopped by a signal".into()));
+    };
     if let Some(e) = write_error {
         return Err(e.into());
     }

@@ -85,12 +85,19 @@ pub fn run(args: &ClientArgs, out: &mut dyn Write) -> Result<(), CliError> {
     }
 }
 
-/// Resolves on SIGINT or SIGTERM (never when the handlers cannot be installed).
-async fn interrupted() {
+/// Resolves on SIGINT or SIGTERM (never when the handlers cannot be installed). The handlers
+/// are installed when this is called (inside the runtime), not when it is first polled, so a
+/// signal that arrives after the call is never lost; they replace a disposition inherited as
+/// "ignored" (as a shell gives the background jobs it starts without job control).
+pub(super) fn interrupted() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
-    {
+    let streams = {
         use tokio::signal::unix::{SignalKind, signal};
-        match (signal(SignalKind::interrupt()), signal(SignalKind::terminate())) {
+        (signal(SignalKind::interrupt()), signal(SignalKind::terminate()))
+    };
+    async move {
+        #[cfg(unix)]
+        match streams {
             (Ok(mut int), Ok(mut term)) => {
                 tokio::select! {
                     _ = int.recv() => {}
@@ -99,9 +106,9 @@ async fn interrupted() {
             }
             _ => std::future::pending().await,
         }
+        #[cfg(not(unix))]
+        std::future::pending::<()>().await
     }
-    #[cfg(not(unix))]
-    std::future::pending::<()>().await
 }
 
 /// The options of `-t`, `-A` and `-O`.
