@@ -70,6 +70,24 @@ pub fn closest_built_in(name: &str, n: usize) -> Vec<&'static str> {
 }
 
 /// The error for `arg`, neither a file nor a built-in name: it names the closest built-in names.
+/// Reads, overrides and checks a scenario: a file, or a built-in scenario's name ([`read`]).
+pub fn load(path: &Path, settings: &[Setting]) -> Result<Scenario, ScenarioError> {
+    let text = read(path)?;
+    parse(&text, &path.display().to_string(), settings)
+}
+
+/// The text of a scenario ([`load`] without the parsing): the file at `path` when there is
+/// one, else the built-in scenario of that name ([`built_in_named`]); else an error that
+/// names `path` and the closest built-in names.
+pub fn read(path: &Path) -> Result<String, ScenarioError> {
+    if path.exists() {
+        return super::settings::read_file(path);
+    }
+    built_in_named(&path.to_string_lossy())
+        .map(|b| b.text.to_string())
+        .ok_or_else(|| not_found(&path.display().to_string()))
+}
+
 pub(crate) fn not_found(arg: &str) -> ScenarioError {
     let closest: Vec<String> = closest_built_in(arg, 3).iter().map(|n| format!("`{n}`")).collect();
     ScenarioError {

@@ -57,12 +57,12 @@ mod settings;
 mod sizes;
 
 pub use algorithm::{AlgorithmError, algorithm_keys, configure_algorithm};
-pub use catalogue::{BuiltIn, Catalogue, built_in, built_in_named, closest_built_in};
+pub use catalogue::{BuiltIn, Catalogue, built_in, built_in_named, closest_built_in, load, read};
 pub use error::ScenarioError;
 pub use schema::{
     CoapConfig, Count, EchoChoice, FlowType, Model, NetworkConfig, Scenario, ScenarioFile, WorkloadConfig,
 };
-pub use settings::{load, network_with, parse, read};
+pub use settings::{network_with, parse};
 pub use sizes::{SizeError, check_sizes, request_template, worst_case_messages};
 
 pub use overrides::{AlgorithmSettingsError, Key, Setting, SettingError, Value, algorithm_with_settings};

@@ -239,24 +239,6 @@ fn blame(mut table: toml::Table, settings: &[Setting], file: &str, problem: &str
     None
 }
 
-/// Reads, overrides and checks a scenario: a file, or a built-in scenario's name ([`read`]).
-pub fn load(path: &Path, settings: &[Setting]) -> Result<Scenario, ScenarioError> {
-    let text = read(path)?;
-    parse(&text, &path.display().to_string(), settings)
-}
-
-/// The text of a scenario ([`load`] without the parsing): the file at `path` when there is
-/// one, else the built-in scenario of that name ([`super::built_in_named`]); else an error that
-/// names `path` and the closest built-in names.
-pub fn read(path: &Path) -> Result<String, ScenarioError> {
-    if path.exists() {
-        return read_file(path);
-    }
-    super::built_in_named(&path.to_string_lossy())
-        .map(|b| b.text.to_string())
-        .ok_or_else(|| super::catalogue::not_found(&path.display().to_string()))
-}
-
 /// The text of the file at `path`; the error names the file.
 pub(crate) fn read_file(path: &Path) -> Result<String, ScenarioError> {
     std::fs::read_to_string(path).map_err(|e| ScenarioError {
