@@ -626,12 +626,14 @@ pub fn metric_words(metric: &super::published::Metric) -> (String, String) {
 }
 
 /// A multihop run metric's column name (unit in the name) in words and its unit:
-/// `duration_mean_s` → (`duration mean`, `s`), `goodput_bps` → (`goodput`, `bit/s`).
+/// `duration_mean_s` → (`duration`, `s`), `goodput_bps` → (`goodput`, `bit/s`).
 pub fn run_metric_words(name: &str) -> (String, &'static str) {
     let (stem, unit) = [("_per_s", "/s"), ("_bps", "bit/s"), ("_ms", "ms"), ("_s", "s")]
         .iter()
         .find_map(|(suffix, unit)| name.strip_suffix(suffix).map(|stem| (stem, *unit)))
         .unwrap_or((name, ""));
+    // The metrics are means already (`duration_mean_s`): "mean" is said once, by the caller.
+    let stem = stem.strip_suffix("_mean").unwrap_or(stem);
     (stem.replace('_', " "), unit)
 }
 

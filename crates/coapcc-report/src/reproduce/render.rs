@@ -12,8 +12,8 @@ use super::investigate::Investigation;
 use super::published::{Check, ClaimKind, DEFAULT_BAND, FigureKind, FigureSpec, Kind, Published};
 use crate::error::ReportError;
 use crate::figures::{
-    BarGroup, BoxPanel, BoxStats, LinePanel, Series, SeriesStyle, bar_figure, box_figure, box_figure_linear,
-    line_figure, line_figure_in_columns,
+    BarGroup, BoxPanel, BoxStats, LinePanel, Series, SeriesStyle, bar_figure, bar_figure_labelled, box_figure,
+    box_figure_linear, line_figure, line_figure_in_columns,
 };
 use crate::run_record::RunRecord;
 
@@ -414,7 +414,7 @@ pub fn figure(spec: &FigureSpec, cases: &[CaseResult]) -> String {
                 })
                 .collect();
             let y = if rmse { "RMSE of RTO − RTT (ms)" } else { "spurious transmissions (mean per run)" };
-            bar_figure(&title, y, &groups, false)
+            bar_figure_labelled(&title, "RTT trace row", y, &groups, false)
         }
         F::RateTimeseries => {
             // Per algorithm: the paper's scale (the first RATE_WINDOW_S, short moving average)
@@ -721,8 +721,8 @@ pub fn ratio_plot(sections: &[Section]) -> String {
 font-family=\"sans-serif\" font-size=\"11\"><rect width=\"100%\" height=\"100%\" fill=\"white\"/>\
 <text x=\"{}\" y=\"20\" font-size=\"15\" text-anchor=\"middle\">ours / published for every numeric claim (log scale; \
 shaded: the default band [{}, {}])</text>\
-<text x=\"{}\" y=\"38\" text-anchor=\"middle\">● ✔ holds (green)   ✘ differs (red)   ○ restates another claim \
-(not counted)   ◀ ▶ beyond 0.1 or 10, with the verdict's mark</text>",
+<text x=\"{}\" y=\"38\" text-anchor=\"middle\">● ✔ holds (green) \u{2003} ✘ differs (red) \u{2003} ○ restates another \
+claim (not counted) \u{2003} ◀ ▶ beyond 0.1 or 10, with the verdict's mark</text>",
         width / 2.0,
         DEFAULT_BAND[0],
         DEFAULT_BAND[1],
@@ -769,7 +769,7 @@ are drawn at the edge as ◀ ▶)</text>",
             svg,
             "<a href=\"#claim-{}\"><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" fill=\"#333\">{}</text></a>",
             esc(&o.claim.id),
-            label_w - 16.0,
+            label_w - 28.0,
             y - 3.0,
             esc(&id)
         );
