@@ -152,6 +152,8 @@ pub struct BoxStats {
     pub p75: f64,
     /// 90th percentile (upper whisker).
     pub p90: f64,
+    /// The number of values summarised (shown under the box as `n=…`).
+    pub n: u64,
 }
 
 impl BoxStats {
@@ -169,7 +171,7 @@ impl BoxStats {
             let hi = (lo + 1).min(v.len() - 1);
             v[lo] + (v[hi] - v[lo]) * (pos - lo as f64)
         };
-        Some(Self { p10: q(0.10), p25: q(0.25), p50: q(0.50), p75: q(0.75), p90: q(0.90) })
+        Some(Self { p10: q(0.10), p25: q(0.25), p50: q(0.50), p75: q(0.75), p90: q(0.90), n: v.len() as u64 })
     }
 
     /// All five values are finite (a box that is not is left out of its panel).
@@ -289,6 +291,27 @@ fn style(size: f64, colour: RGBColor, h: HPos, v: VPos) -> TextStyle<'static> {
 
 fn draw_text(area: &Area, text: &str, at: (i32, i32), style: TextStyle<'static>) -> Drawn {
     area.draw(&Text::new(text.to_string(), at, style)).map_err(fail)
+}
+
+/// Height of one line of a wrapped panel title.
+const PANEL_TITLE_LINE_H: u32 = 18;
+
+/// `text` in lines no wider than `width` pixels at plotters size `size` (by [`text_width`]),
+/// broken at spaces; a word wider than the line keeps a line of its own. No line for no text.
+fn wrap(text: &str, width: u32, size: f64) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        let joined = lines.last().map(|line| format!("{line} {word}"));
+        match joined {
+            Some(j) if text_width(&j, size) <= width => {
+                if let Some(line) = lines.last_mut() {
+                    *line = j;
+                }
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines
 }
 
 /// A tick label: no `NaN`, no `1000.0000001`, scientific notation outside 1e-3..1e6.
@@ -809,11 +832,20 @@ where
     YS::CoordDescType: ValueFormatter<f64>,
 {
     let mut builder = ChartBuilder::on(area);
-    if !f.title.is_empty() {
-        builder.caption(f.title, (FONT, PANEL_TITLE_SIZE));
+    // A title wider than the panel is wrapped: every line but the last drawn here, the last as
+    // the chart's caption below them.
+    let lines = wrap(f.title, area.dim_in_pixel().0.saturating_sub(16), PANEL_TITLE_SIZE);
+    let (w, _) = area.dim_in_pixel();
+    for (i, line) in lines.iter().enumerate().take(lines.len().saturating_sub(1)) {
+        let at = ((w / 2) as i32, 8 + i as i32 * PANEL_TITLE_LINE_H as i32);
+        draw_text(area, line, at, style(PANEL_TITLE_SIZE, BLACK, HPos::Center, VPos::Top))?;
+    }
+    if let Some(last) = lines.last() {
+        builder.caption(last, (FONT, PANEL_TITLE_SIZE));
     }
     let mut chart = builder
         .margin(8)
+        .margin_top(8 + lines.len().saturating_sub(1) as u32 * PANEL_TITLE_LINE_H)
         .margin_right(16)
         .x_label_area_size(f.x_label_area)
         .y_label_area_size(Y_LABEL_AREA)
@@ -845,10 +877,39 @@ where
 // ---------------------------------------------------------------------------------------
 // Box figure
 
+/// A panel's boxes differ by more than this factor: its y axis is logarithmic
+/// ([`box_spread`], [`box_figure`]).
+pub const BOX_LOG_SPREAD: f64 = 10.0;
+
+/// How far apart a panel's boxes lie: the largest upper whisker (p90) over the smallest lower
+/// whisker (p10) of its finite boxes. `None` when there is no finite box or the smallest lower
+/// whisker is not positive (no ratio, and no log axis could show it).
+pub fn box_spread(boxes: &[(String, BoxStats)]) -> Option<f64> {
+    let finite = boxes.iter().map(|(_, s)| s).filter(|s| s.is_finite());
+    let (lo, hi) = finite.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), s| (lo.min(s.p10), hi.max(s.p90)));
+    (lo > 0.0 && lo.is_finite() && hi.is_finite()).then(|| hi / lo)
+}
+
 /// A grid of box-plot panels (e.g. 3 buffers × 2 flow types), one box per algorithm per
-/// panel, labelled under the axis with the algorithm name and coloured by [`colour_of`].
-/// Whiskers at p10/p90, box p25–p75, median as a dark bar. Linear axes include zero.
+/// panel, labelled under the axis with the algorithm name and the number of values
+/// (`cocoa (n=400)`), coloured by [`colour_of`]. Whiskers at p10/p90, box p25–p75, median as
+/// a dark bar. Linear axes include zero. A panel's y axis is logarithmic when `log_y` asks for
+/// it or when its boxes differ by more than [`BOX_LOG_SPREAD`] ([`box_spread`] > 10: the
+/// largest upper whisker is more than ten times the smallest lower whisker); its axis label then
+/// ends in "log scale".
 pub fn box_figure(title: &str, panels: &[BoxPanel], log_y: bool) -> String {
+    box_figure_on(title, panels, if log_y { Some(true) } else { None })
+}
+
+/// [`box_figure`] on linear axes only, for boxes that are intervals around a mean (a mean and
+/// its confidence interval), which a log axis would draw lopsided.
+pub fn box_figure_linear(title: &str, panels: &[BoxPanel]) -> String {
+    box_figure_on(title, panels, Some(false))
+}
+
+/// A box figure whose axes are all log (`Some(true)`), all linear (`Some(false)`), or chosen per
+/// panel by [`box_spread`] (`None`).
+fn box_figure_on(title: &str, panels: &[BoxPanel], log_y: Option<bool>) -> String {
     if panels.is_empty() {
         return no_data_figure(title);
     }
@@ -856,16 +917,18 @@ pub fn box_figure(title: &str, panels: &[BoxPanel], log_y: bool) -> String {
         .iter()
         .map(|p| p.boxes.iter().filter(|(_, s)| s.is_finite()).map(|(n, s)| (n.as_str(), *s)).collect())
         .collect();
+    let labels: Vec<String> = kept.iter().flatten().map(|(name, s)| box_label(name, s)).collect();
     let max_boxes = kept.iter().map(Vec::len).max().unwrap_or(0).max(1);
     let g = grid(panels.len(), if max_boxes > 12 { 2 } else { 3 });
     let plot_w = (FIGURE_WIDTH / g.cols as u32).saturating_sub(Y_LABEL_AREA + 24);
-    let (rotate, label_h) = category_layout(kept.iter().flatten().map(|(n, _)| *n), plot_w / max_boxes as u32);
+    let (rotate, label_h) = category_layout(labels.iter().map(String::as_str), plot_w / max_boxes as u32);
     let panel_h = 250 + label_h;
     let size = (FIGURE_WIDTH, TITLE_H + g.rows as u32 * panel_h);
     render(title, size, |root| {
         let (_, body) = root.split_vertically(TITLE_H);
         for ((area, panel), boxes) in body.split_evenly((g.rows, g.cols)).iter().zip(panels).zip(&kept) {
-            draw_box_panel(area, panel, boxes, log_y, label_h, rotate)?;
+            let log = log_y.unwrap_or_else(|| box_spread(&panel.boxes).is_some_and(|r| r > BOX_LOG_SPREAD));
+            draw_box_panel(area, panel, boxes, log, label_h, rotate)?;
         }
         Ok(())
     })
@@ -887,11 +950,18 @@ fn draw_box_panel(
         return no_data_panel(area, &panel.title, "values out of range");
     };
     let title = panel_title(&panel.title, fell_back);
-    let f = Frame { title: &title, x_label: "", y_label: &panel.y_label, x_label_area: label_h, x_ticks: 0 };
+    let y_label =
+        if matches!(axis, YAxis::Log(_)) { format!("{}, log scale", panel.y_label) } else { panel.y_label.clone() };
+    let f = Frame { title: &title, x_label: "", y_label: &y_label, x_label_area: label_h, x_ticks: 0 };
     match axis {
         YAxis::Linear(r) => box_chart(area, &f, boxes, r.clone(), r.start, rotate),
         YAxis::Log(r) => box_chart(area, &f, boxes, log_coord(&r), r.start, rotate),
     }
+}
+
+/// A box's label under the axis: the algorithm and the number of values.
+fn box_label(name: &str, s: &BoxStats) -> String {
+    format!("{name} (n={})", s.n)
 }
 
 fn box_chart<YS>(area: &Area, f: &Frame, boxes: &[(&str, BoxStats)], y: YS, y_base: f64, rotate: bool) -> Drawn
@@ -920,8 +990,9 @@ where
             .map_err(fail)?;
     }
     let (_, yr) = pa.get_pixel_range();
+    let names: Vec<String> = boxes.iter().map(|(name, s)| box_label(name, s)).collect();
     let labels: Vec<(&str, i32)> =
-        boxes.iter().enumerate().map(|(i, (name, _))| (*name, chart.backend_coord(&(i as f64, y_base)).0)).collect();
+        names.iter().enumerate().map(|(i, name)| (name.as_str(), chart.backend_coord(&(i as f64, y_base)).0)).collect();
     category_labels(area, &labels, yr.end, rotate)
 }
 
@@ -1143,7 +1214,7 @@ mod tests {
     }
 
     fn stats(base: f64) -> BoxStats {
-        BoxStats { p10: base, p25: base * 1.2, p50: base * 1.5, p75: base * 1.9, p90: base * 2.6 }
+        BoxStats { p10: base, p25: base * 1.2, p50: base * 1.5, p75: base * 1.9, p90: base * 2.6, n: 40 }
     }
 
     fn sample_boxes() -> Vec<BoxPanel> {
@@ -1199,7 +1270,8 @@ mod tests {
             assert!(svg.contains(&p.title), "{}", p.title);
         }
         for a in ALGOS {
-            assert!(svg.contains(&format!(">{a}<")) || svg.contains(&format!(">\n{a}\n<")), "{a}");
+            let label = format!("{a} (n=40)");
+            assert!(svg.contains(&format!(">{label}<")) || svg.contains(&format!(">\n{label}\n<")), "{a}");
         }
         assert!(svg.contains("flow completion time (s)"));
     }
@@ -1229,7 +1301,7 @@ mod tests {
     #[test]
     fn nan_input_does_not_panic_and_is_not_printed() {
         let nan = f64::NAN;
-        let bad = BoxStats { p10: nan, p25: 1.0, p50: 2.0, p75: 3.0, p90: f64::INFINITY };
+        let bad = BoxStats { p10: nan, p25: 1.0, p50: 2.0, p75: 3.0, p90: f64::INFINITY, n: 1 };
         let panels = vec![
             BoxPanel { title: "all bad".into(), y_label: "s".into(), boxes: vec![("cocoa".into(), bad)] },
             BoxPanel {
@@ -1348,6 +1420,38 @@ mod tests {
         assert!(svg.contains("linear axis"));
     }
 
+    /// Two boxes whose largest upper whisker is `spread` times the smallest lower whisker.
+    fn spread_panel(spread: f64) -> BoxPanel {
+        let b = |p10: f64, p90: f64| BoxStats { p10, p25: p10, p50: (p10 + p90) / 2.0, p75: p90, p90, n: 7 };
+        BoxPanel {
+            title: "spread".into(),
+            y_label: "FCT (s)".into(),
+            boxes: vec![("cocoa".into(), b(1.0, 2.0)), ("fasor".into(), b(2.0, spread))],
+        }
+    }
+
+    #[test]
+    fn box_panels_switch_to_a_log_axis_when_the_whiskers_span_more_than_ten_times() {
+        let near = |a: Option<f64>, b: f64| a.is_some_and(|a| (a - b).abs() < 1e-9);
+        assert!(near(box_spread(&spread_panel(9.9).boxes), 9.9));
+        assert!(near(box_spread(&spread_panel(10.1).boxes), 10.1));
+        let linear = box_figure("b", &[spread_panel(9.9)], false);
+        assert!(linear.contains("FCT (s)") && !linear.contains("log scale"), "9.9× stays linear");
+        let log = box_figure("b", &[spread_panel(10.1)], false);
+        assert!(log.contains("FCT (s), log scale"), "10.1× is drawn on a log axis");
+        let mut zero = spread_panel(100.0);
+        zero.boxes[0].1.p10 = 0.0;
+        assert_eq!(box_spread(&zero.boxes), None, "no ratio to a lower whisker of 0");
+        assert!(!box_figure("b", &[zero], false).contains("log scale"));
+        assert!(!box_figure_linear("b", &[spread_panel(10.1)]).contains("log scale"), "intervals stay linear");
+    }
+
+    #[test]
+    fn every_box_shows_the_number_of_values_it_summarises() {
+        let svg = box_figure("b", &[spread_panel(2.0)], false);
+        assert!(svg.contains("cocoa (n=7)") && svg.contains("fasor (n=7)"), "{svg}");
+    }
+
     #[test]
     fn linear_ranges_pad_and_include_zero_where_sensible() {
         assert_eq!(linear_range(2.0, 10.0, Zero::Always), Some(0.0..10.5));
@@ -1374,6 +1478,21 @@ mod tests {
             let (bold, _) = log_ticks(lo, hi);
             assert!(!bold.is_empty() && bold.len() <= 10, "{lo}..{hi}: {bold:?}");
         }
+    }
+
+    #[test]
+    fn long_panel_titles_wrap_at_spaces_within_the_panel_width() {
+        let t = "median unnecessary retransmissions per flow reduction: fasor vs cocoa (400 flows infinite buffer)";
+        let lines = wrap(t, 420, PANEL_TITLE_SIZE);
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert_eq!(lines.join(" "), t);
+        assert!(lines.iter().all(|l| text_width(l, PANEL_TITLE_SIZE) <= 420));
+        assert_eq!(wrap("short", 420, PANEL_TITLE_SIZE), vec!["short"]);
+        assert!(wrap("", 420, PANEL_TITLE_SIZE).is_empty());
+        let panel =
+            LinePanel { title: t.into(), x_label: "x".into(), y_label: "y".into(), series: vec![], log_y: false };
+        let two = line_figure_in_columns("t", &[panel.clone(), panel], 2);
+        assert!(two.contains(&lines[0]) && two.contains(&lines[1]), "each line is drawn");
     }
 
     #[test]
@@ -1443,7 +1562,10 @@ mod tests {
     #[test]
     fn box_stats_from_samples_interpolate_and_skip_nan() {
         let s: Vec<f64> = (0..=10).map(f64::from).chain([f64::NAN]).collect();
-        assert_eq!(BoxStats::from_samples(&s), Some(BoxStats { p10: 1.0, p25: 2.5, p50: 5.0, p75: 7.5, p90: 9.0 }));
+        assert_eq!(
+            BoxStats::from_samples(&s),
+            Some(BoxStats { p10: 1.0, p25: 2.5, p50: 5.0, p75: 7.5, p90: 9.0, n: 11 })
+        );
         assert_eq!(BoxStats::from_samples(&[f64::NAN]), None);
         assert_eq!(BoxStats::from_samples(&[4.0]).map(|b| b.p90), Some(4.0));
     }

@@ -64,6 +64,33 @@ fn colourfulness(png_path: &Path) -> (f64, bool) {
     (coloured as f64 / total as f64, all_same)
 }
 
+/// Every raw HTML tag in a Markdown text: `<` followed by a letter, `/` or `!` (an element, a
+/// closing tag, a comment), up to the next `>` on the same line. `a < b` and `<3` are not tags.
+fn html_tags(md: &str) -> Vec<String> {
+    let mut tags = Vec::new();
+    for line in md.lines() {
+        let mut rest = line;
+        while let Some(at) = rest.find('<') {
+            let after = &rest[at + 1..];
+            match after.find('>') {
+                Some(end) if after.starts_with(|c: char| c.is_ascii_alphabetic() || c == '/' || c == '!') => {
+                    tags.push(rest[at..at + end + 2].to_string());
+                    rest = &after[end + 1..];
+                }
+                _ => rest = after,
+            }
+        }
+    }
+    tags
+}
+
+#[test]
+fn a_tag_finder_finds_html_in_markdown_and_nothing_else() {
+    assert_eq!(html_tags("x <a id=\"y\"></a> **b**"), vec!["<a id=\"y\">", "</a>"]);
+    assert_eq!(html_tags("<!-- c --> and <br>"), vec!["<!-- c -->", "<br>"]);
+    assert!(html_tags("a < b, x<3, `x -> y` ![a](b.svg)").is_empty());
+}
+
 #[test]
 fn the_quick_report_holds_every_figure_and_claim_and_renders_in_a_browser() {
     let out = std::env::temp_dir().join(format!("coapcc-report-{}", std::process::id()));
@@ -99,6 +126,12 @@ fn the_quick_report_holds_every_figure_and_claim_and_renders_in_a_browser() {
     assert_eq!(std::fs::read_to_string(out.join("status.md")).unwrap(), status_md(&csv).unwrap());
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(md.contains("| claim |") && md.contains("figures/"));
+    // report.md is Markdown only: no raw HTML tag anywhere.
+    assert_eq!(html_tags(&md), Vec::<String>::new(), "report.md holds raw HTML");
+    // Verdicts read without colour, in both pages.
+    for page in [&md, &html] {
+        assert!(page.contains("✔ holds") && page.contains("✘ differs"), "verdicts without their mark");
+    }
     // The burst-scale investigation of the 10-flow error cases: its figure, its finding, and
     // the link from each differing claim it covers.
     assert!(out.join("figures/fasor-burst-scale.svg").exists(), "no burst-scale figure");

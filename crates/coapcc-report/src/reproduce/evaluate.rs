@@ -104,6 +104,21 @@ impl Verdict {
             Verdict::NotEvaluated(_) => "not evaluated",
         }
     }
+
+    /// A mark that tells the verdicts apart without colour: `✔` holds, `✘` differs, `?` not
+    /// evaluated.
+    pub fn icon(&self) -> &'static str {
+        match self {
+            Verdict::Holds => "✔",
+            Verdict::Differs => "✘",
+            Verdict::NotEvaluated(_) => "?",
+        }
+    }
+
+    /// The mark and the word, as the report pages show a verdict (`✔ holds`).
+    pub fn label(&self) -> String {
+        format!("{} {}", self.icon(), self.word())
+    }
 }
 
 /// A claim with our number.
@@ -521,6 +536,183 @@ fn rule(check: Check, published: f64) -> (String, Box<dyn Fn(f64) -> bool>) {
     }
 }
 
+/// A base quantity in words and its unit (empty for a count or a fraction), for the values a
+/// claim compares (`median FCT`, `s`).
+pub fn quantity_words(x: Quantity) -> (&'static str, &'static str) {
+    match x {
+        Quantity::FctMedian => ("median FCT", "s"),
+        Quantity::FctP10P90 => ("FCT p90 − p10", "s"),
+        Quantity::UnnecessaryMedian => ("median unnecessary retransmissions per flow", ""),
+        Quantity::RetransmissionsMedian => ("median retransmissions per flow", ""),
+        Quantity::ExpiredRtoMedian => ("median expired RTO", "s"),
+        Quantity::RttMedian => ("median CoAP RTT", "s"),
+        Quantity::Goodput => ("goodput", "messages/s"),
+        Quantity::LossRatio => ("loss ratio", ""),
+        Quantity::Overhead => ("overhead (lost/delivered packets)", ""),
+        Quantity::RmseMs => ("RMSE of RTO − RTT", "ms"),
+        Quantity::Spurious => ("spurious timeouts", ""),
+        Quantity::GoodputSlope => ("slope of goodput against mean ResBW", ""),
+        Quantity::GoodputLinearityR2 => ("R² of goodput against mean ResBW", ""),
+        Quantity::PlateauGoodput => ("plateau goodput", "messages/s"),
+        Quantity::MeanGoodput => ("mean goodput", "messages/s"),
+        Quantity::MaxOverhead => ("largest overhead", ""),
+        Quantity::MeanOverhead => ("mean overhead", ""),
+    }
+}
+
+/// The last part of a case name in words (`fasor/400-flows-infinite-buffer-random` →
+/// `400 flows infinite buffer random`).
+pub fn case_words(case: &str) -> String {
+    case.rsplit('/').next().unwrap_or(case).replace('-', " ")
+}
+
+/// A claim's metric in words, for figure titles and axes: (what is compared, among which
+/// algorithms and where; what the value is, with its unit, short enough for an axis since the
+/// title names the quantity). `fct_median_reduction` of fasor against cocoa →
+/// (`median FCT reduction: fasor vs cocoa (400 flows …)`, `reduction (fraction)`).
+pub fn metric_words(metric: &super::published::Metric) -> (String, String) {
+    let unit_of = |u: &str| if u.is_empty() { String::new() } else { format!(" ({u})") };
+    let (what, value) = match metric.kind() {
+        Kind::Base(x, m) => {
+            let (w, u) = quantity_words(x);
+            (format!("{w} of {}", m.a), format!("{w}{}", unit_of(u)))
+        }
+        Kind::Compare(x, how, m) => {
+            let (w, _) = quantity_words(x);
+            (format!("{w} {}: {} vs {}", how.word(), m.a, m.b), format!("{} (fraction)", how.word()))
+        }
+        Kind::CompareMin(x, how, m) => {
+            let (w, _) = quantity_words(x);
+            (
+                format!("{w} {}: {} vs {}", how.word(), m.a, m.against.join(", ")),
+                format!("smallest {} (fraction)", how.word()),
+            )
+        }
+        Kind::Increase(x, m) => {
+            let (w, _) = quantity_words(x);
+            (
+                format!("{w} increase of {}: {} vs {}", m.a, case_words(&m.cases[0]), case_words(&m.cases[1])),
+                "increase (fraction)".to_string(),
+            )
+        }
+        Kind::MhMean(m) => {
+            let (w, u) = run_metric_words(&m.of);
+            (format!("mean {w} of {}", m.a), format!("mean {w}{}", unit_of(u)))
+        }
+        Kind::MhGain(m) | Kind::MhDiff(m) | Kind::MhRatio(m) | Kind::MhCiGap(m) => {
+            let (w, u) = run_metric_words(&m.of);
+            let (how, axis) = match metric.kind() {
+                Kind::MhGain(_) => ("gain", "gain (fraction)".to_string()),
+                Kind::MhDiff(_) => ("difference", format!("difference of means{}", unit_of(u))),
+                Kind::MhRatio(_) => ("ratio", "ratio of means".to_string()),
+                _ => ("confidence-interval gap", "confidence-interval gap (fraction)".to_string()),
+            };
+            let b = m.b.as_deref().unwrap_or(&m.a);
+            let versus = match &m.case_b {
+                Some(cb) if *cb != m.case => format!("{} vs {b} in {}", m.a, case_words(cb)),
+                _ => format!("{} vs {b}", m.a),
+            };
+            (format!("mean {w} {how}: {versus}"), axis)
+        }
+        _ => {
+            let w = metric.name().replace('_', " ");
+            (w.clone(), w)
+        }
+    };
+    match metric.case_or_sweep() {
+        Some(c) => (format!("{what} ({})", case_words(c)), value),
+        None => (what, value),
+    }
+}
+
+/// A multihop run metric's column name (unit in the name) in words and its unit:
+/// `duration_mean_s` → (`duration`, `s`), `goodput_bps` → (`goodput`, `bit/s`).
+pub fn run_metric_words(name: &str) -> (String, &'static str) {
+    let (stem, unit) = [("_per_s", "/s"), ("_bps", "bit/s"), ("_ms", "ms"), ("_s", "s")]
+        .iter()
+        .find_map(|(suffix, unit)| name.strip_suffix(suffix).map(|stem| (stem, *unit)))
+        .unwrap_or((name, ""));
+    // The metrics are means already (`duration_mean_s`): "mean" is said once, by the caller.
+    let stem = stem.strip_suffix("_mean").unwrap_or(stem);
+    (stem.replace('_', " "), unit)
+}
+
+/// A value with its unit (`12.3 s`; a count or fraction bare).
+fn with_unit(v: f64, unit: &str) -> String {
+    let n = super::render::num(v);
+    match unit {
+        "" => n,
+        u if u.starts_with('/') => format!("{n}{u}"),
+        u => format!("{n} {u}"),
+    }
+}
+
+/// The values a claim compares (or the one it bounds), in words with the metric and its unit
+/// (`median FCT: fasor 12.3 s vs cocoa 15.1 s`), so that a direction claim's "ours" reads as
+/// more than a bare number. `None` for a metric that is no value of one quantity per algorithm
+/// (counts of wins, sums, spreads) or when a value is missing.
+pub fn compared(cases: &[CaseResult], claim: &Claim) -> Option<String> {
+    let pairs: Vec<(String, f64)>;
+    let (words, unit): (String, &str) = match claim.metric.kind() {
+        Kind::Compare(x, _, m) => {
+            let at = place(cases, m.at()).ok()?;
+            pairs = vec![(m.a.clone(), base(x, &at, &m.a).ok()?), (m.b.clone(), base(x, &at, &m.b).ok()?)];
+            let (w, u) = quantity_words(x);
+            (w.to_string(), u)
+        }
+        Kind::CompareMin(x, _, m) => {
+            let at = place(cases, m.at()).ok()?;
+            let mut p = vec![(m.a.clone(), base(x, &at, &m.a).ok()?)];
+            for b in &m.against {
+                p.push((b.clone(), base(x, &at, b).ok()?));
+            }
+            pairs = p;
+            let (w, u) = quantity_words(x);
+            (w.to_string(), u)
+        }
+        Kind::Increase(x, m) => {
+            let v = |case: &str| base(x, &Place::Case(find(cases, case).ok()?), &m.a).ok();
+            let label = |case: &str| case.rsplit('/').next().unwrap_or(case).to_string();
+            pairs = vec![(label(&m.cases[0]), v(&m.cases[0])?), (label(&m.cases[1]), v(&m.cases[1])?)];
+            let (w, u) = quantity_words(x);
+            (format!("{w} of {}", m.a), u)
+        }
+        Kind::Base(x, m) => {
+            pairs = vec![(m.a.clone(), base(x, &place(cases, m.at()).ok()?, &m.a).ok()?)];
+            let (w, u) = quantity_words(x);
+            (w.to_string(), u)
+        }
+        Kind::MhMean(m) => {
+            pairs = vec![(m.a.clone(), mh_values(cases, &m.case, &m.a, &m.of).ok()?.0)];
+            let (w, u) = run_metric_words(&m.of);
+            (format!("mean {w}"), u)
+        }
+        Kind::MhGain(m) | Kind::MhDiff(m) | Kind::MhRatio(m) | Kind::MhCiGap(m) => {
+            let b = m.b.as_deref().unwrap_or(&m.a);
+            let case_b = m.case_b.as_deref().unwrap_or(&m.case);
+            let label = |a: &str, case: &str| {
+                if case_b == m.case {
+                    a.to_string()
+                } else {
+                    format!("{a} in {}", case.rsplit('/').next().unwrap_or(case))
+                }
+            };
+            pairs = vec![
+                (label(&m.a, &m.case), mh_values(cases, &m.case, &m.a, &m.of).ok()?.0),
+                (label(b, case_b), mh_values(cases, case_b, b, &m.of).ok()?.0),
+            ];
+            let (w, u) = run_metric_words(&m.of);
+            (format!("mean {w}"), u)
+        }
+        _ => return None,
+    };
+    if pairs.iter().any(|(_, v)| !v.is_finite()) {
+        return None;
+    }
+    let values: Vec<String> = pairs.iter().map(|(a, v)| format!("{a} {}", with_unit(*v, unit))).collect();
+    Some(format!("{words}: {}", values.join(" vs ")))
+}
+
 /// Evaluates a claim against the cases.
 pub fn evaluate(cases: &[CaseResult], claim: &Claim) -> Outcome {
     let p = claim.published;
@@ -577,6 +769,8 @@ mod tests {
             drops_buffer_total: 0,
             flows_unfinished: 0,
             flows_total: 10,
+            rtt_samples: 0,
+            expired_rto_count: 0,
         };
         Summary { algorithm: algorithm.into(), runs: 1, of: coapcc_sim::results::SummaryOf::Network(Box::new(n)) }
     }
@@ -614,6 +808,38 @@ mod tests {
             "experiment = \"x\"\ntitle = \"t\"\npaper = \"p\"\ncites = \"lim2020\"\n[[claim]]\nid = \"c\"\ntext = \"t\"\nsource = \"s\"\n{body}"
         );
         parse(&text, "x.toml").unwrap().claims.remove(0)
+    }
+
+    #[test]
+    fn a_comparison_claim_names_the_metric_the_algorithms_and_their_values_with_the_unit() {
+        let cases = vec![case("x/c", vec![summary("fasor", 12.3, 0.0, 0.0), summary("cocoa", 15.1, 0.0, 0.0)])];
+        let fct = mh_claim(
+            "metric = \"fct_median_reduction\"\ncase = \"x/c\"\na = \"fasor\"\nb = \"cocoa\"\npublished = 1.0\nqualitative = true\ncheck = \"sign\"\n",
+        );
+        assert_eq!(compared(&cases, &fct).as_deref(), Some("median FCT: fasor 12.3000 s vs cocoa 15.1000 s"));
+        let (title, axis) = metric_words(&fct.metric);
+        assert_eq!(title, "median FCT reduction: fasor vs cocoa (c)");
+        assert_eq!(axis, "reduction (fraction)");
+        let mh = vec![mh_case("x/m", &[("lim", &[30.0, 30.0]), ("cocoa", &[20.0, 20.0])])];
+        let gain = mh_claim(
+            "metric = \"mh_gain\"\ncase = \"x/m\"\nof = \"goodput_bps\"\na = \"lim\"\nb = \"cocoa\"\npublished = 1.0\nqualitative = true\ncheck = \"sign\"\n",
+        );
+        assert_eq!(compared(&mh, &gain).as_deref(), Some("mean goodput: lim 30.0000 bit/s vs cocoa 20.0000 bit/s"));
+        assert_eq!(run_metric_words("throughput_per_s"), ("throughput".to_string(), "/s"));
+        assert_eq!(
+            compared(
+                &cases,
+                &mh_claim("metric = \"rmse_wins\"\na = \"a\"\nb = \"b\"\npublished = 1.0\ncheck = \"sign\"\n")
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn verdicts_carry_a_mark_that_reads_without_colour() {
+        assert_eq!(Verdict::Holds.label(), "✔ holds");
+        assert_eq!(Verdict::Differs.label(), "✘ differs");
+        assert_eq!(Verdict::NotEvaluated("x".into()).label(), "? not evaluated");
     }
 
     #[test]

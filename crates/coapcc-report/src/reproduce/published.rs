@@ -1430,7 +1430,7 @@ mod tests {
     #[test]
     fn an_investigation_like_another_takes_the_keys_it_does_not_give() {
         let inv = "[[investigation]]\nkind = \"sweep\"\nid = \"x-a\"\nshort = \"s\"\ntitle = \"t\"\nquestion = \"q\"\n\
-bases = [\"fasor/c\"]\nkey = \"flows\"\nunit = \"flows\"\nvalues = [1.0, 2.0]\ndefault = 1.0\nreplications = [2, 1]\n\
+bases = [\"fasor/c\"]\nkey = \"flows\"\naxis = \"number of flows\"\nunit = \"flows\"\nvalues = [1.0, 2.0]\ndefault = 1.0\nreplications = [2, 1]\n\
 claims = [\"good-one\"]\nunknown = \"u\"\n[[investigation]]\nlike = \"x-a\"\nid = \"x-b\"\nkey = \"seed\"\n";
         let p = parse(&format!("{HEAD}{GOOD}{inv}"), "x.toml").unwrap();
         let [InvestigationSpec::Sweep(a), InvestigationSpec::Sweep(b)] = p.investigations.as_slice() else {

@@ -7,13 +7,13 @@ use coapcc_driver::metrics::Quantiles;
 use coapcc_sim::results::{MetricSummary, MultihopMetric};
 
 use super::claims_csv::columns as claims_csv_columns;
-use super::evaluate::{CaseResult, CaseSeries, Outcome, Verdict, net, sweep_points, tr};
+use super::evaluate::{CaseResult, CaseSeries, Outcome, Verdict, compared, net, run_metric_words, sweep_points, tr};
 use super::investigate::Investigation;
 use super::published::{Check, ClaimKind, DEFAULT_BAND, FigureKind, FigureSpec, Kind, Published};
 use crate::error::ReportError;
 use crate::figures::{
-    BarGroup, BoxPanel, BoxStats, LinePanel, Series, SeriesStyle, bar_figure, box_figure, line_figure,
-    line_figure_in_columns,
+    BarGroup, BoxPanel, BoxStats, LinePanel, Series, SeriesStyle, bar_figure, bar_figure_labelled, box_figure,
+    box_figure_linear, line_figure, line_figure_in_columns,
 };
 use crate::run_record::RunRecord;
 
@@ -51,8 +51,33 @@ fn cause_words(o: &Outcome) -> Option<String> {
     o.claim.cause.as_ref().map(|c| format!("Cause ({}): {}", c.kind.words(), c.text))
 }
 
-fn stats(q: &Quantiles) -> BoxStats {
-    BoxStats { p10: q.p10, p25: q.p25, p50: q.p50, p75: q.p75, p90: q.p90 }
+/// Our value as the claims tables show it: for a direction claim, with the values it compares,
+/// their metric and unit (`-0.2 (median FCT: fasor 12.3 s vs cocoa 15.1 s)`), else bare.
+fn ours_words(o: &Outcome, cases: &[CaseResult]) -> String {
+    let n = num(o.ours);
+    if o.claim.kind() != ClaimKind::Direction || !o.ours.is_finite() {
+        return n;
+    }
+    match compared(cases, &o.claim) {
+        Some(w) => format!("{n} ({w})"),
+        None => format!("{n} ({})", o.claim.metric.name().replace('_', " ")),
+    }
+}
+
+fn stats(q: &Quantiles, n: u64) -> BoxStats {
+    BoxStats { p10: q.p10, p25: q.p25, p50: q.p50, p75: q.p75, p90: q.p90, n }
+}
+
+/// A multihop run metric's name in words with its unit (`goodput_bps` → `goodput (bit/s)`),
+/// for figure titles and axes.
+fn run_metric_label(of: &str) -> String {
+    match run_metric_words(of) {
+        (w, "") => w,
+        (w, u) => match u.strip_prefix('/') {
+            Some(per) => format!("{w} (per {per})"),
+            None => format!("{w} ({u})"),
+        },
+    }
 }
 
 /// Multihop run metric `of` of the algorithms of case `c` the figure draws (all, or those of
@@ -73,10 +98,11 @@ fn mh_means<'a>(
 /// run metric METRIC over the replications drawn as a line with its 95 % confidence interval
 /// as the box (whiskers = box: the interval).
 fn multihop_ci_figure(spec: &FigureSpec, cases: &[CaseResult], of: &str) -> String {
+    let words = run_metric_label(of);
     let title = if spec.their.starts_with("none") {
-        format!("{of}: mean and 95 % confidence interval (ours)")
+        format!("{words}: mean and 95 % confidence interval (ours)")
     } else {
-        format!("{of}: mean and 95 % confidence interval (ours; their {})", spec.their)
+        format!("{words}: mean and 95 % confidence interval (ours; their {})", spec.their)
     };
     let panels: Vec<BoxPanel> = spec
         .cases
@@ -84,23 +110,25 @@ fn multihop_ci_figure(spec: &FigureSpec, cases: &[CaseResult], of: &str) -> Stri
         .filter_map(|n| cases.iter().find(|c| &c.case.name == n))
         .map(|c| BoxPanel {
             title: label(&c.case.name),
-            y_label: format!("{of} (mean, 95 % CI)"),
+            y_label: format!("{words} (mean, 95 % CI)"),
             boxes: mh_means(spec, c, of)
                 .map(|(a, x)| {
                     let (m, ci) = (x.mean, x.ci95);
-                    (a, BoxStats { p10: m - ci, p25: m - ci, p50: m, p75: m + ci, p90: m + ci })
+                    let n = u64::from(c.replications);
+                    (a, BoxStats { p10: m - ci, p25: m - ci, p50: m, p75: m + ci, p90: m + ci, n })
                 })
                 .collect(),
         })
         .collect();
-    box_figure(&title, &panels, false)
+    box_figure_linear(&title, &panels)
 }
 
 /// A multihop figure (`kind = "mh-bars:METRIC"`): grouped bars, one group per case, one bar per
 /// algorithm: the mean of run metric METRIC over the replications (their intervals are in the
 /// case tables and the `mh-ci` figures).
 fn multihop_bar_figure(spec: &FigureSpec, cases: &[CaseResult], of: &str) -> String {
-    let title = format!("{of}: mean over the replications (ours; their {})", spec.their);
+    let words = run_metric_label(of);
+    let title = format!("{words}: mean over the replications (ours; their {})", spec.their);
     let groups: Vec<BarGroup> = spec
         .cases
         .iter()
@@ -110,7 +138,7 @@ fn multihop_bar_figure(spec: &FigureSpec, cases: &[CaseResult], of: &str) -> Str
             bars: mh_means(spec, c, of).map(|(a, x)| (a, x.mean)).collect(),
         })
         .collect();
-    bar_figure(&title, of, &groups, false)
+    bar_figure(&title, &words, &groups, false)
 }
 
 /// A per-node trace figure in the style of Lim 2020 Figs. 2–3 (`kind = "mh-trace:SCHEME"`):
@@ -296,7 +324,9 @@ pub fn figure(spec: &FigureSpec, cases: &[CaseResult]) -> String {
         format!("{what} (ours; their {})", spec.their)
     };
     let find = |name: &str| cases.iter().find(|c| c.case.name == name);
-    let boxed = |pick: fn(&coapcc_sim::results::Summary) -> &Quantiles, y: &str| {
+    // The quantiles a box figure draws and the number of values they summarise.
+    type Pick = fn(&coapcc_sim::results::NetworkSummary) -> (&Quantiles, u64);
+    let boxed = |pick: Pick, y: &str| {
         let panels: Vec<BoxPanel> = spec
             .cases
             .iter()
@@ -306,7 +336,12 @@ pub fn figure(spec: &FigureSpec, cases: &[CaseResult]) -> String {
                 y_label: y.to_string(),
                 boxes: algorithms_of(spec, c)
                     .into_iter()
-                    .filter_map(|a| c.of(a).map(|s| (a.to_string(), stats(pick(s)))))
+                    .filter_map(|a| {
+                        c.of(a).map(|s| {
+                            let (q, n) = pick(net(s));
+                            (a.to_string(), stats(q, n))
+                        })
+                    })
                     .collect(),
             })
             .collect();
@@ -317,11 +352,12 @@ pub fn figure(spec: &FigureSpec, cases: &[CaseResult]) -> String {
         F::MhBars(of) => multihop_bar_figure(spec, cases, of),
         F::MhSeries(alg) => multihop_series_figure(spec, cases, alg),
         F::MhTrace(scheme) => multihop_trace_figure(spec, cases, scheme),
-        F::FctBox => boxed(|s| &net(s).fct, "flow completion time (s)"),
-        F::RetransmissionsBox => boxed(|s| &net(s).retransmissions, "retransmissions per flow"),
-        F::UnnecessaryBox => boxed(|s| &net(s).unnecessary, "unnecessary retransmissions per flow"),
-        F::RttBox => boxed(|s| &net(s).rtt, "CoAP RTT (s)"),
-        F::ExpiredRtoBox => boxed(|s| &net(s).expired_rto, "expired RTO (s)"),
+        // FCT: the flows that finished; per-flow counts: every flow.
+        F::FctBox => boxed(|n| (&n.fct, n.flows_total - n.flows_unfinished), "flow completion time (s)"),
+        F::RetransmissionsBox => boxed(|n| (&n.retransmissions, n.flows_total), "retransmissions per flow"),
+        F::UnnecessaryBox => boxed(|n| (&n.unnecessary, n.flows_total), "unnecessary retransmissions per flow"),
+        F::RttBox => boxed(|n| (&n.rtt, n.rtt_samples), "CoAP RTT (s)"),
+        F::ExpiredRtoBox => boxed(|n| (&n.expired_rto, n.expired_rto_count), "expired RTO (s)"),
         F::RtoTrace => {
             let panels: Vec<LinePanel> = spec
                 .cases
@@ -378,7 +414,7 @@ pub fn figure(spec: &FigureSpec, cases: &[CaseResult]) -> String {
                 })
                 .collect();
             let y = if rmse { "RMSE of RTO − RTT (ms)" } else { "spurious transmissions (mean per run)" };
-            bar_figure(&title, y, &groups, false)
+            bar_figure_labelled(&title, "RTT trace row", y, &groups, false)
         }
         F::RateTimeseries => {
             // Per algorithm: the paper's scale (the first RATE_WINDOW_S, short moving average)
@@ -684,10 +720,13 @@ pub fn ratio_plot(sections: &[Section]) -> String {
         "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {width} {height}\" width=\"{width}\" height=\"{height}\" \
 font-family=\"sans-serif\" font-size=\"11\"><rect width=\"100%\" height=\"100%\" fill=\"white\"/>\
 <text x=\"{}\" y=\"20\" font-size=\"15\" text-anchor=\"middle\">ours / published for every numeric claim (log scale; \
-shaded: the default band [{}, {}])</text>",
+shaded: the default band [{}, {}])</text>\
+<text x=\"{}\" y=\"38\" text-anchor=\"middle\">● ✔ holds (green) \u{2003} ✘ differs (red) \u{2003} ○ restates another \
+claim (not counted) \u{2003} ◀ ▶ beyond 0.1 or 10, with the verdict's mark</text>",
         width / 2.0,
         DEFAULT_BAND[0],
-        DEFAULT_BAND[1]
+        DEFAULT_BAND[1],
+        width / 2.0,
     );
     let y_end = height - bottom;
     let _ = write!(
@@ -730,7 +769,7 @@ are drawn at the edge as ◀ ▶)</text>",
             svg,
             "<a href=\"#claim-{}\"><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" fill=\"#333\">{}</text></a>",
             esc(&o.claim.id),
-            label_w - 16.0,
+            label_w - 28.0,
             y - 3.0,
             esc(&id)
         );
@@ -756,7 +795,7 @@ are drawn at the edge as ◀ ▶)</text>",
             num(o.claim.published),
             num(o.ours),
             num(r),
-            o.verdict.word(),
+            o.verdict.label(),
             o.claim.restates.as_deref().map(|r| format!("; restates {r}")).unwrap_or_default()
         );
         let fill = if o.claim.restates.is_some() { "white" } else { colour };
@@ -769,12 +808,25 @@ are drawn at the edge as ◀ ▶)</text>",
                 esc(&title)
             );
         } else if r <= 0.1 || r >= 10.0 {
-            let (xe, glyph, anchor) =
-                if r >= 10.0 { (x(10.0) + 2.0, "▶", "start") } else { (x(0.1) - 2.0, "◀", "end") };
+            let icon = o.verdict.icon();
+            let (xe, glyph, anchor) = if r >= 10.0 {
+                (x(10.0) + 2.0, format!("▶ {icon}"), "start")
+            } else {
+                (x(0.1) - 2.0, format!("{icon} ◀"), "end")
+            };
             let _ = write!(
                 svg,
                 "<text x=\"{xe:.1}\" y=\"{:.1}\" fill=\"{colour}\" text-anchor=\"{anchor}\"><title>{}</title>{glyph}</text>",
                 y - 3.0,
+                esc(&title)
+            );
+        } else if o.verdict == Verdict::Differs {
+            // A cross, not a dot: the verdict reads without its colour.
+            let _ = write!(
+                svg,
+                "<text x=\"{:.1}\" y=\"{:.1}\" fill=\"{colour}\" font-size=\"13\" text-anchor=\"middle\"><title>{}</title>✘</text>",
+                x(r),
+                cy + 4.5,
                 esc(&title)
             );
         } else {
@@ -990,11 +1042,12 @@ claims below give the rule and band.</p>\n",
                     Some(o) => {
                         let _ = write!(
                             h,
-                            "<td class=\"n\" style=\"background:{}\" title=\"{}: {}\"><a href=\"#claim-{}\">{} / {}</a></td>",
+                            "<td class=\"n\" style=\"background:{}\" title=\"{}: {}\"><a href=\"#claim-{}\">{} {} / {}</a></td>",
                             verdict_colour(&o.verdict),
                             esc(o.verdict.word()),
                             esc(&o.rule),
                             esc(&o.claim.id),
+                            o.verdict.icon(),
                             num(o.claim.published),
                             num(o.ours)
                         );
@@ -1027,7 +1080,7 @@ fn side_tables_md(s: &Section) -> String {
             for c in cells {
                 match c {
                     Some(o) => {
-                        let _ = write!(m, " {} / {} ({}) |", num(o.claim.published), num(o.ours), o.verdict.word());
+                        let _ = write!(m, " {} / {} ({}) |", num(o.claim.published), num(o.ours), o.verdict.label());
                     }
                     None => m.push_str(" – |"),
                 }
@@ -1048,7 +1101,8 @@ fn source_words(o: &Outcome, file_cites: &str) -> String {
     }
 }
 
-fn claims_table(outcomes: &[&Outcome], investigations: &[Investigation], file_cites: &str) -> String {
+fn claims_table(outcomes: &[&Outcome], s: &Section) -> String {
+    let (investigations, file_cites) = (&s.investigations, &s.published.cites);
     let mut h = String::from(
         "<table class=\"claims\"><tr><th>claim</th><th>source</th><th>published</th><th>ours</th><th>ours / published</th><th>verdict</th></tr>\n",
     );
@@ -1088,9 +1142,9 @@ fn claims_table(outcomes: &[&Outcome], investigations: &[Investigation], file_ci
             esc(&o.claim.text),
             esc(&source_words(o, file_cites)),
             if o.claim.qualitative { "qualitative".to_string() } else { num(o.claim.published) },
-            num(o.ours),
+            esc(&ours_words(o, &s.cases)),
             if o.claim.qualitative { "–".to_string() } else { num(o.ratio) },
-            o.verdict.word(),
+            o.verdict.label(),
             id = esc(&o.claim.id)
         );
     }
@@ -1166,11 +1220,7 @@ samples) is not evaluated, with the reason.</p>\n{}<div class=\"ratio-plot\">{}<
                 id = esc(&spec.id)
             );
             if !claims.is_empty() {
-                let _ = write!(
-                    h,
-                    "<h4>Claims this figure supports</h4>\n{}",
-                    claims_table(claims, &s.investigations, &s.published.cites)
-                );
+                let _ = write!(h, "<h4>Claims this figure supports</h4>\n{}", claims_table(claims, s));
             }
         }
         if !rest.is_empty() {
@@ -1182,7 +1232,7 @@ samples) is not evaluated, with the reason.</p>\n{}<div class=\"ratio-plot\">{}<
                 } else {
                     "Claims not tied to one of these figures"
                 },
-                claims_table(&rest, &s.investigations, &s.published.cites)
+                claims_table(&rest, s)
             );
         }
         for inv in &s.investigations {
@@ -1305,12 +1355,12 @@ fn case_table(c: &CaseResult) -> String {
 pub fn markdown(title: &str, intro: &str, run: Option<&RunRecord>, sections: &[Section]) -> String {
     let csv = claims_csv(sections);
     let board = status_md(&csv).unwrap_or_else(|e| e.to_string());
-    let mut m =
-        format!("# {title}\n\n## Scoreboard\n\n{board}\n{}\n\n", intro.replace("<code>", "`").replace("</code>", "`"));
+    let mut m = format!("# {title}\n\n## Scoreboard\n\n{board}\n{}\n\n", markdown_of_intro(intro));
     if let Some(r) = run {
         let _ = write!(m, "{}\n\n", run_line(r));
     }
-    let row = |m: &mut String, o: &Outcome, investigations: &[Investigation], file_cites: &str| {
+    let row = |m: &mut String, o: &Outcome, s: &Section| {
+        let (investigations, file_cites) = (&s.investigations, &s.published.cites);
         let why = match &o.verdict {
             Verdict::NotEvaluated(r) => r.clone(),
             _ => o.rule.clone(),
@@ -1321,7 +1371,7 @@ pub fn markdown(title: &str, intro: &str, run: Option<&RunRecord>, sections: &[S
             let _ = write!(restates, " *{c}*");
         }
         for i in investigations_of(investigations, o) {
-            let _ = write!(restates, " (see [{}](#{}))", i.short, i.id);
+            let _ = write!(restates, " (see [{}](#{}))", i.short, heading_anchor(&i.title));
         }
         let _ = writeln!(
             m,
@@ -1329,9 +1379,9 @@ pub fn markdown(title: &str, intro: &str, run: Option<&RunRecord>, sections: &[S
             o.claim.text.replace('|', "\\|"),
             source_words(o, file_cites).replace('|', "\\|"),
             if o.claim.qualitative { "qualitative".to_string() } else { num(o.claim.published) },
-            num(o.ours),
+            ours_words(o, &s.cases).replace('|', "\\|"),
             if o.claim.qualitative { "–".to_string() } else { num(o.ratio) },
-            o.verdict.word(),
+            o.verdict.label(),
             why.replace('|', "\\|")
         );
     };
@@ -1358,12 +1408,16 @@ pub fn markdown(title: &str, intro: &str, run: Option<&RunRecord>, sections: &[S
             let _ = write!(
                 m,
                 "### {} — ours against their {}\n\n*What their figure shows:* {}\n\n![{}](figures/{}.svg)\n\n",
-                spec.caption, spec.their, spec.shows, spec.id, spec.id
+                spec.caption,
+                spec.their,
+                spec.shows,
+                spec.caption.replace(['[', ']'], ""),
+                spec.id
             );
             if !claims.is_empty() {
                 m.push_str(HEAD);
                 for o in claims {
-                    row(&mut m, o, &s.investigations, &s.published.cites);
+                    row(&mut m, o, s);
                 }
                 m.push('\n');
             }
@@ -1371,22 +1425,37 @@ pub fn markdown(title: &str, intro: &str, run: Option<&RunRecord>, sections: &[S
         if !rest.is_empty() {
             let _ = write!(m, "### Other claims\n\n{HEAD}");
             for o in rest {
-                row(&mut m, o, &s.investigations, &s.published.cites);
+                row(&mut m, o, s);
             }
             m.push('\n');
         }
         for inv in &s.investigations {
             let _ = write!(
                 m,
-                "<a id=\"{id}\"></a>\n### {}\n\n{}\n\n![{id}](figures/{id}.svg)\n\n**Finding:** {}\n\n",
-                inv.title,
-                inv.about,
-                inv.sentence,
-                id = inv.id
+                "### {}\n\n{}\n\n![{}](figures/{}.svg)\n\n**Finding:** {}\n\n",
+                inv.title, inv.about, inv.title, inv.id, inv.sentence,
             );
         }
     }
     m
+}
+
+/// The intro paragraph (written for the HTML page, with `<code>` and `<strong>`) in Markdown.
+fn markdown_of_intro(intro: &str) -> String {
+    intro.replace("<code>", "`").replace("</code>", "`").replace("<strong>", "**").replace("</strong>", "**")
+}
+
+/// The anchor a Markdown renderer gives a heading (GitHub's rule: lower case, punctuation
+/// other than `-` and `_` dropped, each space a `-`), so that report.md links its sections
+/// without HTML anchors.
+pub fn heading_anchor(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
 }
 
 /// `claims.csv`: one row per claim; `kind` is `numeric` or `direction`, `band_lo`/`band_hi`
@@ -1478,11 +1547,94 @@ check = "ratio"
         let md = side_tables_md(&s);
         assert!(md.contains("**1-to-1**"), "{md}");
         assert!(md.contains("| RDC | metric | CoAP (`default`) | CoCoA (`cocoa-2014`) |"), "{md}");
-        assert!(md.contains("| No RDC | throughput (requests/s) | 0.6700 / 0.5000 (holds) | – |"), "{md}");
-        assert!(md.contains("| ContikiMAC | retries per exchange | – | 0.0700 / 0.0100 (differs) |"), "{md}");
+        assert!(md.contains("| No RDC | throughput (requests/s) | 0.6700 / 0.5000 (✔ holds) | – |"), "{md}");
+        assert!(md.contains("| ContikiMAC | retries per exchange | – | 0.0700 / 0.0100 (✘ differs) |"), "{md}");
         let html = side_tables_html(&s);
         assert!(html.contains("background:#fbe3e3"), "a differing cell is red");
         assert!(html.contains("href=\"#claim-thr-coap\""), "cells link their claims");
+    }
+
+    /// Raw HTML in Markdown: `<` then a letter, `/` or `!`, up to the next `>`.
+    fn tags(md: &str) -> Vec<&str> {
+        md.match_indices('<')
+            .filter(|(i, _)| md[i + 1..].starts_with(|c: char| c.is_ascii_alphabetic() || c == '/' || c == '!'))
+            .filter_map(|(i, _)| md[i..].find('>').map(|j| &md[i..=i + j]))
+            .collect()
+    }
+
+    fn with_investigation(mut s: Section) -> Section {
+        s.investigations.push(Investigation {
+            id: "betzler-x".into(),
+            short: "the x investigation".into(),
+            title: "Investigation: frame loss, 1-to-1".into(),
+            about: "a".into(),
+            sentence: "f".into(),
+            svg: "<svg></svg>".into(),
+            claims: vec!["ret-cocoa".into()],
+        });
+        s
+    }
+
+    #[test]
+    fn verdicts_show_a_mark_and_a_word_in_both_pages() {
+        let s = section("experiment = \"betzler\"");
+        let md = markdown("t", "i", None, std::slice::from_ref(&s));
+        assert!(md.contains("**✔ holds**") && md.contains("**✘ differs**"), "{md}");
+        let html = html("t", "i", None, std::slice::from_ref(&s));
+        assert!(html.contains("✔ holds") && html.contains("✘ differs"));
+        assert!(html.contains("✔ 0.6700 / 0.5000"), "side-table cells carry the mark");
+        let plot = ratio_plot(std::slice::from_ref(&s));
+        assert!(plot.contains(">✘</text>") && plot.contains("✔ holds"), "the plot marks a difference by shape");
+    }
+
+    #[test]
+    fn report_md_has_no_raw_html_and_links_investigations_by_their_heading() {
+        let s = with_investigation(section("experiment = \"betzler\""));
+        let intro = "Generated by <code>coapcc reproduce</code>. <strong>Quick mode.</strong>";
+        let md = markdown("t", intro, None, &[s]);
+        assert_eq!(tags(&md), Vec::<&str>::new(), "{md}");
+        assert!(md.contains("`coapcc reproduce`") && md.contains("**Quick mode.**"));
+        assert!(md.contains("### Investigation: frame loss, 1-to-1\n"), "{md}");
+        assert!(md.contains("(see [the x investigation](#investigation-frame-loss-1-to-1))"), "{md}");
+        assert_eq!(tags("a <a id=\"x\"></a> b < c, x<y"), vec!["<a id=\"x\">", "</a>"]);
+    }
+
+    #[test]
+    fn direction_claims_show_the_values_compared_with_their_metric_and_unit() {
+        use coapcc_sim::results::{MetricSummary, MultihopMetric, MultihopSummary, Summary, SummaryOf};
+        let mut s = section("experiment = \"betzler\"");
+        let p = super::super::published::parse(
+            &BETZLER.replace("check = \"ratio\"\n\n[[claim]]", "qualitative = true\ncheck = \"sign\"\n\n[[claim]]"),
+            "t",
+        )
+        .unwrap();
+        s.outcomes[0].claim = p.claims[0].clone();
+        let mh = |a: &str, mean: f64| Summary {
+            algorithm: a.into(),
+            runs: 3,
+            of: SummaryOf::Multihop(MultihopSummary {
+                tcp: false,
+                metrics: vec![MetricSummary { metric: MultihopMetric::ThroughputPerS, mean, ci95: 0.0 }],
+            }),
+        };
+        s.cases.push(CaseResult {
+            case: super::super::experiments::Case {
+                name: "betzler/1-to-1-no-rdc".into(),
+                file: "x.toml".into(),
+                sets: vec![],
+                sweep: None,
+            },
+            description: String::new(),
+            source: String::new(),
+            seed: 1,
+            replications: 3,
+            summaries: vec![mh("default", 0.5)],
+            series: CaseSeries::None,
+            trace: false,
+        });
+        let md = markdown("t", "i", None, std::slice::from_ref(&s));
+        assert!(md.contains("| 0.5000 (mean throughput: default 0.5000/s) |"), "{md}");
+        assert!(html("t", "i", None, &[s]).contains("0.5000 (mean throughput: default 0.5000/s)"));
     }
 
     #[test]

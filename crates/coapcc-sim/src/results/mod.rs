@@ -145,6 +145,7 @@ fn summarise_network(a: &AlgorithmRuns) -> NetworkSummary {
         loss.push(run.run.loss_ratio);
         overhead.push(run.run.overhead);
     }
+    let (rtts, rtos) = (Distribution::union(rtts), Distribution::union(rtos));
     NetworkSummary {
         fct: Quantiles::of(&mut fct),
         retransmissions: Quantiles::of(&mut rexmit),
@@ -152,8 +153,10 @@ fn summarise_network(a: &AlgorithmRuns) -> NetworkSummary {
         goodput_per_s: mean(&goodput),
         loss_ratio: mean(&loss),
         overhead: mean(&overhead),
-        rtt: Distribution::union(rtts).quantiles(),
-        expired_rto: Distribution::union(rtos).quantiles(),
+        rtt: rtts.quantiles(),
+        expired_rto: rtos.quantiles(),
+        rtt_samples: rtts.len(),
+        expired_rto_count: rtos.len(),
         unnecessary_total,
         completed_total,
         drops_buffer_total,

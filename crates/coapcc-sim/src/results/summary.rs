@@ -63,6 +63,10 @@ pub struct NetworkSummary {
     pub flows_unfinished: u64,
     /// Flows summed over all runs.
     pub flows_total: u64,
+    /// CoAP RTT samples over all runs (the values of [`Self::rtt`]).
+    pub rtt_samples: u64,
+    /// Expired retransmission timers over all runs (the values of [`Self::expired_rto`]).
+    pub expired_rto_count: u64,
 }
 
 /// A summary of RTT-trace runs.
@@ -146,6 +150,8 @@ impl NetworkSummary {
         drops_buffer_total: 0,
         flows_unfinished: 0,
         flows_total: 0,
+        rtt_samples: 0,
+        expired_rto_count: 0,
     };
 }
 

@@ -19,7 +19,7 @@ use coapcc_driver::scenario::{Setting, Value};
 use serde::{Deserialize, Serialize};
 
 pub use self::spec::{InvestigationSpec, SweepSpec};
-use super::evaluate::{CaseResult, Outcome, Verdict, evaluate};
+use super::evaluate::{CaseResult, Outcome, Verdict, evaluate, metric_words};
 use super::experiments::Case;
 use super::published::{Check, ClaimKind, DEFAULT_BAND, Published};
 use crate::error::ReportError;
@@ -326,8 +326,9 @@ fn figure(spec: &SweepSpec, sweeps: &[ClaimSweep], published: &Published, reps: 
         if ours.iter().all(|p| !p.1.is_finite()) {
             kind.push_str(": not evaluated at any value");
         }
+        let (what, value) = metric_words(&claim.metric);
         panels.push(LinePanel {
-            title: format!("{}{kind}", short_id(&s.claim, &spec.experiment)),
+            title: format!("{what}{kind}"),
             x_label: {
                 let at = s.holds_at();
                 let at = if at.is_empty() {
@@ -337,7 +338,7 @@ fn figure(spec: &SweepSpec, sweeps: &[ClaimSweep], published: &Published, reps: 
                 };
                 format!("{} — {at}", spec.x_label())
             },
-            y_label: claim.metric.name().into(),
+            y_label: value,
             series,
             log_y: false,
         });
@@ -350,12 +351,6 @@ fn figure(spec: &SweepSpec, sweeps: &[ClaimSweep], published: &Published, reps: 
         &panels,
         2,
     )
-}
-
-/// A claim id without its experiment's prefix (panel titles).
-fn short_id<'a>(id: &'a str, experiment: &str) -> &'a str {
-    let e = experiment.split('-').next().unwrap_or(experiment);
-    id.strip_prefix(experiment).or_else(|| id.strip_prefix(e)).map(|r| r.trim_start_matches('-')).unwrap_or(id)
 }
 
 /// The finding in words, from the verdicts per point: how many claims hold at each value, then
@@ -441,6 +436,7 @@ mod tests {
             bases: strings(&["x/base"]),
             fixed: vec![],
             key: "response_payload_bytes".into(),
+            axis: "response payload size".into(),
             also: vec![],
             words: vec![],
             unit: "B".into(),
@@ -539,7 +535,7 @@ source = \"s\"\nmetric = \"fct_median\"\ncase = \"x/base\"\na = \"cocoa\"\npubli
         assert_eq!(cases[0].name, "x/base@algorithm.cocoa.vbf_selection=per-step");
         assert!(cases[0].sets.contains(&set("algorithm.cocoa.vbf_selection", "per-step").unwrap()));
         assert!(cases[0].sets.contains(&set("algorithm.cocoa-fb1.vbf_selection", "per-step").unwrap()));
-        assert_eq!(spec.x_label(), "algorithm.cocoa.vbf_selection (0 = per-exchange, 1 = per-step)");
+        assert_eq!(spec.x_label(), "response payload size (0 = per-exchange, 1 = per-step)");
         assert_eq!(spec.with_unit(0.0), "per-exchange");
     }
 
@@ -593,10 +589,35 @@ published = 1.0\nqualitative = true\ncheck = \"sign\"\n",
         assert_eq!(s[0].holds_at(), vec![40.0]);
     }
 
+    /// A slug: no space, or words joined by `_`, or four or more parts joined by `-` (a case or
+    /// claim id; algorithm names such as `cocoa-plus-makarem` have at most three).
+    fn is_slug(s: &str) -> bool {
+        !s.contains(' ') || s.contains('_') || s.split([' ', '(', ')', ',', ':']).any(|t| t.split('-').count() >= 4)
+    }
+
     #[test]
-    fn a_panel_title_drops_the_experiment_prefix() {
-        assert_eq!(short_id("fasor-400-infinite-random-fct", "fasor"), "400-infinite-random-fct");
-        assert_eq!(short_id("fb-infinite-random", "full-backoff"), "fb-infinite-random");
-        assert_eq!(short_id("makarem-rate-low-plateau", "makarem-rate"), "low-plateau");
+    fn the_slug_test_tells_slugs_from_words() {
+        assert!(is_slug("link-errors"));
+        assert!(is_slug("400-infinite-random-fct-fasor-vs-cocoa"));
+        assert!(is_slug("median FCT of fasor (fasor/400-flows-infinite-buffer-random)"));
+        assert!(is_slug("response_payload_bytes (B)"));
+        assert!(!is_slug("Link error rate"));
+        assert!(!is_slug("median FCT reduction: cocoa-fb1 vs cocoa (400 flows infinite buffer random)"));
+    }
+
+    #[test]
+    fn no_investigation_panel_title_or_axis_is_a_slug() {
+        for p in crate::reproduce::published::all().unwrap() {
+            for inv in &p.investigations {
+                let InvestigationSpec::Sweep(spec) = inv else { continue };
+                assert!(!is_slug(&spec.x_label()), "{}: x axis `{}`", spec.id, spec.x_label());
+                for id in &spec.claims {
+                    let claim = p.claims.iter().find(|c| c.id == *id).unwrap();
+                    let (title, value) = metric_words(&claim.metric);
+                    assert!(!is_slug(&title), "{}: panel `{title}` of claim {id}", spec.id);
+                    assert!(!is_slug(&value), "{}: y axis `{value}` of claim {id}", spec.id);
+                }
+            }
+        }
     }
 }

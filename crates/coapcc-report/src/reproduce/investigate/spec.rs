@@ -105,6 +105,8 @@ pub struct SweepSpec {
     pub fixed: Vec<String>,
     /// The scenario key swept (`--set KEY=VALUE`).
     pub key: String,
+    /// The swept key in words, for the figure's x axis ("response payload size").
+    pub axis: String,
     /// Further keys set to the same value at every point (e.g. the same option of CoCoA+FB1).
     #[serde(default)]
     pub also: Vec<String>,
@@ -188,15 +190,14 @@ impl SweepSpec {
         }
     }
 
-    /// The x-axis label: the key with its unit, or the words' indices.
+    /// The x-axis label: the key in words ([`Self::axis`]) with its unit, or the words'
+    /// indices.
     pub(super) fn x_label(&self) -> String {
-        if self.unit == self.key {
-            self.key.to_string()
-        } else if self.words.is_empty() {
-            format!("{} ({})", self.key, if self.unit.is_empty() { "–" } else { &self.unit })
+        if self.words.is_empty() {
+            if self.unit.is_empty() { self.axis.clone() } else { format!("{} ({})", self.axis, self.unit) }
         } else {
             let w: Vec<String> = self.words.iter().enumerate().map(|(i, w)| format!("{i} = {w}")).collect();
-            format!("{} ({})", self.key, w.join(", "))
+            format!("{} ({})", self.axis, w.join(", "))
         }
     }
 
