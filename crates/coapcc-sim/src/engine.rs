@@ -339,8 +339,13 @@ impl<'a> Sim<'a> {
                     }
                 }
                 TIMER => {
-                    if let Some((_, f)) = net.timers.pop() {
+                    // The fired timer stays at the top while the flow handles it: a re-arm
+                    // (the usual outcome: the next retransmission's timer) then moves it down
+                    // once, instead of a pop and a push. One not re-armed goes afterwards.
+                    // No other timer moves meanwhile, so the order of events is unchanged.
+                    if let Some((key, f)) = net.timers.peek() {
                         let Ok(()) = self.flows.handle_timeout(net, f);
+                        net.timers.clear_if_at(f, key);
                     }
                 }
                 d => {

@@ -146,6 +146,10 @@ pub fn run_scenario(s: &Scenario, progress: &(dyn Fn() + Sync)) -> Result<Vec<Al
 
 /// [`run_scenario`], except that a job not yet started when `stop()` returns true is not
 /// started and the run ends with [`SimError::Interrupted`] (a Python caller's Ctrl-C).
+///
+/// Never inlined: `coapcc bench` counts the instructions spent inside it (callgrind's
+/// `--toggle-collect`), so it must stay a function of its own.
+#[inline(never)]
 pub fn run_scenario_until(
     s: &Scenario,
     progress: &(dyn Fn() + Sync),

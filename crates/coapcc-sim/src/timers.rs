@@ -64,7 +64,17 @@ impl TimerHeap {
         self.heap.first().map(|n| (self.slots[n.slot as usize].0, n.slot))
     }
 
+    /// Disarms `slot` if it is still armed at `key` (a timer that fired and was neither
+    /// re-armed nor disarmed while it was handled).
+    pub fn clear_if_at(&mut self, slot: u32, key: u128) {
+        match self.slots.get(slot as usize) {
+            Some(&(k, p)) if p != ABSENT && k == key => self.remove_at(p as usize),
+            _ => {}
+        }
+    }
+
     /// Removes and returns the earliest timer.
+    #[cfg(test)]
     pub fn pop(&mut self) -> Option<(u128, u32)> {
         let top = self.peek()?;
         self.remove_at(0);
@@ -184,6 +194,23 @@ mod tests {
         t.clear(0);
         t.clear(0);
         assert_eq!(t.pop(), Some((7, 1)));
+        assert!(t.is_empty());
+    }
+
+    #[test]
+    fn a_fired_timer_left_in_place_is_moved_by_a_re_arm_and_removed_otherwise() {
+        let mut t = TimerHeap::new(3);
+        t.set(0, 10);
+        t.set(1, 20);
+        t.set(2, 30);
+        // Slot 0 fires and is re-armed while still at the top: it moves behind slot 1.
+        t.set(0, 25);
+        t.clear_if_at(0, 10);
+        assert_eq!(t.pop(), Some((20, 1)));
+        // Slot 0 fires again and is not re-armed: it goes.
+        assert_eq!(t.peek(), Some((25, 0)));
+        t.clear_if_at(0, 25);
+        assert_eq!(t.pop(), Some((30, 2)));
         assert!(t.is_empty());
     }
 

@@ -145,6 +145,9 @@ pub struct Serializer {
     /// Serialisation times of packet sizes seen so far, in nanoseconds (0 = not computed):
     /// packets come in a few sizes, and the division is the costliest step of an offer.
     tx_ns: Vec<u64>,
+    /// The latest packet size and its serialisation time, nanoseconds: a direction mostly
+    /// carries one size (requests up, responses down), so most offers stop here.
+    last_tx: (u32, u64),
 }
 
 /// The per-offer state, in integer nanoseconds (no `Duration` arithmetic on the hot path).
@@ -175,10 +178,22 @@ impl Serializer {
             started: Waiting { start: 0, bytes: 0 },
             hot: Hot::default(),
             tx_ns: Vec::new(),
+            last_tx: (0, 0),
         })
     }
 
+    /// The serialisation time of `bytes`, nanoseconds (a zero-byte packet takes none).
+    #[inline]
     fn tx_ns(&mut self, bytes: u32) -> u64 {
+        if bytes == self.last_tx.0 {
+            return self.last_tx.1;
+        }
+        let ns = self.tx_ns_cached(bytes);
+        self.last_tx = (bytes, ns);
+        ns
+    }
+
+    fn tx_ns_cached(&mut self, bytes: u32) -> u64 {
         let i = bytes as usize;
         if i >= TX_CACHE_BYTES || bytes == 0 {
             return nanos(serialization_time(bytes, self.config.rate_bps));

@@ -78,17 +78,25 @@ impl Ev {
     }
 }
 
-/// A queued event.
+/// A queued event, ordered by its key: (time, class, sequence number) packed into one integer
+/// (time in the upper 64 bits, then the class bit, then the sequence number, below 2⁶³), so
+/// the heap compares one `u128` instead of three fields.
 pub(super) struct Entry {
-    pub(super) at: Instant,
-    class: u8,
-    seq: u64,
+    key: u128,
     pub(super) ev: Ev,
+}
+
+impl Entry {
+    /// When the event happens.
+    #[inline]
+    pub(super) fn at(&self) -> Instant {
+        Instant::from_nanos((self.key >> 64) as u64)
+    }
 }
 
 impl PartialEq for Entry {
     fn eq(&self, o: &Self) -> bool {
-        self.cmp(o) == Ordering::Equal
+        self.key == o.key
     }
 }
 impl Eq for Entry {}
@@ -99,7 +107,7 @@ impl PartialOrd for Entry {
 }
 impl Ord for Entry {
     fn cmp(&self, o: &Self) -> Ordering {
-        (self.at, self.class, self.seq).cmp(&(o.at, o.class, o.seq))
+        self.key.cmp(&o.key)
     }
 }
 
@@ -115,8 +123,10 @@ impl EventQueue {
     /// Queues `ev` at `at`.
     pub(super) fn push(&mut self, at: Instant, ev: Ev) {
         self.seq += 1;
-        let class = u8::from(!matches!(ev, Ev::FrameEnd(_)));
-        self.heap.push(Reverse(Entry { at, class, seq: self.seq, ev }));
+        debug_assert!(self.seq < 1 << 63, "the sequence number fits below the class bit");
+        let class = u128::from(!matches!(ev, Ev::FrameEnd(_)));
+        let key = (u128::from(at.as_nanos()) << 64) | (class << 63) | u128::from(self.seq);
+        self.heap.push(Reverse(Entry { key, ev }));
     }
 
     /// The earliest event, removed from the queue.

@@ -208,15 +208,16 @@ impl MultihopSim {
     /// Handles the events in time order until the run ends.
     fn run_events(&mut self) {
         while let Some(e) = self.queue.pop() {
-            if e.at > self.end || self.stopped {
+            let at = e.at();
+            if at > self.end || self.stopped {
                 break;
             }
-            self.now = e.at;
+            self.now = at;
             self.events += 1;
             let (kind, subject) = e.ev.tag();
-            self.digest = fnv(fnv(fnv(self.digest, e.at.as_nanos()), kind), subject);
+            self.digest = fnv(fnv(fnv(self.digest, at.as_nanos()), kind), subject);
             if let Some(t) = self.trace.as_mut() {
-                t.push((e.at.as_nanos(), kind, subject));
+                t.push((at.as_nanos(), kind, subject));
             }
             self.handle(e.ev);
         }
