@@ -93,8 +93,8 @@ fn a_tag_finder_finds_html_in_markdown_and_nothing_else() {
 
 #[test]
 fn the_quick_report_holds_every_figure_and_claim_and_renders_in_a_browser() {
-    let out = std::env::temp_dir().join(format!("coapcc-report-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&out);
+    let dir = tempfile::Builder::new().prefix("coapcc-report-").tempdir().unwrap();
+    let out = dir.path().join("out");
     let status = Command::new(env!("CARGO_BIN_EXE_coapcc"))
         .current_dir(root())
         .args(["reproduce", "all", "--quick", "--quiet", "--out"])

@@ -12,14 +12,24 @@ fn coapcc(args: &[&str]) -> (i32, String, String) {
     )
 }
 
-fn tmp(name: &str) -> PathBuf {
-    // Tests run in parallel threads of one process: every call gets its own folder.
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let d = std::env::temp_dir().join(format!("coapcc-sim-cli-{}-{name}-{n}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A fresh folder for one test, removed when the value is dropped (also when the test fails).
+struct Tmp(tempfile::TempDir);
+
+impl std::ops::Deref for Tmp {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for Tmp {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.0.path().as_os_str()
+    }
+}
+
+fn tmp(name: &str) -> Tmp {
+    Tmp(tempfile::Builder::new().prefix(&format!("coapcc-sim-cli-{name}-")).tempdir().unwrap())
 }
 
 fn scenario(rel: &str) -> String {
@@ -541,7 +551,7 @@ fn run_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
 }
 
 /// A folder holding `GOOD` as `good.toml` (and a `work/` folder to run in); its path.
-fn with_good(name: &str) -> (PathBuf, String) {
+fn with_good(name: &str) -> (Tmp, String) {
     let d = tmp(name);
     std::fs::create_dir_all(d.join("work")).unwrap();
     let f = d.join("good.toml");
