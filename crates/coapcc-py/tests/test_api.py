@@ -81,6 +81,42 @@ def test_set_raises_a_value_error_naming_the_key_and_leaves_the_scenario_unchang
         s.set("bogus", 1)
 
 
+def test_set_returns_a_new_scenario_and_leaves_the_original_unchanged(repo):
+    s = coapcc.Scenario.load(ERRORS)
+    before = s.to_toml()
+    t = s.set("workload.flows", 6)
+    assert t is not s
+    assert s.to_toml() == before and s.settings == []
+    assert t.settings == [("workload.flows", "6")]
+    assert "flows = 6" in t.to_toml() and "flows = 6" not in before
+
+
+def test_a_rejected_set_stores_nothing_and_later_calls_still_work(repo):
+    s = coapcc.Scenario.load(ERRORS)
+    with pytest.raises(ValueError, match="key `flowz`"):
+        s.set("flowz", 3)
+    # The rejected key is nowhere: the next setting and a run report no `flowz` error.
+    t = s.set("workload.flows", 2)
+    assert t.settings == [("workload.flows", "2")] and s.settings == []
+    assert coapcc.sim(t, algorithms="cocoa", replications=1).runs.shape[0] == 1
+
+
+def test_running_a_scenario_whose_set_result_was_dropped_warns_with_the_setting(repo):
+    import gc
+    import warnings
+
+    s = coapcc.Scenario.load(ERRORS)
+    s.set("workload.flows", 2)  # the in-place habit: the new scenario is dropped
+    gc.collect()
+    with pytest.warns(FutureWarning, match=r"workload\.flows=2 is not applied .*`s = s\.set"):
+        coapcc.sim(s, algorithms="cocoa", replications=1)
+    kept = s.set("workload.flows", 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        coapcc.sim(s, algorithms="cocoa", replications=1)  # warned once; `kept` is still alive
+    assert kept.settings == [("workload.flows", "3")]
+
+
 def test_a_scenario_built_in_python_runs_like_its_file(repo):
     s = coapcc.Scenario(
         "mine",
