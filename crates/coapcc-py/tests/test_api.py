@@ -219,3 +219,23 @@ def test_a_scenario_survives_pickling_with_its_settings():
     back = pickle.loads(pickle.dumps(s))
     assert back.to_toml() == s.to_toml()
     assert back.settings == [("flows", "7"), ("algorithm.cocoa.aging", "off")]
+
+
+def test_the_readme_sweep_example_prints_what_the_readme_shows_and_its_points_differ(repo, tmp_path):
+    text = (repo / "README.md").read_text()
+    section = text.split("## Python and clusters")[1]
+    code = section.split("```python\n")[1].split("```")[0]
+    shown = section.split("```text\n")[1].split("```")[0]
+    lines = code.splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith("w = coapcc.sweep("))
+    sweep = "\n".join(lines[start : start + 2]).replace('"results/mine-sweep"', repr(str(tmp_path / "w")))
+    env = {"coapcc": coapcc}
+    exec(next(ln for ln in lines if ln.startswith("s = ")), env)
+    exec(sweep, env)
+    table = env["w"].frame.pivot(index="errors", columns="algorithm", values="fct_p50_s").round(1)
+    assert [ln.rstrip() for ln in str(table).splitlines()] == [ln.rstrip() for ln in shown.strip().splitlines()]
+    # The swept key changes the result: every algorithm's median FCT differs between any two
+    # points with link errors, and grows with the error level.
+    for algorithm in ["cocoa", "fasor"]:
+        fct = [table.loc[level, algorithm] for level in ["none", "medium", "high"]]
+        assert fct[0] < fct[1] < fct[2], (algorithm, fct)
