@@ -56,5 +56,6 @@ fn _coapcc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sim::check, m)?)?;
     m.add_function(wrap_pyfunction!(sim::run_job, m)?)?;
     m.add_function(wrap_pyfunction!(sim::gather, m)?)?;
+    m.add_function(wrap_pyfunction!(sim::kept_piece, m)?)?;
     Ok(())
 }

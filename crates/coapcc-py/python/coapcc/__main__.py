@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
 from . import Scenario, _coapcc, sweep
+from ._extras import require
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -30,6 +31,11 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--scheduler", help="address of a running Dask scheduler (tcp://HOST:PORT); local without")
     s.add_argument("--jobs", type=int, help="local worker threads, 1 to 1024 (default: one per core)")
     s.add_argument("--samples", action="store_true", help="also write samples.csv per point")
+    s.add_argument(
+        "--force",
+        action="store_true",
+        help="run every point again (by default a point finished in --out by the same scenario and coapcc version is kept)",
+    )
     s.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     return p
 
@@ -56,7 +62,7 @@ def _sweep(args: argparse.Namespace) -> None:
         if not sep or not key.strip():
             raise ValueError(f"expected KEY=VALUE, got `{item}`")
         # The value text is read as the CLI reads it.
-        scenario.set(key.strip(), value.strip())
+        scenario = scenario.set(key.strip(), value.strip())
     grid = {}
     for text in args.sweep:
         key, values = _coapcc.parse_sweep(text)
@@ -68,9 +74,7 @@ def _sweep(args: argparse.Namespace) -> None:
     _check_writable(out)
     client = None
     if args.scheduler:
-        from dask.distributed import Client
-
-        client = Client(args.scheduler)
+        client = require("dask.distributed", "--scheduler").Client(args.scheduler)
     try:
         result = sweep(
             scenario,
@@ -80,11 +84,18 @@ def _sweep(args: argparse.Namespace) -> None:
             seed=args.seed,
             client=client,
             jobs=args.jobs,
+            out=out,
+            force=args.force,
+            samples=args.samples,
         )
     finally:
         if client is not None:
             client.close()
-    result.save(out, samples=args.samples)
+    if result.kept and not args.quiet:
+        print(
+            f"kept {result.kept} sweep point(s) finished by an earlier run of the same scenario and coapcc version (--force runs them again)",
+            file=sys.stderr,
+        )
     if not args.quiet:
         for point, r in zip(result.points, result.results):
             label = _coapcc.sweep_label([(k, v) for k, v in point])
@@ -103,6 +114,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130
+    except ImportError as e:
+        # A missing optional dependency: the message names the extra that installs it.
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     except (ValueError, TypeError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
