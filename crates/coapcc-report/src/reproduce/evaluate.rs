@@ -577,6 +577,7 @@ mod tests {
             drops_buffer_total: 0,
             flows_unfinished: 0,
             flows_total: 10,
+            fct_run_median_ci: coapcc_sim::results::MedianInterval::NONE,
         };
         Summary { algorithm: algorithm.into(), runs: 1, of: coapcc_sim::results::SummaryOf::Network(Box::new(n)) }
     }
