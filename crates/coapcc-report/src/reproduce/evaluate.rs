@@ -57,6 +57,10 @@ pub struct CaseResult {
     pub replications: u32,
     /// Per algorithm, in scenario order.
     pub summaries: Vec<Summary>,
+    /// Each replication's summaries alone (per algorithm, in scenario order), when the case ran
+    /// enough replications for a 95 % interval of a median over them (the investigation
+    /// figures' error bars); else empty.
+    pub per_replication: Vec<Vec<Summary>>,
     /// Time series of replication 0.
     pub series: CaseSeries,
     /// Whether this is an RTT-trace case.
@@ -577,6 +581,7 @@ mod tests {
             drops_buffer_total: 0,
             flows_unfinished: 0,
             flows_total: 10,
+            fct_run_median_ci: coapcc_sim::results::MedianInterval::NONE,
         };
         Summary { algorithm: algorithm.into(), runs: 1, of: coapcc_sim::results::SummaryOf::Network(Box::new(n)) }
     }
@@ -589,6 +594,7 @@ mod tests {
             seed: 1,
             replications: 1,
             summaries,
+            per_replication: Vec::new(),
             series: CaseSeries::None,
             trace: false,
         }

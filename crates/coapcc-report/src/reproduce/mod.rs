@@ -155,6 +155,7 @@ fn run_case(
         crate::sim::write_piece(s, data, &Piece::new(&runs, traces))?;
     }
     let result = CaseResult {
+        per_replication: per_replication(s, &runs),
         case,
         description: s.file.description.clone(),
         source: s.file.source.clone(),
@@ -165,6 +166,24 @@ fn run_case(
         trace: matches!(s.model, Model::Trace(_)),
     };
     Ok((result, kept.is_some()))
+}
+
+/// Each replication's summaries alone, when there are enough replications for a 95 % interval
+/// of a median over them ([`coapcc_sim::results::median_ci_ranks`]); else none.
+fn per_replication(s: &scenario::Scenario, runs: &[AlgorithmRuns]) -> Vec<Vec<coapcc_sim::results::Summary>> {
+    let n = runs.iter().map(|a| a.runs.len()).min().unwrap_or(0);
+    if coapcc_sim::results::median_ci_ranks(n).is_none() {
+        return Vec::new();
+    }
+    (0..n)
+        .map(|r| {
+            let one: Vec<AlgorithmRuns> = runs
+                .iter()
+                .map(|a| AlgorithmRuns { algorithm: a.algorithm.clone(), runs: vec![a.runs[r].clone()] })
+                .collect();
+            summarise(s, &one)
+        })
+        .collect()
 }
 
 /// The continuous flows of replication 0 of a multihop algorithm's runs: each flow's server
