@@ -3,6 +3,7 @@ worker process is killed in the middle)."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -50,8 +51,8 @@ def test_a_local_sweep_writes_the_cli_files_byte_for_byte(cli_sweep, local, tmp_
     assert (tmp_path / "sweep.csv").read_bytes() == (cli_sweep / "sweep.csv").read_bytes()
     cli_files = sorted(str(p.relative_to(cli_sweep)) for p in cli_sweep.rglob("*") if p.is_file())
     py_files = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file())
-    # sweep.csv and run.json, then per point its three result files, run.json and its finished piece.
-    assert py_files == cli_files and len(cli_files) == 2 + 5 * 5
+    # sweep.csv and run.json, then per point (4) its four result files, run.json and its finished piece.
+    assert py_files == cli_files and len(cli_files) == 2 + 4 * 6
     for rel in [f for f in cli_files if not f.endswith("run.json")]:  # the date and the command differ
         assert (tmp_path / rel).read_bytes() == (cli_sweep / rel).read_bytes(), rel
 
@@ -142,7 +143,13 @@ def test_a_worker_killed_in_the_middle_of_a_sweep_loses_nothing(cluster):
 
 
 def files_of(folder):
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    """Every file below ``folder`` by relative path, with its bytes (``run.json``: its keys only,
+    since its date and command differ between runs)."""
+    return {
+        str(p.relative_to(folder)): sorted(json.loads(p.read_text())) if p.name == "run.json" else p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 def interrupt(folder, labels):

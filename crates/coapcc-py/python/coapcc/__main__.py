@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
-from . import Scenario, _coapcc, sweep
+from . import Scenario, SweepResult, _coapcc, sweep
 from ._extras import require
 
 
@@ -40,21 +40,6 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _check_writable(directory: Path) -> None:
-    """As ``coapcc sim``, before anything runs: ``directory`` is created if missing and a file
-    is created in it and removed; a path that is a file, or a folder that cannot be created or
-    written, is a ``ValueError`` (exit code 2) naming it."""
-    try:
-        if directory.exists() and not directory.is_dir():
-            raise ValueError(f"cannot write results to `{directory}`: it is not a folder")
-        directory.mkdir(parents=True, exist_ok=True)
-        probe = directory / f".write-check-{os.getpid()}"
-        probe.touch()
-        probe.unlink()
-    except OSError as e:
-        raise ValueError(f"cannot write results to `{directory}`: {e.strerror or e}") from e
-
-
 def _sweep(args: argparse.Namespace) -> None:
     scenario = Scenario.load(args.scenario)
     for item in args.set:
@@ -71,12 +56,31 @@ def _sweep(args: argparse.Namespace) -> None:
             raise ValueError(f"--sweep: key `{key}` is swept twice; give all its values in one --sweep ({key}=V1,V2,…)")
         grid[key] = values
     out = args.out if args.out is not None else Path("results") / scenario.name
-    _check_writable(out)
+    # As `coapcc sim`: the folder is checked before anything runs, and a run that then fails
+    # leaves none of the folders the check created (those still empty).
+    with _coapcc.check_writable(os.fspath(out)):
+        result = _run(args, scenario, grid, out)
+    if result.kept and not args.quiet:
+        print(
+            f"kept {result.kept} sweep point(s) finished by an earlier run of the same scenario and coapcc version (--force runs them again)",
+            file=sys.stderr,
+        )
+    if not args.quiet:
+        for point, r in zip(result.points, result.results):
+            label = _coapcc.sweep_label([(k, v) for k, v in point])
+            s = r.scenario
+            print(f"== {s.name} [{label}] (seed {s.seed}, {s.replications} replications)")
+            sys.stdout.write(r.summary_text())
+            print(f"results: {out / label}")
+
+
+def _run(args: argparse.Namespace, scenario: Scenario, grid: dict, out: Path) -> SweepResult:
+    """The sweep of ``args`` into ``out``, on the Dask scheduler of ``--scheduler`` if given."""
     client = None
     if args.scheduler:
         client = require("dask.distributed", "--scheduler").Client(args.scheduler)
     try:
-        result = sweep(
+        return sweep(
             scenario,
             grid=grid,
             algorithms=args.algorithm or None,
@@ -91,18 +95,6 @@ def _sweep(args: argparse.Namespace) -> None:
     finally:
         if client is not None:
             client.close()
-    if result.kept and not args.quiet:
-        print(
-            f"kept {result.kept} sweep point(s) finished by an earlier run of the same scenario and coapcc version (--force runs them again)",
-            file=sys.stderr,
-        )
-    if not args.quiet:
-        for point, r in zip(result.points, result.results):
-            label = _coapcc.sweep_label([(k, v) for k, v in point])
-            s = r.scenario
-            print(f"== {s.name} [{label}] (seed {s.seed}, {s.replications} replications)")
-            sys.stdout.write(r.summary_text())
-            print(f"results: {out / label}")
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

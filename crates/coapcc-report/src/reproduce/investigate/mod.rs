@@ -617,15 +617,20 @@ source = \"s\"\nmetric = \"fct_median\"\ncase = \"x/base\"\na = \"cocoa\"\npubli
         }
     }
 
-    #[test]
-    fn a_claim_comparing_a_swept_case_with_a_fixed_one_is_evaluated_at_every_point() {
-        let p = parse(
+    /// Claim `c1`: lim's goodput in x/base minus x/other's, a sign claim.
+    fn base_minus_other() -> Published {
+        parse(
             "experiment = \"x\"\ntitle = \"t\"\npaper = \"p\"\ncites = \"lim2020\"\n[[claim]]\nid = \"c1\"\ntext = \"t\"\n\
 source = \"s\"\nmetric = \"mh_diff\"\ncase = \"x/base\"\ncase_b = \"x/other\"\nof = \"goodput_bps\"\na = \"lim\"\n\
 published = 1.0\nqualitative = true\ncheck = \"sign\"\n",
             "x.toml",
         )
-        .unwrap();
+        .unwrap()
+    }
+
+    #[test]
+    fn a_claim_comparing_a_swept_case_with_a_fixed_one_is_evaluated_at_every_point() {
+        let p = base_minus_other();
         let spec = SweepSpec { values: vec![20.0, 40.0], claims: strings(&["c1"]), ..spec() };
         // x/base's goodput rises above x/other's (15) at 40 B.
         let results = vec![
@@ -649,13 +654,7 @@ published = 1.0\nqualitative = true\ncheck = \"sign\"\n",
 
     #[test]
     fn each_point_gets_the_order_statistic_interval_of_the_claim_over_its_replications() {
-        let p = parse(
-            "experiment = \"x\"\ntitle = \"t\"\npaper = \"p\"\ncites = \"lim2020\"\n[[claim]]\nid = \"c1\"\ntext = \"t\"\n\
-source = \"s\"\nmetric = \"mh_diff\"\ncase = \"x/base\"\ncase_b = \"x/other\"\nof = \"goodput_bps\"\na = \"lim\"\n\
-published = 1.0\nqualitative = true\ncheck = \"sign\"\n",
-            "x.toml",
-        )
-        .unwrap();
+        let p = base_minus_other();
         let spec =
             SweepSpec { values: vec![20.0, 40.0], claims: strings(&["c1"]), fixed: strings(&["x/other"]), ..spec() };
         let results = vec![
