@@ -383,20 +383,24 @@ fn figure(spec: &SweepSpec, sweeps: &[ClaimSweep], published: &Published, reps: 
     let title = spec.title.trim_start_matches("Investigation: ");
     let mut chars = title.chars();
     let title: String = chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default();
-    let bars = if sweeps.iter().flat_map(|s| &s.intervals).any(|ci| ci.lo.is_finite()) {
-        "bars: 95 % interval of the median over replications"
-    } else {
-        "no 95 % interval: fewer than 6 replications"
-    };
+    // Without a bar anywhere, the legend says why (an entry with nothing to draw).
+    if !sweeps.iter().flat_map(|s| &s.intervals).any(|ci| ci.lo.is_finite()) {
+        if let Some(first) = panels.first_mut() {
+            first.series.push(Series::new(NO_ERROR_BARS, Vec::new(), SeriesStyle::Points));
+        }
+    }
     line_figure_in_columns(
-        &format!("{title} ({reps} replication{} per point; {bars})", if reps == 1 { "" } else { "s" }),
+        &format!("{title} ({reps} replication{} per point)", if reps == 1 { "" } else { "s" }),
         &panels,
         2,
     )
 }
 
 /// The legend name of the error bars.
-const ERROR_BARS: &str = "95 % interval of the median over replications (order statistics; 6 or more replications)";
+const ERROR_BARS: &str = "95 % interval of the median over replications (order statistics)";
+
+/// The legend entry of a figure without error bars.
+const NO_ERROR_BARS: &str = "no 95 % interval of the median: fewer than 6 replications per point";
 
 /// A claim id without its experiment's prefix (panel titles).
 fn short_id<'a>(id: &'a str, experiment: &str) -> &'a str {
@@ -673,13 +677,12 @@ published = 1.0\nqualitative = true\ncheck = \"sign\"\n",
         assert_eq!((ci.lo, ci.hi, ci.level), (-6.0, -1.0, 0.96875));
         assert!(s[0].intervals[1].lo.is_nan() && s[0].intervals[1].level.is_nan());
         let svg = figure(&spec, &s, &p, 5);
-        assert!(svg.contains("bars: 95 % interval of the median over replications"), "{svg}");
-        assert!(svg.contains(ERROR_BARS));
+        assert!(svg.contains(ERROR_BARS) && !svg.contains(NO_ERROR_BARS), "{svg}");
         // Without six replications anywhere, the caption says there is no interval.
         let few: Vec<CaseResult> =
             results.into_iter().map(|r| CaseResult { per_replication: Vec::new(), ..r }).collect();
         let svg = figure(&spec, &claim_sweeps(&spec, &few, &p), &p, 5);
-        assert!(svg.contains("no 95 % interval: fewer than 6 replications") && !svg.contains(ERROR_BARS), "{svg}");
+        assert!(svg.contains(NO_ERROR_BARS) && !svg.contains(ERROR_BARS), "{svg}");
     }
 
     #[test]
