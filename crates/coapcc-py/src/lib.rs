@@ -13,6 +13,7 @@
 //! | `registry` | `algorithms()`, `algorithm(name)`, `replay(…)`, the figure palette |
 //! | `scenario` | a resolved scenario (file text + settings, checked as `coapcc sim` checks it) |
 //! | `sim` | running scenarios (NB-IoT-like, RTT-trace, multihop) without the GIL, interruptible; one job alone; one result type (`sim::Output`) with its tables and files |
+//! | `folders` | the CLI's output-folder check before a run, and the removal of the folders it created when the run fails |
 //! | `run_json` | `run.json` of the folders `save` writes (the CLI's record and writer, with the Python call) |
 //! | `errors` | the exception classes (`ScenarioError`, `BudgetError`, `RunError`) and the mapping of the Rust errors onto them |
 //!
@@ -25,6 +26,7 @@
 // re-exports), not Rust paths.
 mod arrow;
 mod errors;
+mod folders;
 mod registry;
 mod run_json;
 mod scenario;
@@ -41,11 +43,13 @@ fn _coapcc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<arrow::Table>()?;
     m.add_class::<scenario::Resolved>()?;
     m.add_class::<sim::Output>()?;
+    m.add_class::<folders::Created>()?;
     m.add_function(wrap_pyfunction!(registry::algorithms_table, m)?)?;
     m.add_function(wrap_pyfunction!(registry::algorithm_info, m)?)?;
     m.add_function(wrap_pyfunction!(registry::replay_events, m)?)?;
     m.add_function(wrap_pyfunction!(registry::palette, m)?)?;
     m.add_function(wrap_pyfunction!(registry::colour_of, m)?)?;
+    m.add_function(wrap_pyfunction!(folders::check_writable, m)?)?;
     m.add_function(wrap_pyfunction!(run_json::write_run_json, m)?)?;
     m.add_function(wrap_pyfunction!(scenario::resolve, m)?)?;
     m.add_function(wrap_pyfunction!(scenario::dict_to_toml, m)?)?;
@@ -56,5 +60,6 @@ fn _coapcc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sim::check, m)?)?;
     m.add_function(wrap_pyfunction!(sim::run_job, m)?)?;
     m.add_function(wrap_pyfunction!(sim::gather, m)?)?;
+    m.add_function(wrap_pyfunction!(sim::kept_piece, m)?)?;
     Ok(())
 }

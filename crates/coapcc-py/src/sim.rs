@@ -13,6 +13,7 @@ use coapcc_sim::results::{
     Summary, flows_columns, nodes_columns, result_files, runs_columns, samples_columns, series_columns, summarise,
     summary_columns, summary_table,
 };
+use coapcc_sim::sweep::store::{self, Piece};
 use coapcc_sim::sweep::{sweep_csv_header, sweep_csv_rows};
 use coapcc_sim::{AlgorithmRuns, RunOutput};
 use coapcc_sim::{SimError, wire};
@@ -108,6 +109,21 @@ impl Output {
     fn scenario_toml(&self) -> String {
         self.scenario.to_toml()
     }
+
+    /// This run as a finished piece (`coapcc_sim::sweep::store`): the bytes `coapcc sim
+    /// --sweep` keeps in a point's folder, taken back by [`kept_piece`] (or the CLI) for the
+    /// same scenario and coapcc version.
+    fn piece<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &store::encode(&self.scenario, &Piece::new(&self.runs, Vec::new())))
+    }
+}
+
+/// The run kept in a finished piece's bytes, if they are whole and were written for
+/// `scenario` by this coapcc version (else None: the point runs again).
+#[pyfunction]
+pub fn kept_piece(scenario: PyRef<'_, Resolved>, bytes: &[u8]) -> Option<Output> {
+    let piece = store::decode(&scenario.scenario, bytes)?;
+    Some(Output::new(scenario.scenario.clone(), piece.algorithm_runs()))
 }
 
 /// Checks a scenario as `coapcc sim` does first ([`coapcc_sim::check`]): a [`errors::ScenarioError`]

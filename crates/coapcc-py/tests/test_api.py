@@ -81,6 +81,42 @@ def test_set_raises_a_value_error_naming_the_key_and_leaves_the_scenario_unchang
         s.set("bogus", 1)
 
 
+def test_set_returns_a_new_scenario_and_leaves_the_original_unchanged(repo):
+    s = coapcc.Scenario.load(ERRORS)
+    before = s.to_toml()
+    t = s.set("workload.flows", 6)
+    assert t is not s
+    assert s.to_toml() == before and s.settings == []
+    assert t.settings == [("workload.flows", "6")]
+    assert "flows = 6" in t.to_toml() and "flows = 6" not in before
+
+
+def test_a_rejected_set_stores_nothing_and_later_calls_still_work(repo):
+    s = coapcc.Scenario.load(ERRORS)
+    with pytest.raises(ValueError, match="key `flowz`"):
+        s.set("flowz", 3)
+    # The rejected key is nowhere: the next setting and a run report no `flowz` error.
+    t = s.set("workload.flows", 2)
+    assert t.settings == [("workload.flows", "2")] and s.settings == []
+    assert coapcc.sim(t, algorithms="cocoa", replications=1).runs.shape[0] == 1
+
+
+def test_running_a_scenario_whose_set_result_was_dropped_warns_with_the_setting(repo):
+    import gc
+    import warnings
+
+    s = coapcc.Scenario.load(ERRORS)
+    s.set("workload.flows", 2)  # the in-place habit: the new scenario is dropped
+    gc.collect()
+    with pytest.warns(FutureWarning, match=r"workload\.flows=2 is not applied .*`s = s\.set"):
+        coapcc.sim(s, algorithms="cocoa", replications=1)
+    kept = s.set("workload.flows", 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        coapcc.sim(s, algorithms="cocoa", replications=1)  # warned once; `kept` is still alive
+    assert kept.settings == [("workload.flows", "3")]
+
+
 def test_a_scenario_built_in_python_runs_like_its_file(repo):
     s = coapcc.Scenario(
         "mine",
@@ -190,3 +226,23 @@ def test_a_scenario_survives_pickling_with_its_settings():
     back = pickle.loads(pickle.dumps(s))
     assert back.to_toml() == s.to_toml()
     assert back.settings == [("flows", "7"), ("algorithm.cocoa.aging", "off")]
+
+
+def test_the_readme_sweep_example_prints_what_the_readme_shows_and_its_points_differ(repo, tmp_path):
+    text = (repo / "README.md").read_text()
+    section = text.split("## Python and clusters")[1]
+    code = section.split("```python\n")[1].split("```")[0]
+    shown = section.split("```text\n")[1].split("```")[0]
+    lines = code.splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith("w = coapcc.sweep("))
+    sweep = "\n".join(lines[start : start + 2]).replace('"results/mine-sweep"', repr(str(tmp_path / "w")))
+    env = {"coapcc": coapcc}
+    exec(next(ln for ln in lines if ln.startswith("s = ")), env)
+    exec(sweep, env)
+    table = env["w"].frame.pivot(index="errors", columns="algorithm", values="fct_p50_s").round(1)
+    assert [ln.rstrip() for ln in str(table).splitlines()] == [ln.rstrip() for ln in shown.strip().splitlines()]
+    # The swept key changes the result: every algorithm's median FCT differs between any two
+    # points with link errors, and grows with the error level.
+    for algorithm in ["cocoa", "fasor"]:
+        fct = [table.loc[level, algorithm] for level in ["none", "medium", "high"]]
+        assert fct[0] < fct[1] < fct[2], (algorithm, fct)

@@ -146,3 +146,26 @@ def test_the_module_cli_refuses_a_key_swept_twice_and_an_unwritable_out_before_r
         p = _module_cli("sweep", scenario, "--sweep", "flows=1,2", "--out", str(out), cwd=tmp_path)
         assert p.returncode == 2, p.stderr
         assert str(out) in p.stderr and p.stdout == ""
+
+
+def test_the_module_cli_leaves_no_folder_its_check_created_when_the_run_then_fails(tmp_path):
+    """As `coapcc sim`: a run refused after the output check (here a sweep point that does not
+    check: `flows=0`) removes the folders the check created, and only those."""
+    scenario = str(REPO / SMALL)
+    bad = ["sweep", scenario, "--sweep", "flows=1,0", "--replications", "1", "-q"]
+    p = _module_cli(*bad, "--out", "new/nested", cwd=tmp_path)
+    assert p.returncode == 2 and "flows" in p.stderr, p.stderr
+    assert not (tmp_path / "new").exists(), sorted(tmp_path.rglob("*"))
+    # The default output folder (`results/<scenario name>/`) is not left behind either.
+    p = _module_cli(*bad, cwd=tmp_path)
+    assert p.returncode == 2, p.stderr
+    assert not (tmp_path / "results").exists(), sorted(tmp_path.rglob("*"))
+    # A folder that existed stays, even empty.
+    (tmp_path / "kept").mkdir()
+    p = _module_cli(*bad, "--out", "kept/inner", cwd=tmp_path)
+    assert p.returncode == 2, p.stderr
+    assert sorted(tmp_path.rglob("*")) == [tmp_path / "kept"]
+    # A run that succeeds keeps them.
+    p = _module_cli("sweep", scenario, "--sweep", "flows=1", "--replications", "1", "-q", "--out", "ok/nested", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert (tmp_path / "ok/nested/sweep.csv").is_file()

@@ -185,7 +185,8 @@ def test_a_local_multihop_sweep_writes_the_cli_files_byte_for_byte(cli_sweep, lo
     local_sweep.save(tmp_path)
     cli_files = sorted(str(p.relative_to(cli_sweep)) for p in cli_sweep.rglob("*") if p.is_file())
     py_files = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file())
-    assert py_files == cli_files and len(cli_files) == 2 + 2 * (len(FILES) + 1)
+    # sweep.csv and run.json, then per point its files, run.json and its finished piece.
+    assert py_files == cli_files and len(cli_files) == 2 + 2 * (len(FILES) + 2)
     for rel in [f for f in cli_files if not f.endswith("run.json")]:  # the date and the command differ
         assert (tmp_path / rel).read_bytes() == (cli_sweep / rel).read_bytes(), rel
     f = local_sweep.frame

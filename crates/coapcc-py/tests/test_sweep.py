@@ -3,6 +3,7 @@ worker process is killed in the middle)."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -50,7 +51,8 @@ def test_a_local_sweep_writes_the_cli_files_byte_for_byte(cli_sweep, local, tmp_
     assert (tmp_path / "sweep.csv").read_bytes() == (cli_sweep / "sweep.csv").read_bytes()
     cli_files = sorted(str(p.relative_to(cli_sweep)) for p in cli_sweep.rglob("*") if p.is_file())
     py_files = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file())
-    assert py_files == cli_files and len(cli_files) == 2 + 4 * 5
+    # sweep.csv and run.json, then per point (4) its four result files, run.json and its finished piece.
+    assert py_files == cli_files and len(cli_files) == 2 + 4 * 6
     for rel in [f for f in cli_files if not f.endswith("run.json")]:  # the date and the command differ
         assert (tmp_path / rel).read_bytes() == (cli_sweep / rel).read_bytes(), rel
 
@@ -138,3 +140,79 @@ def test_a_worker_killed_in_the_middle_of_a_sweep_loses_nothing(cluster):
     # The cluster replaced the killed worker process.
     client.wait_for_workers(2, timeout=60)
     assert victim not in client.run(os.getpid).values()
+
+
+def files_of(folder):
+    """Every file below ``folder`` by relative path, with its bytes (``run.json``: its keys only,
+    since its date and command differ between runs)."""
+    return {
+        str(p.relative_to(folder)): sorted(json.loads(p.read_text())) if p.name == "run.json" else p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def interrupt(folder, labels):
+    """What an interrupted sweep leaves: the last point never started (its folder and sweep.csv
+    gone), the one before it stopped while writing (result files there, but only half a piece,
+    which can happen only to a piece written in place and is taken as unfinished)."""
+    last, before = labels[-1], labels[-2]
+    for p in (folder / last).iterdir():
+        p.unlink()
+    (folder / last).rmdir()
+    (folder / "sweep.csv").unlink()
+    piece = folder / before / ".coapcc-piece"
+    piece.write_bytes(piece.read_bytes()[: len(piece.read_bytes()) // 2])
+
+
+def test_an_interrupted_sweep_resumes_keeping_its_finished_points_and_ends_byte_identical(tmp_path):
+    whole = coapcc.sweep(ERRORS, grid=GRID, out=tmp_path / "whole", **RUN)
+    assert whole.kept == 0
+    labels = [coapcc._sweep._label(p) for p in whole.points]
+    resumed = tmp_path / "resumed"
+    coapcc.sweep(ERRORS, grid=GRID, out=resumed, **RUN)
+    interrupt(resumed, labels)
+    kept_pieces = [resumed / lab / ".coapcc-piece" for lab in labels[:-2]]
+    mtimes = [p.stat().st_mtime_ns for p in kept_pieces]
+    again = coapcc.sweep(ERRORS, grid=GRID, out=resumed, **RUN)
+    assert again.kept == len(labels) - 2
+    # The kept points were not run again: their pieces were neither rewritten nor replaced.
+    assert [p.stat().st_mtime_ns for p in kept_pieces] == mtimes
+    assert files_of(resumed) == files_of(tmp_path / "whole")
+    pd.testing.assert_frame_equal(again.frame, whole.frame)
+    forced = coapcc.sweep(ERRORS, grid=GRID, out=resumed, force=True, **RUN)
+    assert forced.kept == 0
+    assert all(p.stat().st_mtime_ns > m for p, m in zip(kept_pieces, mtimes))
+    assert files_of(resumed) == files_of(tmp_path / "whole")
+
+
+def test_a_changed_scenario_or_version_keeps_no_point(tmp_path):
+    coapcc.sweep(ERRORS, grid=GRID, out=tmp_path, **RUN)
+    # Another seed is another resolved scenario: nothing is kept.
+    other = coapcc.sweep(ERRORS, grid=GRID, out=tmp_path, **{**RUN, "seed": 6})
+    assert other.kept == 0
+    piece = tmp_path / coapcc._sweep._label(other.points[0]) / ".coapcc-piece"
+    data = piece.read_bytes()
+    # The key is the SHA-256 of the version, the job format and the resolved TOML.
+    import hashlib
+
+    s = coapcc.Scenario.load(ERRORS).with_settings(
+        [("replications", 3), ("seed", 6), ("algorithms", ["cocoa", "fasor"])] + list(other.points[0])
+    )
+    key = hashlib.sha256(f"coapcc {coapcc.__version__}\ncoapcc2\0\n{s.to_toml()}".encode()).hexdigest()
+    assert data[14 : 14 + 64].decode() == key
+    # A piece of another coapcc version is not taken.
+    piece.write_bytes(data[:14] + hashlib.sha256(b"coapcc 9.9.9").hexdigest().encode() + data[78:])
+    assert coapcc.sweep(ERRORS, grid=GRID, out=tmp_path, **{**RUN, "seed": 6}).kept == len(other.points) - 1
+
+
+def test_the_cli_resumes_a_sweep_that_python_began_and_says_how_many_points_it_kept(coapcc_bin, cli_sweep, tmp_path):
+    first = coapcc.sweep(ERRORS, grid=GRID, out=tmp_path, **RUN)
+    labels = [coapcc._sweep._label(p) for p in first.points]
+    interrupt(tmp_path, labels)
+    cli = run_cli(coapcc_bin, "sim", ERRORS, *CLI_RUN, *CLI_SWEEP, "--out", str(tmp_path))
+    assert f"kept {len(labels) - 2} sweep point(s)" in cli.stderr
+    assert files_of(tmp_path) == files_of(cli_sweep)
+    forced = run_cli(coapcc_bin, "sim", ERRORS, *CLI_RUN, *CLI_SWEEP, "--force", "--out", str(tmp_path))
+    assert "kept" not in forced.stderr
+    assert files_of(tmp_path) == files_of(cli_sweep)

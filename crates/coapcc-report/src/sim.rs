@@ -8,9 +8,10 @@ use std::path::{Path, PathBuf};
 
 use coapcc_driver::scenario::{self, Model, Scenario, ScenarioError, Setting};
 use coapcc_sim::results::{Summary, result_files, summarise, summary_table};
+use coapcc_sim::sweep::store::{self, Piece};
 use coapcc_sim::sweep::{Point, Sweep, combinations};
 use coapcc_sim::sweep::{sweep_csv_header, sweep_csv_rows};
-use coapcc_sim::{job_count, run_scenario};
+use coapcc_sim::{AlgorithmRuns, job_count, run_scenario};
 
 use crate::error::ReportError;
 use crate::files::{CreatedFolders, check_writable, write_atomic};
@@ -44,6 +45,8 @@ pub struct SimOptions {
     /// What started the run: written as `run.json` (with the scenario's seed) into every
     /// result folder, and a sweep's folder (none: no `run.json`).
     pub run: Option<RunRecord>,
+    /// Run every sweep point again, even one whose finished piece is in its folder.
+    pub force: bool,
 }
 
 impl SimOptions {
@@ -127,6 +130,7 @@ pub fn run_sim(opts: &SimOptions, out: &mut dyn Write, progress: &dyn Progress) 
     let pool = thread_pool(opts.jobs, widest)?;
     // sweep.csv per output folder: every point's summary rows, the swept values first.
     let mut sweep_csv: BTreeMap<PathBuf, String> = BTreeMap::new();
+    let mut kept = 0;
     for (point, s) in &loaded {
         progress.begin(job_count(s) as u64);
         progress.working_on(&s.file.name);
@@ -139,7 +143,15 @@ pub fn run_sim(opts: &SimOptions, out: &mut dyn Write, progress: &dyn Progress) 
                 s.file.name
             )));
         }
-        let summaries = pool.install(|| run_to(s, &dir, opts.samples, &|| progress.finished_one()))?;
+        let one = || progress.finished_one();
+        let summaries = if point.is_empty() {
+            pool.install(|| run_to(s, &dir, opts.samples, &one))?
+        } else {
+            // A sweep point keeps its piece: an interrupted sweep continues where it stopped.
+            let (summaries, was_kept) = pool.install(|| run_or_keep(s, &dir, opts.samples, opts.force, &one))?;
+            kept += usize::from(was_kept);
+            summaries
+        };
         if let Some(r) = &opts.run {
             write_run_json(&dir, &r.with_seed(s.file.seed))?;
             if !point.is_empty() {
@@ -166,8 +178,48 @@ pub fn run_sim(opts: &SimOptions, out: &mut dyn Write, progress: &dyn Progress) 
             write_atomic(&base.join("sweep.csv"), text.as_bytes())?;
         }
     }
+    if kept > 0 {
+        progress.note(&format!(
+            "kept {kept} sweep point(s) finished by an earlier run of the same scenario and coapcc version (--force runs them again)"
+        ));
+    }
     created.keep();
     Ok(())
+}
+
+/// [`run_to`] for a piece of a longer run (a sweep point): unless `force`, a piece in `dir`
+/// of the same scenario and coapcc version ([`store`]) is taken instead of running, and its
+/// result files are written again from it (the same bytes); a run's piece is written after
+/// its result files. Returns the summaries and whether the piece was kept.
+pub fn run_or_keep(
+    s: &Scenario,
+    dir: &Path,
+    samples: bool,
+    force: bool,
+    progress: &(dyn Fn() + Sync),
+) -> Result<(Vec<Summary>, bool), ReportError> {
+    if let Some(piece) = kept_piece(s, dir, force) {
+        (0..job_count(s)).for_each(|_| progress());
+        return Ok((write_results(s, &piece.algorithm_runs(), dir, samples)?, true));
+    }
+    let runs = run_scenario(s, progress)?;
+    let summaries = write_results(s, &runs, dir, samples)?;
+    write_piece(s, dir, &Piece::new(&runs, Vec::new()))?;
+    Ok((summaries, false))
+}
+
+/// The piece in `dir` of scenario `s` (same key), unless `force`; None when there is none,
+/// it is another scenario's or another version's, or it does not read whole.
+pub(crate) fn kept_piece(s: &Scenario, dir: &Path, force: bool) -> Option<Piece> {
+    if force {
+        return None;
+    }
+    std::fs::read(dir.join(store::FILE_NAME)).ok().and_then(|bytes| store::decode(s, &bytes))
+}
+
+/// Writes the piece of `s` into `dir`, atomically (after the files it stands for).
+pub(crate) fn write_piece(s: &Scenario, dir: &Path, piece: &Piece) -> Result<(), ReportError> {
+    write_atomic(&dir.join(store::FILE_NAME), &store::encode(s, piece))
 }
 
 /// Runs scenario `s` (of any model) on the current rayon pool and writes its result files into
@@ -179,9 +231,13 @@ pub fn run_to(
     samples: bool,
     progress: &(dyn Fn() + Sync),
 ) -> Result<Vec<Summary>, ReportError> {
-    let results = run_scenario(s, progress)?;
-    let summaries = summarise(s, &results);
-    for (name, text) in result_files(s, &results, &summaries, samples) {
+    write_results(s, &run_scenario(s, progress)?, dir, samples)
+}
+
+/// Writes the result files of `runs` of scenario `s` into `dir`; returns the summaries.
+fn write_results(s: &Scenario, runs: &[AlgorithmRuns], dir: &Path, samples: bool) -> Result<Vec<Summary>, ReportError> {
+    let summaries = summarise(s, runs);
+    for (name, text) in result_files(s, runs, &summaries, samples) {
         write_atomic(&dir.join(name), text.as_bytes())?;
     }
     Ok(summaries)

@@ -9,6 +9,8 @@
 //! (point, algorithm, replication) job gives the same output wherever it runs
 //! ([`crate::runner::run_job`]).
 
+pub mod store;
+
 use std::fmt::Write;
 
 use crate::results::{Summary, summary_csv_header, summary_csv_rows};

@@ -379,8 +379,15 @@ fn an_algorithm_the_rtt_trace_model_cannot_feed_is_refused_at_load() {
     assert!(out.is_empty() && !d.join("out").exists(), "nothing run or written");
 }
 
-fn last_column(csv: &str) -> Vec<String> {
-    csv.lines().skip(1).map(|l| l.rsplit(',').next().unwrap_or_default().to_string()).collect()
+/// The values of column `name` (found by its header) of every row of `csv`.
+fn column(csv: &str, name: &str) -> Vec<String> {
+    let i = csv.lines().next().and_then(|h| h.split(',').position(|c| c == name));
+    let i = i.unwrap_or_else(|| panic!("no column `{name}` in {csv}"));
+    csv.lines().skip(1).map(|l| l.split(',').nth(i).unwrap_or_default().to_string()).collect()
+}
+
+fn unfinished(csv: &str) -> Vec<String> {
+    column(csv, "flows_unfinished")
 }
 
 #[test]
@@ -397,10 +404,10 @@ fn flows_cut_off_by_the_time_limit_are_counted_in_runs_and_summary_and_warned_ab
     assert_eq!(code, 0, "{err}");
     let runs = std::fs::read_to_string(out_dir.join("runs.csv")).unwrap();
     assert!(runs.lines().next().unwrap().ends_with(",max_queue_down_bytes,flows_unfinished"), "{runs}");
-    assert_eq!(last_column(&runs), ["3", "3"]);
+    assert_eq!(unfinished(&runs), ["3", "3"]);
     let summary = std::fs::read_to_string(out_dir.join("summary.csv")).unwrap();
-    assert!(summary.lines().next().unwrap().ends_with(",spurious,flows_unfinished"), "{summary}");
-    assert_eq!(last_column(&summary), ["6"]);
+    assert!(summary.lines().next().unwrap().contains(",spurious,flows_unfinished,"), "{summary}");
+    assert_eq!(unfinished(&summary), ["6"]);
     assert!(out.contains("warning: default: 6 of 6 flows did not finish before the time limit"), "{out}");
     assert!(out.lines().next().is_some_and(|l| l.starts_with("==")), "{out}");
     assert!(out.lines().nth(1).is_some_and(|l| l.ends_with("unfinished")), "{out}");
@@ -411,8 +418,8 @@ fn flows_cut_off_by_the_time_limit_are_counted_in_runs_and_summary_and_warned_ab
     let (code, out, err) =
         coapcc(&["sim", f.to_str().unwrap(), "--replications", "2", "--out", out_dir.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(last_column(&std::fs::read_to_string(out_dir.join("runs.csv")).unwrap()), ["0", "0"]);
-    assert_eq!(last_column(&std::fs::read_to_string(out_dir.join("summary.csv")).unwrap()), ["0"]);
+    assert_eq!(unfinished(&std::fs::read_to_string(out_dir.join("runs.csv")).unwrap()), ["0", "0"]);
+    assert_eq!(unfinished(&std::fs::read_to_string(out_dir.join("summary.csv")).unwrap()), ["0"]);
     assert!(!out.contains("warning"), "{out}");
 }
 
@@ -438,11 +445,65 @@ fn the_unfinished_count_of_a_run_is_the_number_of_its_flows_without_a_completion
         flows.lines().skip(1).filter(|l| l.split(',').nth(1) == Some(r) && l.split(',').nth(3) == Some("")).count()
     };
     let per_run: Vec<String> = ["0", "1"].iter().map(|r| missing(r).to_string()).collect();
-    assert_eq!(last_column(&std::fs::read_to_string(d.join("runs.csv")).unwrap()), per_run);
+    assert_eq!(unfinished(&std::fs::read_to_string(d.join("runs.csv")).unwrap()), per_run);
     let total = missing("0") + missing("1");
     assert!(total > 0 && total < 20, "a mix of finished and unfinished flows: {total}");
-    assert_eq!(last_column(&std::fs::read_to_string(d.join("summary.csv")).unwrap()), [total.to_string()]);
+    assert_eq!(unfinished(&std::fs::read_to_string(d.join("summary.csv")).unwrap()), [total.to_string()]);
     assert!(out.contains(&format!("warning: default: {total} of 20 flows did not finish")), "{out}");
+}
+
+#[test]
+fn the_summary_interval_of_the_median_is_the_second_and_eighth_run_median_of_nine_at_96_1_percent() {
+    // Nine replications: the sign-test interval (x(k), x(10−k)) covers the median with
+    // probability 1 − 2·P(Binomial(9, 1/2) ≤ k − 1); k = 2 gives 1 − 2·(1 + 9)/512 = 0.9609375,
+    // k = 3 only 1 − 2·(1 + 9 + 36)/512 = 0.8203125 < 0.95.
+    let d = tmp("median-ci");
+    let (code, out, err) = coapcc(&[
+        "sim",
+        &scenario("fasor/10-flows-high-errors-random.toml"),
+        "--replications",
+        "9",
+        "--algorithm",
+        "cocoa",
+        "--out",
+        d.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("too few for a 95 % interval"), "{out}");
+    // Each replication's median FCT, from flows.csv (the mean of the middle two of an even count).
+    let flows = std::fs::read_to_string(d.join("flows.csv")).unwrap();
+    let (rep, fct) = (column(&flows, "replication"), column(&flows, "fct_s"));
+    let mut medians: Vec<f64> = (0..9)
+        .map(|r| {
+            let mut xs: Vec<f64> = rep
+                .iter()
+                .zip(&fct)
+                .filter(|(p, x)| **p == r.to_string() && !x.is_empty())
+                .map(|(_, x)| x.parse().unwrap())
+                .collect();
+            xs.sort_by(f64::total_cmp);
+            let m = xs.len();
+            (xs[(m - 1) / 2] + xs[m / 2]) / 2.0
+        })
+        .collect();
+    medians.sort_by(f64::total_cmp);
+    let summary = std::fs::read_to_string(d.join("summary.csv")).unwrap();
+    let value = |name: &str| column(&summary, name)[0].parse::<f64>().unwrap();
+    assert!((value("fct_run_median_ci95_lo_s") - medians[1]).abs() < 1e-6, "{summary} {medians:?}");
+    assert!((value("fct_run_median_ci95_hi_s") - medians[7]).abs() < 1e-6, "{summary} {medians:?}");
+    assert_eq!(column(&summary, "fct_run_median_ci_level"), ["0.960938"]);
+
+    // Five replications: even (x(1), x(5)) covers only 1 − 2/32 = 93.75 %; the columns are
+    // empty and the printed table says why.
+    let d = tmp("median-ci-5");
+    let args =
+        ["sim", &scenario("fasor/10-flows-high-errors-random.toml"), "--replications", "5", "--algorithm", "cocoa"];
+    let (code, out, err) = coapcc(&[&args[..], &["--out", d.to_str().unwrap()]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("note: 5 replications are too few for a 95 % interval of the median FCT"), "{out}");
+    let summary = std::fs::read_to_string(d.join("summary.csv")).unwrap();
+    assert_eq!(column(&summary, "fct_run_median_ci95_lo_s"), [""]);
+    assert_eq!(column(&summary, "fct_run_median_ci_level"), [""]);
 }
 
 const MULTIHOP: &str = r#"

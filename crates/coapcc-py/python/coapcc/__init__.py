@@ -7,8 +7,7 @@ the same bytes. Tables come as pandas DataFrames, built from Arrow buffers.
 Example::
 
     import coapcc
-    s = coapcc.Scenario.load("scenarios/fasor/10-flows-high-errors-random.toml")
-    s.set("flows", 20)
+    s = coapcc.Scenario.load("scenarios/fasor/10-flows-high-errors-random.toml").set("flows", 20)
     r = coapcc.sim(s, algorithms=["cocoa", "fasor"], replications=5)
     r.summary[["algorithm", "fct_p50_s", "loss_ratio"]]
     coapcc.sweep(s, grid={"buffer_bytes": [2500, 5000]}, replications=5).frame
@@ -36,6 +35,8 @@ Three subclasses tell the simulator's errors apart:
 from __future__ import annotations
 
 import os
+import warnings
+import weakref
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -131,9 +132,10 @@ class Scenario:
                             network={"nbiot": {"buffer_bytes": 2500}},
                             workload={"flows": 10, "flow_type": "continuous"})
 
-    :meth:`set` applies a typed override exactly as ``--set KEY=VALUE`` does (bare or dotted
-    key; a Python ``str`` is read as the CLI reads VALUE); a bad key or value raises
-    ``ValueError`` naming the key, and leaves the scenario unchanged.
+    A scenario is a value, as a pandas frame is: :meth:`set` returns a new scenario with a
+    typed override applied exactly as ``--set KEY=VALUE`` does (bare or dotted key; a Python
+    ``str`` is read as the CLI reads VALUE) and leaves this one unchanged; a bad key or value
+    raises ``ValueError`` naming the key, and nothing is stored anywhere.
     """
 
     def __init__(self, name: str, **fields: Any) -> None:
@@ -144,10 +146,13 @@ class Scenario:
         self._init(_coapcc.dict_to_toml(table), name, [])
 
     def _init(self, source: str, file: str, settings: List[Tuple[str, str]]) -> None:
+        # Resolved first: a setting that does not check leaves nothing behind.
+        resolved = _coapcc.resolve(source, file, list(settings))
         self._source = source
         self._file = file
         self._settings = list(settings)
-        self._resolved = _coapcc.resolve(source, file, self._settings)
+        self._resolved = resolved
+        self._discarded_sets: List[Tuple[Any, str]] = []
 
     @classmethod
     def load(cls, path: Union[str, "os.PathLike[str]"]) -> "Scenario":
@@ -172,13 +177,35 @@ class Scenario:
         return s
 
     def set(self, key: str, value: Any) -> "Scenario":
-        """Sets ``key`` (``"flows"``, ``"algorithm.cocoa.aging"``) to ``value`` as
-        ``--set KEY=VALUE`` would, and returns the scenario (so calls chain).
+        """A new scenario: this one with ``key`` (``"flows"``, ``"algorithm.cocoa.aging"``) set
+        to ``value`` as ``--set KEY=VALUE`` would; this one is unchanged (so calls chain, and a
+        rejected value changes nothing).
 
-        >>> s.set("flows", 50).set("algorithm.cocoa-plus.vbf", "makarem")
+        >>> s = s.set("flows", 50).set("algorithm.cocoa-plus.vbf", "makarem")
+
+        Earlier builds of coapcc changed the scenario in place. Code written for that
+        (``s.set("flows", 50)`` with the result dropped, then ``coapcc.sim(s)``) gets a
+        ``FutureWarning`` naming the setting when the unchanged scenario is run: a result
+        dropped on the floor is the one sign of it that Python leaves.
         """
-        self._init(self._source, self._file, self._settings + [(key, text_of(value))])
-        return self
+        text = text_of(value)
+        new = Scenario._from(self._source, self._file, self._settings + [(key, text)])
+        self._discarded_sets.append((weakref.ref(new), f"{key}={text}"))
+        return new
+
+    def _warn_if_set_was_dropped(self) -> None:
+        """The transition from the in-place ``set``: a ``FutureWarning`` when a scenario
+        :meth:`set` returned was dropped (nothing refers to it any more) and this unchanged
+        one is run instead."""
+        dropped = [text for ref, text in self._discarded_sets if ref() is None]
+        self._discarded_sets = [(ref, text) for ref, text in self._discarded_sets if ref() is not None]
+        if dropped:
+            warnings.warn(
+                f"Scenario.set returns a new scenario and leaves this one unchanged: "
+                f"{', '.join(dropped)} is not applied to the scenario run here (write `s = s.set(key, value)`)",
+                FutureWarning,
+                stacklevel=4,
+            )
 
     def with_settings(self, settings: Iterable[Tuple[str, Any]]) -> "Scenario":
         """A copy with ``(key, value)`` settings applied after this one's."""
@@ -234,7 +261,10 @@ ScenarioLike = Union[Scenario, str, "os.PathLike[str]"]
 
 
 def _scenario(s: ScenarioLike) -> Scenario:
-    return s if isinstance(s, Scenario) else Scenario.load(s)
+    if isinstance(s, Scenario):
+        s._warn_if_set_was_dropped()
+        return s
+    return Scenario.load(s)
 
 
 Overrides = Union[Mapping[str, Any], Iterable[Tuple[str, Any]]]
@@ -358,15 +388,19 @@ class SimResult:
         return f"<coapcc.SimResult {self.scenario.name!r}>\n{self.summary_text()}"
 
 
-def _write_files(directory: Path, files: Iterable[Tuple[str, str]]) -> List[Path]:
-    """Writes each ``(name, text)`` through a temporary file and a rename, as the CLI does."""
+def _write_files(directory: Path, files: Iterable[Tuple[str, Union[str, bytes]]]) -> List[Path]:
+    """Writes each ``(name, text or bytes)`` through a temporary file and a rename, as the CLI
+    does: an interrupted write never leaves half a file under the name."""
     directory.mkdir(parents=True, exist_ok=True)
     written = []
     for name, text in files:
         path = directory / name
         tmp = directory / f".{name}.tmp-{os.getpid()}"
-        with open(tmp, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
+        data = text if isinstance(text, bytes) else text.encode("utf-8")
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
         os.replace(tmp, path)
         written.append(path)
     return written
@@ -385,8 +419,6 @@ def __getattr__(name: str) -> Any:
     """``MultihopResult``, the old name of a multihop scenario's result: :class:`SimResult`,
     with a ``DeprecationWarning``."""
     if name == "MultihopResult":
-        import warnings
-
         warnings.warn(
             "coapcc.MultihopResult is deprecated: every scenario gives a coapcc.SimResult",
             DeprecationWarning,

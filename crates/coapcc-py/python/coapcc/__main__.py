@@ -13,7 +13,8 @@ import sys
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
-from . import Scenario, _coapcc, sweep
+from . import Scenario, SweepResult, _coapcc, sweep
+from ._extras import require
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -30,23 +31,13 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--scheduler", help="address of a running Dask scheduler (tcp://HOST:PORT); local without")
     s.add_argument("--jobs", type=int, help="local worker threads, 1 to 1024 (default: one per core)")
     s.add_argument("--samples", action="store_true", help="also write samples.csv per point")
+    s.add_argument(
+        "--force",
+        action="store_true",
+        help="run every point again (by default a point finished in --out by the same scenario and coapcc version is kept)",
+    )
     s.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     return p
-
-
-def _check_writable(directory: Path) -> None:
-    """As ``coapcc sim``, before anything runs: ``directory`` is created if missing and a file
-    is created in it and removed; a path that is a file, or a folder that cannot be created or
-    written, is a ``ValueError`` (exit code 2) naming it."""
-    try:
-        if directory.exists() and not directory.is_dir():
-            raise ValueError(f"cannot write results to `{directory}`: it is not a folder")
-        directory.mkdir(parents=True, exist_ok=True)
-        probe = directory / f".write-check-{os.getpid()}"
-        probe.touch()
-        probe.unlink()
-    except OSError as e:
-        raise ValueError(f"cannot write results to `{directory}`: {e.strerror or e}") from e
 
 
 def _sweep(args: argparse.Namespace) -> None:
@@ -56,7 +47,7 @@ def _sweep(args: argparse.Namespace) -> None:
         if not sep or not key.strip():
             raise ValueError(f"expected KEY=VALUE, got `{item}`")
         # The value text is read as the CLI reads it.
-        scenario.set(key.strip(), value.strip())
+        scenario = scenario.set(key.strip(), value.strip())
     grid = {}
     for text in args.sweep:
         key, values = _coapcc.parse_sweep(text)
@@ -65,26 +56,15 @@ def _sweep(args: argparse.Namespace) -> None:
             raise ValueError(f"--sweep: key `{key}` is swept twice; give all its values in one --sweep ({key}=V1,V2,…)")
         grid[key] = values
     out = args.out if args.out is not None else Path("results") / scenario.name
-    _check_writable(out)
-    client = None
-    if args.scheduler:
-        from dask.distributed import Client
-
-        client = Client(args.scheduler)
-    try:
-        result = sweep(
-            scenario,
-            grid=grid,
-            algorithms=args.algorithm or None,
-            replications=args.replications,
-            seed=args.seed,
-            client=client,
-            jobs=args.jobs,
+    # As `coapcc sim`: the folder is checked before anything runs, and a run that then fails
+    # leaves none of the folders the check created (those still empty).
+    with _coapcc.check_writable(os.fspath(out)):
+        result = _run(args, scenario, grid, out)
+    if result.kept and not args.quiet:
+        print(
+            f"kept {result.kept} sweep point(s) finished by an earlier run of the same scenario and coapcc version (--force runs them again)",
+            file=sys.stderr,
         )
-    finally:
-        if client is not None:
-            client.close()
-    result.save(out, samples=args.samples)
     if not args.quiet:
         for point, r in zip(result.points, result.results):
             label = _coapcc.sweep_label([(k, v) for k, v in point])
@@ -92,6 +72,29 @@ def _sweep(args: argparse.Namespace) -> None:
             print(f"== {s.name} [{label}] (seed {s.seed}, {s.replications} replications)")
             sys.stdout.write(r.summary_text())
             print(f"results: {out / label}")
+
+
+def _run(args: argparse.Namespace, scenario: Scenario, grid: dict, out: Path) -> SweepResult:
+    """The sweep of ``args`` into ``out``, on the Dask scheduler of ``--scheduler`` if given."""
+    client = None
+    if args.scheduler:
+        client = require("dask.distributed", "--scheduler").Client(args.scheduler)
+    try:
+        return sweep(
+            scenario,
+            grid=grid,
+            algorithms=args.algorithm or None,
+            replications=args.replications,
+            seed=args.seed,
+            client=client,
+            jobs=args.jobs,
+            out=out,
+            force=args.force,
+            samples=args.samples,
+        )
+    finally:
+        if client is not None:
+            client.close()
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -103,6 +106,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130
+    except ImportError as e:
+        # A missing optional dependency: the message names the extra that installs it.
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     except (ValueError, TypeError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -22,6 +22,7 @@ from typing import Any, List, Mapping, Optional, Sequence, Tuple, Union
 import pandas as pd
 
 from . import AnyResult, Overrides, Scenario, ScenarioLike, _call_text, _coapcc, _result, _run_settings, _scenario, _write_files
+from ._extras import require
 from ._values import text_of
 
 Point = Tuple[Tuple[str, Any], ...]
@@ -75,12 +76,14 @@ class SweepResult:
     ``summary.csv``: one row per point × algorithm, or for a multihop scenario per point ×
     algorithm × metric; rows in point order then the summary's order), :attr:`results` (a
     :class:`~coapcc.SimResult` per point), :meth:`to_csv`
-    (the bytes of ``coapcc sim --sweep``'s ``sweep.csv``) and :meth:`save`."""
+    (the bytes of ``coapcc sim --sweep``'s ``sweep.csv``), :meth:`save`, and :attr:`kept`
+    (how many points a sweep with ``out=`` took from an earlier run instead of running)."""
 
-    def __init__(self, scenario: Scenario, points: List[Point], results: List[AnyResult]) -> None:
+    def __init__(self, scenario: Scenario, points: List[Point], results: List[AnyResult], kept: int = 0) -> None:
         self.scenario = scenario
         self.points = points
         self.results = results
+        self.kept = kept
         # The call that made the sweep, as run.json records it (set by sweep).
         self._call = f"coapcc.sweep (Python): {scenario.name}"
         parts = []
@@ -105,7 +108,12 @@ class SweepResult:
         ``DIRECTORY/<key=value,…>/`` and ``DIRECTORY/sweep.csv``; returns the latter's path."""
         d = Path(directory)
         for point, result in zip(self.points, self.results):
-            result.save(d / _label(point), samples=samples)
+            _save_point(d / _label(point), result, samples)
+        return self._save_sweep_csv(d)
+
+    def _save_sweep_csv(self, d: Path) -> Path:
+        """Writes ``d/sweep.csv`` and the sweep folder's ``run.json`` (the seed when every
+        point has the same); returns the former's path."""
         _write_files(d, [("sweep.csv", self.to_csv())])
         seeds = {r.scenario.seed for r in self.results}
         _coapcc.write_run_json(os.fspath(d), self._call, seeds.pop() if len(seeds) == 1 else None)
@@ -125,6 +133,9 @@ def sweep(
     jobs: Optional[int] = None,
     progress: bool = False,
     set: Optional[Overrides] = None,
+    out: Union[str, "os.PathLike[str]", None] = None,
+    force: bool = False,
+    samples: bool = False,
 ) -> SweepResult:
     """Runs ``scenario`` at every point of ``grid`` (``{"buffer_bytes": [2500, 5000],
     "flows": [10, 20]}``; the last key varies fastest): every (point, algorithm, replication)
@@ -141,6 +152,14 @@ def sweep(
     multihop scenario sweeps the same way (``grid={"multihop.udgm.success_ratio_tx": [1,
     0.9]}``).
 
+    ``out`` (a folder) makes the sweep resumable, as ``coapcc sim --sweep … --out DIR``: each
+    point's files (``samples.csv`` too when ``samples``) and its finished piece go to
+    ``out/<key=value,…>/`` as soon as the point is done, and ``sweep.csv`` at the end; a point
+    whose piece is already there, written for the same resolved scenario (its canonical TOML,
+    hashed) by the same coapcc version, is kept and not run again, so an interrupted sweep
+    continues where it stopped (a CLI sweep into the same folder too). ``force=True`` runs every
+    point again. The result is the same either way; ``.kept`` says how many points were kept.
+
     >>> r = coapcc.sweep("scenarios/fasor/10-flows-high-errors-random.toml",
     ...                  grid={"buffer_bytes": [2500, 5000]}, replications=4)
     >>> r.frame.pivot(index="buffer_bytes", columns="algorithm", values="fct_p50_s")
@@ -150,15 +169,73 @@ def sweep(
     pts = points(grid)
     # Every point is checked (parsed with its settings) before any task runs.
     scenarios = [base.with_settings(run + list(p)) for p in pts]
-    if client is None:
-        outputs = _coapcc.simulate_many([s._resolved for s in scenarios], jobs)
-    else:
-        outputs = _on_cluster(client, scenarios, progress)
-    result = SweepResult(base, pts, [_result(s, o) for s, o in zip(scenarios, outputs)])
     kwargs = dict(grid=grid, algorithms=algorithms, replications=replications, seed=seed, jobs=jobs, set=set)
-    result._call = _call_text("coapcc.sweep", scenario, **kwargs)
-    for r in result.results:
-        r._call = result._call
+    kwargs.update(out=None if out is None else os.fspath(out), force=force or None, samples=samples or None)
+    call = _call_text("coapcc.sweep", scenario, **kwargs)
+    if out is None:
+        if client is None:
+            outputs = _coapcc.simulate_many([s._resolved for s in scenarios], jobs)
+        else:
+            outputs = _on_cluster(client, scenarios, progress)
+        return _with_call(SweepResult(base, pts, [_with_call(_result(s, o), call) for s, o in zip(scenarios, outputs)]), call)
+    return _resumable(base, pts, scenarios, Path(out), force, samples, client, jobs, progress, call)
+
+
+def _with_call(result: Any, call: str) -> Any:
+    """``result`` (a point's or the sweep's), recording ``call`` as the call that made it."""
+    result._call = call
+    return result
+
+
+PIECE = ".coapcc-piece"
+"""The file name of a finished point's piece in its folder (``coapcc_sim::sweep::store``)."""
+
+
+def _save_point(directory: Path, result: AnyResult, samples: bool) -> None:
+    """A point's result files, then its piece (so a piece on disk means its files are there)."""
+    result.save(directory, samples=samples)
+    _write_files(directory, [(PIECE, result._output.piece())])
+
+
+def _kept(directory: Path, scenario: Scenario) -> Optional[Any]:
+    """The output kept in the piece in ``directory`` for ``scenario``, or None."""
+    try:
+        data = (directory / PIECE).read_bytes()
+    except OSError:
+        return None
+    return _coapcc.kept_piece(scenario._resolved, data)
+
+
+def _resumable(
+    base: Scenario,
+    pts: List[Point],
+    scenarios: List[Scenario],
+    out: Path,
+    force: bool,
+    samples: bool,
+    client: Any,
+    jobs: Optional[int],
+    progress: bool,
+    call: str,
+) -> SweepResult:
+    """:func:`sweep` with ``out``: kept points are taken, the others run and are saved as each
+    finishes (all of them at once on a cluster), then ``sweep.csv`` is written."""
+    for s in scenarios:
+        _coapcc.check(s._resolved)
+    dirs = [out / _label(p) for p in pts]
+    outputs: List[Optional[Any]] = [None if force else _kept(d, s) for d, s in zip(dirs, scenarios)]
+    kept = sum(o is not None for o in outputs)
+    todo = [i for i, o in enumerate(outputs) if o is None]
+    if client is not None and todo:
+        for i, o in zip(todo, _on_cluster(client, [scenarios[i] for i in todo], progress)):
+            outputs[i] = o
+            _save_point(dirs[i], _with_call(_result(scenarios[i], o), call), samples)
+    else:
+        for i in todo:
+            (outputs[i],) = _coapcc.simulate_many([scenarios[i]._resolved], jobs)
+            _save_point(dirs[i], _with_call(_result(scenarios[i], outputs[i]), call), samples)
+    result = _with_call(SweepResult(base, pts, [_with_call(_result(s, o), call) for s, o in zip(scenarios, outputs)], kept), call)
+    result._save_sweep_csv(out)
     return result
 
 
@@ -180,9 +257,7 @@ def _on_cluster(client: Any, scenarios: List[Scenario], progress: bool = False) 
     keys = [f"coapcc-task-{digest}-{i}-{a}-{r}" for (i, a, r) in index]
     futures = client.map(run_task, specs, key=keys, pure=False)
     if progress:
-        from dask.distributed import progress as show
-
-        show(futures)
+        require("dask.distributed", "coapcc.sweep(progress=True)").progress(futures)
     results = client.gather(futures)
     per: List[List[Tuple[int, int, bytes]]] = [[] for _ in scenarios]
     for (i, a, r), out in zip(index, results):

@@ -17,6 +17,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from . import SimResult, colour_of
+from ._extras import require
 
 __all__ = ["colour", "fct_boxplot", "cdf", "sweep_heatmap"]
 
@@ -27,10 +28,8 @@ def colour(name: str) -> str:
 
 
 def _plt() -> Any:
-    """``matplotlib.pyplot``, imported when first needed (matplotlib is an optional extra)."""
-    import matplotlib.pyplot as plt
-
-    return plt
+    """``matplotlib.pyplot``, imported when first needed (matplotlib is the ``plot`` extra)."""
+    return require("matplotlib.pyplot", "coapcc.plot")
 
 
 def _frame_of(data: Any, name: str) -> Any:

@@ -57,6 +57,10 @@ pub struct CaseResult {
     pub replications: u32,
     /// Per algorithm, in scenario order.
     pub summaries: Vec<Summary>,
+    /// Each replication's summaries alone (per algorithm, in scenario order), when the case ran
+    /// enough replications for a 95 % interval of a median over them (the investigation
+    /// figures' error bars); else empty.
+    pub per_replication: Vec<Vec<Summary>>,
     /// Time series of replication 0.
     pub series: CaseSeries,
     /// Whether this is an RTT-trace case.
@@ -639,7 +643,7 @@ pub fn run_metric_words(name: &str) -> (String, &'static str) {
 
 /// A value with its unit (`12.3 s`; a count or fraction bare).
 fn with_unit(v: f64, unit: &str) -> String {
-    let n = super::render::num(v);
+    let n = num(v);
     match unit {
         "" => n,
         u if u.starts_with('/') => format!("{n}{u}"),
@@ -743,6 +747,17 @@ pub fn evaluate(cases: &[CaseResult], claim: &Claim) -> Outcome {
     }
 }
 
+/// A number for tables: fractions as given, three significant decimals.
+pub fn num(x: f64) -> String {
+    if !x.is_finite() {
+        "–".into()
+    } else if x.abs() >= 100.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.4}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::published::parse;
@@ -771,6 +786,7 @@ mod tests {
             flows_total: 10,
             rtt_samples: 0,
             expired_rto_count: 0,
+            fct_run_median_ci: coapcc_sim::results::MedianInterval::NONE,
         };
         Summary { algorithm: algorithm.into(), runs: 1, of: coapcc_sim::results::SummaryOf::Network(Box::new(n)) }
     }
@@ -783,6 +799,7 @@ mod tests {
             seed: 1,
             replications: 1,
             summaries,
+            per_replication: Vec::new(),
             series: CaseSeries::None,
             trace: false,
         }

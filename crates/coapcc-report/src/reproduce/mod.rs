@@ -23,6 +23,7 @@ use std::path::{Path, PathBuf};
 use coapcc_driver::scenario::{self, Catalogue, Model};
 use coapcc_sim::multihop::TracePointKind;
 use coapcc_sim::results::{result_files, rto_series_csv, summarise, trace_nodes};
+use coapcc_sim::sweep::store::Piece;
 use coapcc_sim::{AlgorithmRuns, RunOutput, job_count, run_scenario};
 
 use self::evaluate::{CaseResult, CaseSeries, TcpTrace, evaluate};
@@ -51,6 +52,8 @@ pub struct ReproduceOptions {
     pub scenarios: Catalogue,
     /// What made the report: written as `run.json` and shown in its header (none: neither).
     pub run: Option<RunRecord>,
+    /// Run every case again, even one whose finished piece is in its data folder.
+    pub force: bool,
 }
 
 impl ReproduceOptions {
@@ -77,26 +80,55 @@ fn load_case(scenarios: &Catalogue, c: &Case) -> Result<scenario::Scenario, Repo
     Ok(scenarios.load(&c.file, &c.sets)?)
 }
 
+/// How a case is run: on which pool, with which progress callback, and whether a finished
+/// piece in its data folder is kept (unless `force`).
+struct CaseRun<'a> {
+    pool: &'a rayon::ThreadPool,
+    progress: &'a (dyn Fn() + Sync),
+    force: bool,
+}
+
 /// Runs case `case` (scenario `s`, of any model) on `pool`, writes its files into `data` (those
 /// of `coapcc sim`, and for a multihop case drawn by a trace or flow-series figure, `traced` or
 /// `flow_series`, replication 0's `rto_series.csv` or `series.csv`), and keeps what the
-/// claims and figures need.
+/// claims and figures need. A finished piece of the same scenario and coapcc version in `data`
+/// is taken instead of running (unless `force`); a run's piece is written after its files.
+/// Also says whether the piece was kept.
 fn run_case(
     case: Case,
     s: &scenario::Scenario,
     data: &Path,
-    pool: &rayon::ThreadPool,
-    progress: &(dyn Fn() + Sync),
+    how: &CaseRun<'_>,
     traced: bool,
     flow_series: bool,
-) -> Result<CaseResult, ReportError> {
-    let runs = pool.install(|| run_scenario(s, progress))?;
+) -> Result<(CaseResult, bool), ReportError> {
+    let kept = crate::sim::kept_piece(s, data, how.force);
+    let runs = match &kept {
+        Some(piece) => {
+            (0..job_count(s)).for_each(|_| (how.progress)());
+            piece.algorithm_runs()
+        }
+        None => how.pool.install(|| run_scenario(s, how.progress))?,
+    };
     let summaries = summarise(s, &runs);
     for (name, text) in result_files(s, &runs, &summaries, false) {
         write_atomic(&data.join(name), text.as_bytes())?;
     }
+    let is_multihop = matches!(runs.first().and_then(|a| a.runs.first()), Some(RunOutput::Multihop(_)));
+    let wants_traces = traced && is_multihop;
+    // Replication 0 again with the per-node traces recorded, kept in the piece too.
+    let traces: Vec<(String, RunOutput)> = match kept.as_ref() {
+        Some(piece) if !piece.extra.is_empty() || !wants_traces => piece.extra.clone(),
+        _ if wants_traces => how
+            .pool
+            .install(|| coapcc_sim::multihop::run_traced(s, 0))?
+            .into_iter()
+            .map(|(a, r)| (a, RunOutput::Multihop(Box::new(r))))
+            .collect(),
+        _ => Vec::new(),
+    };
     let series = match runs.first().and_then(|a| a.runs.first()) {
-        Some(RunOutput::Multihop(_)) if traced => tcp_traces(s, data, pool)?,
+        Some(RunOutput::Multihop(_)) if traced => tcp_traces(&traces, data)?,
         Some(RunOutput::Multihop(_)) if flow_series => {
             write_atomic(&data.join("series.csv"), flow_series_csv(&runs).as_bytes())?;
             CaseSeries::FlowSeries(runs.iter().map(|a| (a.algorithm.clone(), continuous_flows(a))).collect())
@@ -119,7 +151,11 @@ fn run_case(
         ),
         _ => CaseSeries::None,
     };
-    Ok(CaseResult {
+    if kept.is_none() {
+        crate::sim::write_piece(s, data, &Piece::new(&runs, traces))?;
+    }
+    let result = CaseResult {
+        per_replication: per_replication(s, &runs),
         case,
         description: s.file.description.clone(),
         source: s.file.source.clone(),
@@ -128,7 +164,26 @@ fn run_case(
         summaries,
         series,
         trace: matches!(s.model, Model::Trace(_)),
-    })
+    };
+    Ok((result, kept.is_some()))
+}
+
+/// Each replication's summaries alone, when there are enough replications for a 95 % interval
+/// of a median over them ([`coapcc_sim::results::median_ci_ranks`]); else none.
+fn per_replication(s: &scenario::Scenario, runs: &[AlgorithmRuns]) -> Vec<Vec<coapcc_sim::results::Summary>> {
+    let n = runs.iter().map(|a| a.runs.len()).min().unwrap_or(0);
+    if coapcc_sim::results::median_ci_ranks(n).is_none() {
+        return Vec::new();
+    }
+    (0..n)
+        .map(|r| {
+            let one: Vec<AlgorithmRuns> = runs
+                .iter()
+                .map(|a| AlgorithmRuns { algorithm: a.algorithm.clone(), runs: vec![a.runs[r].clone()] })
+                .collect();
+            summarise(s, &one)
+        })
+        .collect()
 }
 
 /// The continuous flows of replication 0 of a multihop algorithm's runs: each flow's server
@@ -170,11 +225,18 @@ fn flow_series_csv(runs: &[AlgorithmRuns]) -> String {
     out
 }
 
-/// Replication 0 of a TCP multihop case again with the per-node traces recorded (Lim 2020
-/// Figs. 2–3): writes `rto_series.csv` into `data` and keeps the traces of the motes of
-/// [`trace_nodes`] for the `mh-trace` figures. Recording changes no other output.
-fn tcp_traces(s: &scenario::Scenario, data: &Path, pool: &rayon::ThreadPool) -> Result<CaseSeries, ReportError> {
-    let runs = pool.install(|| coapcc_sim::multihop::run_traced(s, 0))?;
+/// Replication 0 of a TCP multihop case run again with the per-node traces recorded (Lim
+/// 2020 Figs. 2–3; `traced`, one output per algorithm): writes `rto_series.csv` into `data`
+/// and keeps the traces of the motes of [`trace_nodes`] for the `mh-trace` figures. Recording
+/// changes no other output.
+fn tcp_traces(traced: &[(String, RunOutput)], data: &Path) -> Result<CaseSeries, ReportError> {
+    let runs: Vec<(String, coapcc_sim::multihop::MultihopResult)> = traced
+        .iter()
+        .filter_map(|(a, r)| match r {
+            RunOutput::Multihop(m) => Some((a.clone(), (**m).clone())),
+            _ => None,
+        })
+        .collect();
     write_atomic(&data.join("rto_series.csv"), rto_series_csv(&runs, 0).as_bytes())?;
     let per = runs
         .iter()
@@ -242,6 +304,9 @@ pub fn run_reproduce(opts: &ReproduceOptions, out: &mut dyn Write, progress: &dy
     progress.begin(total);
     let dir = opts.out_dir();
     let mut sections = Vec::new();
+    let finished_one = || progress.finished_one();
+    let how = CaseRun { pool: &pool, progress: &finished_one, force: opts.force };
+    let mut kept = 0;
     for (published, loaded) in plan {
         let mut results = Vec::new();
         // The cases a figure of `kind` draws.
@@ -259,7 +324,9 @@ pub fn run_reproduce(opts: &ReproduceOptions, out: &mut dyn Write, progress: &dy
             let data = dir.join("data").join(&case.name);
             let t = traced.contains(&case.name.as_str());
             let f = flow_series.contains(&case.name.as_str());
-            results.push(run_case(case, &s, &data, &pool, &|| progress.finished_one(), t, f)?);
+            let (result, was_kept) = run_case(case, &s, &data, &how, t, f)?;
+            kept += usize::from(was_kept);
+            results.push(result);
         }
         let outcomes = published.claims.iter().map(|c| evaluate(&results, c)).collect();
         let figures = published.figures.iter().map(|f| (f.clone(), render::figure(f, &results))).collect();
@@ -271,6 +338,11 @@ pub fn run_reproduce(opts: &ReproduceOptions, out: &mut dyn Write, progress: &dy
         sections.push(Section { published, cases: results, outcomes, figures, investigations });
     }
     progress.end();
+    if kept > 0 {
+        progress.note(&format!(
+            "kept {kept} case(s) finished by an earlier run of the same scenario and coapcc version (--force runs them again)"
+        ));
+    }
     for s in &sections {
         for (spec, svg) in &s.figures {
             write_atomic(&dir.join("figures").join(format!("{}.svg", spec.id)), svg.as_bytes())?;

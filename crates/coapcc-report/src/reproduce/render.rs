@@ -533,16 +533,7 @@ fn esc(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
-/// A number for tables: fractions as given, three significant decimals.
-pub fn num(x: f64) -> String {
-    if !x.is_finite() {
-        "–".into()
-    } else if x.abs() >= 100.0 {
-        format!("{x:.1}")
-    } else {
-        format!("{x:.4}")
-    }
-}
+pub use super::evaluate::num;
 
 /// The scoreboard of a set of claims (README, "Reproduction status"): numeric claims within / outside their
 /// band, direction-only claims that hold / differ, and those not evaluated. A claim that
@@ -1631,6 +1622,7 @@ check = "ratio"
             summaries: vec![mh("default", 0.5)],
             series: CaseSeries::None,
             trace: false,
+            per_replication: Vec::new(),
         });
         let md = markdown("t", "i", None, std::slice::from_ref(&s));
         assert!(md.contains("| 0.5000 (mean throughput: default 0.5000/s) |"), "{md}");

@@ -17,12 +17,14 @@
 //! run flows and nodes.
 
 mod columns;
+mod median_ci;
 mod metric;
 mod multihop;
 mod network;
 mod summary;
 
 pub use self::columns::{Column, Columns, csv_of};
+pub use self::median_ci::{LEVEL as MEDIAN_CI_LEVEL, MedianInterval, median_ci95, ranks as median_ci_ranks};
 pub use self::metric::{MultihopMetric, UnknownMetric};
 pub use self::multihop::{role_word, rto_series_csv, run_metrics, trace_nodes};
 pub use self::summary::{
@@ -125,6 +127,7 @@ fn summarise_network(a: &AlgorithmRuns) -> NetworkSummary {
     let (mut goodput, mut loss, mut overhead) = (Vec::new(), Vec::new(), Vec::new());
     let (mut unnecessary_total, mut completed_total, mut drops_buffer_total) = (0u64, 0u64, 0u64);
     let (mut flows_unfinished, mut flows_total) = (0u64, 0u64);
+    let mut run_medians = Vec::new();
     for run in a.runs.iter().filter_map(|r| match r {
         RunOutput::Network(run) => Some(run),
         _ => None,
@@ -139,6 +142,8 @@ fn summarise_network(a: &AlgorithmRuns) -> NetworkSummary {
             rexmit.push(f64::from(f.retransmissions));
             unnec.push(f64::from(f.unnecessary_retransmissions));
         }
+        let mut fcts: Vec<f64> = run.flows.iter().map(|f| f.fct_s).collect();
+        run_medians.push(Quantiles::of(&mut fcts).p50);
         rtts.extend(run.flows.iter().map(|f| &f.rtts));
         rtos.extend(run.flows.iter().map(|f| &f.expired_rto));
         goodput.push(run.run.goodput_per_s);
@@ -162,6 +167,7 @@ fn summarise_network(a: &AlgorithmRuns) -> NetworkSummary {
         drops_buffer_total,
         flows_unfinished,
         flows_total,
+        fct_run_median_ci: median_ci::median_ci95(&run_medians),
     }
 }
 

@@ -7,6 +7,9 @@
 use std::fmt::Write;
 
 use super::columns::{Builder, Columns, full, quoted};
+use super::median_ci::MedianInterval;
+#[cfg(doc)]
+use super::median_ci::median_ci95;
 use super::metric::MultihopMetric;
 use super::network::fixed;
 use coapcc_driver::metrics::Quantiles;
@@ -67,6 +70,9 @@ pub struct NetworkSummary {
     pub rtt_samples: u64,
     /// Expired retransmission timers over all runs (the values of [`Self::expired_rto`]).
     pub expired_rto_count: u64,
+    /// The 95 % interval, by order statistics, of the median over the replications of each
+    /// run's median FCT ([`median_ci95`]; none with fewer than 6 replications), s.
+    pub fct_run_median_ci: MedianInterval,
 }
 
 /// A summary of RTT-trace runs.
@@ -152,6 +158,7 @@ impl NetworkSummary {
         flows_total: 0,
         rtt_samples: 0,
         expired_rto_count: 0,
+        fct_run_median_ci: MedianInterval::NONE,
     };
 }
 
@@ -162,7 +169,7 @@ impl TraceSummary {
 }
 
 /// The header of a network or RTT-trace `summary.csv`.
-const FLOWS_HEADER: &str = "algorithm,runs,fct_p10_s,fct_p25_s,fct_p50_s,fct_p75_s,fct_p90_s,retransmissions_median,unnecessary_retransmissions_median,goodput_per_s,loss_ratio,overhead,rtt_p10_s,rtt_p25_s,rtt_p50_s,rtt_p75_s,rtt_p90_s,expired_rto_p10_s,expired_rto_p25_s,expired_rto_p50_s,expired_rto_p75_s,expired_rto_p90_s,rmse_ms,spurious,flows_unfinished";
+const FLOWS_HEADER: &str = "algorithm,runs,fct_p10_s,fct_p25_s,fct_p50_s,fct_p75_s,fct_p90_s,retransmissions_median,unnecessary_retransmissions_median,goodput_per_s,loss_ratio,overhead,rtt_p10_s,rtt_p25_s,rtt_p50_s,rtt_p75_s,rtt_p90_s,expired_rto_p10_s,expired_rto_p25_s,expired_rto_p50_s,expired_rto_p75_s,expired_rto_p90_s,rmse_ms,spurious,flows_unfinished,fct_run_median_ci95_lo_s,fct_run_median_ci95_hi_s,fct_run_median_ci_level";
 
 /// The header of a multihop `summary.csv`.
 const MULTIHOP_HEADER: &str = "algorithm,metric,mean,ci95,replications";
@@ -198,8 +205,9 @@ pub fn summary_csv_rows(summaries: &[Summary]) -> Vec<String> {
                 let q = |q: &Quantiles| {
                     format!("{},{},{},{},{}", fixed(q.p10), fixed(q.p25), fixed(q.p50), fixed(q.p75), fixed(q.p90))
                 };
+                let ci = &n.fct_run_median_ci;
                 rows.push(format!(
-                    "{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                    "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
                     m.algorithm,
                     m.runs,
                     q(&n.fct),
@@ -212,7 +220,10 @@ pub fn summary_csv_rows(summaries: &[Summary]) -> Vec<String> {
                     q(&n.expired_rto),
                     fixed(t.rmse_ms),
                     fixed(t.spurious),
-                    n.flows_unfinished
+                    n.flows_unfinished,
+                    fixed(ci.lo),
+                    fixed(ci.hi),
+                    fixed(ci.level)
                 ));
             }
             None => {
@@ -247,7 +258,7 @@ pub fn summary_columns(summaries: &[Summary]) -> Columns {
         }
         return b.finish();
     }
-    let mut b = Builder::new(FLOWS_HEADER, "suffffffffffffffffffffffu");
+    let mut b = Builder::new(FLOWS_HEADER, "suffffffffffffffffffffffufff");
     for (m, (n, t)) in summaries.iter().filter_map(|m| Some((m, flow_parts(m)?))) {
         b.s(&m.algorithm)
             .u(m.runs as u64)
@@ -261,7 +272,10 @@ pub fn summary_columns(summaries: &[Summary]) -> Columns {
             .q(&n.expired_rto)
             .f(t.rmse_ms)
             .f(t.spurious)
-            .u(n.flows_unfinished);
+            .u(n.flows_unfinished)
+            .f(n.fct_run_median_ci.lo)
+            .f(n.fct_run_median_ci.hi)
+            .f(n.fct_run_median_ci.level);
     }
     b.finish()
 }
@@ -334,6 +348,16 @@ pub fn summary_table(summaries: &[Summary]) -> String {
         }
         out.push_str(line.trim_end());
         out.push('\n');
+    }
+    // summary.csv's interval of the median needs 6 replications with a median FCT: say why it
+    // is empty (not for a run without any FCT, whose median is empty too).
+    let no_interval = |n: &&NetworkSummary| n.fct.p50.is_finite() && n.fct_run_median_ci.lo.is_nan();
+    if let Some(m) = summaries.iter().find(|m| m.network().filter(no_interval).is_some()) {
+        let n = if m.runs == 1 { "1 replication is".to_string() } else { format!("{} replications are", m.runs) };
+        let _ = writeln!(
+            out,
+            "note: {n} too few for a 95 % interval of the median FCT (6 with a median FCT are needed); summary.csv's fct_run_median_ci columns are empty"
+        );
     }
     // Unfinished flows have no FCT: say so rather than let the quantiles look complete.
     for m in summaries {
@@ -454,7 +478,7 @@ mod tests {
     #[test]
     fn an_rtt_trace_row_leaves_the_network_columns_empty_and_counts_no_unfinished_flow() {
         let csv = summary_csv(&[trace("idc", 1229.912328, 592.0)]);
-        assert_eq!(csv.lines().nth(1), Some("idc,2,,,,,,,,,,,,,,,,,,,,,1229.912328,592.000000,0"));
+        assert_eq!(csv.lines().nth(1), Some("idc,2,,,,,,,,,,,,,,,,,,,,,1229.912328,592.000000,0,,,"));
         assert!(summary_table(&[trace("idc", 1229.912328, 592.0)]).starts_with("algorithm  runs  rmse_ms  spurious\n"));
     }
 

@@ -40,6 +40,11 @@ pub struct ReproduceArgs {
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Run every case again. Without it, a case finished by an earlier run of the same
+    /// resolved scenario and coapcc version into the same folder is kept, so an interrupted
+    /// reproduction continues where it stopped.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Runs `coapcc reproduce` (with `--list`, prints the experiments).
@@ -56,6 +61,7 @@ pub fn run(args: &ReproduceArgs, out: &mut dyn Write) -> Result<(), CliError> {
         jobs: args.jobs,
         scenarios: args.scenarios.clone().map_or(Catalogue::BuiltIn, Catalogue::Folder),
         run: Some(RunRecord::now(command_line())),
+        force: args.force,
     };
     let progress = Bar::new(args.quiet);
     if opts.experiment == "crosscheck" {

@@ -64,6 +64,11 @@ pub struct SimArgs {
     /// every node (IPv4/UDP headers, 10.0.0.x addresses, simulated timestamps), for Wireshark.
     #[arg(long)]
     pub pcap: bool,
+    /// With --sweep: run every point again. Without it, a point finished by an earlier run of
+    /// the same resolved scenario and coapcc version into the same folder is kept, so an
+    /// interrupted sweep continues where it stopped.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Runs `coapcc sim`.
@@ -80,6 +85,7 @@ pub fn run(args: &SimArgs, out: &mut dyn Write) -> Result<(), CliError> {
         samples: args.samples,
         pcap: args.pcap,
         run: Some(RunRecord::now(command_line())),
+        force: args.force,
     };
     if args.describe {
         coapcc_report::describe(&opts, out)?;

@@ -16,12 +16,13 @@ pub(crate) mod spec;
 use std::fmt::Write;
 
 use coapcc_driver::scenario::{Setting, Value};
+use coapcc_sim::results::{MedianInterval, median_ci95};
 use serde::{Deserialize, Serialize};
 
 pub use self::spec::{InvestigationSpec, SweepSpec};
-use super::evaluate::{CaseResult, Outcome, Verdict, evaluate, metric_words};
+use super::evaluate::{CaseResult, CaseSeries, Outcome, Verdict, evaluate, metric_words};
 use super::experiments::Case;
-use super::published::{Check, ClaimKind, DEFAULT_BAND, Published};
+use super::published::{Check, Claim, ClaimKind, DEFAULT_BAND, Published};
 use crate::error::ReportError;
 use crate::figures::{LinePanel, Series, SeriesStyle, line_figure_in_columns};
 
@@ -176,6 +177,10 @@ pub struct ClaimSweep {
     pub claim: String,
     /// (value, outcome) per swept value, ascending.
     pub points: Vec<(f64, Outcome)>,
+    /// Per point (as `points`), the 95 % interval of the median over the replications of the
+    /// claim's value evaluated on each replication alone ([`median_ci95`]; none with fewer than
+    /// 6 replications at that point).
+    pub intervals: Vec<MedianInterval>,
 }
 
 impl ClaimSweep {
@@ -222,8 +227,37 @@ pub fn claim_sweeps(spec: &SweepSpec, results: &[CaseResult], published: &Publis
         .map(|claim| ClaimSweep {
             claim: claim.id.clone(),
             points: per_value.iter().map(|(x, cases)| (*x, evaluate(cases, claim))).collect(),
+            intervals: per_value.iter().map(|(_, cases)| interval(cases, claim)).collect(),
         })
         .collect()
+}
+
+/// The 95 % interval of the median over replications of `claim` evaluated on each replication
+/// of `cases` alone (replication r of every case together: they share seed + r); none when a
+/// case has fewer than 6 replications kept.
+fn interval(cases: &[CaseResult], claim: &Claim) -> MedianInterval {
+    let n = cases.iter().map(|c| c.per_replication.len()).min().unwrap_or(0);
+    let values: Vec<f64> = (0..n)
+        .map(|r| {
+            let alone: Vec<CaseResult> = cases
+                .iter()
+                .map(|c| CaseResult {
+                    case: c.case.clone(),
+                    description: String::new(),
+                    source: String::new(),
+                    seed: c.seed.wrapping_add(r as u64),
+                    replications: 1,
+                    summaries: c.per_replication[r].clone(),
+                    per_replication: Vec::new(),
+                    // A claim reads only the summaries.
+                    series: CaseSeries::None,
+                    trace: c.trace,
+                })
+                .collect();
+            evaluate(&alone, claim).ours
+        })
+        .collect();
+    median_ci95(&values)
 }
 
 /// Whether a case is a point of an investigation (not one of the experiment's own).
@@ -317,6 +351,10 @@ fn figure(spec: &SweepSpec, sweeps: &[ClaimSweep], published: &Published, reps: 
         ));
         series.push(Series::new("ours", ours.clone(), SeriesStyle::Line));
         series.push(Series::new("ours", ours.clone(), SeriesStyle::Points));
+        // Error bars: one vertical segment per point that has an interval.
+        for ((x, _), ci) in s.points.iter().zip(&s.intervals).filter(|(_, ci)| ci.lo.is_finite()) {
+            series.push(Series::new(ERROR_BARS, vec![(*x, ci.lo), (*x, ci.hi)], SeriesStyle::Line));
+        }
         series.push(Series::new(
             "documented default (the verdict)",
             ours.iter().filter(|p| p.0 == spec.default).copied().collect(),
@@ -346,12 +384,24 @@ fn figure(spec: &SweepSpec, sweeps: &[ClaimSweep], published: &Published, reps: 
     let title = spec.title.trim_start_matches("Investigation: ");
     let mut chars = title.chars();
     let title: String = chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default();
+    // Without a bar anywhere, the legend says why (an entry with nothing to draw).
+    if !sweeps.iter().flat_map(|s| &s.intervals).any(|ci| ci.lo.is_finite()) {
+        if let Some(first) = panels.first_mut() {
+            first.series.push(Series::new(NO_ERROR_BARS, Vec::new(), SeriesStyle::Points));
+        }
+    }
     line_figure_in_columns(
         &format!("{title} ({reps} replication{} per point)", if reps == 1 { "" } else { "s" }),
         &panels,
         2,
     )
 }
+
+/// The legend name of the error bars.
+const ERROR_BARS: &str = "95 % interval of the median over replications (order statistics)";
+
+/// The legend entry of a figure without error bars.
+const NO_ERROR_BARS: &str = "no 95 % interval of the median: fewer than 6 replications per point";
 
 /// The finding in words, from the verdicts per point: how many claims hold at each value, then
 /// each group of claims by where it holds, then what the sources say about the parameter.
@@ -468,6 +518,7 @@ source = \"s\"\nmetric = \"fct_median\"\ncase = \"x/base\"\na = \"cocoa\"\npubli
                 .zip(holds)
                 .map(|(x, h)| (*x, outcome(if *h { Verdict::Holds } else { Verdict::Differs })))
                 .collect(),
+            intervals: Vec::new(),
         }
     }
 
@@ -560,20 +611,26 @@ source = \"s\"\nmetric = \"fct_median\"\ncase = \"x/base\"\na = \"cocoa\"\npubli
                     metrics: vec![MetricSummary { metric: MultihopMetric::GoodputBps, mean: goodput, ci95: 0.0 }],
                 }),
             }],
+            per_replication: Vec::new(),
             series: super::super::evaluate::CaseSeries::None,
             trace: false,
         }
     }
 
-    #[test]
-    fn a_claim_comparing_a_swept_case_with_a_fixed_one_is_evaluated_at_every_point() {
-        let p = parse(
+    /// Claim `c1`: lim's goodput in x/base minus x/other's, a sign claim.
+    fn base_minus_other() -> Published {
+        parse(
             "experiment = \"x\"\ntitle = \"t\"\npaper = \"p\"\ncites = \"lim2020\"\n[[claim]]\nid = \"c1\"\ntext = \"t\"\n\
 source = \"s\"\nmetric = \"mh_diff\"\ncase = \"x/base\"\ncase_b = \"x/other\"\nof = \"goodput_bps\"\na = \"lim\"\n\
 published = 1.0\nqualitative = true\ncheck = \"sign\"\n",
             "x.toml",
         )
-        .unwrap();
+        .unwrap()
+    }
+
+    #[test]
+    fn a_claim_comparing_a_swept_case_with_a_fixed_one_is_evaluated_at_every_point() {
+        let p = base_minus_other();
         let spec = SweepSpec { values: vec![20.0, 40.0], claims: strings(&["c1"]), ..spec() };
         // x/base's goodput rises above x/other's (15) at 40 B.
         let results = vec![
@@ -587,6 +644,41 @@ published = 1.0\nqualitative = true\ncheck = \"sign\"\n",
         let s = claim_sweeps(&fixed, &results, &p);
         assert_eq!(s[0].points.iter().map(|(_, o)| o.ours).collect::<Vec<_>>(), vec![-5.0, 5.0]);
         assert_eq!(s[0].holds_at(), vec![40.0]);
+    }
+
+    /// `result` with one replication's goodput per value of `goodputs` kept alone.
+    fn with_replications(result: CaseResult, goodputs: &[f64]) -> CaseResult {
+        let one = |g: f64| mh_result("r", None, g).summaries;
+        CaseResult { per_replication: goodputs.iter().map(|g| one(*g)).collect(), ..result }
+    }
+
+    #[test]
+    fn each_point_gets_the_order_statistic_interval_of_the_claim_over_its_replications() {
+        let p = base_minus_other();
+        let spec =
+            SweepSpec { values: vec![20.0, 40.0], claims: strings(&["c1"]), fixed: strings(&["x/other"]), ..spec() };
+        let results = vec![
+            with_replications(mh_result("x/base", None, 11.5), &[10.0, 12.0, 9.0, 14.0, 11.0, 13.0]),
+            with_replications(mh_result("x/other", None, 15.0), &[15.0; 6]),
+            // Five replications: no 95 % interval.
+            with_replications(
+                mh_result("x/base@response_payload_bytes=40", Some(("investigation/x-size/x/base", 40.0)), 20.0),
+                &[20.0, 21.0, 22.0, 23.0, 24.0],
+            ),
+        ];
+        let s = claim_sweeps(&spec, &results, &p);
+        // Per replication base − other: −5, −3, −6, −1, −4, −2; with n = 6 the interval is
+        // (x(1), x(6)) = (−6, −1) at 1 − 2·(1/64) = 0.96875.
+        let ci = s[0].intervals[0];
+        assert_eq!((ci.lo, ci.hi, ci.level), (-6.0, -1.0, 0.96875));
+        assert!(s[0].intervals[1].lo.is_nan() && s[0].intervals[1].level.is_nan());
+        let svg = figure(&spec, &s, &p, 5);
+        assert!(svg.contains(ERROR_BARS) && !svg.contains(NO_ERROR_BARS), "{svg}");
+        // Without six replications anywhere, the caption says there is no interval.
+        let few: Vec<CaseResult> =
+            results.into_iter().map(|r| CaseResult { per_replication: Vec::new(), ..r }).collect();
+        let svg = figure(&spec, &claim_sweeps(&spec, &few, &p), &p, 5);
+        assert!(svg.contains(NO_ERROR_BARS) && !svg.contains(ERROR_BARS), "{svg}");
     }
 
     /// A slug: no space, or words joined by `_`, or four or more parts joined by `-` (a case or
