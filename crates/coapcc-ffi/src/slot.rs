@@ -47,7 +47,7 @@ pub const fn fits<T>(bytes: usize) -> bool {
 fn check<T>(p: *const Slot<T>) -> Result<(), SlotError> {
     if p.is_null() {
         Err(SlotError::Null)
-    } else if !(p as usize).is_multiple_of(align_of::<Slot<T>>()) {
+    } else if (p as usize) % align_of::<Slot<T>>() != 0 {
         Err(SlotError::Misaligned)
     } else {
         Ok(())

@@ -5,52 +5,16 @@
 //! against the vector's `.expected.jsonl`). Each vector also runs dithered, with two seeds,
 //! so the C API's random source draws what the CLI's generator draws.
 
+mod cc;
 #[path = "../../../tests/support/replay_vectors.rs"]
 #[allow(dead_code)]
 mod replay_vectors;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 use coapcc_driver::replay;
 use coapcc_driver::scenario::{Setting, algorithm_with_settings};
-
-/// The static library built with this test: the newest `libcoapcc_ffi*.a` of the profile's
-/// folder or its `deps` (cargo writes it beside the rlib this test links).
-fn static_library() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test's path");
-    let deps = exe.parent().expect("deps folder");
-    let profile = deps.parent().expect("profile folder");
-    let mut found: Vec<(std::time::SystemTime, PathBuf)> = [profile, deps]
-        .iter()
-        .flat_map(|d| std::fs::read_dir(d).into_iter().flatten().flatten())
-        .map(|e| e.path())
-        .filter(|p| {
-            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            name.starts_with("libcoapcc_ffi") && name.ends_with(".a")
-        })
-        .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
-        .collect();
-    found.sort();
-    found.pop().map(|(_, p)| p).expect("cargo built libcoapcc_ffi.a beside this test")
-}
-
-/// Compiles a C file against the header and static library, warnings denied; the program's path.
-pub fn compile_c(source: &Path, name: &str) -> PathBuf {
-    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let status = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
-        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O1", "-I"])
-        .arg(crate_dir.join("include"))
-        .arg(source)
-        .arg(static_library())
-        .args(["-lpthread", "-ldl", "-lm", "-o"])
-        .arg(&out)
-        .status()
-        .expect("the system C compiler `cc` runs (install a C compiler, e.g. `apt-get install gcc`)");
-    assert!(status.success(), "{} does not compile", source.display());
-    out
-}
 
 /// A vector's `# args:` line: the algorithm, its settings (`--no-dither` as `dither=false`,
 /// last, as the CLI adds it) and the seed.
@@ -111,7 +75,7 @@ fn c_replay(program: &Path, algorithm: &str, settings: &[String], seed: u64, scr
 #[test]
 fn the_c_replay_program_prints_what_coapcc_replay_prints_for_every_vector() {
     let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let program = compile_c(&crate_dir.join("tests/c/replay.c"), "c-replay");
+    let program = cc::compile(&[&crate_dir.join("tests/c/replay.c")], "c-replay");
     let scripts = replay_vectors::scripts();
     assert!(scripts.len() >= 60, "only {} replay vectors found", scripts.len());
     // Dithered runs whose timers differ from the undithered ones: the random source was used.
