@@ -183,6 +183,15 @@ fn scalar(s: Scalar) -> Result<Value, SetError> {
     Ok(Value::Scalar(s))
 }
 
+/// `serialize_*` methods that capture a number or boolean as the scalar kind named.
+macro_rules! capture {
+    ($($method:ident($ty:ty) => $kind:ident;)*) => {
+        $(fn $method(self, v: $ty) -> Result<Value, SetError> {
+            scalar(Scalar::$kind(v.into()))
+        })*
+    };
+}
+
 impl Serializer for Capture {
     type Ok = Value;
     type Error = SetError;
@@ -194,38 +203,18 @@ impl Serializer for Capture {
     type SerializeStruct = Impossible<Value, SetError>;
     type SerializeStructVariant = Impossible<Value, SetError>;
 
-    fn serialize_bool(self, v: bool) -> Result<Value, SetError> {
-        scalar(Scalar::Bool(v))
-    }
-    fn serialize_i8(self, v: i8) -> Result<Value, SetError> {
-        scalar(Scalar::I64(v.into()))
-    }
-    fn serialize_i16(self, v: i16) -> Result<Value, SetError> {
-        scalar(Scalar::I64(v.into()))
-    }
-    fn serialize_i32(self, v: i32) -> Result<Value, SetError> {
-        scalar(Scalar::I64(v.into()))
-    }
-    fn serialize_i64(self, v: i64) -> Result<Value, SetError> {
-        scalar(Scalar::I64(v))
-    }
-    fn serialize_u8(self, v: u8) -> Result<Value, SetError> {
-        scalar(Scalar::U64(v.into()))
-    }
-    fn serialize_u16(self, v: u16) -> Result<Value, SetError> {
-        scalar(Scalar::U64(v.into()))
-    }
-    fn serialize_u32(self, v: u32) -> Result<Value, SetError> {
-        scalar(Scalar::U64(v.into()))
-    }
-    fn serialize_u64(self, v: u64) -> Result<Value, SetError> {
-        scalar(Scalar::U64(v))
-    }
-    fn serialize_f32(self, v: f32) -> Result<Value, SetError> {
-        scalar(Scalar::F64(v.into()))
-    }
-    fn serialize_f64(self, v: f64) -> Result<Value, SetError> {
-        scalar(Scalar::F64(v))
+    capture! {
+        serialize_bool(bool) => Bool;
+        serialize_i8(i8) => I64;
+        serialize_i16(i16) => I64;
+        serialize_i32(i32) => I64;
+        serialize_i64(i64) => I64;
+        serialize_u8(u8) => U64;
+        serialize_u16(u16) => U64;
+        serialize_u32(u32) => U64;
+        serialize_u64(u64) => U64;
+        serialize_f32(f32) => F64;
+        serialize_f64(f64) => F64;
     }
     fn serialize_char(self, v: char) -> Result<Value, SetError> {
         let mut buf = [0; 4];
