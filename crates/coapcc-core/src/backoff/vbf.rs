@@ -97,11 +97,38 @@ mod serde_repr {
     }
 
     /// A preset name (`"draft"`, `"paper"`, `"makarem"`) or a table.
-    #[derive(serde::Serialize, serde::Deserialize, Clone, Copy)]
+    #[derive(serde::Serialize, Clone, Copy)]
     #[serde(untagged)]
     pub enum VbfRepr {
         Preset(Preset),
         Table(Table),
+    }
+
+    /// Read by the kind of value (a string is a preset name, a map a table) rather than as
+    /// serde's untagged enum, which buffers the value and so needs an allocator: firmware
+    /// reads `vbf = "makarem"` without one.
+    impl<'de> serde::Deserialize<'de> for VbfRepr {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            use serde::de::value::{MapAccessDeserializer, StrDeserializer};
+            use serde::de::{self, Deserialize};
+
+            struct ReprVisitor;
+            impl<'de> de::Visitor<'de> for ReprVisitor {
+                type Value = VbfRepr;
+                fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                    f.write_str(
+                        "a VBF preset (\"draft\", \"paper\", \"makarem\") or a table of `below`, `between`, `above`",
+                    )
+                }
+                fn visit_str<E: de::Error>(self, v: &str) -> Result<VbfRepr, E> {
+                    Preset::deserialize(StrDeserializer::<E>::new(v)).map(VbfRepr::Preset)
+                }
+                fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<VbfRepr, A::Error> {
+                    Table::deserialize(MapAccessDeserializer::new(map)).map(VbfRepr::Table)
+                }
+            }
+            d.deserialize_any(ReprVisitor)
+        }
     }
 
     impl From<VbfRepr> for Vbf {
