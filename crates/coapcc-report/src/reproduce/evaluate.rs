@@ -759,7 +759,7 @@ pub fn num(x: f64) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::super::published::parse;
     use super::*;
     use coapcc_driver::metrics::Quantiles;
@@ -769,7 +769,7 @@ mod tests {
     }
 
     /// A hand-made summary: median FCT and unnecessary retransmissions, loss ratio.
-    fn summary(algorithm: &str, fct: f64, unnecessary: f64, loss_ratio: f64) -> Summary {
+    pub(crate) fn summary(algorithm: &str, fct: f64, unnecessary: f64, loss_ratio: f64) -> Summary {
         let n = NetworkSummary {
             fct: q(fct),
             retransmissions: q(unnecessary + 1.0),
