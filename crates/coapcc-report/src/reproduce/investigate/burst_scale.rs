@@ -14,7 +14,7 @@ use coapcc_sim::results::{MedianInterval, Summary, median_ci95};
 use super::{ERROR_BARS, Investigation, NO_ERROR_BARS};
 use crate::error::ReportError;
 use crate::figures::{LinePanel, Series, SeriesStyle, line_figure_in_columns};
-use crate::reproduce::evaluate::{CaseResult, net, sweep_points};
+use crate::reproduce::evaluate::{CaseResult, capitalised, net, sweep_points};
 use crate::reproduce::experiments::Case;
 use crate::reproduce::published::{Check, DEFAULT_BAND, Metric, Published};
 
@@ -148,7 +148,9 @@ pub fn burst_scale(spec: &BurstScaleSpec, results: &[CaseResult], published: &Pu
     if lines.is_empty() {
         return None;
     }
-    let svg = figure(&lines);
+    // Every point runs the same replications (the spec's, or --replications).
+    let reps = results.iter().filter(|r| r.case.name.starts_with("fasor/burst-scale/")).map(|r| r.replications).max();
+    let svg = figure(&lines, reps.unwrap_or(0));
     let claims = {
         let mut c: Vec<String> = lines.iter().map(|l| l.claim.clone()).collect();
         c.sort();
@@ -209,8 +211,9 @@ fn lines(results: &[CaseResult], published: &Published) -> Vec<Line> {
     lines
 }
 
-/// One panel per case and mode: ours per point with its error bars, the published gains dashed.
-fn figure(lines: &[Line]) -> String {
+/// One panel per case and mode: ours per point with its error bars, the published gains dashed;
+/// `reps` replications per point.
+fn figure(lines: &[Line], reps: u32) -> String {
     let mut panels = Vec::new();
     for (level, flows) in CASES {
         for mode in MODES {
@@ -249,7 +252,7 @@ fn figure(lines: &[Line]) -> String {
                 ));
             }
             panels.push(LinePanel {
-                title: format!("{level} errors, {flows} flows, {mode} mode"),
+                title: capitalised(&format!("{level} errors, {flows} flows, {mode} mode")),
                 x_label: if mode == "time" {
                     "mean burst-state sojourn (s)".into()
                 } else {
@@ -267,7 +270,11 @@ fn figure(lines: &[Line]) -> String {
             first.series.push(Series::new(NO_ERROR_BARS, Vec::new(), SeriesStyle::Points));
         }
     }
-    line_figure_in_columns("FASOR's FCT gains against the burst scale (10 flows, link errors)", &panels, 2)
+    let title = format!(
+        "FASOR's FCT gains against the burst scale (10 flows, link errors; {reps} replication{} per point)",
+        if reps == 1 { "" } else { "s" }
+    );
+    line_figure_in_columns(&title, &panels, 2)
 }
 
 /// The claims it explains, from the data file alone (no run): FASOR's FCT-gain claims against
@@ -406,7 +413,7 @@ mod tests {
                 summaries: all(2.0),
                 per_replication: if reps.len() >= 6 { reps.iter().map(|&f| all(f)).collect() } else { Vec::new() },
                 series: crate::reproduce::evaluate::CaseSeries::None,
-                trace: false,
+                trace: None,
             })
             .collect()
     }
@@ -425,12 +432,13 @@ mod tests {
                 assert!((ci.lo - 0.2).abs() < 1e-12 && (ci.hi - 0.9).abs() < 1e-12, "{ci:?}");
             }
         }
-        let svg = figure(&swept);
+        let svg = figure(&swept, 6);
+        assert!(svg.contains("6 replications per point"));
         assert!(svg.contains(ERROR_BARS) && !svg.contains(NO_ERROR_BARS));
         // Two replications: no interval, and the legend says why.
         let few = lines(&sweep(&[2.0, 2.0]), published);
         assert!(few.iter().flat_map(|l| &l.intervals).all(|ci| ci.lo.is_nan()));
-        let svg = figure(&few);
+        let svg = figure(&few, 2);
         assert!(svg.contains(NO_ERROR_BARS) && !svg.contains(ERROR_BARS));
     }
 }
