@@ -121,8 +121,8 @@ impl Output {
 /// The run kept in a finished piece's bytes, if they are whole and were written for
 /// `scenario` by this coapcc version (else None: the point runs again).
 #[pyfunction]
-pub fn kept_piece(scenario: PyRef<'_, Resolved>, bytes: &[u8]) -> Option<Output> {
-    let piece = store::decode(&scenario.scenario, bytes)?;
+pub fn kept_piece(scenario: PyRef<'_, Resolved>, piece: &[u8]) -> Option<Output> {
+    let piece = store::decode(&scenario.scenario, piece)?;
     Some(Output::new(scenario.scenario.clone(), piece.algorithm_runs()))
 }
 

@@ -246,3 +246,20 @@ def test_the_readme_sweep_example_prints_what_the_readme_shows_and_its_points_di
     for algorithm in ["cocoa", "fasor"]:
         fct = [table.loc[level, algorithm] for level in ["none", "medium", "high"]]
         assert fct[0] < fct[1] < fct[2], (algorithm, fct)
+
+
+def test_every_function_of_the_stub_has_the_parameter_names_of_the_extension():
+    # The stub is what type checkers and editors read; a keyword call by its names must work.
+    import ast
+    import inspect
+    from pathlib import Path
+
+    from coapcc import _coapcc
+
+    stub = ast.parse((Path(coapcc.__file__).parent / "_coapcc.pyi").read_text())
+    functions = [f for f in stub.body if isinstance(f, ast.FunctionDef)]
+    assert any(f.name == "kept_piece" for f in functions)
+    for f in functions:
+        stubbed = [a.arg for a in f.args.args]
+        actual = list(inspect.signature(getattr(_coapcc, f.name)).parameters)
+        assert stubbed == actual, f"{f.name}: the stub says {stubbed}, the extension {actual}"

@@ -186,6 +186,18 @@ def test_an_interrupted_sweep_resumes_keeping_its_finished_points_and_ends_byte_
     assert files_of(resumed) == files_of(tmp_path / "whole")
 
 
+def test_a_kept_points_run_json_names_the_call_that_kept_it(tmp_path):
+    first = coapcc.sweep(ERRORS, grid=GRID, out=tmp_path, **RUN)
+    label = coapcc._sweep._label(first.points[0])
+    before = json.loads((tmp_path / label / "run.json").read_text())
+    # The same sweep again, called differently (jobs does not change a result): every point is kept.
+    again = coapcc.sweep(ERRORS, grid=GRID, out=tmp_path, jobs=1, **RUN)
+    assert again.kept == len(first.points)
+    after = json.loads((tmp_path / label / "run.json").read_text())
+    assert "jobs=1" in after["command"] and "jobs=1" not in before["command"], (before, after)
+    assert after["command"] == json.loads((tmp_path / "run.json").read_text())["command"]
+
+
 def test_a_changed_scenario_or_version_keeps_no_point(tmp_path):
     coapcc.sweep(ERRORS, grid=GRID, out=tmp_path, **RUN)
     # Another seed is another resolved scenario: nothing is kept.

@@ -893,10 +893,11 @@ pub fn box_spread(boxes: &[(String, BoxStats)]) -> Option<f64> {
 /// A grid of box-plot panels (e.g. 3 buffers × 2 flow types), one box per algorithm per
 /// panel, labelled under the axis with the algorithm name and the number of values
 /// (`cocoa (n=400)`), coloured by [`colour_of`]. Whiskers at p10/p90, box p25–p75, median as
-/// a dark bar. Linear axes include zero. A panel's y axis is logarithmic when `log_y` asks for
-/// it or when its boxes differ by more than [`BOX_LOG_SPREAD`] ([`box_spread`] > 10: the
-/// largest upper whisker is more than ten times the smallest lower whisker); its axis label then
-/// ends in "log scale".
+/// a dark bar. Linear axes include zero. The y axes are logarithmic when `log_y` asks for it
+/// or when the boxes of some panel differ by more than [`BOX_LOG_SPREAD`] ([`box_spread`] > 10:
+/// the largest upper whisker is more than ten times the smallest lower whisker); then every
+/// panel that a log axis can show (all whiskers positive) has one, so that panels side by side
+/// read alike, and its axis label ends in "log scale".
 pub fn box_figure(title: &str, panels: &[BoxPanel], log_y: bool) -> String {
     box_figure_on(title, panels, if log_y { Some(true) } else { None })
 }
@@ -907,8 +908,8 @@ pub fn box_figure_linear(title: &str, panels: &[BoxPanel]) -> String {
     box_figure_on(title, panels, Some(false))
 }
 
-/// A box figure whose axes are all log (`Some(true)`), all linear (`Some(false)`), or chosen per
-/// panel by [`box_spread`] (`None`).
+/// A box figure whose axes are all log (`Some(true)`), all linear (`Some(false)`), or chosen by
+/// [`box_spread`] for the whole figure (`None`, see [`box_figure`]).
 fn box_figure_on(title: &str, panels: &[BoxPanel], log_y: Option<bool>) -> String {
     if panels.is_empty() {
         return no_data_figure(title);
@@ -924,10 +925,11 @@ fn box_figure_on(title: &str, panels: &[BoxPanel], log_y: Option<bool>) -> Strin
     let (rotate, label_h) = category_layout(labels.iter().map(String::as_str), plot_w / max_boxes as u32);
     let panel_h = 250 + label_h;
     let size = (FIGURE_WIDTH, TITLE_H + g.rows as u32 * panel_h);
+    let spread = panels.iter().any(|p| box_spread(&p.boxes).is_some_and(|r| r > BOX_LOG_SPREAD));
     render(title, size, |root| {
         let (_, body) = root.split_vertically(TITLE_H);
         for ((area, panel), boxes) in body.split_evenly((g.rows, g.cols)).iter().zip(panels).zip(&kept) {
-            let log = log_y.unwrap_or_else(|| box_spread(&panel.boxes).is_some_and(|r| r > BOX_LOG_SPREAD));
+            let log = log_y.unwrap_or_else(|| spread && box_spread(&panel.boxes).is_some());
             draw_box_panel(area, panel, boxes, log, label_h, rotate)?;
         }
         Ok(())
@@ -1444,6 +1446,16 @@ mod tests {
         assert_eq!(box_spread(&zero.boxes), None, "no ratio to a lower whisker of 0");
         assert!(!box_figure("b", &[zero], false).contains("log scale"));
         assert!(!box_figure_linear("b", &[spread_panel(10.1)]).contains("log scale"), "intervals stay linear");
+    }
+
+    #[test]
+    fn one_panel_that_needs_a_log_axis_puts_every_panel_that_can_have_one_on_a_log_axis() {
+        let mut zero = spread_panel(100.0);
+        zero.boxes[0].1.p10 = 0.0;
+        let svg = box_figure("b", &[spread_panel(10.1), spread_panel(2.0), zero], false);
+        // The 2× panel reads like the 10.1× one beside it; the one with a whisker at 0 cannot.
+        assert_eq!(svg.matches("FCT (s), log scale").count(), 2, "{svg}");
+        assert!(!svg.contains("linear axis"), "no panel is forced onto a log axis it cannot show");
     }
 
     #[test]

@@ -9,6 +9,13 @@
 //! (Block1, RFC 7959 §2.5). With [`SingleRequest::observe`] the GET registers an
 //! observation (RFC 7641 §3.1: Observe 0), every notification is handed on as it arrives, and
 //! at the end the client deregisters with a GET carrying Observe 1 and the same token (§3.6).
+//! A notification (or the registration's response) that carries Block2 block 0 with More set
+//! is completed first: the rest of its body is fetched with GETs carrying Block2 and no
+//! Observe (RFC 7959 §3.4); when the ETag changes during that, the representation changed and
+//! the notification is dropped (a newer one follows). With FASOR's token echo
+//! ([`EchoMode::Token`]) every copy of the registration carries the token plus its copy byte,
+//! and the server keeps whichever copy's token it received first: notifications with any of
+//! them belong to the observation. The deregistration carries the token of copy 0.
 //!
 //! Everything the endpoint does (each copy, its timer, the ACK or response) reaches the sink
 //! as [`RequestEvent::Timeline`], for `coapcc client -v`.
@@ -19,7 +26,7 @@ use std::time::Duration;
 
 use coapcc_core::AnyConfig;
 use coapcc_driver::rng::{Stream, stream_rng};
-use coapcc_proto::{Code, EndpointConfig, Message, MessageType, Payload, Token, encode_uint, option};
+use coapcc_proto::{Code, EchoMode, EndpointConfig, Message, MessageType, Payload, Token, encode_uint, option};
 use rand_core::Rng;
 use tokio::sync::mpsc;
 
@@ -28,6 +35,13 @@ use crate::client::MAX_RECEIVED_BODY_BYTES;
 use crate::clock::Clock;
 use crate::runtime::{ExchangeFailure, Handle, TaskOptions, TaskReport, spawn};
 use coapcc_proto::option::OBSERVE;
+
+/// The ETag option (RFC 7252 §5.10.6).
+const ETAG: u16 = 4;
+
+/// Why a block-wise transfer stopped when the representation changed under it (the blocks'
+/// ETags differ, RFC 7959 §2.4).
+const CHANGED: &str = "the representation changed during the transfer (another ETag)";
 
 /// How long a deregistration (RFC 7641 §3.6) may take before the client stops anyway.
 pub const DEREGISTRATION_WAIT: Duration = Duration::from_secs(5);
@@ -70,7 +84,12 @@ pub enum RequestEvent {
         body: Payload,
     },
     /// A later notification of an observation (RFC 7641 §3.3).
-    Notification(Arc<Message>),
+    Notification {
+        /// The notification (block 0 of a block-wise one).
+        message: Arc<Message>,
+        /// Its whole payload (all blocks, RFC 7959 §3.4).
+        body: Payload,
+    },
 }
 
 /// Why a request has no response.
@@ -125,7 +144,7 @@ pub async fn run(
     let (handle, reports) = spawn(socket, endpoint, clock, TaskOptions::client().with_reports());
     // Tokens and Message IDs of what the client sends itself (NON requests, observations).
     let mut rng = stream_rng(req.seed, 0, Stream::Client(1).id());
-    let mut session = Session { req, handle, reports, sink, rng_mid: rng.next_u32() as u16 };
+    let mut session = Session { req, handle, reports, sink, rng_mid: rng.next_u32() as u16, echo: config.echo };
     let token = Token::new(&rng.next_u32().to_be_bytes()).unwrap_or(Token::EMPTY);
     let result = session.request(token, stop).await;
     session.handle.stop().await;
@@ -141,6 +160,8 @@ struct Session<'a, S> {
     reports: mpsc::UnboundedReceiver<TaskReport>,
     sink: S,
     rng_mid: u16,
+    /// How the endpoint marks the copies of a confirmable request.
+    echo: EchoMode,
 }
 
 impl<S: FnMut(RequestEvent)> Session<'_, S> {
@@ -151,21 +172,22 @@ impl<S: FnMut(RequestEvent)> Session<'_, S> {
     ) -> Result<RequestSummary, RequestError> {
         let req = self.req;
         let Some(duration) = req.observe else {
-            let (response, body) = self.whole(token).await?;
+            let (response, body) = self.whole(token, None).await?;
             let code = response.code;
             (self.sink)(RequestEvent::Response { response, body });
             return Ok(RequestSummary { code: Some(code), ..RequestSummary::default() });
         };
         // RFC 7641 §3.1: register with Observe 0; every notification carries the token.
-        let mut notifications = self.handle.watch(token).map_err(|_| stopped())?;
+        let mut notifications = self.handle.watch_all(self.observation_tokens(token)).map_err(|_| stopped())?;
         let mut m = req.template.clone();
         m.token = token;
         m.set_option(OBSERVE, encode_uint(0));
         let first = self.exchange(m, Some(&mut notifications)).await?;
         let mut summary = RequestSummary { code: Some(first.code), ..RequestSummary::default() };
         let observing = first.option(OBSERVE).is_some();
-        let body = first.payload.clone();
-        (self.sink)(RequestEvent::Response { response: first, body });
+        if let Some(body) = self.complete(token, first.clone()).await? {
+            (self.sink)(RequestEvent::Response { response: first, body });
+        }
         if !observing {
             // The server does not observe this resource: a plain response (RFC 7641 §3.1).
             return Ok(summary);
@@ -179,7 +201,9 @@ impl<S: FnMut(RequestEvent)> Session<'_, S> {
                         summary.notifications += 1;
                         summary.code = Some(n.code);
                         let ended = n.option(OBSERVE).is_none() || n.code.class() != 2;
-                        (self.sink)(RequestEvent::Notification(n));
+                        if let Some(body) = self.complete(token, n.clone()).await? {
+                            (self.sink)(RequestEvent::Notification { message: n, body });
+                        }
                         if ended {
                             // RFC 7641 §3.2: a notification without Observe (or an error) ends it.
                             return Ok(summary);
@@ -203,16 +227,62 @@ impl<S: FnMut(RequestEvent)> Session<'_, S> {
         Ok(summary)
     }
 
+    /// The tokens the server may know the observation registered with `token` by: with the
+    /// token echo, `token` plus any copy byte (the endpoint appends it, spec §7.7); else
+    /// `token`.
+    fn observation_tokens(&self, token: Token) -> Vec<Token> {
+        if self.req.confirmable && self.echo == EchoMode::Token {
+            (0..=u8::MAX).map(|c| token.with_suffix(c)).collect()
+        } else {
+            vec![token]
+        }
+    }
+
+    /// The whole body of `msg`, a notification or the response to a registration: its
+    /// payload, or, when it is block 0 of more (RFC 7959 §3.4), with the rest fetched; `None`
+    /// when the representation changed during the fetch (another ETag).
+    async fn complete(&mut self, token: Token, msg: Arc<Message>) -> Result<Option<Payload>, RequestError> {
+        match msg.option(option::BLOCK2).map(Block::decode) {
+            Some(Some(b)) if b.num == 0 && b.more && msg.code.class() == 2 => {
+                match self.whole(token, Some(msg)).await {
+                    Ok((_, body)) => Ok(Some(body)),
+                    Err(RequestError::Blocks(CHANGED)) => Ok(None),
+                    Err(e) => Err(e),
+                }
+            }
+            _ => Ok(Some(msg.payload.clone())),
+        }
+    }
+
     /// The whole response: one exchange, or one per block (Block2 of a GET, Block1 of a
-    /// body over 1 024 bytes).
-    async fn whole(&mut self, token: Token) -> Result<(Arc<Message>, Payload), RequestError> {
+    /// body over 1 024 bytes). With `first`, block 0 is that message (a notification's) and
+    /// only the rest is asked for.
+    async fn whole(
+        &mut self,
+        token: Token,
+        first: Option<Arc<Message>>,
+    ) -> Result<(Arc<Message>, Payload), RequestError> {
         let req = self.req;
         let body = req.template.payload.clone();
-        let blockwise_put = body.len() > size_of_szx(MAX_SZX);
+        let blockwise_put = first.is_none() && body.len() > size_of_szx(MAX_SZX);
         let mut szx = if blockwise_put { MAX_SZX } else { req.block2_szx.unwrap_or(MAX_SZX) };
         let mut num = 0u32;
         let mut received = Vec::new();
+        let mut first = first;
+        // The ETag of block 0: every later block must carry the same (RFC 7959 §2.4).
+        let mut etag: Option<Option<Vec<u8>>> = None;
         loop {
+            if let Some(resp) = first.take() {
+                // Block 0 came as it is (a notification); take it as the answer to its request.
+                let Some(b) = resp.option(option::BLOCK2).and_then(Block::decode) else {
+                    return Err(RequestError::Blocks("a Block2 option that does not decode"));
+                };
+                etag = Some(resp.option(ETAG).map(<[u8]>::to_vec));
+                received.extend_from_slice(&resp.payload);
+                szx = b.szx;
+                num = (received.len() / size_of_szx(szx)) as u32;
+                continue;
+            }
             let mut m = req.template.clone();
             if blockwise_put {
                 let offset = num as usize * size_of_szx(szx);
@@ -259,6 +329,10 @@ impl<S: FnMut(RequestEvent)> Session<'_, S> {
                 return Ok((resp, payload));
             };
             let b = b.ok_or(RequestError::Blocks("a Block2 option that does not decode"))?;
+            let tag = resp.option(ETAG).map(<[u8]>::to_vec);
+            if etag.get_or_insert_with(|| tag.clone()) != &tag {
+                return Err(RequestError::Blocks(CHANGED));
+            }
             if b.offset_bytes() != received.len() {
                 return Err(RequestError::Blocks("a block at another offset than the one asked for"));
             }
@@ -320,7 +394,8 @@ impl<S: FnMut(RequestEvent)> Session<'_, S> {
                 }
                 r = async { watched.as_mut().expect("guarded").recv().await }, if watched.is_some() => match r {
                     Some(r) if deregistering && r.option(OBSERVE).is_some() => {
-                        (self.sink)(RequestEvent::Notification(r));
+                        let body = r.payload.clone();
+                        (self.sink)(RequestEvent::Notification { message: r, body });
                     }
                     Some(r) => return Ok(r),
                     None => return Err(stopped()),

@@ -273,8 +273,19 @@ impl Handle {
     /// (RFC 7641 §3.3), which the endpoint would reject once their exchange has ended.
     /// Piggybacked responses (in an ACK) still complete their exchange.
     pub fn watch(&self, token: Token) -> Result<mpsc::UnboundedReceiver<Arc<Message>>, Stopped> {
+        self.watch_all([token])
+    }
+
+    /// [`Handle::watch`] of every token of `tokens`, into one channel (an observation
+    /// registered with FASOR's token echo: the server knows whichever copy's token it got).
+    pub fn watch_all(
+        &self,
+        tokens: impl IntoIterator<Item = Token>,
+    ) -> Result<mpsc::UnboundedReceiver<Arc<Message>>, Stopped> {
         let (responses, rx) = mpsc::unbounded_channel();
-        self.commands.send(Command::Watch { token, responses }).map_err(|_| Stopped)?;
+        for token in tokens {
+            self.commands.send(Command::Watch { token, responses: responses.clone() }).map_err(|_| Stopped)?;
+        }
         Ok(rx)
     }
 

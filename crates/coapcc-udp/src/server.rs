@@ -6,7 +6,7 @@
 //! | `/data?size=N` | GET | N bytes (`0123456789` repeated), piggybacked when it fits, Block2 beyond |
 //! | `/data` | PUT, POST | accepts a body (Block1 too): 2.31 Continue per block, 2.04 at the end |
 //! | `/.well-known/core` | GET | the RFC 6690 link format of the above |
-//! | `/obs` | GET | a counter, observable (RFC 7641; [`ObservableResources`], notified by the server task) |
+//! | `/obs[?size=N]` | GET | a counter, observable (RFC 7641; [`ObservableResources`], notified by the server task); with `size=N` a body of N bytes, notified block-wise beyond one block (RFC 7959 §3.4) |
 //!
 //! Block-wise (RFC 7959): a GET answered with more than [`AMPLIFICATION_FACTOR`] times the
 //! request's size is sent in Block2 blocks small enough to stay within that factor unless
@@ -36,7 +36,9 @@ use crate::runtime::{Handler, Reply};
 
 mod observe;
 
-pub use observe::{MAX_NOTIFICATIONS, MAX_OBSERVERS, ObservableResources, Observers};
+pub use observe::{
+    MAX_NOTIFICATIONS, MAX_OBSERVED_BODY_BYTES, MAX_OBSERVERS, ObservableResources, Observers, observed_body,
+};
 
 /// RFC 7252 §11.3: no response is more than this many times larger than its request unless
 /// block-wise transfer was asked for.
@@ -173,15 +175,17 @@ fn digits(from: usize, to: usize) -> Vec<u8> {
 
 /// A body served by GET, made only as far as the block asked for needs.
 #[derive(Clone, Copy)]
-enum Content {
+enum Content<'a> {
     Static(&'static [u8]),
     Digits(usize),
+    /// A body made for this reply (`/obs?size=N`).
+    Owned(&'a [u8]),
 }
 
-impl Content {
+impl Content<'_> {
     fn len(self) -> usize {
         match self {
-            Content::Static(b) => b.len(),
+            Content::Static(b) | Content::Owned(b) => b.len(),
             Content::Digits(n) => n,
         }
     }
@@ -189,6 +193,7 @@ impl Content {
     fn range(self, from: usize, to: usize) -> Payload {
         match self {
             Content::Static(b) => Payload::from_static(&b[from..to]),
+            Content::Owned(b) => Payload::from(b[from..to].to_vec()),
             Content::Digits(_) => Payload::from(digits(from, to)),
         }
     }

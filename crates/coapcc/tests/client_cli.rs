@@ -199,3 +199,137 @@ fn the_observe_option_of_a_registration_is_zero_and_its_token_is_reused_to_dereg
     assert!(run.status.success(), "{}", run.stderr_text());
     assert_eq!(notifications(&run.stdout_text()), [(5, "1".to_string()), (6, "2".to_string())]);
 }
+
+/// The messages printed, each from its `2.05 Content` line: its option lines and its body
+/// (without the line ends around it).
+fn printed(out: &str) -> Vec<(String, String)> {
+    out.split("2.05 Content\n")
+        .skip(1)
+        .map(|m| {
+            let (head, body) = m.split_once("\n\n").unwrap_or((m, ""));
+            (head.to_string(), body.trim_end().to_string())
+        })
+        .collect()
+}
+
+/// `/obs?size=n` of our server at counter `c`: the line `c\n` repeated, cut at n bytes.
+fn counter_body(c: &str, n: usize) -> String {
+    format!("{c}\n").chars().cycle().take(n).collect::<String>().trim_end().to_string()
+}
+
+#[test]
+fn observe_with_fasors_token_echo_prints_every_notification_of_our_server() {
+    // FASOR's token echo (spec §7.7) appends the copy byte to the registration's token; the
+    // server notifies with the token it got, which the client must take as the observation's.
+    let server = Server::start(ServerKind::Coapcc);
+    let uri = format!("coap://127.0.0.1:{}/obs", server.port);
+    let run = client(&[&uri, "-a", "fasor-token", "-s", "2.5"]);
+    assert!(run.status.success(), "{}", run.stderr_text());
+    let seen = notifications(&run.stdout_text());
+    // The first response and a notification every second.
+    assert!(seen.len() >= 3, "{}", run.stdout_text());
+    let counters: Vec<u64> = seen.iter().map(|(_, c)| c.parse().unwrap()).collect();
+    assert!(counters.windows(2).all(|w| w[1] == w[0] + 1), "{counters:?}");
+}
+
+#[test]
+fn a_notification_larger_than_one_block_is_printed_whole_and_recorded_by_out() {
+    // RFC 7959 §3.4: the notification carries block 0; the client GETs the rest.
+    let server = Server::start(ServerKind::Coapcc);
+    let uri = format!("coap://127.0.0.1:{}/obs?size=3000", server.port);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("rec");
+    let run = client(&[&uri, "-s", "2.5", "--seed", "7", "--out", out.to_str().unwrap()]);
+    assert!(run.status.success(), "{}", run.stderr_text());
+    let messages = printed(&run.stdout_text());
+    assert!(messages.len() >= 3, "{}", run.stdout_text());
+    for (head, _) in &messages[1..] {
+        assert!(head.contains("Block2: 0/1/1024") && head.contains("Size2: 3000"), "a block-wise notification: {head}");
+    }
+    for (head, body) in &messages {
+        let c = body.lines().next().unwrap_or_default();
+        assert_eq!(body, &counter_body(c, 3000), "{head}: the whole body of counter {c}");
+    }
+    // --out: run.json with the seed, the messages with their whole payloads, the timeline.
+    let run_json: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("run.json")).unwrap()).unwrap();
+    assert_eq!(run_json["seed"], 7);
+    assert!(run_json["command"].as_str().unwrap().contains("--out"), "{run_json}");
+    let recorded: Vec<serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(out.join("messages.json")).unwrap()).unwrap();
+    assert_eq!(recorded.len(), messages.len());
+    assert!(recorded.iter().all(|m| m["payload_bytes"] == 3000 && m["code"] == "2.05"), "{recorded:?}");
+    let timeline = std::fs::read_to_string(out.join("timeline.csv")).unwrap();
+    assert!(timeline.starts_with("t_ms,event,copy,mid,bytes,timer_ms,retransmissions,rtt_ms,code,peer\n"));
+    // The registration, the rest of each body, the deregistration: every CON sent is a row.
+    let sent = timeline.lines().filter(|l| l.split(',').nth(1) == Some("sent_con")).count();
+    assert!(sent >= messages.len() * 2, "{sent} CON requests for {} messages of 3 blocks", messages.len());
+    let summary: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!((summary["ok"].as_bool(), summary["deregistered"].as_bool()), (Some(true), Some(true)));
+}
+
+#[test]
+fn a_block_wise_notification_of_libcoaps_server_is_printed_whole() {
+    // libcoap's `-d` resources are observable; a PUT notifies, block-wise beyond 1 024 bytes.
+    let server = Server::start(ServerKind::Libcoap);
+    let before = "x".repeat(79) + "\n";
+    let after = "y".repeat(79) + "\n";
+    let put = |line: &str| {
+        let body = line.repeat(40);
+        let r = interop_peers::request(
+            interop_peers::ClientKind::Libcoap,
+            server.port,
+            interop_peers::Method::Put,
+            "/big",
+            Some(body.as_bytes()),
+        );
+        assert!(r.code.is_some(), "PUT /big: {}", r.transcript);
+    };
+    put(&before);
+    let uri = format!("coap://127.0.0.1:{}/big", server.port);
+    let observe = std::thread::spawn(move || client(&[&uri, "-s", "3"]));
+    std::thread::sleep(Duration::from_secs(1));
+    put(&after);
+    let run = observe.join().unwrap();
+    assert!(run.status.success(), "{}", run.stderr_text());
+    let messages = printed(&run.stdout_text());
+    let bodies: Vec<&str> = messages.iter().map(|(_, b)| b.as_str()).collect();
+    assert_eq!(bodies.first(), Some(&before.repeat(40).trim_end()), "the registration's response, whole");
+    let (head, body) = messages.last().unwrap();
+    assert!(head.contains("Block2: 0/1/"), "the notification came block-wise: {head}");
+    assert_eq!(body, after.repeat(40).trim_end(), "the notification, whole");
+}
+
+#[test]
+fn out_must_be_a_writable_folder_before_anything_is_sent() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    // A port nobody listens on: the run would fail (exit 1) if it started.
+    for args in [vec!["coap://127.0.0.1:9/x"], vec!["coap://127.0.0.1:9/x", "--count", "2"]] {
+        let mut all = args.clone();
+        all.extend(["--out", file.to_str().unwrap(), "-B", "2"]);
+        let run = client(&all);
+        assert_eq!(run.status.code(), Some(2), "{}", run.stderr_text());
+        assert!(run.stderr_text().contains("not a folder"), "{}", run.stderr_text());
+    }
+}
+
+#[test]
+fn the_load_generator_records_each_exchange_and_flow_with_out() {
+    let server = Server::start(ServerKind::Coapcc);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("load");
+    let uri = format!("coap://127.0.0.1:{}/data?size=10", server.port);
+    let run = client(&[&uri, "--count", "3", "--flows", "2", "--seed", "11", "--out", out.to_str().unwrap()]);
+    assert!(run.status.success(), "{}", run.stderr_text());
+    let exchanges = std::fs::read_to_string(out.join("exchanges.csv")).unwrap();
+    let rows: Vec<&str> = exchanges.lines().collect();
+    assert_eq!(rows.len(), 1 + 3 * 2, "a header and one row per exchange: {exchanges}");
+    assert!(rows[0].starts_with("flow,request,block,start_s,rtt_ms,transmissions,timers_ms,"), "{}", rows[0]);
+    assert!(rows[1..].iter().all(|r| r.ends_with(",2.05,10")), "{exchanges}");
+    assert_eq!(std::fs::read_to_string(out.join("flows.csv")).unwrap().lines().count(), 1 + 2);
+    let summary: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["requests_ok"], 6);
+    let run_json: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("run.json")).unwrap()).unwrap();
+    assert_eq!(run_json["seed"], 11);
+}

@@ -219,12 +219,18 @@ def _resumable(
     call: str,
 ) -> SweepResult:
     """:func:`sweep` with ``out``: kept points are taken, the others run and are saved as each
-    finishes (all of them at once on a cluster), then ``sweep.csv`` is written."""
+    finishes (all of them at once on a cluster), then ``sweep.csv`` is written. As with
+    ``coapcc sim --sweep``, a kept point's result files and ``run.json`` are written again by
+    this call (from its piece, the same bytes; the piece itself stays): its ``run.json`` names
+    the call that wrote the folder as it is now, not the earlier one."""
     for s in scenarios:
         _coapcc.check(s._resolved)
     dirs = [out / _label(p) for p in pts]
     outputs: List[Optional[Any]] = [None if force else _kept(d, s) for d, s in zip(dirs, scenarios)]
     kept = sum(o is not None for o in outputs)
+    for i, o in enumerate(outputs):
+        if o is not None:
+            _with_call(_result(scenarios[i], o), call).save(dirs[i], samples=samples)
     todo = [i for i, o in enumerate(outputs) if o is None]
     if client is not None and todo:
         for i, o in zip(todo, _on_cluster(client, [scenarios[i] for i in todo], progress)):

@@ -63,8 +63,8 @@ pub struct CaseResult {
     pub per_replication: Vec<Vec<Summary>>,
     /// Time series of replication 0.
     pub series: CaseSeries,
-    /// Whether this is an RTT-trace case.
-    pub trace: bool,
+    /// The RTT trace of an RTT-trace case (`None` for every other model).
+    pub trace: Option<coapcc_driver::TraceConfig>,
 }
 
 /// Mean and 95 % confidence half-width.
@@ -256,7 +256,7 @@ fn reduction(x: f64, y: f64) -> f64 {
 }
 
 fn trace_rows(cases: &[CaseResult]) -> Vec<&CaseResult> {
-    cases.iter().filter(|c| c.trace).collect()
+    cases.iter().filter(|c| c.trace.is_some()).collect()
 }
 
 fn wins(cases: &[CaseResult], ab: &Rows, pick: impl Fn(&Summary, &Summary) -> bool) -> Result<f64, String> {
@@ -565,9 +565,54 @@ pub fn quantity_words(x: Quantity) -> (&'static str, &'static str) {
 }
 
 /// The last part of a case name in words (`fasor/400-flows-infinite-buffer-random` →
-/// `400 flows infinite buffer random`).
+/// `400 flows infinite buffer random`), with the names a reader knows spelt as they are
+/// (`1-to-1-no-rdc` → `1 to 1 no RDC`, `e2-contikimac-5x5` → `E2 ContikiMAC 5x5`).
 pub fn case_words(case: &str) -> String {
-    case.rsplit('/').next().unwrap_or(case).replace('-', " ")
+    let last = case.rsplit('/').next().unwrap_or(case);
+    let word = |w: &str| -> String {
+        match w {
+            "rdc" => "RDC".into(),
+            "nullrdc" => "NullRDC".into(),
+            "contikimac" => "ContikiMAC".into(),
+            // Lim's experiments E0–E5.
+            _ if w.len() == 2 && w.starts_with('e') && w[1..].chars().all(|c| c.is_ascii_digit()) => w.to_uppercase(),
+            _ => w.replace("@tx=", "@TX=").replace("contikimac", "ContikiMAC"),
+        }
+    };
+    last.split('-').map(word).collect::<Vec<_>>().join(" ")
+}
+
+/// An RTT-trace case's trace in words, for its panel title (Makarem's Table 1 notation:
+/// U(lo, hi), N(mean, sd)): `Table 1 row 4: RTT U(100, 300) ms and N(3000, 100) ms,
+/// alternating every 100 samples`.
+pub fn trace_words(t: &coapcc_driver::TraceConfig) -> String {
+    use coapcc_driver::RttDist;
+    let dist = |d: &RttDist| match *d {
+        RttDist::Uniform { lo_ms, hi_ms } => format!("U({lo_ms}, {hi_ms}) ms"),
+        RttDist::Normal { mean_ms, sd_ms } => format!("N({mean_ms}, {sd_ms}) ms"),
+        RttDist::Constant { ms } => format!("{ms} ms"),
+        RttDist::Pareto { shape, scale_ms } => format!("Pareto(shape {shape}, scale {scale_ms} ms)"),
+        RttDist::Wan { base_ms, .. } => format!("a synthetic WAN path ({base_ms} ms base)"),
+    };
+    let mut s = format!("Table 1 row {}: RTT {}", t.row, dist(&t.first));
+    if let Some(second) = &t.second {
+        s.push_str(&format!(" and {}, alternating every {} samples", dist(second), t.period));
+    }
+    if t.spikes {
+        s.push_str(&format!(
+            "; {} spikes of {} s per {} samples",
+            t.spikes_per_block,
+            t.spike_ms / 1000.0,
+            t.spike_block
+        ));
+    }
+    s
+}
+
+/// `s` with its first letter upper-case (a figure or panel title).
+pub fn capitalised(s: &str) -> String {
+    let mut chars = s.chars();
+    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }
 
 /// A claim's metric in words, for figure titles and axes: (what is compared, among which
@@ -617,6 +662,25 @@ pub fn metric_words(metric: &super::published::Metric) -> (String, String) {
                 _ => format!("{} vs {b}", m.a),
             };
             (format!("mean {w} {how}: {versus}"), axis)
+        }
+        Kind::UnnecessaryReductionMax(m) => (
+            format!("largest median unnecessary-retransmission reduction: {} vs {}", m.a, m.b),
+            "reduction (fraction)".to_string(),
+        ),
+        Kind::UnnecessaryReductionMaxPairs(m) => (
+            format!("largest median unnecessary-retransmission reduction over {} pairs", m.pairs.len()),
+            "reduction (fraction)".to_string(),
+        ),
+        Kind::MaxOverheadOver(m) => (
+            format!("largest overhead of {}", m.algorithms.join(", ")),
+            "overhead (lost / delivered packets)".to_string(),
+        ),
+        Kind::MhGainDiff(m) => {
+            let (w, _) = run_metric_words(&m.of);
+            (
+                format!("mean {w} gain of {} over {} here minus in {}", m.a, m.b, case_words(&m.case_b)),
+                "difference of gains (fraction)".to_string(),
+            )
         }
         _ => {
             let w = metric.name().replace('_', " ");
@@ -759,7 +823,7 @@ pub fn num(x: f64) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::super::published::parse;
     use super::*;
     use coapcc_driver::metrics::Quantiles;
@@ -769,7 +833,7 @@ mod tests {
     }
 
     /// A hand-made summary: median FCT and unnecessary retransmissions, loss ratio.
-    fn summary(algorithm: &str, fct: f64, unnecessary: f64, loss_ratio: f64) -> Summary {
+    pub(crate) fn summary(algorithm: &str, fct: f64, unnecessary: f64, loss_ratio: f64) -> Summary {
         let n = NetworkSummary {
             fct: q(fct),
             retransmissions: q(unnecessary + 1.0),
@@ -801,7 +865,7 @@ mod tests {
             summaries,
             per_replication: Vec::new(),
             series: CaseSeries::None,
-            trace: false,
+            trace: None,
         }
     }
 
@@ -843,6 +907,16 @@ mod tests {
         );
         assert_eq!(compared(&mh, &gain).as_deref(), Some("mean goodput: lim 30.0000 bit/s vs cocoa 20.0000 bit/s"));
         assert_eq!(run_metric_words("throughput_per_s"), ("throughput".to_string(), "/s"));
+        // An RTT-trace row in Makarem's Table 1 notation (the row 4 scenario's [trace] table).
+        let row4: coapcc_driver::TraceConfig = toml::from_str(
+            "row = 4\nperiod = 100\nfirst = { dist = \"uniform\", lo_ms = 100, hi_ms = 300 }\n\
+second = { dist = \"normal\", mean_ms = 3000, sd_ms = 100 }\nspikes = false\n",
+        )
+        .unwrap();
+        assert_eq!(
+            trace_words(&row4),
+            "Table 1 row 4: RTT U(100, 300) ms and N(3000, 100) ms, alternating every 100 samples"
+        );
         assert_eq!(
             compared(
                 &cases,

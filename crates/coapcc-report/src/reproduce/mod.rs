@@ -163,7 +163,10 @@ fn run_case(
         replications: s.file.replications,
         summaries,
         series,
-        trace: matches!(s.model, Model::Trace(_)),
+        trace: match &s.model {
+            Model::Trace(t) => Some(t.clone()),
+            _ => None,
+        },
     };
     Ok((result, kept.is_some()))
 }

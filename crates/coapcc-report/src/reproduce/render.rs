@@ -7,7 +7,10 @@ use coapcc_driver::metrics::Quantiles;
 use coapcc_sim::results::{MetricSummary, MultihopMetric};
 
 use super::claims_csv::columns as claims_csv_columns;
-use super::evaluate::{CaseResult, CaseSeries, Outcome, Verdict, compared, net, run_metric_words, sweep_points, tr};
+use super::evaluate::{
+    CaseResult, CaseSeries, Outcome, Verdict, capitalised, case_words, compared, metric_words, net, run_metric_words,
+    sweep_points, tr, trace_words,
+};
 use super::investigate::Investigation;
 use super::published::{Check, ClaimKind, DEFAULT_BAND, FigureKind, FigureSpec, Kind, Published};
 use crate::error::ReportError;
@@ -99,11 +102,11 @@ fn mh_means<'a>(
 /// as the box (whiskers = box: the interval).
 fn multihop_ci_figure(spec: &FigureSpec, cases: &[CaseResult], of: &str) -> String {
     let words = run_metric_label(of);
-    let title = if spec.their.starts_with("none") {
+    let title = capitalised(&if spec.their.starts_with("none") {
         format!("{words}: mean and 95 % confidence interval (ours)")
     } else {
         format!("{words}: mean and 95 % confidence interval (ours; their {})", spec.their)
-    };
+    });
     let panels: Vec<BoxPanel> = spec
         .cases
         .iter()
@@ -128,7 +131,7 @@ fn multihop_ci_figure(spec: &FigureSpec, cases: &[CaseResult], of: &str) -> Stri
 /// case tables and the `mh-ci` figures).
 fn multihop_bar_figure(spec: &FigureSpec, cases: &[CaseResult], of: &str) -> String {
     let words = run_metric_label(of);
-    let title = format!("{words}: mean over the replications (ours; their {})", spec.their);
+    let title = capitalised(&format!("{words}: mean over the replications (ours; their {})", spec.their));
     let groups: Vec<BarGroup> = spec
         .cases
         .iter()
@@ -216,7 +219,7 @@ fn multihop_series_figure(spec: &FigureSpec, cases: &[CaseResult], alg: &str) ->
 
 /// A short label for a case in a panel title.
 fn label(case: &str) -> String {
-    case.rsplit('/').next().unwrap_or(case).replace('-', " ")
+    capitalised(&case_words(case))
 }
 
 fn algorithms_of<'a>(spec: &'a FigureSpec, c: &'a CaseResult) -> Vec<&'a str> {
@@ -384,7 +387,8 @@ pub fn figure(spec: &FigureSpec, cases: &[CaseResult]) -> String {
                         }
                     }
                     LinePanel {
-                        title: label(&c.case.name),
+                        // What the row is, not only its number.
+                        title: c.trace.as_ref().map_or_else(|| label(&c.case.name), trace_words),
                         x_label: "transmission".into(),
                         y_label: "RTT, RTO (ms)".into(),
                         series,
@@ -397,7 +401,7 @@ pub fn figure(spec: &FigureSpec, cases: &[CaseResult]) -> String {
         F::RmseBars | F::SpuriousBars => {
             let rmse = spec.kind == F::RmseBars;
             let rows: Vec<&CaseResult> = if spec.cases.is_empty() {
-                cases.iter().filter(|c| c.trace).collect()
+                cases.iter().filter(|c| c.trace.is_some()).collect()
             } else {
                 spec.cases.iter().filter_map(|n| find(n)).collect()
             };
@@ -414,7 +418,7 @@ pub fn figure(spec: &FigureSpec, cases: &[CaseResult]) -> String {
                 })
                 .collect();
             let y = if rmse { "RMSE of RTO − RTT (ms)" } else { "spurious transmissions (mean per run)" };
-            bar_figure_labelled(&title, "RTT trace row", y, &groups, false)
+            bar_figure_labelled(&title, "row of Makarem's Table 1 (RTT trace)", y, &groups, false)
         }
         F::RateTimeseries => {
             // Per algorithm: the paper's scale (the first RATE_WINDOW_S, short moving average)
@@ -690,14 +694,18 @@ pub fn band(o: &Outcome) -> Option<[f64; 2]> {
     }
 }
 
-/// ours/published of every numeric claim on a log scale, the band shaded: one row per claim.
+/// The longest row label of the ratio plot, characters (longer ones end in `…`).
+const ROW_LABEL_CHARS: usize = 96;
+
+/// ours/published of every numeric claim on a log scale, the band shaded: one row per claim,
+/// labelled by its metric in words.
 pub fn ratio_plot(sections: &[Section]) -> String {
     let rows: Vec<(&str, &Outcome)> = sections
         .iter()
         .flat_map(|s| s.outcomes.iter().map(move |o| (s.published.experiment.as_str(), o)))
         .filter(|(_, o)| o.claim.kind() == ClaimKind::Numeric)
         .collect();
-    let (label_w, plot_w, row_h, top, bottom) = (430.0, 520.0, 14.0, 58.0, 46.0);
+    let (label_w, plot_w, row_h, top, bottom) = (560.0, 520.0, 14.0, 58.0, 46.0);
     let groups = {
         let mut g: Vec<&str> = rows.iter().map(|(e, _)| *e).collect();
         g.dedup();
@@ -755,7 +763,13 @@ are drawn at the edge as ◀ ▶)</text>",
         }
         y += row_h;
         let cy = y - row_h / 2.0;
-        let id: String = o.claim.id.chars().take(70).collect();
+        // The claim in words (its id is in the link and the tooltip).
+        let words = metric_words(&o.claim.metric).0;
+        let id: String = if words.chars().count() > ROW_LABEL_CHARS {
+            words.chars().take(ROW_LABEL_CHARS - 1).chain(std::iter::once('…')).collect()
+        } else {
+            words
+        };
         let _ = write!(
             svg,
             "<a href=\"#claim-{}\"><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" fill=\"#333\">{}</text></a>",
@@ -1301,7 +1315,7 @@ fn case_table(c: &CaseResult) -> String {
         return multihop_table(c);
     }
     let mut t = String::from("<table>");
-    if c.trace {
+    if c.trace.is_some() {
         t.push_str("<tr><th>algorithm</th><th>RMSE (ms)</th><th>spurious</th></tr>");
         for s in &c.summaries {
             let _ = write!(
@@ -1579,6 +1593,25 @@ check = "ratio"
     }
 
     #[test]
+    fn the_ratio_plot_labels_its_rows_in_words_and_links_them_by_claim_id() {
+        let s = section("experiment = \"betzler\"");
+        let plot = ratio_plot(std::slice::from_ref(&s));
+        // Claim `thr-coap`: the mean throughput of default in the 1-to-1 No RDC case.
+        assert!(plot.contains(">mean throughput of default (1 to 1 no RDC)</text>"), "{plot}");
+        assert!(plot.contains("href=\"#claim-thr-coap\""), "{plot}");
+        assert!(!plot.contains(">thr-coap</text>"), "{plot}");
+    }
+
+    #[test]
+    fn panel_labels_are_capitalised_words_with_the_names_readers_know() {
+        assert_eq!(label("betzler/1-to-1-no-rdc"), "1 to 1 no RDC");
+        assert_eq!(label("lim/e2-contikimac-5x5"), "E2 ContikiMAC 5x5");
+        assert_eq!(label("lim/e1-nullrdc-5x5"), "E1 NullRDC 5x5");
+        assert_eq!(label("makarem/rate/low-variability"), "Low variability");
+        assert_eq!(label("makarem-cooja/ring-12@tx=90"), "Ring 12@TX=90");
+    }
+
+    #[test]
     fn report_md_has_no_raw_html_and_links_investigations_by_their_heading() {
         let s = with_investigation(section("experiment = \"betzler\""));
         let intro = "Generated by <code>coapcc reproduce</code>. <strong>Quick mode.</strong>";
@@ -1621,7 +1654,7 @@ check = "ratio"
             replications: 3,
             summaries: vec![mh("default", 0.5)],
             series: CaseSeries::None,
-            trace: false,
+            trace: None,
             per_replication: Vec::new(),
         });
         let md = markdown("t", "i", None, std::slice::from_ref(&s));

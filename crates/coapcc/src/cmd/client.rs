@@ -2,6 +2,7 @@
 //! or with `--count`, `--flows`, `--json` or `--payload-bytes` a load generator of confirmable
 //! requests over real UDP through `coapcc-udp`'s client.
 
+mod record;
 mod show;
 mod single;
 
@@ -76,6 +77,12 @@ pub struct ClientArgs {
     /// Write the response payload to FILE (atomically) instead of printing it.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<std::path::PathBuf>,
+    /// Record the run in folder DIR (created if missing; checked writable before the run):
+    /// `run.json`, and `timeline.csv`, `messages.json`, `summary.json` for one request or
+    /// `exchanges.csv`, `flows.csv`, `summary.json` for the load generator (see
+    /// docs/real-networks.md).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<std::path::PathBuf>,
     /// Print every transmission on standard error as it happens: each copy with its timer,
     /// expiries, the ACK or response, with times since the request started.
     #[arg(long, short = 'v')]
@@ -186,6 +193,7 @@ pub fn run(args: &ClientArgs, out: &mut dyn Write) -> Result<(), CliError> {
         return Err(CliError::usage(format!("--payload-bytes: at most {MAX_SENT_BODY_BYTES} bytes")));
     }
     let seed = args.seed.unwrap_or_else(os_seed);
+    let out_dir = args.out.as_deref().map(record::OutDir::check).transpose()?;
     let rt = runtime()?;
     let target = resolve(&rt, &args.uri, &uri)?;
     let run = ClientRun {
@@ -203,6 +211,7 @@ pub fn run(args: &ClientArgs, out: &mut dyn Write) -> Result<(), CliError> {
         exchange_lifetime,
     };
     let mut write_error = None;
+    let (mut exchanges, mut flow_records, mut last) = (Vec::new(), Vec::new(), None);
     // A signal ends the run: what was printed is kept (every record is flushed at once).
     let summary = rt.block_on(async {
         let stop = single::interrupted();
@@ -211,12 +220,30 @@ pub fn run(args: &ClientArgs, out: &mut dyn Write) -> Result<(), CliError> {
             if let Err(e) = res {
                 write_error.get_or_insert(e);
             }
+            if out_dir.is_some() {
+                match r {
+                    ClientRecord::Exchange(e) => exchanges.push(e.clone()),
+                    ClientRecord::Flow(f) => flow_records.push(f.clone()),
+                    ClientRecord::Summary(s) => last = Some(s.clone()),
+                    ClientRecord::Run { .. } => {}
+                }
+            }
         };
         tokio::select! {
             summary = coapcc_udp::client::run(&run, sink) => summary.map(Some),
             () = stop => Ok(None),
         }
     })?;
+    if let Some(dir) = out_dir {
+        dir.write(
+            seed,
+            &[
+                ("exchanges.csv", record::exchanges_csv(&exchanges)),
+                ("flows.csv", record::flows_csv(&flow_records)),
+                ("summary.json", record::json(&last)),
+            ],
+        )?;
+    }
     let Some(summary) = summary else {
         return Err(CliError::Failure("stopped by a signal".into()));
     };

@@ -9,11 +9,12 @@
 use std::fmt::Write;
 
 use coapcc_driver::scenario::{Setting, Value};
+use coapcc_sim::results::{MedianInterval, Summary, median_ci95};
 
-use super::Investigation;
+use super::{ERROR_BARS, Investigation, NO_ERROR_BARS};
 use crate::error::ReportError;
 use crate::figures::{LinePanel, Series, SeriesStyle, line_figure_in_columns};
-use crate::reproduce::evaluate::{CaseResult, net, sweep_points};
+use crate::reproduce::evaluate::{CaseResult, capitalised, net, sweep_points};
 use crate::reproduce::experiments::Case;
 use crate::reproduce::published::{Check, DEFAULT_BAND, Metric, Published};
 
@@ -104,6 +105,9 @@ pub struct Line {
     pub band: [f64; 2],
     /// (burst scale, our gain) per point.
     pub ours: Vec<(f64, f64)>,
+    /// Per point (as `ours`), the 95 % interval of the median over replications of the gain
+    /// computed on each replication alone ([`median_ci95`]; none with fewer than 6).
+    pub intervals: Vec<MedianInterval>,
 }
 
 impl Line {
@@ -113,8 +117,20 @@ impl Line {
     }
 }
 
-fn median_fct(c: &CaseResult, a: &str) -> Option<f64> {
-    c.of(a).map(|s| net(s).fct.p50).filter(|v| v.is_finite() && *v > 0.0)
+fn median_fct(summaries: &[Summary], a: &str) -> Option<f64> {
+    summaries.iter().find(|s| s.algorithm == a).map(|s| net(s).fct.p50).filter(|v| v.is_finite() && *v > 0.0)
+}
+
+/// FASOR's FCT gain over `b`: 1 − median FCT of FASOR / median FCT of `b`.
+fn gain(summaries: &[Summary], b: &str) -> Option<f64> {
+    Some(1.0 - median_fct(summaries, "fasor")? / median_fct(summaries, b)?)
+}
+
+/// The 95 % interval of the median of the gain over `b` computed on each replication of `c`
+/// alone (replication r of both algorithms together: they share seed + r).
+fn gain_interval(c: &CaseResult, b: &str) -> MedianInterval {
+    let per: Vec<f64> = c.per_replication.iter().map(|r| gain(r, b).unwrap_or(f64::NAN)).collect();
+    median_ci95(&per)
 }
 
 /// The published FCT-gain claim of FASOR against `b` in `case`.
@@ -128,6 +144,41 @@ fn claim_for<'a>(published: &'a Published, case: &str, b: &str) -> Option<&'a cr
 /// The burst-scale investigation from the experiment's results (`None` when its cases did not
 /// run).
 pub fn burst_scale(spec: &BurstScaleSpec, results: &[CaseResult], published: &Published) -> Option<Investigation> {
+    let lines = lines(results, published);
+    if lines.is_empty() {
+        return None;
+    }
+    // Every point runs the same replications (the spec's, or --replications).
+    let reps = results.iter().filter(|r| r.case.name.starts_with("fasor/burst-scale/")).map(|r| r.replications).max();
+    let svg = figure(&lines, reps.unwrap_or(0));
+    let claims = {
+        let mut c: Vec<String> = lines.iter().map(|l| l.claim.clone()).collect();
+        c.sort();
+        c.dedup();
+        c
+    };
+    let sentence = sentence(&lines);
+    Some(Investigation {
+        id: spec.id.clone(),
+        short: "the burst-scale investigation".into(),
+        title: "Investigation: the burst scale of the link errors (10 flows, medium and high errors)".into(),
+        about: ABOUT.into(),
+        sentence,
+        svg,
+        claims,
+    })
+}
+
+/// What was varied and why.
+const ABOUT: &str = "The paper's netem changes the Gilbert–Elliott state per packet and the paper says only that the \
+states \"alternate in suitably short intervals\"; our default is a time-driven chain with mean sojourns of 1 s \
+(burst) and 4 s (low-error). Here the medium- and high-error cases run with the sojourns scaled (time mode; x = \
+mean burst sojourn) and with netem's per-packet chain (packet mode; x = mean burst length in packets, low-error \
+runs four times as long), always at the level's stationary loss. The verdicts above stay on the default; dashed \
+lines are the published gains.";
+
+/// Every comparison the sweep's results allow.
+fn lines(results: &[CaseResult], published: &Published) -> Vec<Line> {
     let mut lines = Vec::new();
     for (level, flows) in CASES {
         for mode in MODES {
@@ -141,10 +192,8 @@ pub fn burst_scale(spec: &BurstScaleSpec, results: &[CaseResult], published: &Pu
                     Check::Ratio { range } => range.unwrap_or(DEFAULT_BAND),
                     _ => DEFAULT_BAND,
                 };
-                let ours = pts
-                    .iter()
-                    .filter_map(|(x, c)| Some((*x, 1.0 - median_fct(c, "fasor")? / median_fct(c, b)?)))
-                    .collect();
+                let (ours, intervals) =
+                    pts.iter().filter_map(|(x, c)| Some(((*x, gain(&c.summaries, b)?), gain_interval(c, b)))).unzip();
                 lines.push(Line {
                     claim: claim.id.clone(),
                     level,
@@ -154,13 +203,17 @@ pub fn burst_scale(spec: &BurstScaleSpec, results: &[CaseResult], published: &Pu
                     published: claim.published,
                     band,
                     ours,
+                    intervals,
                 });
             }
         }
     }
-    if lines.is_empty() {
-        return None;
-    }
+    lines
+}
+
+/// One panel per case and mode: ours per point with its error bars, the published gains dashed;
+/// `reps` replications per point.
+fn figure(lines: &[Line], reps: u32) -> String {
     let mut panels = Vec::new();
     for (level, flows) in CASES {
         for mode in MODES {
@@ -182,6 +235,16 @@ pub fn burst_scale(spec: &BurstScaleSpec, results: &[CaseResult], published: &Pu
                 ));
             }
             for l in &here {
+                // Error bars in the colour of the line they belong to (named after its algorithm).
+                for ((x, _), ci) in l.ours.iter().zip(&l.intervals).filter(|(_, ci)| ci.lo.is_finite()) {
+                    series.push(Series::new(
+                        format!("{} — {ERROR_BARS}", l.versus),
+                        vec![(*x, ci.lo), (*x, ci.hi)],
+                        SeriesStyle::Line,
+                    ));
+                }
+            }
+            for l in &here {
                 series.push(Series::new(
                     format!("{} (published gain)", l.versus),
                     vec![(lo, l.published), (hi, l.published)],
@@ -189,7 +252,7 @@ pub fn burst_scale(spec: &BurstScaleSpec, results: &[CaseResult], published: &Pu
                 ));
             }
             panels.push(LinePanel {
-                title: format!("{level} errors, {flows} flows, {mode} mode"),
+                title: capitalised(&format!("{level} errors, {flows} flows, {mode} mode")),
                 x_label: if mode == "time" {
                     "mean burst-state sojourn (s)".into()
                 } else {
@@ -201,29 +264,17 @@ pub fn burst_scale(spec: &BurstScaleSpec, results: &[CaseResult], published: &Pu
             });
         }
     }
-    let svg = line_figure_in_columns("FASOR's FCT gains against the burst scale (10 flows, link errors)", &panels, 2);
-    let claims = {
-        let mut c: Vec<String> = lines.iter().map(|l| l.claim.clone()).collect();
-        c.sort();
-        c.dedup();
-        c
-    };
-    let sentence = sentence(&lines);
-    Some(Investigation {
-        id: spec.id.clone(),
-        short: "the burst-scale investigation".into(),
-        title: "Investigation: the burst scale of the link errors (10 flows, medium and high errors)".into(),
-        about: "The paper's netem changes the Gilbert–Elliott state per packet and the paper says only that the \
-states \"alternate in suitably short intervals\"; our default is a time-driven chain with mean sojourns of 1 s \
-(burst) and 4 s (low-error). Here the medium- and high-error cases run with the sojourns scaled (time mode; x = \
-mean burst sojourn) and with netem's per-packet chain (packet mode; x = mean burst length in packets, low-error \
-runs four times as long), always at the level's stationary loss. The verdicts above stay on the default; dashed \
-lines are the published gains."
-            .into(),
-        sentence,
-        svg,
-        claims,
-    })
+    // Without a bar anywhere, the legend says why (an entry with nothing to draw).
+    if !lines.iter().flat_map(|l| &l.intervals).any(|ci| ci.lo.is_finite()) {
+        if let Some(first) = panels.first_mut() {
+            first.series.push(Series::new(NO_ERROR_BARS, Vec::new(), SeriesStyle::Points));
+        }
+    }
+    let title = format!(
+        "FASOR's FCT gains against the burst scale (10 flows, link errors; {reps} replication{} per point)",
+        if reps == 1 { "" } else { "s" }
+    );
+    line_figure_in_columns(&title, &panels, 2)
 }
 
 /// The claims it explains, from the data file alone (no run): FASOR's FCT-gain claims against
@@ -302,6 +353,7 @@ mod tests {
             published: 0.357,
             band: DEFAULT_BAND,
             ours,
+            intervals: Vec::new(),
         }
     }
 
@@ -334,5 +386,59 @@ mod tests {
         assert_eq!(c.file, std::path::Path::new("fasor/10-flows-high-errors-random.toml"));
         assert!(c.sets.contains(&set("errors_mean_bad_ms", 100_i64).unwrap()));
         assert!(c.sets.contains(&set("errors_mean_good_ms", 400_i64).unwrap()));
+    }
+
+    /// The time-mode sweep of the medium-error continuous case: FASOR's FCT is 1 s; each
+    /// other algorithm's median FCT per replication is `reps` (the whole case's is 2 s).
+    fn sweep(reps: &[f64]) -> Vec<CaseResult> {
+        use crate::reproduce::evaluate::tests::summary;
+        let all = |fct_others: f64| {
+            let mut v = vec![summary("fasor", 1.0, 0.0, 0.0)];
+            v.extend(VERSUS.iter().map(|a| summary(a, fct_others, 0.0, 0.0)));
+            v
+        };
+        TIME_SCALES
+            .iter()
+            .map(|&x| CaseResult {
+                case: Case {
+                    name: format!("p{x}"),
+                    file: "x.toml".into(),
+                    sets: Vec::new(),
+                    sweep: Some((sweep_name("medium", "continuous", "time"), x)),
+                },
+                description: String::new(),
+                source: String::new(),
+                seed: 1,
+                replications: reps.len() as u32,
+                summaries: all(2.0),
+                per_replication: if reps.len() >= 6 { reps.iter().map(|&f| all(f)).collect() } else { Vec::new() },
+                series: crate::reproduce::evaluate::CaseSeries::None,
+                trace: None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn each_point_gets_the_order_statistic_interval_of_the_gain_over_its_replications() {
+        let published = crate::reproduce::published::all().unwrap().iter().find(|p| p.experiment == "fasor").unwrap();
+        // Gains 1 − 1/FCT per replication: 0.5, 0.6, 0.75, 0.8, 0.9, 0.2; with n = 6 the 95 %
+        // interval of the median is (x(1), x(6)) = (0.2, 0.9).
+        let results = sweep(&[2.0, 2.5, 4.0, 5.0, 10.0, 1.25]);
+        let swept = lines(&results, published);
+        assert!(!swept.is_empty(), "the published FASOR claims of the case are found");
+        for l in &swept {
+            assert_eq!(l.ours.iter().map(|p| p.1).collect::<Vec<_>>(), vec![0.5; 3], "{}", l.claim);
+            for ci in &l.intervals {
+                assert!((ci.lo - 0.2).abs() < 1e-12 && (ci.hi - 0.9).abs() < 1e-12, "{ci:?}");
+            }
+        }
+        let svg = figure(&swept, 6);
+        assert!(svg.contains("6 replications per point"));
+        assert!(svg.contains(ERROR_BARS) && !svg.contains(NO_ERROR_BARS));
+        // Two replications: no interval, and the legend says why.
+        let few = lines(&sweep(&[2.0, 2.0]), published);
+        assert!(few.iter().flat_map(|l| &l.intervals).all(|ci| ci.lo.is_nan()));
+        let svg = figure(&few, 2);
+        assert!(svg.contains(NO_ERROR_BARS) && !svg.contains(ERROR_BARS));
     }
 }

@@ -20,7 +20,7 @@ use coapcc_sim::results::{MedianInterval, median_ci95};
 use serde::{Deserialize, Serialize};
 
 pub use self::spec::{InvestigationSpec, SweepSpec};
-use super::evaluate::{CaseResult, CaseSeries, Outcome, Verdict, evaluate, metric_words};
+use super::evaluate::{CaseResult, CaseSeries, Outcome, Verdict, capitalised, evaluate, metric_words};
 use super::experiments::Case;
 use super::published::{Check, Claim, ClaimKind, DEFAULT_BAND, Published};
 use crate::error::ReportError;
@@ -251,7 +251,7 @@ fn interval(cases: &[CaseResult], claim: &Claim) -> MedianInterval {
                     per_replication: Vec::new(),
                     // A claim reads only the summaries.
                     series: CaseSeries::None,
-                    trace: c.trace,
+                    trace: c.trace.clone(),
                 })
                 .collect();
             evaluate(&alone, claim).ours
@@ -381,9 +381,7 @@ fn figure(spec: &SweepSpec, sweeps: &[ClaimSweep], published: &Published, reps: 
             log_y: false,
         });
     }
-    let title = spec.title.trim_start_matches("Investigation: ");
-    let mut chars = title.chars();
-    let title: String = chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default();
+    let title = capitalised(spec.title.trim_start_matches("Investigation: "));
     // Without a bar anywhere, the legend says why (an entry with nothing to draw).
     if !sweeps.iter().flat_map(|s| &s.intervals).any(|ci| ci.lo.is_finite()) {
         if let Some(first) = panels.first_mut() {
@@ -613,7 +611,7 @@ source = \"s\"\nmetric = \"fct_median\"\ncase = \"x/base\"\na = \"cocoa\"\npubli
             }],
             per_replication: Vec::new(),
             series: super::super::evaluate::CaseSeries::None,
-            trace: false,
+            trace: None,
         }
     }
 

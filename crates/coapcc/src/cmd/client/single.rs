@@ -17,6 +17,7 @@ use coapcc_udp::config::parse_uri;
 use coapcc_udp::request::{RequestError, RequestEvent, SingleRequest};
 use coapcc_udp::runtime::TaskReport;
 
+use super::record::{self, MessageRecord, OutDir, Row, SingleSummary};
 use super::show::{self, Format};
 use super::{ClientArgs, resolve, runtime, seconds};
 use crate::error::CliError;
@@ -42,6 +43,7 @@ pub fn run(args: &ClientArgs, out: &mut dyn Write) -> Result<(), CliError> {
         return Err(CliError::usage(format!("-e/-f: at most {} bytes", coapcc_udp::client::MAX_SENT_BODY_BYTES)));
     }
     let block2_szx = args.block_size.map(block_szx).transpose()?;
+    let out_dir = args.out.as_deref().map(OutDir::check).transpose()?;
     let rt = runtime()?;
     let target = resolve(&rt, &args.uri, &uri)?;
     let req = SingleRequest {
@@ -54,6 +56,7 @@ pub fn run(args: &ClientArgs, out: &mut dyn Write) -> Result<(), CliError> {
         seed: args.seed.unwrap_or_else(os_seed),
         exchange_lifetime,
     };
+    let seed = req.seed;
     let mut printer = Printer {
         out,
         output: args.output.as_deref(),
@@ -61,6 +64,8 @@ pub fn run(args: &ClientArgs, out: &mut dyn Write) -> Result<(), CliError> {
         timer: None,
         printed: false,
         error: None,
+        rows: Vec::new(),
+        messages: Vec::new(),
     };
     let result = rt.block_on(async {
         let request = coapcc_udp::request::run(&req, interrupted(), |e| printer.event(e));
@@ -69,19 +74,49 @@ pub fn run(args: &ClientArgs, out: &mut dyn Write) -> Result<(), CliError> {
             None => Some(request.await),
         }
     });
+    let outcome = outcome(result, args.timeout_s);
+    if let Some(dir) = out_dir {
+        let (summary, error) = match &outcome {
+            Ok(s) => (Some(s), None),
+            Err(e) => (None, Some(e.to_string())),
+        };
+        let summary = SingleSummary {
+            code: summary.and_then(|s| s.code).map(show::code_text),
+            ok: summary.is_some_and(|s| s.code.is_some_and(|c| c.class() == 2)),
+            notifications: summary.map_or(0, |s| s.notifications),
+            deregistered: summary.is_some_and(|s| s.deregistered),
+            error,
+        };
+        dir.write(
+            seed,
+            &[
+                ("timeline.csv", record::timeline_csv(&printer.rows)),
+                ("messages.json", record::json(&printer.messages)),
+                ("summary.json", record::json(&summary)),
+            ],
+        )?;
+    }
     if let Some(e) = printer.error.take() {
         return Err(e);
     }
-    let summary = match result {
-        None => return Err(CliError::Failure(format!("time-out after {} s", args.timeout_s.unwrap_or(0.0)))),
-        Some(Err(e @ RequestError::Config(_))) => return Err(CliError::usage(e.to_string())),
-        Some(Err(e)) => return Err(CliError::Failure(e.to_string())),
-        Some(Ok(s)) => s,
-    };
+    let summary = outcome?;
     match summary.code {
         Some(c) if c.class() == 2 => Ok(()),
         Some(c) => Err(CliError::Failure(format!("the response was {}", show::code_text(c)))),
         None => Err(CliError::Failure("no response".into())),
+    }
+}
+
+/// The request's summary, or why it has none.
+fn outcome(
+    result: Option<Result<coapcc_udp::request::RequestSummary, RequestError>>,
+    timeout_s: Option<f64>,
+) -> Result<coapcc_udp::request::RequestSummary, CliError> {
+    match result {
+        None => Err(CliError::Failure(format!("time-out after {} s", timeout_s.unwrap_or(0.0)))),
+        Some(Err(e @ RequestError::Config(_))) => Err(CliError::usage(e.to_string())),
+        Some(Err(e)) => Err(CliError::Failure(e.to_string())),
+        Some(Ok(s)) => Ok(s),
     }
 }
 
@@ -190,21 +225,31 @@ struct Printer<'a> {
     /// A message was printed already.
     printed: bool,
     error: Option<CliError>,
+    /// The timeline so far (`--out`'s `timeline.csv`).
+    rows: Vec<Row>,
+    /// The response and notifications so far (`--out`'s `messages.json`).
+    messages: Vec<MessageRecord>,
 }
 
 impl Printer<'_> {
     fn event(&mut self, e: RequestEvent) {
         let res = match e {
             RequestEvent::Timeline(r) => {
-                if self.verbose {
-                    self.timeline(&r);
+                if let Some(row) = self.row(&r) {
+                    if self.verbose {
+                        eprintln!("{}", row.line());
+                    }
+                    self.rows.push(row);
                 }
                 Ok(())
             }
-            RequestEvent::Response { response, body } => self.message(&response, &body),
-            RequestEvent::Notification(n) => {
-                let body = n.payload.clone();
-                self.message(&n, &body)
+            RequestEvent::Response { response, body } => {
+                self.messages.push(MessageRecord::of("response", &response, &body));
+                self.message(&response, &body)
+            }
+            RequestEvent::Notification { message, body } => {
+                self.messages.push(MessageRecord::of("notification", &message, &body));
+                self.message(&message, &body)
             }
         };
         if let Err(e) = res {
@@ -234,52 +279,51 @@ impl Printer<'_> {
         Ok(())
     }
 
-    fn timeline(&mut self, r: &TaskReport) {
+    /// The timeline row of `r` (none for the events that only prepare one).
+    fn row(&mut self, r: &TaskReport) -> Option<Row> {
         use coapcc_proto::{Event, Origin};
         let ms = |at: coapcc_core::Instant| at.as_nanos() as f64 / 1e6;
         let d = |t: Duration| t.as_secs_f64() * 1e3;
-        let line = match r {
+        let u = |v: usize| Some(v as u64);
+        Some(match r {
             TaskReport::Event { event: Event::Transmitted { timer, .. }, .. } => {
                 self.timer = Some(*timer);
-                return;
+                return None;
             }
-            TaskReport::Sent { at, origin: Origin::Request { copy, .. }, len_bytes, mid, .. } => format!(
-                "{:>10.3} ms  sent CON copy {copy}, MID {mid}, {len_bytes} bytes{}",
-                ms(*at),
-                self.timer.take().map(|t| format!(", timer {:.3} ms", d(t))).unwrap_or_default()
-            ),
+            TaskReport::Sent { at, origin: Origin::Request { copy, .. }, len_bytes, mid, .. } => Row {
+                copy: Some(u64::from(*copy)),
+                mid: Some(u64::from(*mid)),
+                bytes: u(*len_bytes),
+                timer_ms: self.timer.take().map_or(f64::NAN, d),
+                ..Row::at(ms(*at), "sent_con")
+            },
             TaskReport::Sent { at, len_bytes: 4, mid, .. } => {
-                format!("{:>10.3} ms  sent empty ACK, MID {mid}", ms(*at))
+                Row { mid: Some(u64::from(*mid)), bytes: Some(4), ..Row::at(ms(*at), "sent_ack") }
             }
             TaskReport::Sent { at, len_bytes, mid, .. } => {
-                format!("{:>10.3} ms  sent NON, MID {mid}, {len_bytes} bytes (never retransmitted)", ms(*at))
+                Row { mid: Some(u64::from(*mid)), bytes: u(*len_bytes), ..Row::at(ms(*at), "sent_non") }
             }
             TaskReport::Received { at, from, len_bytes } => {
-                format!("{:>10.3} ms  received {len_bytes} bytes from {from}", ms(*at))
+                Row { bytes: u(*len_bytes), peer: from.to_string(), ..Row::at(ms(*at), "received") }
             }
             TaskReport::Event { at, event: Event::TimerExpired { copy, timer, .. } } => {
-                format!("{:>10.3} ms  timer of copy {copy} expired ({:.3} ms)", ms(*at), d(*timer))
+                Row { copy: Some(u64::from(*copy)), timer_ms: d(*timer), ..Row::at(ms(*at), "timer_expired") }
             }
-            TaskReport::Event { at, event: Event::Completed { rtt, retransmissions, response, .. } } => format!(
-                "{:>10.3} ms  acknowledged after {retransmissions} retransmission(s), RTT {:.3} ms: {}",
-                ms(*at),
-                d(*rtt),
-                match response {
-                    Some(r) => format!("piggybacked {}", show::code_text(r.code)),
-                    None => "empty ACK, the response follows separately".into(),
-                }
-            ),
+            TaskReport::Event { at, event: Event::Completed { rtt, retransmissions, response, .. } } => Row {
+                retransmissions: Some(u64::from(*retransmissions)),
+                rtt_ms: d(*rtt),
+                code: response.as_ref().map(|r| show::code_text(r.code)).unwrap_or_default(),
+                ..Row::at(ms(*at), "acknowledged")
+            },
             TaskReport::Event { at, event: Event::Response { response, .. } } => {
-                format!("{:>10.3} ms  separate response {}", ms(*at), show::code_text(response.code))
+                Row { code: show::code_text(response.code), ..Row::at(ms(*at), "separate_response") }
             }
-            TaskReport::Event { at, event: Event::Failed { retransmissions, reset, .. } } => format!(
-                "{:>10.3} ms  {} after {retransmissions} retransmission(s)",
-                ms(*at),
-                if *reset { "reset" } else { "gave up" }
-            ),
-            TaskReport::Event { event: Event::Request { .. }, .. } => return,
-        };
-        eprintln!("{line}");
+            TaskReport::Event { at, event: Event::Failed { retransmissions, reset, .. } } => Row {
+                retransmissions: Some(u64::from(*retransmissions)),
+                ..Row::at(ms(*at), if *reset { "reset" } else { "gave_up" })
+            },
+            TaskReport::Event { event: Event::Request { .. }, .. } => return None,
+        })
     }
 }
 
