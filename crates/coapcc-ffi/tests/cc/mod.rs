@@ -4,7 +4,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The static library built with this test: the newest `libcoapcc_ffi*.a` of the profile's
-/// folder or its `deps` (cargo writes it beside the rlib this test links).
+/// folder or its `deps` (cargo writes it beside the rlib this test links, or beside the
+/// dependency's rlib for the tests of `coapcc`).
 fn static_library() -> PathBuf {
     let exe = std::env::current_exe().expect("the test's path");
     let deps = exe.parent().expect("deps folder");
@@ -25,11 +26,12 @@ fn static_library() -> PathBuf {
 
 /// Compiles C files into one program against the header and static library, warnings denied; the program's path.
 pub fn compile(sources: &[&Path], name: &str) -> PathBuf {
-    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    // `coapcc-ffi`'s folder, also from the tests of `coapcc` (which include this module).
+    let ffi_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../coapcc-ffi");
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
     let status = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
         .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O1", "-I"])
-        .arg(crate_dir.join("include"))
+        .arg(ffi_dir.join("include"))
         .args(sources)
         .arg(static_library())
         .args(["-lpthread", "-ldl", "-lm", "-o"])
