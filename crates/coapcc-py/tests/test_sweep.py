@@ -94,6 +94,56 @@ def test_a_sweep_on_a_local_cluster_of_two_processes_gives_the_identical_frame(c
         pd.testing.assert_frame_equal(a.flows, b.flows, check_exact=True)
 
 
+JOBS = 4 * 2 * 3  # points × algorithms × replications of GRID and RUN
+
+
+@pytest.mark.parametrize("batch", [dict(batch_jobs=1), dict(batch_jobs=5), dict(batch_s=0.1), dict(batch_s=None)])
+def test_a_sweep_packed_into_tasks_on_a_local_cluster_gives_the_cli_sweep_csv_and_the_local_frames(
+    cluster, cli_sweep, local, batch
+):
+    _, client = cluster
+    r = coapcc.sweep(ERRORS, grid=GRID, client=client, **RUN, **batch)
+    assert r.to_csv() == (cli_sweep / "sweep.csv").read_text()
+    pd.testing.assert_frame_equal(r.frame, local.frame, check_exact=True)
+    for a, b in zip(r.results, local.results):
+        pd.testing.assert_frame_equal(a.flows, b.flows, check_exact=True)
+        pd.testing.assert_frame_equal(a.runs, b.runs, check_exact=True)
+    st = r.stats
+    assert st["jobs"] == JOBS and st["threads"] == 2
+    if batch.get("batch_jobs"):
+        # ceil(24 / n) tasks of n consecutive jobs; no probe.
+        assert st["tasks"] == -(-JOBS // batch["batch_jobs"]) and st["probe_s"] == 0
+    elif batch.get("batch_s") is None:
+        assert st["tasks"] == JOBS
+    else:
+        # Jobs of ~1 ms packed towards 0.1 s but at least 4 tasks per worker thread, probes run here.
+        assert 1 <= st["tasks"] <= JOBS - 1 and st["probe_s"] > 0
+    # The reported numbers are the documented arithmetic of the measured times.
+    assert st["jobs_per_s"] == pytest.approx(JOBS / st["wall_s"])
+    assert st["overhead_ms"] == pytest.approx((st["cluster_s"] * 2 - st["compute_s"]) / st["tasks"] * 1e3)
+    assert 0 < st["compute_s"] <= st["cluster_s"] * 2 and st["cluster_s"] + st["probe_s"] <= st["wall_s"]
+
+
+def test_a_local_sweep_reports_its_jobs_and_throughput_and_no_task_overhead(local):
+    st = local.stats
+    assert st["jobs"] == JOBS and st["jobs_per_s"] == pytest.approx(JOBS / st["wall_s"])
+    assert st["tasks"] is None and st["overhead_ms"] is None
+
+
+def test_a_packed_sweep_on_a_cluster_resumes_keeping_its_finished_points(cluster, tmp_path):
+    _, client = cluster
+    whole = coapcc.sweep(ERRORS, grid=GRID, out=tmp_path / "whole", **RUN)
+    labels = [coapcc._sweep._label(p) for p in whole.points]
+    resumed = tmp_path / "resumed"
+    first = coapcc.sweep(ERRORS, grid=GRID, out=resumed, client=client, batch_jobs=5, **RUN)
+    assert files_of(resumed) == files_of(tmp_path / "whole") and first.stats["tasks"] == 5
+    interrupt(resumed, labels)
+    again = coapcc.sweep(ERRORS, grid=GRID, out=resumed, client=client, batch_jobs=5, **RUN)
+    # Two points (12 jobs) run again, in ceil(12 / 5) tasks.
+    assert again.kept == len(labels) - 2 and again.stats["jobs"] == 12 and again.stats["tasks"] == 3
+    assert files_of(resumed) == files_of(tmp_path / "whole")
+
+
 def test_python_m_coapcc_sweep_on_a_running_scheduler_writes_the_cli_sweep_csv(cluster, cli_sweep, tmp_path):
     c, _ = cluster
     cmd = [sys.executable, "-m", "coapcc", "sweep", ERRORS, *CLI_RUN, *CLI_SWEEP]

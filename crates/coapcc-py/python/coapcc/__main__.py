@@ -30,6 +30,13 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--out", type=Path, help="output folder (default results/<scenario name>/)")
     s.add_argument("--scheduler", help="address of a running Dask scheduler (tcp://HOST:PORT); local without")
     s.add_argument("--jobs", type=int, help="local worker threads, 1 to 1024 (default: one per core)")
+    s.add_argument(
+        "--batch-s",
+        type=float,
+        default=0.1,
+        metavar="SECONDS",
+        help="with --scheduler: pack small jobs into tasks of about this many seconds (default 0.1; 0: one job per task)",
+    )
     s.add_argument("--samples", action="store_true", help="also write samples.csv per point")
     s.add_argument(
         "--force",
@@ -91,6 +98,7 @@ def _run(args: argparse.Namespace, scenario: Scenario, grid: dict, out: Path) ->
             out=out,
             force=args.force,
             samples=args.samples,
+            batch_s=args.batch_s,
         )
     finally:
         if client is not None:

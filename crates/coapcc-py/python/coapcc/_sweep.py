@@ -1,5 +1,6 @@
-"""Sweeps: every (point, algorithm, replication) is one task, run on the local cores or on a
-Dask cluster, with the same result whichever.
+"""Sweeps: every (point, algorithm, replication) is one job, run on the local cores or on a
+Dask cluster (small jobs packed into tasks of about 0.1 s, :mod:`coapcc._batch`), with the
+same result whichever.
 
 A point's scenario is the scenario with the run's overrides and then the point's settings
 applied, in that order (as ``coapcc sim FILE --set … --replications N --seed S --algorithm A
@@ -16,11 +17,13 @@ import functools
 import hashlib
 import itertools
 import os
+import time
 from pathlib import Path
-from typing import Any, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import pandas as pd
 
+from . import _batch
 from . import AnyResult, Overrides, Scenario, ScenarioLike, _call_text, _coapcc, _result, _run_settings, _scenario, _write_files
 from ._extras import require
 from ._values import text_of
@@ -77,13 +80,25 @@ class SweepResult:
     algorithm × metric; rows in point order then the summary's order), :attr:`results` (a
     :class:`~coapcc.SimResult` per point), :meth:`to_csv`
     (the bytes of ``coapcc sim --sweep``'s ``sweep.csv``), :meth:`save`, and :attr:`kept`
-    (how many points a sweep with ``out=`` took from an earlier run instead of running)."""
+    (how many points a sweep with ``out=`` took from an earlier run instead of running) and
+    :attr:`stats` (throughput and overhead)."""
+
+    stats: Dict[str, Any]
+    """How the sweep ran (set by :func:`sweep`): ``jobs`` (the (point, algorithm, replication)
+    jobs run, kept points' not counted), ``wall_s`` (the whole call) and ``jobs_per_s``
+    (``jobs / wall_s``); on a cluster also ``tasks``, ``jobs_per_task``, ``threads`` (the
+    cluster's worker threads), ``probe_s`` (the jobs timed on this process to size the tasks),
+    ``cluster_s`` (from submitting the tasks to having every output), ``compute_s`` (the tasks'
+    time computing jobs, added up) and ``overhead_ms`` (a task's mean time on a worker thread
+    not spent computing: ``(cluster_s × threads − compute_s) / tasks``, in ms; it includes
+    threads left idle). Locally these are None."""
 
     def __init__(self, scenario: Scenario, points: List[Point], results: List[AnyResult], kept: int = 0) -> None:
         self.scenario = scenario
         self.points = points
         self.results = results
         self.kept = kept
+        self.stats = _batch.stats(0, 0.0)
         # The call that made the sweep, as run.json records it (set by sweep).
         self._call = f"coapcc.sweep (Python): {scenario.name}"
         parts = []
@@ -136,15 +151,26 @@ def sweep(
     out: Union[str, "os.PathLike[str]", None] = None,
     force: bool = False,
     samples: bool = False,
+    batch_s: Optional[float] = 0.1,
+    batch_jobs: Optional[int] = None,
 ) -> SweepResult:
     """Runs ``scenario`` at every point of ``grid`` (``{"buffer_bytes": [2500, 5000],
     "flows": [10, 20]}``; the last key varies fastest): every (point, algorithm, replication)
-    is one task.
+    is one job.
 
-    ``client=None`` runs the tasks on the local cores (``jobs`` threads, 1 to 1024, default one
-    per core, never more than the tasks);
+    ``client=None`` runs the jobs on the local cores (``jobs`` threads, 1 to 1024, default one
+    per core, never more than the jobs);
     a ``dask.distributed.Client`` runs them on its cluster (Dask's progress, dashboard and
     retries apply: a task lost with a killed worker is run again, with the same output).
+    On a cluster, small jobs are packed into tasks of about ``batch_s`` seconds (default 0.1;
+    None or 0: one job per task), since a Dask task costs milliseconds whatever it runs: the
+    first job of each point is run and timed on this process first (point after point until
+    the probes have taken ``batch_s``; their outputs are kept, not run again), a point not
+    probed is taken to cost the probes' mean, and consecutive jobs (in point, algorithm,
+    replication order) are packed until their estimated costs reach ``batch_s``, or
+    less when that leaves fewer than four tasks per worker thread. ``batch_jobs=N`` packs
+    exactly N jobs per task instead (no probe; 1 turns packing off). Packing never changes
+    the results. :attr:`SweepResult.stats` reports the throughput and the overhead per task.
     ``progress=True`` shows Dask's progress bar (a widget in Jupyter, text in a terminal).
     ``algorithms``, ``replications``, ``seed`` and ``set`` override the scenario's as in
     :func:`sim` (before the point's settings; ``algorithms`` one name or a non-empty list).
@@ -164,6 +190,7 @@ def sweep(
     ...                  grid={"buffer_bytes": [2500, 5000]}, replications=4)
     >>> r.frame.pivot(index="buffer_bytes", columns="algorithm", values="fct_p50_s")
     """
+    start = time.perf_counter()
     base = _scenario(scenario)
     run = _run_settings(algorithms, replications, seed, set)
     pts = points(grid)
@@ -171,14 +198,22 @@ def sweep(
     scenarios = [base.with_settings(run + list(p)) for p in pts]
     kwargs = dict(grid=grid, algorithms=algorithms, replications=replications, seed=seed, jobs=jobs, set=set)
     kwargs.update(out=None if out is None else os.fspath(out), force=force or None, samples=samples or None)
+    batch_s = batch_s or 0.0
+    kwargs.update(batch_s=None if batch_s == 0.1 else batch_s, batch_jobs=batch_jobs)
     call = _call_text("coapcc.sweep", scenario, **kwargs)
+    batching = dict(progress=progress, batch_s=batch_s, batch_jobs=batch_jobs)
     if out is None:
+        measured: Dict[str, Any] = {}
         if client is None:
             outputs = _coapcc.simulate_many([s._resolved for s in scenarios], jobs)
+            measured["jobs"] = sum(len(s.algorithms) * s.replications for s in scenarios)
         else:
-            outputs = _on_cluster(client, scenarios, progress)
-        return _with_call(SweepResult(base, pts, [_with_call(_result(s, o), call) for s, o in zip(scenarios, outputs)]), call)
-    return _resumable(base, pts, scenarios, Path(out), force, samples, client, jobs, progress, call)
+            outputs, measured = _on_cluster(client, scenarios, **batching)
+        result = SweepResult(base, pts, [_with_call(_result(s, o), call) for s, o in zip(scenarios, outputs)])
+    else:
+        result, measured = _resumable(base, pts, scenarios, Path(out), force, samples, client, jobs, batching, call)
+    result.stats = _batch.stats(wall_s=time.perf_counter() - start, **measured)
+    return _with_call(result, call)
 
 
 def _with_call(result: Any, call: str) -> Any:
@@ -215,9 +250,9 @@ def _resumable(
     samples: bool,
     client: Any,
     jobs: Optional[int],
-    progress: bool,
+    batching: Dict[str, Any],
     call: str,
-) -> SweepResult:
+) -> Tuple[SweepResult, Dict[str, Any]]:
     """:func:`sweep` with ``out``: kept points are taken, the others run and are saved as each
     finishes (all of them at once on a cluster), then ``sweep.csv`` is written. As with
     ``coapcc sim --sweep``, a kept point's result files and ``run.json`` are written again by
@@ -232,8 +267,10 @@ def _resumable(
         if o is not None:
             _with_call(_result(scenarios[i], o), call).save(dirs[i], samples=samples)
     todo = [i for i, o in enumerate(outputs) if o is None]
+    measured: Dict[str, Any] = {"jobs": sum(len(scenarios[i].algorithms) * scenarios[i].replications for i in todo)}
     if client is not None and todo:
-        for i, o in zip(todo, _on_cluster(client, [scenarios[i] for i in todo], progress)):
+        done, measured = _on_cluster(client, [scenarios[i] for i in todo], **batching)
+        for i, o in zip(todo, done):
             outputs[i] = o
             _save_point(dirs[i], _with_call(_result(scenarios[i], o), call), samples)
     else:
@@ -242,30 +279,100 @@ def _resumable(
             _save_point(dirs[i], _with_call(_result(scenarios[i], outputs[i]), call), samples)
     result = _with_call(SweepResult(base, pts, [_with_call(_result(s, o), call) for s, o in zip(scenarios, outputs)], kept), call)
     result._save_sweep_csv(out)
-    return result
+    return result, measured
 
 
-def _on_cluster(client: Any, scenarios: List[Scenario], progress: bool = False) -> List[Any]:
-    """Submits every task of every point to ``client`` and gathers the outputs per point."""
+Job = Tuple[int, int, int]
+"""A job of a sweep: (point number, algorithm number, replication)."""
+
+Batch = Tuple[Tuple[str, str, Tuple[Tuple[str, str], ...], Tuple[Tuple[int, int], ...]], ...]
+"""What a batched task needs: per point it touches, (scenario text, file name, settings as CLI
+texts, its jobs' (algorithm, replication) in order)."""
+
+
+def run_batch(batch: Batch) -> Tuple[List[bytes], float]:
+    """Runs a task's jobs in order (on a Dask worker, or anywhere): their outputs as bytes, and
+    the seconds spent computing them (what :attr:`SweepResult.stats` adds up as ``compute_s``).
+    A module-level function, as :func:`run_task`."""
+    start = time.perf_counter()
+    outs = [run_task((source, file, settings, a, r)) for source, file, settings, jobs in batch for a, r in jobs]
+    return outs, time.perf_counter() - start
+
+
+def _spec(s: Scenario, a: int, r: int) -> TaskSpec:
+    return (s._source, s._file, tuple(s.settings), a, r)
+
+
+def _probe(scenarios: List[Scenario], batch_s: float) -> Tuple[Dict[int, float], Dict[Job, bytes], float]:
+    """Times the first job of each point on this process, point after point until the probes
+    have taken ``batch_s`` (at least one): each probed point's seconds per job, the probes'
+    outputs (kept: those jobs are not run again), and the seconds the probes took."""
+    costs: Dict[int, float] = {}
+    outs: Dict[Job, bytes] = {}
+    spent = 0.0
+    for i, s in enumerate(scenarios):
+        if costs and spent >= batch_s:
+            break
+        spec = _spec(s, 0, 0)
+        _resolved(*spec[:3])  # parsed once per process on a worker too: not part of a job's cost
+        start = time.perf_counter()
+        outs[(i, 0, 0)] = run_task(spec)
+        costs[i] = time.perf_counter() - start
+        spent += costs[i]
+    return costs, outs, spent
+
+
+def _on_cluster(
+    client: Any,
+    scenarios: List[Scenario],
+    progress: bool = False,
+    batch_s: Optional[float] = None,
+    batch_jobs: Optional[int] = None,
+) -> Tuple[List[Any], Dict[str, Any]]:
+    """Runs every job of every point on ``client``'s cluster, packed into tasks
+    (:mod:`coapcc._batch`), and gathers the outputs per point; also the run's measurements
+    for :func:`coapcc._batch.stats` (all but the wall time)."""
     for s in scenarios:
         # As `coapcc sim --sweep`: every point is checked before any task runs.
         _coapcc.check(s._resolved)
-    specs: List[TaskSpec] = []
-    index: List[Tuple[int, int, int]] = []
-    for i, s in enumerate(scenarios):
-        settings = tuple(s.settings)
-        for a in range(len(s.algorithms)):
-            for r in range(s.replications):
-                specs.append((s._source, s._file, settings, a, r))
-                index.append((i, a, r))
-    # Deterministic task keys: the same sweep submitted twice is the same graph.
+    jobs: List[Job] = [(i, a, r) for i, s in enumerate(scenarios) for a in range(len(s.algorithms)) for r in range(s.replications)]
+    threads = sum(client.nthreads().values())
+    done: Dict[Job, bytes] = {}
+    probe_s = 0.0
+    if batch_jobs is not None:
+        tasks = _batch.fixed(len(jobs), batch_jobs)
+    elif batch_s:
+        probed, done, probe_s = _probe(scenarios, batch_s)
+        jobs = [j for j in jobs if j not in done]
+        cost = _batch.estimates(probed, len(scenarios))
+        tasks = _batch.by_cost([cost[i] for i, _, _ in jobs], batch_s, threads)
+    else:
+        tasks = _batch.fixed(len(jobs), 1)
+    batches: List[Batch] = []
+    for task in tasks:
+        groups = itertools.groupby((jobs[k] for k in task), key=lambda j: j[0])
+        batches.append(tuple(_spec(scenarios[i], 0, 0)[:3] + (tuple((a, r) for _, a, r in g),) for i, g in groups))
+    # Deterministic task keys (the same sweep packed the same way is the same graph), one per
+    # task's first job and length, so that differently packed sweeps never share a key.
     digest = hashlib.sha256(repr([(s._source, s._file, s.settings) for s in scenarios]).encode()).hexdigest()[:16]
-    keys = [f"coapcc-task-{digest}-{i}-{a}-{r}" for (i, a, r) in index]
-    futures = client.map(run_task, specs, key=keys, pure=False)
+    keys = ["coapcc-task-{}-{}-{}-{}-{}".format(digest, *jobs[t[0]], len(t)) for t in tasks]
+    start = time.perf_counter()
+    futures = client.map(run_batch, batches, key=keys, pure=False)
     if progress:
         require("dask.distributed", "coapcc.sweep(progress=True)").progress(futures)
     results = client.gather(futures)
+    cluster_s = time.perf_counter() - start
+    for task, (outs, _) in zip(tasks, results):
+        done.update(zip((jobs[k] for k in task), outs))
     per: List[List[Tuple[int, int, bytes]]] = [[] for _ in scenarios]
-    for (i, a, r), out in zip(index, results):
+    for (i, a, r), out in sorted(done.items()):
         per[i].append((a, r, out))
-    return [_coapcc.gather(s._resolved, outs) for s, outs in zip(scenarios, per)]
+    measured = dict(
+        jobs=len(done),
+        tasks=len(tasks),
+        threads=threads,
+        cluster_s=cluster_s,
+        compute_s=sum(c for _, c in results),
+        probe_s=probe_s,
+    )
+    return [_coapcc.gather(s._resolved, outs) for s, outs in zip(scenarios, per)], measured
