@@ -1,0 +1,369 @@
+//! The event loop of the TCP model: each client opens a connection to the server at its start
+//! time, both ends exchange CSMs (RFC 8323 §5.3), the client sends its GET once the server's
+//! CSM is in and the server answers with the whole object in one message (the client's CSM
+//! allows it). Every segment crosses the scenario's link pipelines (`coapcc_driver::link`:
+//! the same rates, byte buffers, delays and Gilbert–Elliott errors as the network model),
+//! shared by all connections, one per direction. Events are ordered by (time, sequence
+//! number); each end's three timers are re-armed by generation, so a stale expiry is ignored.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use coapcc_core::{ConfigError, Instant};
+use coapcc_driver::link::{DropReason, LinkSummary, Pipeline};
+use coapcc_driver::metrics::{Distribution, FlowResult, RunMetrics, RunResult, jain};
+use coapcc_driver::rng::{Stream, stream_rng, uniform_duration};
+use coapcc_driver::scenario::{CoapTcpSizes, CongestionControl, LinuxTcpConfig, TcpModel};
+
+use super::conn::{Outcome, Phase, Side, TimerKind};
+use super::result::{TcpCounters, TcpFlowResult, TcpRunResult};
+use super::segment::Segment;
+
+#[derive(Clone, Copy, Debug)]
+enum Ev {
+    Start(u32),
+    Deliver { conn: u32, to_server: bool, seg: Segment },
+    Timer { conn: u32, server: bool, kind: TimerKind, generation: u64 },
+}
+
+struct Entry {
+    key: (u64, u64),
+    ev: Ev,
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, o: &Self) -> bool {
+        self.key == o.key
+    }
+}
+impl Eq for Entry {}
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Entry {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        self.key.cmp(&o.key)
+    }
+}
+
+/// The CoAP-over-TCP application of one connection.
+#[derive(Clone, Debug, Default)]
+struct App {
+    start_ns: Option<u64>,
+    setup_ns: Option<u64>,
+    get_ns: Option<u64>,
+    done_ns: Option<u64>,
+    failed: bool,
+    client_rx: u64,
+    server_rx: u64,
+    response_written: bool,
+    data_segments: u64,
+}
+
+struct Conn {
+    client: Side,
+    server: Side,
+    app: App,
+    generation: [[u64; 3]; 2],
+    armed: [[Option<u64>; 3]; 2],
+}
+
+struct Sim<'a> {
+    cfg: &'a LinuxTcpConfig,
+    sizes: CoapTcpSizes,
+    conns: Vec<Conn>,
+    up: Pipeline,
+    down: Pipeline,
+    queue: BinaryHeap<Reverse<Entry>>,
+    seq: u64,
+    now_ns: u64,
+    events: u64,
+    out: Vec<Segment>,
+}
+
+fn timer_index(k: TimerKind) -> usize {
+    match k {
+        TimerKind::Syn => 0,
+        TimerKind::Rto => 1,
+        TimerKind::DelAck => 2,
+    }
+}
+
+impl<'a> Sim<'a> {
+    fn push(&mut self, at_ns: u64, ev: Ev) {
+        self.seq += 1;
+        self.queue.push(Reverse(Entry { key: (at_ns, self.seq), ev }));
+    }
+
+    fn side(&mut self, conn: u32, server: bool) -> &mut Side {
+        let c = &mut self.conns[conn as usize];
+        if server { &mut c.server } else { &mut c.client }
+    }
+
+    /// Offers the segments one end just produced to its direction's pipeline, tells the end
+    /// each one's fate (ground truth) and re-arms that end's timers.
+    fn send(&mut self, conn: u32, server: bool) {
+        let out = std::mem::take(&mut self.out);
+        let resp_start = 1 + self.sizes.server_csm;
+        for seg in &out {
+            let bytes = seg.wire_bytes(self.cfg);
+            let pipe = if server { &mut self.down } else { &mut self.up };
+            let fate = pipe.offer(Instant::from_nanos(self.now_ns), bytes);
+            if server && seg.len > 0 && !seg.retrans && seg.seq >= resp_start {
+                self.conns[conn as usize].app.data_segments += 1;
+            }
+            self.side(conn, server).note_fate(seg, fate.is_ok());
+            if let Ok(at) = fate {
+                self.push(at.as_nanos(), Ev::Deliver { conn, to_server: !server, seg: *seg });
+            }
+        }
+        self.out = out;
+        self.out.clear();
+        self.sync_timers(conn, server);
+    }
+
+    fn sync_timers(&mut self, conn: u32, server: bool) {
+        let s = usize::from(server);
+        for kind in TimerKind::ALL {
+            let k = timer_index(kind);
+            let d = self.side(conn, server).deadline(kind);
+            let c = &mut self.conns[conn as usize];
+            if c.armed[s][k] != d {
+                c.armed[s][k] = d;
+                c.generation[s][k] += 1;
+                let generation = c.generation[s][k];
+                if let Some(t) = d {
+                    let at = t.max(self.now_ns);
+                    self.push(at, Ev::Timer { conn, server, kind, generation });
+                }
+            }
+        }
+    }
+
+    fn run(&mut self, limit_ns: u64) {
+        while let Some(Reverse(e)) = self.queue.pop() {
+            let (at, _) = e.key;
+            if at > limit_ns {
+                break;
+            }
+            self.now_ns = at;
+            self.events += 1;
+            match e.ev {
+                Ev::Start(conn) => {
+                    let now = self.now_ns;
+                    let mut out = std::mem::take(&mut self.out);
+                    let c = &mut self.conns[conn as usize];
+                    c.app.start_ns = Some(now);
+                    c.client.connect(now, &mut out);
+                    self.out = out;
+                    self.send(conn, false);
+                }
+                Ev::Deliver { conn, to_server, seg } => {
+                    let now = self.now_ns;
+                    let mut out = std::mem::take(&mut self.out);
+                    let o = self.side(conn, to_server).on_segment(now, &seg, &mut out);
+                    self.out = out;
+                    self.send(conn, to_server);
+                    self.application(conn, to_server, o);
+                }
+                Ev::Timer { conn, server, kind, generation } => {
+                    let s = usize::from(server);
+                    let k = timer_index(kind);
+                    if self.conns[conn as usize].generation[s][k] != generation {
+                        continue;
+                    }
+                    self.conns[conn as usize].armed[s][k] = None;
+                    let now = self.now_ns;
+                    let mut out = std::mem::take(&mut self.out);
+                    let o = self.side(conn, server).on_timer(now, kind, &mut out);
+                    self.out = out;
+                    self.send(conn, server);
+                    self.application(conn, server, o);
+                }
+            }
+        }
+    }
+
+    /// The CoAP-over-TCP application's reaction to what an end reported.
+    fn application(&mut self, conn: u32, server: bool, o: Outcome) {
+        let now = self.now_ns;
+        let sizes = self.sizes;
+        if o.failed {
+            self.conns[conn as usize].app.failed = true;
+        }
+        if o.established {
+            // Both ends send their CSM as their first message (RFC 8323 §5.3).
+            let csm = if server { sizes.server_csm } else { sizes.client_csm };
+            self.write(conn, server, csm);
+        }
+        if o.delivered == 0 {
+            return;
+        }
+        let app = &mut self.conns[conn as usize].app;
+        if server {
+            app.server_rx += o.delivered;
+            if !app.response_written && app.server_rx >= sizes.client_csm + sizes.request {
+                app.response_written = true;
+                self.write(conn, true, sizes.response);
+            }
+        } else {
+            app.client_rx += o.delivered;
+            if app.setup_ns.is_none() && app.client_rx >= sizes.server_csm {
+                app.setup_ns = Some(now);
+                app.get_ns = Some(now);
+                self.write(conn, false, sizes.request);
+            }
+            let app = &mut self.conns[conn as usize].app;
+            if app.done_ns.is_none() && app.client_rx >= sizes.server_csm + sizes.response {
+                app.done_ns = Some(now);
+            }
+        }
+    }
+
+    fn write(&mut self, conn: u32, server: bool, bytes: u64) {
+        let now = self.now_ns;
+        let mut out = std::mem::take(&mut self.out);
+        self.side(conn, server).write(now, bytes, &mut out);
+        self.out = out;
+        self.send(conn, server);
+    }
+}
+
+/// Runs congestion control `kind` of TCP scenario `model`, replication `replication` of the
+/// scenario seeded with `seed`.
+pub fn run_tcp(
+    model: &TcpModel,
+    kind: CongestionControl,
+    seed: u64,
+    replication: u32,
+) -> Result<TcpRunResult, ConfigError> {
+    let cfg = &model.tcp;
+    let (upc, downc) = model.network.pipelines();
+    let up = Pipeline::new(&upc, seed, replication, Stream::LinkUp(0).id())?;
+    let down = Pipeline::new(&downc, seed, replication, Stream::LinkDown(0).id())?;
+    let mut rng = stream_rng(seed, replication, Stream::Workload(0).id());
+    let conns = (0..cfg.clients)
+        .map(|_| Conn {
+            client: Side::new(cfg, kind, true),
+            server: Side::new(cfg, kind, false),
+            app: App::default(),
+            generation: [[0; 3]; 2],
+            armed: [[None; 3]; 2],
+        })
+        .collect();
+    let mut sim = Sim {
+        cfg,
+        sizes: cfg.sizes(),
+        conns,
+        up,
+        down,
+        queue: BinaryHeap::new(),
+        seq: 0,
+        now_ns: 0,
+        events: 0,
+        out: Vec::new(),
+    };
+    for f in 0..cfg.clients {
+        let w = cfg.start_window;
+        let offset = if w.is_zero() {
+            coapcc_core::Duration::ZERO
+        } else {
+            uniform_duration(&mut rng, coapcc_core::Duration::ZERO, w - coapcc_core::Duration::from_nanos(1))
+        };
+        sim.push(u64::try_from(offset.as_nanos()).unwrap_or(u64::MAX), Ev::Start(f));
+    }
+    let limit = u64::try_from(cfg.time_limit.as_nanos()).unwrap_or(u64::MAX);
+    sim.run(limit);
+    Ok(finish(&sim, cfg))
+}
+
+fn finish(sim: &Sim<'_>, cfg: &LinuxTcpConfig) -> TcpRunResult {
+    let mut flows = Vec::with_capacity(sim.conns.len());
+    let mut tcp_flows = Vec::with_capacity(sim.conns.len());
+    let mut counters = TcpCounters::default();
+    let (mut completed, mut failed, mut unfinished) = (0u64, 0u64, 0u64);
+    let mut fcts = Vec::new();
+    for (i, c) in sim.conns.iter().enumerate() {
+        let a = &c.app;
+        let fct_s = match (a.get_ns, a.done_ns) {
+            (Some(g), Some(d)) => (d - g) as f64 / 1e9,
+            _ => f64::NAN,
+        };
+        if fct_s.is_finite() {
+            fcts.push(fct_s);
+            completed += 1;
+        } else {
+            unfinished += 1;
+        }
+        let conn_failed = a.failed || c.client.phase == Phase::Failed;
+        failed += u64::from(conn_failed);
+        let (cs, ss) = (&c.client.snd.counters, &c.server.snd.counters);
+        for k in [cs, ss] {
+            counters.out_segs += k.out_segs;
+            counters.retrans_segs += k.retrans_segs;
+            counters.timeouts += k.timeouts;
+            counters.spurious_rtos += k.spurious_rtos;
+        }
+        let mut rtts = Distribution::new();
+        c.server.snd.rtt_samples_s.iter().for_each(|&r| rtts.push(r));
+        let mut expired = Distribution::new();
+        c.client.snd.expired_rto_s.iter().chain(&c.server.snd.expired_rto_s).for_each(|&r| expired.push(r));
+        flows.push(FlowResult {
+            flow: i as u32,
+            fct_s,
+            exchanges_completed: u32::from(a.done_ns.is_some()),
+            exchanges_failed: u32::from(conn_failed),
+            transmissions: (cs.data_segs + ss.data_segs) as u32,
+            retransmissions: (cs.retrans_segs + ss.retrans_segs) as u32,
+            unnecessary_retransmissions: (cs.unnecessary + ss.unnecessary) as u32,
+            median_rtt_s: rtts.quantile(0.5),
+            rtts,
+            expired_rto: expired,
+        });
+        tcp_flows.push(TcpFlowResult {
+            flow: i as u32,
+            setup_s: match (a.start_ns, a.setup_ns) {
+                (Some(s), Some(e)) => (e - s) as f64 / 1e9,
+                _ => f64::NAN,
+            },
+            packets: c.client.packets + c.server.packets,
+            data_segments: a.data_segments,
+            timeouts: cs.timeouts + ss.timeouts,
+            spurious_rtos: cs.spurious_rtos + ss.spurious_rtos,
+            goodput_bps: if fct_s > 0.0 { cfg.object_bytes as f64 * 8.0 / fct_s } else { f64::NAN },
+        });
+    }
+    let first = sim.conns.iter().filter_map(|c| c.app.start_ns).min().unwrap_or(0);
+    let last = sim.conns.iter().filter_map(|c| c.app.done_ns).max().unwrap_or(sim.now_ns);
+    let secs = last.saturating_sub(first) as f64 / 1e9;
+    let end = Instant::from_nanos(sim.now_ns);
+    let (lu, ld): (LinkSummary, LinkSummary) = (sim.up.link_summary(end), sim.down.link_summary(end));
+    let (ut, dt) = (sim.up.totals(), sim.down.totals());
+    let drops = |r: DropReason| ut.dropped.get(r).packets + dt.dropped.get(r).packets;
+    let run = RunMetrics {
+        duration_s: secs,
+        exchanges_completed: completed,
+        exchanges_failed: failed,
+        goodput_per_s: if secs > 0.0 { completed as f64 / secs } else { f64::NAN },
+        loss_ratio: if completed + failed > 0 { failed as f64 / (completed + failed) as f64 } else { f64::NAN },
+        overhead: f64::NAN,
+        utilisation_up: lu.utilisation,
+        utilisation_down: ld.utilisation,
+        queue_delay_up_s: lu.mean_queueing_delay_s,
+        queue_delay_down_s: ld.mean_queueing_delay_s,
+        max_queue_up_bytes: lu.max_queue_bytes,
+        max_queue_down_bytes: ld.max_queue_bytes,
+        packets_up: ut.offered.packets,
+        packets_down: dt.offered.packets,
+        drops_buffer: drops(DropReason::Buffer),
+        drops_error: drops(DropReason::Error),
+        drops_no_token: drops(DropReason::NoToken),
+        jain_fct: jain(&fcts),
+        events: sim.events,
+        sim_time_s: sim.now_ns as f64 / 1e9,
+        flows_unfinished: unfinished,
+    };
+    TcpRunResult { network: RunResult { flows, run, series: Vec::new() }, flows: tcp_flows, counters }
+}
