@@ -68,9 +68,9 @@ impl Output {
         series_columns(&self.runs).map(|c| Table::new(&c)).transpose()
     }
 
-    /// `samples.csv` as a table (None unless a network scenario).
+    /// `samples.csv` as a table (None unless a network or CoAP-over-TCP scenario).
     fn samples(&self) -> PyResult<Option<Table>> {
-        matches!(self.scenario.model, Model::Network { .. })
+        matches!(self.scenario.model, Model::Network { .. } | Model::Tcp(_))
             .then(|| Table::new(&samples_columns(&self.runs)))
             .transpose()
     }

@@ -309,3 +309,110 @@ impl Side {
         self.emit(s, out);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+    const UP: u64 = 250 * MS;
+    const DOWN: u64 = 450 * MS;
+
+    /// A client and a server joined by fixed one-way delays (250 ms up, 450 ms down, no
+    /// queueing); `lose(k, from_server, seg)` drops the k-th segment of that direction.
+    /// Returns the client when it is established (or after 200 s).
+    fn handshake(lose: impl Fn(u32, bool, &Segment) -> bool) -> (Option<u64>, Side, Side) {
+        let c = LinuxTcpConfig::default();
+        let (mut client, mut server) =
+            (Side::new(&c, CongestionControl::Cubic, true), Side::new(&c, CongestionControl::Cubic, false));
+        let mut wire: Vec<(u64, bool, Segment)> = Vec::new();
+        let mut counts = [0u32; 2];
+        let mut out = Vec::new();
+        // Offers what `side` just sent and tells it each segment's fate (the ground truth).
+        let mut send = |side: &mut Side, out: &mut Vec<Segment>, now: u64, from_server: bool, wire: &mut Vec<_>| {
+            for s in out.drain(..) {
+                let k = &mut counts[usize::from(from_server)];
+                let lost = lose(*k, from_server, &s);
+                side.note_fate(&s, !lost);
+                if !lost {
+                    wire.push((now + if from_server { DOWN } else { UP }, !from_server, s));
+                }
+                *k += 1;
+            }
+        };
+        client.connect(0, &mut out);
+        send(&mut client, &mut out, 0, false, &mut wire);
+        loop {
+            // The earliest delivery or timer (deliveries first at equal times).
+            let next_wire = wire.iter().enumerate().min_by_key(|(_, w)| w.0).map(|(i, w)| (w.0, i));
+            let timer = |s: &Side| TimerKind::ALL.into_iter().filter_map(|k| s.deadline(k).map(|t| (t, k))).min();
+            let (ct, st) = (timer(&client), timer(&server));
+            let t_wire = next_wire.map_or(u64::MAX, |w| w.0);
+            let t_c = ct.map_or(u64::MAX, |t| t.0);
+            let t_s = st.map_or(u64::MAX, |t| t.0);
+            let now = t_wire.min(t_c).min(t_s);
+            if now > 200_000 * MS {
+                return (None, client, server);
+            }
+            if t_wire == now {
+                let (_, to_server, seg) = wire.remove(next_wire.unwrap().1);
+                let side = if to_server { &mut server } else { &mut client };
+                let o = side.on_segment(now, &seg, &mut out);
+                send(side, &mut out, now, to_server, &mut wire);
+                if o.established && !to_server {
+                    return (Some(now), client, server);
+                }
+            } else if t_c == now {
+                client.on_timer(now, ct.unwrap().1, &mut out);
+                send(&mut client, &mut out, now, false, &mut wire);
+            } else {
+                server.on_timer(now, st.unwrap().1, &mut out);
+                send(&mut server, &mut out, now, true, &mut wire);
+            }
+        }
+    }
+
+    #[test]
+    fn a_clean_handshake_takes_one_round_trip_and_seeds_the_rto() {
+        let (at, client, _) = handshake(|_, _, _| false);
+        // 250 ms up + 450 ms down.
+        assert_eq!(at, Some(700 * MS));
+        // RTT 700 ms: RTO = 700 + max(4·350, 200) = 2 100 ms.
+        assert_eq!(client.snd.rtt.rto_ns(), 2_100 * MS);
+        assert_eq!(client.snd.win.cwnd, 10);
+        assert_eq!(client.snd.counters.retrans_segs, 0);
+    }
+
+    #[test]
+    fn a_lost_syn_costs_the_one_second_initial_rto_and_leaves_three_seconds() {
+        let (at, client, _) = handshake(|k, from_server, _| !from_server && k == 0);
+        // SYN at 0 lost; again at 1 s (RFC 6298 §2.1); established 1 s + 700 ms.
+        assert_eq!(at, Some(1_700 * MS));
+        // No valid sample (Karn): RTO 3 s (RFC 6298 §5.7); one retransmission keeps IW 10.
+        assert_eq!(client.snd.rtt.rto_ns(), 3_000 * MS);
+        assert_eq!(client.snd.win.cwnd, 10);
+        let k = client.snd.counters;
+        assert_eq!((k.retrans_segs, k.timeouts, k.unnecessary), (1, 1, 0));
+    }
+
+    #[test]
+    fn two_lost_syns_back_off_to_two_seconds_and_start_from_one_segment() {
+        let (at, client, _) = handshake(|k, from_server, _| !from_server && k < 2);
+        // SYNs at 0, 1 s and 1 + 2 = 3 s; established 3.7 s.
+        assert_eq!(at, Some(3_700 * MS));
+        assert_eq!(client.snd.win.cwnd, 1, "more than one SYN retransmission: cwnd 1 (Linux)");
+        assert_eq!(client.snd.counters.timeouts, 2);
+    }
+
+    #[test]
+    fn a_lost_syn_ack_makes_the_clients_retransmission_unnecessary() {
+        let (at, client, server) = handshake(|k, from_server, _| from_server && k == 0);
+        // The SYN arrived at 250 ms; its SYN-ACK was lost. The client's SYN again at 1 s
+        // reaches the server at 1.25 s, which answers with its SYN-ACK again (and its own
+        // 1 s timer expires at 1.25 s too): the client is up at 1.25 + 0.45 = 1.7 s.
+        assert_eq!(at, Some(1_700 * MS));
+        assert_eq!(client.snd.counters.unnecessary, 1, "the first SYN had reached the server");
+        assert_eq!(client.snd.rtt.rto_ns(), 3_000 * MS);
+        assert!(server.snd.counters.retrans_segs >= 1);
+    }
+}

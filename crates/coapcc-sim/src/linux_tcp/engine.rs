@@ -150,6 +150,8 @@ impl<'a> Sim<'a> {
             }
             self.now_ns = at;
             self.events += 1;
+            #[cfg(test)]
+            self.check_invariants();
             match e.ev {
                 Ev::Start(conn) => {
                     let now = self.now_ns;
@@ -219,6 +221,27 @@ impl<'a> Sim<'a> {
             if app.done_ns.is_none() && app.client_rx >= sizes.server_csm + sizes.response {
                 app.done_ns = Some(now);
             }
+        }
+    }
+
+    /// Test builds check, before every event, what must hold at all times.
+    #[cfg(test)]
+    fn check_invariants(&self) {
+        for c in &self.conns {
+            for side in [&c.client, &c.server] {
+                let s = &side.snd;
+                assert!(s.win.cwnd >= 1, "cwnd ≥ 1 segment");
+                assert!(s.snd_una <= s.snd_nxt, "snd.una ≤ snd.nxt");
+                assert!(
+                    side.rcv.rcv_nxt
+                        <= 1 + self.sizes.response
+                            + self.sizes.client_csm.max(self.sizes.server_csm)
+                            + self.sizes.request
+                );
+            }
+            // Bytes reach each application in order, each once: never more than were written.
+            assert!(c.app.client_rx <= self.sizes.server_csm + self.sizes.response);
+            assert!(c.app.server_rx <= self.sizes.client_csm + self.sizes.request);
         }
     }
 
@@ -366,4 +389,85 @@ fn finish(sim: &Sim<'_>, cfg: &LinuxTcpConfig) -> TcpRunResult {
         flows_unfinished: unfinished,
     };
     TcpRunResult { network: RunResult { flows, run, series: Vec::new() }, flows: tcp_flows, counters }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use coapcc_core::{Duration, Ratio};
+    use coapcc_driver::link::presets::{LinkErrors, NbiotConfig};
+    use coapcc_driver::scenario::NetworkConfig;
+    use proptest::prelude::*;
+
+    fn model(buffer_bytes: u64, errors: LinkErrors, tcp: LinuxTcpConfig) -> TcpModel {
+        TcpModel {
+            network: NetworkConfig::Nbiot(NbiotConfig::testbed(buffer_bytes, errors)),
+            tcp,
+            congestion: vec![("cubic".into(), CongestionControl::Cubic)],
+        }
+    }
+
+    #[test]
+    fn one_client_on_an_unlimited_buffer_takes_the_theses_ideal_time_in_401_segments() {
+        // 401 segments × 40 B of headers + 102 408 B = 118 448 B at 30 kbit/s = 31.586 s of
+        // downlink serialisation; plus the GET up (46 B at 60 kbit/s ≈ 6 ms + 200 ms + 10–20
+        // ms) and the last segment's 10–20 ms + 400 ms: 32.20–32.23 s.
+        for kind in [CongestionControl::Cubic, CongestionControl::Reno] {
+            let m = model(1_410_000, LinkErrors::None, LinuxTcpConfig::default());
+            let r = run_tcp(&m, kind, 1, 0).unwrap();
+            let f = &r.network.flows[0];
+            assert!((32.19..32.24).contains(&f.fct_s), "{kind:?}: FCT {}", f.fct_s);
+            assert_eq!(r.flows[0].data_segments, 401);
+            assert_eq!(f.retransmissions, 0);
+            // Set-up: SYN up and SYN-ACK down (one RTT), the client's CSM up and the server's
+            // CSM down (a second RTT): about 1.3 s.
+            assert!((1.25..1.35).contains(&r.flows[0].setup_s), "set-up {}", r.flows[0].setup_s);
+        }
+    }
+
+    #[test]
+    fn the_same_seed_gives_the_same_run() {
+        // Compared as the wire format's bytes (every f64 by its bits: NaN ≠ NaN for `==`).
+        let m = model(2_500, LinkErrors::High, LinuxTcpConfig { clients: 4, ..LinuxTcpConfig::default() });
+        let bytes = || {
+            let r = run_tcp(&m, CongestionControl::Cubic, 7, 3).unwrap();
+            crate::wire::encode(&crate::RunOutput::Tcp(Box::new(r)))
+        };
+        assert!(bytes() == bytes(), "two runs of the same seed differ");
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+        /// Any loss, buffer and option: every byte reaches the client once and in order (the
+        /// invariants are checked before every event), cwnd never drops below one segment,
+        /// and the counters are consistent.
+        #[test]
+        fn every_transfer_completes_with_its_invariants(
+            loss_good in 0u32..30, loss_bad in 0u32..90, buffer in 600u64..40_000, iw in 1u32..20,
+            sack in any::<bool>(), frto in any::<bool>(), reno in any::<bool>(), clients in 1u32..4,
+            object in 1u64..20_000, seed in any::<u64>(),
+        ) {
+            let mut nb = NbiotConfig::testbed(buffer, LinkErrors::Medium);
+            nb.errors_loss_good = Some(Ratio::new(loss_good, 100));
+            nb.errors_loss_bad = Some(Ratio::new(loss_bad, 100));
+            let tcp = LinuxTcpConfig {
+                clients, object_bytes: object, initial_window: iw, sack, frto,
+                start_window: Duration::from_millis(500), time_limit: Duration::from_secs(100_000),
+                syn_retries: 20, ..LinuxTcpConfig::default()
+            };
+            let kind = if reno { CongestionControl::Reno } else { CongestionControl::Cubic };
+            let m = TcpModel { network: NetworkConfig::Nbiot(nb), tcp: tcp.clone(), congestion: Vec::new() };
+            let r = run_tcp(&m, kind, seed, 0).unwrap();
+            let segments = tcp.sizes().response.div_ceil(u64::from(tcp.mss()));
+            for (f, t) in r.network.flows.iter().zip(&r.flows) {
+                if f.exchanges_failed == 0 {
+                    prop_assert!(f.fct_s.is_finite());
+                    prop_assert_eq!(t.data_segments, segments);
+                }
+                prop_assert!(f.unnecessary_retransmissions <= f.retransmissions);
+                prop_assert!(t.spurious_rtos <= t.timeouts);
+            }
+        }
+    }
 }
