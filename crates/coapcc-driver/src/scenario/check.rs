@@ -8,9 +8,9 @@ use coapcc_core::AnyConfig;
 
 use super::algorithm::{AlgorithmError, algorithm_keys, configure_algorithm};
 use super::error::ScenarioError;
-use super::linux_tcp::{CongestionControl, TcpModel};
+use super::linux_tcp::CongestionControl;
 use super::multihop::MultihopModel;
-use super::schema::{FlowType, Model, NetworkConfig, Scenario, ScenarioFile, WorkloadConfig};
+use super::schema::{FlowType, Model, NetworkConfig, Scenario, ScenarioFile, TcpModel, WorkloadConfig};
 use super::sizes::check_sizes;
 
 /// Why scenario name `name` cannot be a folder below the output folder, if it cannot: it must

@@ -1,5 +1,5 @@
 //! The `[tcp]` table: CoAP over TCP (RFC 8323) on a Linux-like TCP (`docs/tcp.md`), checked
-//! once into a [`TcpModel`]. A TCP scenario has `[network.*]` and `[tcp]` (no `[workload]`,
+//! once into a [`TcpModel`](super::TcpModel). A TCP scenario has `[network.*]` and `[tcp]` (no `[workload]`,
 //! `[coap]` or algorithm tables); its `algorithms` name TCP congestion controls (`cubic`,
 //! `reno`), one row of results each, as the CoAP algorithms of the other models do.
 //!
@@ -19,8 +19,6 @@
 
 use coapcc_core::Duration;
 use serde::{Deserialize, Serialize};
-
-use super::schema::NetworkConfig;
 
 /// A TCP congestion control, named in a TCP scenario's `algorithms`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -396,18 +394,6 @@ impl LinuxTcpConfig {
     }
 }
 
-/// A checked TCP scenario: the network, the `[tcp]` table and one congestion control per
-/// name in `algorithms`, in order.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TcpModel {
-    /// The network (both pipelines shared by every connection).
-    pub network: NetworkConfig,
-    /// The workload and the TCP options.
-    pub tcp: LinuxTcpConfig,
-    /// `(name, congestion control)` per listed algorithm.
-    pub congestion: Vec<(String, CongestionControl)>,
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -448,6 +434,42 @@ mod tests {
         let c = LinuxTcpConfig { timestamps: true, ..LinuxTcpConfig::default() };
         assert_eq!(c.mss(), 244);
         assert_eq!(c.header_bytes(), 52);
+    }
+
+    const FILE: &str = "name = \"t\"\ndescription = \"d\"\nsource = \"s\"\nseed = 1\nreplications = 1\n\
+                        algorithms = [\"cubic\", \"reno\"]\n[network.nbiot]\nbuffer_bytes = 28200\nerrors = \"none\"\n\
+                        [tcp]\nclients = 4\n";
+
+    fn load(text: &str, sets: &[&str]) -> Result<super::super::Scenario, super::super::ScenarioError> {
+        let sets: Vec<super::super::Setting> = sets.iter().map(|s| s.parse().unwrap()).collect();
+        super::super::parse(text, "t.toml", &sets)
+    }
+
+    #[test]
+    fn a_tcp_scenario_names_congestion_controls_and_takes_bare_keys() {
+        let s = load(FILE, &["initial_window=4", "sack=false"]).unwrap();
+        let super::super::Model::Tcp(m) = &s.model else { panic!("a TCP model") };
+        assert_eq!(
+            m.congestion,
+            [("cubic".to_string(), CongestionControl::Cubic), ("reno".into(), CongestionControl::Reno)]
+        );
+        assert_eq!((m.tcp.clients, m.tcp.initial_window, m.tcp.sack), (4, 4, false));
+        assert_eq!(s.algorithm_names(), ["cubic", "reno"]);
+        // The resolved file loads back to the same model.
+        assert_eq!(load(&s.to_toml(), &[]).unwrap().model, s.model);
+    }
+
+    #[test]
+    fn tcp_scenario_errors_name_the_key() {
+        let e = load(&FILE.replace("\"reno\"", "\"bbr\""), &[]).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("algorithms"));
+        assert!(e.problem.contains("cubic, reno"), "{e}");
+        let e = load(FILE, &["rto_max_ms=100"]).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("tcp.rto_max_ms"));
+        let e = load(&format!("{FILE}[workload]\nflows = 1\nflow_type = \"continuous\"\n"), &[]).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("tcp"));
+        let e = load(&format!("{FILE}nagle = true\n"), &[]).unwrap_err();
+        assert!(e.to_string().contains("nagle"), "{e}");
     }
 
     #[test]

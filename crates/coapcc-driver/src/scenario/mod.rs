@@ -63,11 +63,10 @@ pub use algorithm::{AlgorithmError, algorithm_keys, configure_algorithm};
 pub use catalogue::{BuiltIn, Catalogue, built_in, built_in_named, closest_built_in, load, read};
 pub use error::ScenarioError;
 pub use linux_tcp::{
-    CoapTcpSizes, CongestionControl, LinuxTcpConfig, RtoFloor, TIMESTAMPS_OPTION_BYTES, TcpModel,
-    coap_tcp_message_bytes,
+    CoapTcpSizes, CongestionControl, LinuxTcpConfig, RtoFloor, TIMESTAMPS_OPTION_BYTES, coap_tcp_message_bytes,
 };
 pub use schema::{
-    CoapConfig, Count, EchoChoice, FlowType, Model, NetworkConfig, Scenario, ScenarioFile, WorkloadConfig,
+    CoapConfig, Count, EchoChoice, FlowType, Model, NetworkConfig, Scenario, ScenarioFile, TcpModel, WorkloadConfig,
 };
 pub use settings::{network_with, parse};
 pub use sizes::{SizeError, check_sizes, request_template, worst_case_messages};

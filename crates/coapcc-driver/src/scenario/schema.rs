@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use coapcc_core::{AnyConfig, Duration};
 use serde::{Deserialize, Serialize};
 
-use super::linux_tcp::{LinuxTcpConfig, TcpModel};
+use super::linux_tcp::{CongestionControl, LinuxTcpConfig};
 use super::multihop::MultihopModel;
 use crate::link::PipelineConfig;
 use crate::link::presets::{NbiotConfig, residual_bandwidth_forward_with_depth, residual_bandwidth_return};
@@ -286,6 +286,18 @@ pub enum Model {
     /// Clients fetching an object over CoAP over TCP (a Linux-like TCP) across a network, one
     /// congestion control per algorithm name.
     Tcp(Box<TcpModel>),
+}
+
+/// A checked TCP scenario: the network, the `[tcp]` table and one congestion control per
+/// name in `algorithms`, in order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TcpModel {
+    /// The network (both pipelines shared by every connection).
+    pub network: NetworkConfig,
+    /// The workload and the TCP options.
+    pub tcp: LinuxTcpConfig,
+    /// `(name, congestion control)` per listed algorithm.
+    pub congestion: Vec<(String, CongestionControl)>,
 }
 
 /// A checked scenario, ready to run.
