@@ -56,7 +56,7 @@ fn ideal_fct_s(link: &NbiotConfig, rest_ms: f64) -> f64 {
 
 fn nbiot(s: &Scenario) -> NbiotConfig {
     match &s.model {
-        Model::Network { network: NetworkConfig::Nbiot(n), .. } => n.clone(),
+        Model::Network { network: NetworkConfig::Nbiot(n), .. } => *n,
         other => panic!("not the NB-IoT link: {other:?}"),
     }
 }

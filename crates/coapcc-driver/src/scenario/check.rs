@@ -7,11 +7,11 @@ use std::path::{Component, Path};
 use coapcc_core::AnyConfig;
 
 use super::algorithm::{AlgorithmError, algorithm_keys, configure_algorithm};
-use super::blockwise::check_blockwise;
 use super::error::ScenarioError;
 use super::multihop::MultihopModel;
 use super::schema::{FlowType, Model, NetworkConfig, Scenario, ScenarioFile, WorkloadConfig};
 use super::sizes::check_sizes;
+use super::transfer::check_blockwise;
 
 /// Why scenario name `name` cannot be a folder below the output folder, if it cannot: it must
 /// be a relative path of plain names separated by `/` (`fasor/10-flows`), without an empty, `.`

@@ -40,7 +40,8 @@
 //! | `check` | the checks from a deserialised file to a [`Scenario`] |
 //! | `seed` | the `seed` key: any `u64`, above 2⁶³−1 as its decimal text |
 //! | `sizes` | the request template and the MTU check ([`check_sizes`]) |
-//! | `blockwise` | `[coap.blockwise]`: a block-wise transfer per flow ([`BlockwiseConfig`]), its block size from the MTU ([`block_szx`]) and its checks |
+//! | `blockwise` | `[coap.blockwise]` as written: a block-wise transfer per flow ([`BlockwiseConfig`]) |
+//! | `transfer` | its checks: the block size from the MTU ([`block_szx`]), what a block-wise scenario must be |
 //! | `error` | [`ScenarioError`]: file, line, key, problem |
 //! | [`multihop`] | the `[multihop]` schema and its check into a [`multihop::MultihopModel`] |
 
@@ -57,9 +58,10 @@ mod schema;
 mod seed;
 mod settings;
 mod sizes;
+mod transfer;
 
 pub use algorithm::{AlgorithmError, algorithm_keys, configure_algorithm};
-pub use blockwise::{BlockBytes, BlockwiseConfig, BlockwiseError, block_szx};
+pub use blockwise::{BlockBytes, BlockwiseConfig};
 pub use catalogue::{BuiltIn, Catalogue, built_in, built_in_named, closest_built_in, load, read};
 pub use error::ScenarioError;
 pub use schema::{
@@ -67,5 +69,6 @@ pub use schema::{
 };
 pub use settings::{network_with, parse};
 pub use sizes::{SizeError, check_sizes, largest_datagram, request_template, worst_case_messages};
+pub use transfer::{BlockwiseError, block_szx};
 
 pub use overrides::{AlgorithmSettingsError, Key, Setting, SettingError, Value, algorithm_with_settings};

@@ -75,7 +75,7 @@ pub fn largest_datagram(coap: &CoapConfig, block2: Option<(Block, u64)>) -> u64 
 
 /// The largest datagram (IP/UDP headers included) this configuration sends
 /// ([`largest_datagram`]); an error when it does not fit the MTU. Checked once, when the
-/// scenario is loaded (a block-wise transfer's block size is checked by `blockwise::block_szx`).
+/// scenario is loaded (a block-wise transfer's block size is checked by `transfer::block_szx`).
 pub fn check_sizes(coap: &CoapConfig) -> Result<u64, SizeError> {
     let worst = largest_datagram(coap, None);
     if worst > u64::from(coap.mtu_bytes) {
