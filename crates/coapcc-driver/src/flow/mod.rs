@@ -22,9 +22,9 @@
 //! <a id="pump"></a>**Pump.** The loop asks [`Workload::next`] until it answers wait or done:
 //! each request (the template, plus its Block2 option from [`Workload::block`] when the flows
 //! do a block-wise transfer) is handed to the endpoint ([`Endpoint::request`] to
-//! [`Host::peer`]) and told to the host ([`Host::issued`]); a replacement makes a fresh client ([`Host::new_client`]; the
-//! old one is dropped, its wake-up disarmed with [`Host::set_wake`]`(flow, None)`); the first
-//! "done" is told once ([`Host::finished`]).
+//! [`Host::peer`]) and told to the host ([`Host::issued`]); a replacement makes a fresh client
+//! ([`Host::new_client`]; the old one is dropped, its wake-up disarmed with
+//! [`Host::set_wake`]`(flow, None)`); the first "done" is told once ([`Host::finished`]).
 //!
 //! <a id="drain"></a>**Drain.** Until neither yields anything, in rounds:
 //! 1. every transmit, in order: a request copy is recorded first ([`Record::transmitted`], its

@@ -14,9 +14,10 @@
 //! ```
 //!
 //! With `block_bytes = "mtu"` the block is the largest RFC 7959 size (2^(4+SZX) bytes, SZX
-//! 0–6) whose largest response fits the MTU (`transfer::block_szx`, which also checks the table). A flow does as many exchanges as
-//! the object has blocks ([`BlockwiseConfig::blocks`]); its FCT runs from the request of the
-//! first block to the arrival of the last block.
+//! 0–6) whose largest response fits the MTU (`transfer::block_szx`, which also checks the
+//! table). A flow does as many exchanges as the object has blocks
+//! ([`BlockwiseConfig::blocks`]); its FCT runs from the request of the first block to the
+//! arrival of the last block.
 
 use std::fmt;
 
