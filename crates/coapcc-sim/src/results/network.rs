@@ -187,8 +187,7 @@ const TRANSFERS_HEADER: &str = "algorithm,replication,flow,object_bytes,block_by
 /// `transfers.csv`, when the runs did block-wise transfers (`[coap.blockwise]`): one row per
 /// algorithm × replication × flow.
 pub(super) fn transfers_csv(all: &[AlgorithmRuns]) -> Option<String> {
-    let any = all.iter().flat_map(|a| &a.runs).any(|r| matches!(r, RunOutput::Network(n) if !n.transfers.is_empty()));
-    if !any {
+    if !has_transfers(all) {
         return None;
     }
     let mut s = String::from(TRANSFERS_HEADER);
@@ -212,6 +211,11 @@ pub(super) fn transfers_csv(all: &[AlgorithmRuns]) -> Option<String> {
     Some(s)
 }
 
+/// Whether any network run of `all` did block-wise transfers.
+fn has_transfers(all: &[AlgorithmRuns]) -> bool {
+    all.iter().flat_map(|a| &a.runs).any(|r| matches!(r, RunOutput::Network(n) if !n.transfers.is_empty()))
+}
+
 /// The rows of `transfers.csv`, in order: (algorithm, replication, transfer).
 fn transfer_rows(all: &[AlgorithmRuns]) -> impl Iterator<Item = (&str, usize, &TransferResult)> {
     all.iter().flat_map(|a| {
@@ -227,7 +231,9 @@ fn transfer_rows(all: &[AlgorithmRuns]) -> impl Iterator<Item = (&str, usize, &T
 
 /// The columns of `transfers.csv`, when there is one (see [`transfers_csv`]).
 pub(super) fn transfers_columns(all: &[AlgorithmRuns]) -> Option<Columns> {
-    transfers_csv(all)?;
+    if !has_transfers(all) {
+        return None;
+    }
     let mut b = Builder::new(header(TRANSFERS_HEADER), "suuuuuffuuuuf");
     for (algorithm, r, t) in transfer_rows(all) {
         b.s(algorithm)
