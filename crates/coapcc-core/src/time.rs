@@ -7,13 +7,13 @@
 //! # Code size on bare-metal targets
 //!
 //! The conversions between [`Duration`] and nanoseconds ([`nanos`], [`from_nanos`]: a 64-bit
-//! multiply-add and a 64-bit division by 10⁹ on a 32-bit core), the arithmetic built on them,
-//! [`crate::Ratio::mul_duration`] and [`crate::Ratio::blend`] (a 128-bit division, about
-//! 800 bytes of Thumb code) and [`crate::random::uniform`] are called from every algorithm.
-//! On hosts they are `#[inline]` (speed); built for a target without an operating system
-//! (`target_os = "none"`, the Cortex-M firmware) they are `#[inline(never)]`, so each exists
-//! once instead of once per call site (`tools/size-probe/measure` shows the difference). The
-//! results are the same either way; only where the code lives changes.
+//! multiply-add and a 64-bit division by 10⁹ on a 32-bit core), [`crate::Ratio::mul_duration`]
+//! and [`crate::Ratio::blend`] (a 128-bit division, about 800 bytes of Thumb code) and
+//! [`crate::random::uniform`] are called from every algorithm. On hosts they are `#[inline]`
+//! (speed); built for a target without an operating system (`target_os = "none"`, the
+//! Cortex-M firmware) they are `#[inline(never)]`, so each exists once instead of once per
+//! call site (`tools/size-probe/measure` shows the difference). The results are the same
+//! either way; only where the code lives changes.
 
 use core::fmt;
 use core::ops::{Add, Sub};
@@ -216,36 +216,31 @@ pub const fn from_nanos(n: u64) -> Duration {
 }
 
 /// `a + b`, saturating at `u64::MAX` nanoseconds.
-#[cfg_attr(not(target_os = "none"), inline)]
-#[cfg_attr(target_os = "none", inline(never))] // code size: see crate::time
+#[inline]
 pub fn add(a: Duration, b: Duration) -> Duration {
     from_nanos(nanos(a).saturating_add(nanos(b)))
 }
 
 /// `|a − b|`.
-#[cfg_attr(not(target_os = "none"), inline)]
-#[cfg_attr(target_os = "none", inline(never))] // code size: see crate::time
+#[inline]
 pub fn abs_diff(a: Duration, b: Duration) -> Duration {
     from_nanos(nanos(a).abs_diff(nanos(b)))
 }
 
 /// `d × k`, saturating.
-#[cfg_attr(not(target_os = "none"), inline)]
-#[cfg_attr(target_os = "none", inline(never))] // code size: see crate::time
+#[inline]
 pub fn mul(d: Duration, k: u64) -> Duration {
     from_nanos(nanos(d).saturating_mul(k))
 }
 
 /// `d / k` (truncating); `d` itself when `k` is zero.
-#[cfg_attr(not(target_os = "none"), inline)]
-#[cfg_attr(target_os = "none", inline(never))] // code size: see crate::time
+#[inline]
 pub fn div(d: Duration, k: u64) -> Duration {
     nanos(d).checked_div(k).map_or(d, from_nanos)
 }
 
 /// `d << shift`, saturating (`shift` ≥ 64 saturates any non-zero `d`).
-#[cfg_attr(not(target_os = "none"), inline)]
-#[cfg_attr(target_os = "none", inline(never))] // code size: see crate::time
+#[inline]
 pub fn shl(d: Duration, shift: u32) -> Duration {
     let n = nanos(d);
     if n == 0 {
