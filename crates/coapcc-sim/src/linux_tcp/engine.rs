@@ -9,9 +9,10 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use coapcc_core::{ConfigError, Instant};
-use coapcc_driver::link::{DropReason, LinkSummary, Pipeline};
-use coapcc_driver::metrics::{Distribution, FlowResult, RunMetrics, RunResult, jain};
+use coapcc_core::{ConfigError, Duration, Instant};
+use coapcc_driver::link::Pipeline;
+use coapcc_driver::metrics::{Distribution, FlowResult, RunResult};
+use coapcc_driver::{RunTally, run_metrics};
 use coapcc_driver::rng::{Stream, stream_rng, uniform_duration};
 use coapcc_driver::scenario::{CoapTcpSizes, CongestionControl, LinuxTcpConfig, TcpModel};
 
@@ -291,9 +292,9 @@ pub fn run_tcp(
     for f in 0..cfg.clients {
         let w = cfg.start_window;
         let offset = if w.is_zero() {
-            coapcc_core::Duration::ZERO
+            Duration::ZERO
         } else {
-            uniform_duration(&mut rng, coapcc_core::Duration::ZERO, w - coapcc_core::Duration::from_nanos(1))
+            uniform_duration(&mut rng, Duration::ZERO, w - Duration::from_nanos(1))
         };
         sim.push(u64::try_from(offset.as_nanos()).unwrap_or(u64::MAX), Ev::Start(f));
     }
@@ -360,41 +361,23 @@ fn finish(sim: &Sim<'_>, cfg: &LinuxTcpConfig) -> TcpRunResult {
     }
     let first = sim.conns.iter().filter_map(|c| c.app.start_ns).min().unwrap_or(0);
     let last = sim.conns.iter().filter_map(|c| c.app.done_ns).max().unwrap_or(sim.now_ns);
-    let secs = last.saturating_sub(first) as f64 / 1e9;
-    let end = Instant::from_nanos(sim.now_ns);
-    let (lu, ld): (LinkSummary, LinkSummary) = (sim.up.link_summary(end), sim.down.link_summary(end));
-    let (ut, dt) = (sim.up.totals(), sim.down.totals());
-    let drops = |r: DropReason| ut.dropped.get(r).packets + dt.dropped.get(r).packets;
-    let run = RunMetrics {
-        duration_s: secs,
-        exchanges_completed: completed,
-        exchanges_failed: failed,
-        goodput_per_s: if secs > 0.0 { completed as f64 / secs } else { f64::NAN },
-        loss_ratio: if completed + failed > 0 { failed as f64 / (completed + failed) as f64 } else { f64::NAN },
+    let tally = RunTally {
+        duration: Duration::from_nanos(last.saturating_sub(first)),
+        completed,
+        failed,
+        unfinished,
         overhead: f64::NAN,
-        utilisation_up: lu.utilisation,
-        utilisation_down: ld.utilisation,
-        queue_delay_up_s: lu.mean_queueing_delay_s,
-        queue_delay_down_s: ld.mean_queueing_delay_s,
-        max_queue_up_bytes: lu.max_queue_bytes,
-        max_queue_down_bytes: ld.max_queue_bytes,
-        packets_up: ut.offered.packets,
-        packets_down: dt.offered.packets,
-        drops_buffer: drops(DropReason::Buffer),
-        drops_error: drops(DropReason::Error),
-        drops_no_token: drops(DropReason::NoToken),
-        jain_fct: jain(&fcts),
         events: sim.events,
-        sim_time_s: sim.now_ns as f64 / 1e9,
-        flows_unfinished: unfinished,
+        now: Instant::from_nanos(sim.now_ns),
     };
-    TcpRunResult { network: RunResult { flows, run, series: Vec::new() }, flows: tcp_flows, counters }
+    let run = run_metrics(&fcts, &tally, Some((&sim.up, &sim.down, tally.now)));
+    TcpRunResult { network: RunResult { flows, run, series: Vec::new(), transfers: Vec::new() }, flows: tcp_flows, counters }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use coapcc_core::{Duration, Ratio};
+    use coapcc_core::Ratio;
     use coapcc_driver::link::presets::{LinkErrors, NbiotConfig};
     use coapcc_driver::scenario::NetworkConfig;
     use proptest::prelude::*;
