@@ -8,8 +8,13 @@
 // The wireless link is two point-to-point links between A and R with static routes, so that
 // each direction has its own rate, delay and drop-tail queue shared by every client:
 // uplink A->R 60 kbit/s, 200 ms; downlink R->A 30 kbit/s, 400 ms. The rest of the path is a
-// fixed 15 ms each way (coapcc draws U[10, 20] ms per packet). Rates are raised by 298/296
-// so that ns-3's 2-byte PPP header costs no link time, as coapcc's IP packets carry none.
+// fixed 15 ms each way (coapcc draws U[10, 20] ms per packet). Rates and queue sizes are
+// raised by 298/296 so that ns-3's 2-byte PPP header costs no link time or buffer space, as
+// coapcc's IP packets carry none. The wireless devices' MTU is the testbed's 296 bytes: ns-3
+// stops a device queue (and the traffic-control layer then drops) once it cannot take one more
+// MTU-sized packet, so with PPP's default 1 500 bytes a 28 200-byte buffer held 91 packets of
+// 296 bytes instead of coapcc's 95. No queue disc sits above the devices (ns-3 would install
+// one of its own), so the drop-tail device queue is the whole buffer, as in coapcc.
 // Link errors: a time-driven Gilbert-Elliott model written here (GeErrorModel: exponential
 // sojourns, mean 4 s good / 1 s bad, loss 0 %/50 % "medium" or 2 %/80 % "high", drawn per
 // packet at the receiving end of each wireless direction), as coapcc's default.
@@ -124,20 +129,6 @@ QueueDrop(Ptr<const Packet>)
 }
 
 static uint32_t g_maxQueue = 0;
-static uint32_t g_maxFlight = 0;
-static uint32_t g_minRwnd = 1u << 31;
-
-static void
-FlightChange(uint32_t, uint32_t now)
-{
-    g_maxFlight = std::max(g_maxFlight, now);
-}
-
-static void
-RwndChange(uint32_t, uint32_t now)
-{
-    g_minRwnd = std::min(g_minRwnd, now);
-}
 
 static void
 QueueBytes(uint32_t, uint32_t now)
@@ -180,13 +171,23 @@ ServerRecv(Ptr<Socket> s)
     }
 }
 
+static uint64_t g_segTx = 0;
+
+static void
+SegTx(Ptr<const Packet> p, const TcpHeader&, Ptr<const TcpSocketBase>)
+{
+    if (p->GetSize() > 0)
+    {
+        ++g_segTx;
+    }
+}
+
 static void
 ServerAccept(Ptr<Socket> s, const Address&)
 {
     s->SetRecvCallback(MakeCallback(&ServerRecv));
     s->TraceConnectWithoutContext("CongestionWindow", MakeCallback(&CwndChange));
-    s->TraceConnectWithoutContext("BytesInFlight", MakeCallback(&FlightChange));
-    s->TraceConnectWithoutContext("RWND", MakeCallback(&RwndChange));
+    s->TraceConnectWithoutContext("Tx", MakeCallback(&SegTx));
     SendBytes(s, g_sizes.serverCsm);
 }
 
@@ -284,10 +285,12 @@ RunOne(const std::string& cc,
     PointToPointHelper up;
     up.SetDeviceAttribute("DataRate", DataRateValue(DataRate(uint64_t(60000 * ppp))));
     up.SetChannelAttribute("Delay", StringValue("200ms"));
+    up.SetDeviceAttribute("Mtu", UintegerValue(296));
     up.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", queue(bufferBytes));
     PointToPointHelper down;
     down.SetDeviceAttribute("DataRate", DataRateValue(DataRate(uint64_t(30000 * ppp))));
     down.SetChannelAttribute("Delay", StringValue("400ms"));
+    down.SetDeviceAttribute("Mtu", UintegerValue(296));
     down.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", queue(bufferBytes));
     PointToPointHelper rest;
     rest.SetDeviceAttribute("DataRate", StringValue("100Mbps"));
@@ -383,6 +386,13 @@ RunOne(const std::string& cc,
             "BytesInQueue",
             MakeCallback(&QueueBytes));
     }
+    // Without a queue disc, a packet meeting a stopped device queue (full for one more
+    // MTU-sized packet) is dropped by the traffic-control layer, not by the device.
+    for (Ptr<Node> n : {a, r})
+    {
+        n->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext("TcDrop",
+                                                                       MakeCallback(&QueueDrop));
+    }
     Simulator::Stop(Seconds(3600));
     Simulator::Run();
     for (uint32_t i = 0; i < clients; ++i)
@@ -394,7 +404,15 @@ RunOne(const std::string& cc,
                     Fmt(f.start, f.setup).c_str(),
                     Fmt(f.get, f.done).c_str());
     }
-    std::fprintf(stderr, "replication %u: %lu buffer drops, largest cwnd %u bytes, largest queue %u bytes, flight %u, min rwnd %u\n", replication, (unsigned long)g_drops, g_maxCwnd, g_maxQueue, g_maxFlight, g_minRwnd);
+    std::fprintf(stderr,
+                 "replication %u: %lu packets dropped at a full wireless buffer, %lu data segments "
+                 "sent by the server, largest cwnd %u bytes, largest queue %u bytes\n",
+                 replication,
+                 (unsigned long)g_drops,
+                 (unsigned long)g_segTx,
+                 g_maxCwnd,
+                 g_maxQueue);
+    g_segTx = 0;
     g_maxQueue = 0;
     g_flows.clear();
     Simulator::Destroy();

@@ -152,6 +152,11 @@ pub struct LinuxTcpConfig {
     /// SACK (RFC 2018) and SACK-based loss recovery (RFC 6675) (on).
     #[serde(default = "yes")]
     pub sack: bool,
+    /// RACK time-based loss detection with SACK (RFC 8985 §6, Linux `tcp_recovery` bit 0,
+    /// on by default): a segment is lost once one sent after it is delivered and its RTT plus
+    /// the reordering window has passed; off, RFC 6675's DupThresh rule marks losses (on).
+    #[serde(default = "yes")]
+    pub rack: bool,
     /// Initial congestion window, segments (10, RFC 6928, Linux `TCP_INIT_CWND`).
     #[serde(default = "default_iw")]
     pub initial_window: u32,
@@ -212,6 +217,7 @@ impl Default for LinuxTcpConfig {
             ip_tcp_header_bytes: default_ip_tcp(),
             timestamps: false,
             sack: true,
+            rack: true,
             initial_window: default_iw(),
             rto_initial: default_rto_initial(),
             rto_fallback: default_rto_fallback(),
@@ -242,6 +248,7 @@ pub(super) const TCP_KEYS: &[&str] = &[
     "ip_tcp_header_bytes",
     "timestamps",
     "sack",
+    "rack",
     "initial_window",
     "rto_initial_ms",
     "rto_fallback_ms",

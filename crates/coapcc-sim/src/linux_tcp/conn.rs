@@ -45,10 +45,12 @@ pub(crate) enum TimerKind {
     Rto,
     /// Delayed ACK.
     DelAck,
+    /// RACK's reordering timer.
+    Reo,
 }
 
 impl TimerKind {
-    pub(crate) const ALL: [TimerKind; 3] = [TimerKind::Syn, TimerKind::Rto, TimerKind::DelAck];
+    pub(crate) const ALL: [TimerKind; 4] = [TimerKind::Syn, TimerKind::Rto, TimerKind::DelAck, TimerKind::Reo];
 }
 
 #[derive(Clone, Debug)]
@@ -94,6 +96,7 @@ impl Side {
             TimerKind::Syn => self.syn_deadline,
             TimerKind::Rto => self.snd.rto_deadline.filter(|_| self.phase == Phase::Established),
             TimerKind::DelAck => self.rcv.delack_deadline.filter(|_| self.phase == Phase::Established),
+            TimerKind::Reo => self.snd.rack.reo_deadline.filter(|_| self.phase == Phase::Established),
         }
     }
 
@@ -241,6 +244,10 @@ impl Side {
                 if self.rcv.delack_fired() {
                     self.send_ack(out);
                 }
+            }
+            TimerKind::Reo => {
+                self.snd.on_reo_timeout(now_ns);
+                self.flush(now_ns, out);
             }
         }
         o

@@ -4,7 +4,7 @@
 //! allows it). Every segment crosses the scenario's link pipelines (`coapcc_driver::link`:
 //! the same rates, byte buffers, delays and Gilbert–Elliott errors as the network model),
 //! shared by all connections, one per direction. Events are ordered by (time, sequence
-//! number); each end's three timers are re-armed by generation, so a stale expiry is ignored.
+//! number); each end's four timers are re-armed by generation, so a stale expiry is ignored.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -12,9 +12,9 @@ use std::collections::BinaryHeap;
 use coapcc_core::{ConfigError, Duration, Instant};
 use coapcc_driver::link::Pipeline;
 use coapcc_driver::metrics::{Distribution, FlowResult, RunResult};
-use coapcc_driver::{RunTally, run_metrics};
 use coapcc_driver::rng::{Stream, stream_rng, uniform_duration};
 use coapcc_driver::scenario::{CoapTcpSizes, CongestionControl, LinuxTcpConfig, TcpModel};
+use coapcc_driver::{RunTally, run_metrics};
 
 use super::conn::{Outcome, Phase, Side, TimerKind};
 use super::result::{TcpCounters, TcpFlowResult, TcpRunResult};
@@ -67,8 +67,8 @@ struct Conn {
     client: Side,
     server: Side,
     app: App,
-    generation: [[u64; 3]; 2],
-    armed: [[Option<u64>; 3]; 2],
+    generation: [[u64; 4]; 2],
+    armed: [[Option<u64>; 4]; 2],
 }
 
 struct Sim<'a> {
@@ -89,6 +89,7 @@ fn timer_index(k: TimerKind) -> usize {
         TimerKind::Syn => 0,
         TimerKind::Rto => 1,
         TimerKind::DelAck => 2,
+        TimerKind::Reo => 3,
     }
 }
 
@@ -273,8 +274,8 @@ pub fn run_tcp(
             client: Side::new(cfg, kind, true),
             server: Side::new(cfg, kind, false),
             app: App::default(),
-            generation: [[0; 3]; 2],
-            armed: [[None; 3]; 2],
+            generation: [[0; 4]; 2],
+            armed: [[None; 4]; 2],
         })
         .collect();
     let mut sim = Sim {
@@ -371,7 +372,11 @@ fn finish(sim: &Sim<'_>, cfg: &LinuxTcpConfig) -> TcpRunResult {
         now: Instant::from_nanos(sim.now_ns),
     };
     let run = run_metrics(&fcts, &tally, Some((&sim.up, &sim.down, tally.now)));
-    TcpRunResult { network: RunResult { flows, run, series: Vec::new(), transfers: Vec::new() }, flows: tcp_flows, counters }
+    TcpRunResult {
+        network: RunResult { flows, run, series: Vec::new(), transfers: Vec::new() },
+        flows: tcp_flows,
+        counters,
+    }
 }
 
 #[cfg(test)]

@@ -42,7 +42,6 @@ impl RttEstimator {
     }
 
     /// The smoothed RTT, once there is a sample.
-    #[cfg(test)]
     pub(crate) fn srtt_ns(&self) -> Option<u64> {
         self.srtt_ns
     }

@@ -92,8 +92,19 @@ impl Scoreboard {
         self.segs.get_mut(i).filter(|s| s.start == start)
     }
 
-    /// Removes every segment ending at or below `ack` (a cumulative ACK).
-    pub(crate) fn ack(&mut self, ack: u64) -> Delivered {
+    /// The segments, oldest first.
+    pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = &mut Seg> {
+        self.segs.iter_mut()
+    }
+
+    /// How many segments are SACKed (Linux `sacked_out`).
+    pub(crate) fn sacked(&self) -> u32 {
+        self.segs.iter().filter(|s| s.sacked).count() as u32
+    }
+
+    /// Removes every segment ending at or below `ack` (a cumulative ACK), telling
+    /// `on_delivered` each one not SACKed before.
+    pub(crate) fn ack(&mut self, ack: u64, on_delivered: &mut impl FnMut(&Seg)) -> Delivered {
         let mut d = Delivered::default();
         while let Some(s) = self.segs.front() {
             if s.end > ack {
@@ -103,13 +114,15 @@ impl Scoreboard {
             self.segs.pop_front();
             if !s.sacked {
                 d.add(&s);
+                on_delivered(&s);
             }
         }
         d
     }
 
-    /// Marks the segments wholly inside the SACK blocks (RFC 2018 §4).
-    pub(crate) fn sack(&mut self, blocks: &[(u64, u64)]) -> Delivered {
+    /// Marks the segments wholly inside the SACK blocks (RFC 2018 §4), telling `on_delivered`
+    /// each one newly SACKed.
+    pub(crate) fn sack(&mut self, blocks: &[(u64, u64)], on_delivered: &mut impl FnMut(&Seg)) -> Delivered {
         let mut d = Delivered::default();
         for &(lo, hi) in blocks {
             let from = self.segs.partition_point(|s| s.start < lo);
@@ -122,6 +135,7 @@ impl Scoreboard {
                     s.lost = false;
                     s.retrans_out = false;
                     d.add(s);
+                    on_delivered(s);
                 }
             }
         }
@@ -216,12 +230,12 @@ mod tests {
     fn three_sacked_segments_above_a_hole_make_it_lost() {
         let mut b = board(6);
         // SACK of segments 2 and 3 (0-based 1, 2): two above segment 0, not yet lost.
-        let d = b.sack(&[(101, 301)]);
+        let d = b.sack(&[(101, 301)], &mut |_| {});
         assert_eq!(d.segments, 2);
         assert_eq!(b.mark_lost(), 0);
         assert_eq!(b.pipe(0), 4);
         // A third SACKed segment (0-based 3): segment 0 has three above it.
-        b.sack(&[(301, 401)]);
+        b.sack(&[(301, 401)], &mut |_| {});
         assert_eq!(b.mark_lost(), 1);
         // pipe = 6 out − (3 SACKed + 1 lost) = 2.
         assert_eq!(b.pipe(0), 2);
@@ -232,7 +246,7 @@ mod tests {
     fn a_cumulative_ack_removes_segments_and_reports_karns_rule() {
         let mut b = board(3);
         b.get_mut(1).unwrap().ever_retrans = true;
-        let d = b.ack(201);
+        let d = b.ack(201, &mut |_| {});
         assert_eq!(d.segments, 2);
         assert!(d.retrans && d.original);
         assert_eq!(d.first_sent_ns, Some(0));
@@ -242,7 +256,7 @@ mod tests {
     #[test]
     fn a_timeout_marks_every_unsacked_segment_lost() {
         let mut b = board(4);
-        b.sack(&[(201, 301)]);
+        b.sack(&[(201, 301)], &mut |_| {});
         b.mark_all_lost();
         assert_eq!(b.pipe(0), 0);
         assert_eq!(b.next_lost(), Some(0));

@@ -1,6 +1,7 @@
 //! The sending half of a connection after the handshake: Linux's congestion states (Open,
 //! Disorder, Recovery, Loss), SACK loss recovery (RFC 6675) or NewReno without SACK
 //! (RFC 6582, Linux's `tcp_add_reno_sack` emulation), PRR in recovery (RFC 6937), the
+//! RACK loss detection with SACK (RFC 8985 §6, Linux's default), the
 //! retransmission timer (RFC 6298 §5) with F-RTO (RFC 5682 §3 SACK-enhanced, Linux
 //! `tcp_process_loss`), slow start after idle (RFC 5681 §4.1, Linux `tcp_cwnd_restart`), and
 //! the peer's receive window. Counters are Linux's (`TcpOutSegs`, `TcpRetransSegs`,
@@ -10,6 +11,7 @@ use coapcc_driver::scenario::{CongestionControl, LinuxTcpConfig};
 
 use super::cc::{Cc, Window};
 use super::prr::Prr;
+use super::rack::Rack;
 use super::rto::RttEstimator;
 use super::scoreboard::{DUP_THRESH, Delivered, Scoreboard};
 
@@ -61,6 +63,9 @@ pub(crate) struct AckIn<'a> {
 pub(crate) struct Sender {
     mss: u32,
     sack: bool,
+    /// RACK marks losses (SACK on and `rack`), else RFC 6675's DupThresh rule.
+    rack_enabled: bool,
+    pub(crate) rack: Rack,
     frto_enabled: bool,
     slow_start_after_idle: bool,
     iw: u32,
@@ -100,6 +105,8 @@ impl Sender {
         Sender {
             mss: c.mss(),
             sack: c.sack,
+            rack_enabled: c.sack && c.rack,
+            rack: Rack::default(),
             frto_enabled: c.frto,
             slow_start_after_idle: c.slow_start_after_idle,
             iw: c.initial_window,
@@ -275,8 +282,15 @@ impl Sender {
             return;
         }
         self.rwnd = u64::from(a.rwnd);
-        let sacked = if self.sack { self.sb.sack(a.sack) } else { Delivered::default() };
-        let acked = self.sb.ack(a.ack);
+        let (rack, sack) = (&mut self.rack, self.sack);
+        let mut on_delivered = |s: &_| {
+            // Linux calls `tcp_rack_advance` for SACK connections only.
+            if sack {
+                rack.delivered(now_ns, s);
+            }
+        };
+        let sacked = if self.sack { self.sb.sack(a.sack, &mut on_delivered) } else { Delivered::default() };
+        let acked = self.sb.ack(a.ack, &mut on_delivered);
         let una_advanced = a.ack > self.snd_una;
         self.snd_una = a.ack;
         let is_dupack = !una_advanced && !a.has_data && !self.sb.is_empty();
@@ -296,13 +310,19 @@ impl Sender {
         if let Some(sent) = first {
             let r = now_ns.saturating_sub(sent);
             self.rtt.sample(r);
+            self.rack.note_rtt(r);
             self.rtt_samples_s.push(r as f64 / 1e9);
             self.cc.on_rtt(&mut self.win, r, now_ns, self.snd_una, self.snd_nxt);
         }
         if una_advanced {
             // RFC 6298 §5.2–5.3.
             self.retransmits = 0;
-            if self.sb.is_empty() { self.rto_deadline = None } else { self.arm_rto(now_ns) }
+            if self.sb.is_empty() {
+                self.rto_deadline = None;
+                self.rack.reo_deadline = None;
+            } else {
+                self.arm_rto(now_ns)
+            }
         }
         let original = acked.original || sacked.original;
         let mut newly_lost = 0;
@@ -310,6 +330,10 @@ impl Sender {
             CaState::Loss => {
                 if self.process_loss(una_advanced, original, sacked.segments > 0 || is_dupack) {
                     return;
+                }
+                if self.rack_enabled {
+                    // Lost retransmissions (Linux `tcp_identify_packet_loss` in Loss).
+                    self.mark_lost(now_ns);
                 }
             }
             CaState::Recovery => {
@@ -319,7 +343,7 @@ impl Sender {
                     self.state = CaState::Open;
                     self.dupacks = 0;
                 } else if self.sack {
-                    newly_lost = self.sb.mark_lost();
+                    newly_lost = self.mark_lost(now_ns);
                 } else if una_advanced {
                     // NewReno partial ACK (RFC 6582 §3.2 step 5).
                     newly_lost = self.sb.mark_head_lost();
@@ -327,7 +351,7 @@ impl Sender {
             }
             CaState::Open | CaState::Disorder => {
                 if self.sack {
-                    newly_lost = self.sb.mark_lost();
+                    newly_lost = self.mark_lost(now_ns);
                 }
                 let recover = if self.sack { self.sb.next_lost().is_some() } else { self.dupacks >= DUP_THRESH };
                 if recover {
@@ -349,6 +373,35 @@ impl Sender {
         } else if una_advanced {
             let limited = self.cwnd_limited || (self.win.in_slow_start() && self.win.cwnd < 2 * self.last_pipe.max(1));
             self.cc.cong_avoid(&mut self.win, delivered, now_ns, limited);
+        }
+    }
+
+    /// Marks lost segments after an ACK with SACK (Linux `tcp_identify_packet_loss`): RACK
+    /// when enabled, else RFC 6675's `IsLost`. Returns how many it newly marked.
+    fn mark_lost(&mut self, now_ns: u64) -> u32 {
+        if self.rack_enabled {
+            let srtt = self.rtt.srtt_ns().unwrap_or(0);
+            self.rack.on_ack(&mut self.sb, now_ns, self.state >= CaState::Recovery, srtt).newly
+        } else {
+            self.sb.mark_lost()
+        }
+    }
+
+    /// RACK's reordering timer fired (Linux `tcp_rack_reo_timeout`): what it finds lost starts
+    /// fast recovery, with one PRR step for the losses.
+    pub(crate) fn on_reo_timeout(&mut self, now_ns: u64) {
+        self.rack.reo_deadline = None;
+        if self.sb.is_empty() {
+            return;
+        }
+        let srtt = self.rtt.srtt_ns().unwrap_or(0);
+        let found = self.rack.on_timer(&mut self.sb, now_ns, self.state >= CaState::Recovery, srtt);
+        if found.newly > 0 && self.state < CaState::Recovery {
+            self.enter_recovery();
+            let in_flight = self.pipe();
+            if let Some(cwnd) = self.prr.on_ack(self.win.ssthresh, in_flight, 1, false, true) {
+                self.win.cwnd = cwnd;
+            }
         }
     }
 
@@ -414,6 +467,7 @@ impl Sender {
             self.win.ssthresh = self.cc.ssthresh(&self.win);
         }
         self.sb.mark_all_lost();
+        self.rack.reo_deadline = None;
         self.dupacks = 0;
         self.win.cwnd = self.pipe() + 1;
         self.win.cwnd_cnt = 0;
