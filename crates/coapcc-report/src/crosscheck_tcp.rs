@@ -241,11 +241,14 @@ const WHAT_DIFFERS: &str = "\
 What the two models do differently (docs/tcp.md):
 - coapcc follows Linux: F-RTO, the RTO floor as SRTT + max(4·RTTVAR, 200 ms), HyStart's delay
   threshold capped at 16 ms, CUBIC's first-epoch growth of at least one segment per 20 ACKs,
-  quick ACKs at the start, no cwnd growth while not cwnd-limited, RFC 6675 loss marking.
+  quick ACKs at the start, no cwnd growth while not cwnd-limited, RACK loss marking (a lost
+  retransmission or a hole with few SACKs above it is found without the timer).
   ns-3 uses its own TCP: RFC 6298's max(SRTT + 4·RTTVAR, 200 ms), HyStart up to 1 s of delay
-  increase, no F-RTO.
+  increase, no F-RTO, RFC 6675's DupThresh loss marking (no RACK).
 - ns-3's rest of the path is a fixed 15 ms each way (coapcc draws U[10, 20] ms per packet);
-  its PPP header is compensated by raising the link rates by 298/296.
+  its PPP header is compensated by raising the link rates and queue sizes by 298/296; its
+  wireless devices have the testbed's 296-byte MTU, so a buffer holds as many packets as
+  coapcc's.
 - Each side draws its own random numbers (start offsets, Gilbert–Elliott trajectories):
   compare medians, not runs.
 ";

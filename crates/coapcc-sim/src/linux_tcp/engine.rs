@@ -414,6 +414,27 @@ mod tests {
     }
 
     #[test]
+    fn one_client_on_the_28200_byte_buffer_loses_segments_yet_keeps_the_link_busy_for_the_ideal_time() {
+        // The flight outgrows the path (bandwidth-delay product + 95 packets of buffer), so the
+        // buffer drops segments; a dropped segment takes no link time, and with RACK every hole
+        // is repaired while the 7.5-s queue keeps the downlink busy: the FCT is the ideal
+        // 32.20–32.24 s of the unlimited buffer (above), the thesis's 32.2 s within 5 % by far.
+        for kind in [CongestionControl::Cubic, CongestionControl::Reno] {
+            let r = run_tcp(&model(28_200, LinkErrors::None, LinuxTcpConfig::default()), kind, 1, 0).unwrap();
+            let f = &r.network.flows[0];
+            assert!(f.retransmissions > 0, "{kind:?}: no loss, so nothing was tested");
+            assert!((32.19..32.26).contains(&f.fct_s), "{kind:?}: FCT {}", f.fct_s);
+            assert_eq!(r.flows[0].data_segments, 401);
+            assert_eq!((r.flows[0].timeouts, f.unnecessary_retransmissions), (0, 0), "{kind:?}");
+        }
+        // RFC 6675's DupThresh alone leaves the last hole (fewer than three SACKed segments
+        // above it) to the retransmission timer, ≈ SRTT (8 s of queue) + 200 ms later.
+        let dupthresh = LinuxTcpConfig { rack: false, ..LinuxTcpConfig::default() };
+        let r = run_tcp(&model(28_200, LinkErrors::None, dupthresh), CongestionControl::Cubic, 1, 0).unwrap();
+        assert!(r.flows[0].timeouts >= 1 && r.network.flows[0].fct_s > 38.0, "FCT {}", r.network.flows[0].fct_s);
+    }
+
+    #[test]
     fn the_same_seed_gives_the_same_run() {
         // Compared as the wire format's bytes (every f64 by its bits: NaN ≠ NaN for `==`).
         let m = model(2_500, LinkErrors::High, LinuxTcpConfig { clients: 4, ..LinuxTcpConfig::default() });
