@@ -4,6 +4,7 @@
 //!
 //! Output: one JSON object per line, in time order (see [`format_event`]).
 
+use std::cell::Cell;
 use std::fmt;
 use std::io::Write;
 use std::time::Duration;
@@ -139,6 +140,84 @@ pub fn run_with(
         result.map_err(|e| ReplayError::Line { number: line.number, problem: e.to_string() })?;
     }
     Ok(())
+}
+
+/// One exchange of a probe's script as the replay runs it: when the application starts it
+/// (since the start of the run) and, if the probe answers it, which copy the answer follows and
+/// how long after that copy left the answer arrives. An empty ACK (a separate response) is an
+/// answer too: it stops the retransmissions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ScriptedExchange {
+    /// When the application starts the exchange.
+    pub start: Duration,
+    /// `(copy, delay)`: the answer arrives `delay` after copy `copy` (0 = the original) left.
+    pub answer: Option<(u8, Duration)>,
+    /// Whether the answer names the copy it follows (a token or option echo).
+    pub echo: bool,
+}
+
+/// Runs `exchanges` on `controller` the way a probe server reacts to a client: each exchange
+/// starts at its `start` (or, when the controller is still busy with the previous one, as soon
+/// as that one ends: it is run to its answer or give-up first), and is answered `delay` after
+/// its copy `copy` leaves (never, if the controller gives up before sending that copy). After
+/// the last exchange, timers run until the controller is idle. Events go to `emit` in time
+/// order, as [`run_with`] gives them: the probe compares what a real client did with this.
+pub fn run_scripted(
+    controller: &AnyController,
+    exchanges: &[ScriptedExchange],
+    seed: u64,
+    emit: &mut dyn FnMut(Event),
+) {
+    let mut harness = StopAndWait::new(controller);
+    let mut rng = Pcg64Mcg::seed_from_u64(seed);
+    // Every exchange ends by an answer or a give-up after at most 256 copies.
+    let drain = |h: &mut StopAndWait<&AnyController>, rng: &mut Pcg64Mcg, emit: &mut dyn FnMut(Event)| {
+        for _ in 0..=u16::MAX {
+            match h.next_deadline() {
+                Some(at) => h.advance_to(at, rng, &mut *emit),
+                None => break,
+            }
+        }
+    };
+    for ex in exchanges {
+        let at = Instant::ZERO.saturating_add(ex.start);
+        harness.advance_to(at, &mut rng, &mut *emit);
+        if harness.is_busy() {
+            drain(&mut harness, &mut rng, &mut *emit);
+        }
+        let start = harness.now().max(at);
+        let sent_copy: Cell<Option<Instant>> = Cell::new(None);
+        let want = ex.answer.map(|(copy, _)| copy);
+        let mut watch = |e: Event| {
+            if let Event::Transmit { at, copy, .. } = e
+                && Some(copy) == want
+            {
+                sent_copy.set(Some(at));
+            }
+            emit(e);
+        };
+        // A send at a time the harness has reached cannot be refused: it is idle here.
+        let _ = harness.send(start, &mut rng, &mut watch);
+        let Some((copy, delay)) = ex.answer else { continue };
+        for _ in 0..=u16::MAX {
+            if sent_copy.get().is_some() || !harness.is_busy() {
+                break;
+            }
+            match harness.next_deadline() {
+                Some(at) => harness.advance_to(at, &mut rng, &mut watch),
+                None => break,
+            }
+        }
+        if let Some(left) = sent_copy.get() {
+            let named = ex.echo.then_some(u16::from(copy));
+            harness.advance_to(left.saturating_add(delay), &mut rng, &mut watch);
+            // The exchange may have ended meanwhile (a give-up before the answer arrived).
+            if harness.is_busy() {
+                let _ = harness.ack(harness.now(), named, &mut rng, &mut watch);
+            }
+        }
+    }
+    drain(&mut harness, &mut rng, &mut *emit);
 }
 
 #[cfg(test)]
