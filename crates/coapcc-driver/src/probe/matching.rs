@@ -256,3 +256,55 @@ pub fn rank(runs: &[Run], max_retransmit: Option<u8>) -> Vec<Match> {
     out.sort_by(|a, b| a.distance.total_cmp(&b.distance));
     out
 }
+
+/// Where the copies of one unanswered request of a configuration fall: for each copy after
+/// the original, and for the give-up, the earliest and latest instant (seconds since the
+/// original) over [`SEEDS`] replays.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Windows {
+    /// `[earliest, latest]` of copy 1, 2, ….
+    pub copies_s: Vec<[f64; 2]>,
+    /// `[earliest, latest]` of the give-up.
+    pub give_up_s: Option<[f64; 2]>,
+}
+
+/// The windows of `config` (see [`Windows`]); `None` when it does not build.
+pub fn windows(config: &AnyConfig) -> Option<Windows> {
+    let controller = config.build().ok()?;
+    let script = [ScriptedExchange { start: Duration::ZERO, answer: None, echo: false }];
+    let mut copies: Vec<[f64; 2]> = Vec::new();
+    let mut give_up: Option<[f64; 2]> = None;
+    let widen = |w: &mut [f64; 2], x: f64| *w = [w[0].min(x), w[1].max(x)];
+    for seed in 0..SEEDS {
+        let mut k = 0usize;
+        run_scripted(&controller, &script, seed, &mut |e| match e {
+            Event::Transmit { at, copy, .. } if copy > 0 => {
+                let x = at.since_epoch().as_secs_f64();
+                match copies.get_mut(k) {
+                    Some(w) => widen(w, x),
+                    None => copies.push([x, x]),
+                }
+                k += 1;
+            }
+            Event::GiveUp { at, .. } => {
+                let x = at.since_epoch().as_secs_f64();
+                match give_up.as_mut() {
+                    Some(w) => widen(w, x),
+                    None => give_up = Some([x, x]),
+                }
+            }
+            _ => {}
+        });
+    }
+    Some(Windows { copies_s: copies, give_up_s: give_up })
+}
+
+impl Match {
+    /// The fitted configuration of this match (its preset, scaled, with its MAX_RETRANSMIT).
+    pub fn config(&self) -> Option<AnyConfig> {
+        let preset = AnyConfig::from_name(self.algorithm)?;
+        let n =
+            self.settings.iter().find(|(k, _)| k == "max_retransmit").and_then(|(_, v)| u8::try_from(*v as u32).ok());
+        fitted(preset, self.scale, n).map(|(c, _)| c)
+    }
+}

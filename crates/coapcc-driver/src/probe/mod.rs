@@ -12,6 +12,7 @@
 mod infer;
 mod matching;
 mod script;
+mod server;
 mod stats;
 mod timeline;
 
@@ -22,8 +23,9 @@ pub use infer::{
     ACK_RANDOM_FACTOR, ACK_TIMEOUT_S, AfterSamples, DISTANCE, Findings, Kind, MAX_RETRANSMIT, MAX_TRANSMIT_WAIT_S,
     NSTART, Options, SeparateHandling, Violation, infer,
 };
-pub use matching::{Match, SEEDS, fitted, rank};
+pub use matching::{Match, SEEDS, Windows, fitted, rank, windows};
 pub use script::{Action, Script, ScriptError};
+pub use server::{AMPLIFICATION_BOUND, Answer, Duplicate, ServerFindings, ServerObservation, check_server};
 pub use stats::{Estimate, UniformFit, median, uniform_fit};
 pub use timeline::{ClientReply, Copy, End, Exchange, ReplyKind, Run, Sent, SentKind};
 

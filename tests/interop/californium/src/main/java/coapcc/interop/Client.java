@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import org.eclipse.californium.core.CoapClient;
 import org.eclipse.californium.core.CoapResponse;
 import org.eclipse.californium.core.coap.MediaTypeRegistry;
+import org.eclipse.californium.core.config.CoapConfig;
 import org.eclipse.californium.core.network.CoapEndpoint;
 import org.eclipse.californium.elements.config.Configuration;
 import org.eclipse.californium.elements.exception.ConnectorException;
@@ -15,7 +16,11 @@ import org.eclipse.californium.elements.exception.ConnectorException;
  * A Californium 3.14.0 client for the interop tests: one confirmable request, block-wise when
  * the body needs it (both directions are automatic).
  *
- * <p>Usage: {@code Client GET|PUT|POST URI [--payload-bytes N] [--out FILE] [--timeout-s T]}.
+ * <p>Usage: {@code Client GET|PUT|POST URI [--payload-bytes N] [--out FILE] [--timeout-s T]
+ * [--congestion-control MODE]}. MODE is one of Californium's
+ * {@code CoapConfig.CongestionControlMode} names (NULL, COCOA, COCOA_STRONG, BASIC_RTO,
+ * LINUX_RTO, PEAKHOPPER_RTO) and sets {@code CoapConfig.CONGESTION_CONTROL_ALGORITHM}
+ * (default NULL: RFC 7252 timers); `coapcc probe` measures the difference.
  * A PUT/POST body is N bytes of digits (0-9 repeated, the body of /data?size=N). Prints one line
  * {@code code=C bytes=N} (C like 2.05) and writes the response body to FILE if given.
  * Exit 0 on a success (2.xx) response, 1 on an error response, 2 on no response or bad usage.
@@ -25,7 +30,8 @@ public final class Client {
 
     private static void usage(String why) {
         System.err.println(why);
-        System.err.println("usage: Client GET|PUT|POST URI [--payload-bytes N] [--out FILE] [--timeout-s T]");
+        System.err.println("usage: Client GET|PUT|POST URI [--payload-bytes N] [--out FILE] [--timeout-s T]"
+                + " [--congestion-control MODE]");
         System.exit(2);
     }
 
@@ -39,6 +45,7 @@ public final class Client {
         int payloadBytes = 0;
         Path out = null;
         long timeoutMs = 20_000;
+        CoapConfig.CongestionControlMode congestion = null;
         for (int i = 2; i < args.length; i++) {
             String flag = args[i];
             if (i + 1 >= args.length) {
@@ -50,14 +57,20 @@ public final class Client {
                     case "--payload-bytes" -> payloadBytes = Integer.parseInt(value);
                     case "--out" -> out = Path.of(value);
                     case "--timeout-s" -> timeoutMs = (long) (Double.parseDouble(value) * 1000.0);
+                    case "--congestion-control" -> congestion = CoapConfig.CongestionControlMode.valueOf(value);
                     default -> usage("unknown flag " + flag);
                 }
             } catch (NumberFormatException e) {
                 usage(flag + ": not a number: " + value);
+            } catch (IllegalArgumentException e) {
+                usage(flag + ": unknown value: " + value);
             }
         }
 
         Configuration config = Peer.configuration();
+        if (congestion != null) {
+            config.set(CoapConfig.CONGESTION_CONTROL_ALGORITHM, congestion);
+        }
         CoapEndpoint endpoint = Peer.endpoint(config, "127.0.0.1", 0);
         CoapClient client = new CoapClient(uri);
         client.setEndpoint(endpoint);
