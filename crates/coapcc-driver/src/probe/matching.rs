@@ -130,15 +130,15 @@ fn compare(observed: &[Observed], replay: &[Vec<Duration>]) -> (f64, usize) {
     (sum, count)
 }
 
-/// Every numeric `_ms` key of a configuration multiplied by a factor.
-struct Scale(f64);
+/// Every numeric `_ms` key of a configuration (or only those named) multiplied by a factor.
+struct Scale<'a>(f64, Option<&'a [String]>);
 
-impl ConfigMapper for Scale {
+impl ConfigMapper for Scale<'_> {
     type Error = ();
     fn map<T: Serialize + DeserializeOwned>(&mut self, config: T) -> Result<T, ()> {
         let mut t = toml::Table::try_from(&config).map_err(|_| ())?;
         for (k, v) in t.iter_mut() {
-            if !k.ends_with("_ms") {
+            if !k.ends_with("_ms") || self.1.is_some_and(|only| !only.contains(k)) {
                 continue;
             }
             match *v {
@@ -172,14 +172,29 @@ impl ConfigMapper for Keys {
 }
 
 /// `preset` with every `_ms` key scaled by `scale` and MAX_RETRANSMIT replaced, built; `None`
-/// when the result is not a valid configuration.
+/// when not even the preset builds. A key whose scaled value the algorithm refuses (FASOR's
+/// cap of at least 60 s) keeps its preset value: the keys are then scaled one at a time, in
+/// the order of the configuration, each kept if the result still builds.
 pub fn fitted(preset: AnyConfig, scale: f64, max_retransmit: Option<u8>) -> Option<(AnyConfig, AnyController)> {
-    let mut config = preset.map_with(&mut Scale(scale)).ok()?;
-    if let Some(n) = max_retransmit {
-        config.set_max_retransmit(n);
+    let with_max = |mut c: AnyConfig| {
+        if let Some(n) = max_retransmit {
+            c.set_max_retransmit(n);
+        }
+        c.build().ok().map(|b| (c, b))
+    };
+    if let Some(all) = preset.map_with(&mut Scale(scale, None)).ok().and_then(with_max) {
+        return Some(all);
     }
-    let built = config.build().ok()?;
-    Some((config, built))
+    let mut keys = Keys(Vec::new());
+    let _ = preset.map_with(&mut keys);
+    let mut kept: Vec<String> = Vec::new();
+    for (k, _) in keys.0.into_iter().filter(|(k, _)| k.ends_with("_ms")) {
+        kept.push(k);
+        if preset.map_with(&mut Scale(scale, Some(&kept))).ok().and_then(with_max).is_none() {
+            kept.pop();
+        }
+    }
+    preset.map_with(&mut Scale(scale, Some(&kept))).ok().and_then(with_max)
 }
 
 /// Distance of `prepared` runs to `controller` (see the module documentation); replays of the
@@ -306,5 +321,36 @@ impl Match {
         let n =
             self.settings.iter().find(|(k, _)| k == "max_retransmit").and_then(|(_, v)| u8::try_from(*v as u32).ok());
         fitted(preset, self.scale, n).map(|(c, _)| c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(config: AnyConfig) -> Vec<(String, f64)> {
+        let mut k = Keys(Vec::new());
+        let _ = config.map_with(&mut k);
+        k.0
+    }
+
+    #[test]
+    fn every_ms_key_is_scaled_and_max_retransmit_replaced() {
+        let (config, _) = fitted(AnyConfig::from_name("cocoa").unwrap(), 0.5, Some(3)).unwrap();
+        let k = keys(config);
+        let get = |name: &str| k.iter().find(|(n, _)| n == name).map(|(_, v)| *v).unwrap();
+        assert!((get("initial_rto_ms") - 1000.0).abs() < 1e-6, "{k:?}");
+        assert!((get("cap_ms") - 16000.0).abs() < 1e-6, "{k:?}");
+        assert_eq!(get("max_retransmit"), 3.0);
+    }
+
+    #[test]
+    fn a_key_the_algorithm_refuses_to_scale_keeps_its_preset_value() {
+        // FASOR's cap must be at least 60 s (FASOR-02 §4.1): at a tenth, only the cap stays.
+        let (config, _) = fitted(AnyConfig::from_name("fasor").unwrap(), 0.1, None).expect("fasor fits at a tenth");
+        let k = keys(config);
+        let get = |name: &str| k.iter().find(|(n, _)| n == name).map(|(_, v)| *v).unwrap();
+        assert_eq!(get("cap_ms"), 60000.0, "{k:?}");
+        assert!((get("initial_rto_ms") - 200.0).abs() < 1e-6, "{k:?}");
     }
 }

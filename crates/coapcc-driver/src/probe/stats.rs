@@ -37,29 +37,58 @@ pub struct UniformFit {
     pub factor: Estimate,
 }
 
+/// P(X ≤ q) for X ~ Beta(k, n + 1 − k): the law of the k-th smallest of n uniform draws on
+/// [0, 1), `1 − Σ_{j<k} C(n, j) q^j (1 − q)^(n−j)`.
+fn order_cdf(k: usize, n: usize, q: f64) -> f64 {
+    let mut term = (1.0 - q).powi(n as i32);
+    let mut below = 0.0;
+    for j in 0..k {
+        below += term;
+        // C(n, j+1) q^(j+1) (1−q)^(n−j−1) from C(n, j) q^j (1−q)^(n−j).
+        term = if q < 1.0 { term * (n - j) as f64 / (j + 1) as f64 * q / (1.0 - q) } else { 0.0 };
+    }
+    1.0 - below
+}
+
+/// The p-quantile of Beta(k, n + 1 − k), by bisection.
+fn order_quantile(k: usize, n: usize, p: f64) -> f64 {
+    let (mut lo, mut hi) = (0.0f64, 1.0f64);
+    for _ in 0..60 {
+        let mid = (lo + hi) / 2.0;
+        if order_cdf(k, n, mid) < p { lo = mid } else { hi = mid }
+    }
+    (lo + hi) / 2.0
+}
+
 /// Fits U[a, b) to `samples_s` (at least two, each finite and positive); `resolution_s` is
 /// the timestamps' uncertainty, added to each side of the intervals.
 ///
-/// Point estimates are the unbiased ones of the order statistics, `a = min − r/(n−1)` and
-/// `b = max + r/(n−1)` with `r = max − min`. The intervals use the exact law of the extremes:
-/// `(min − a)/(b − a)` follows Beta(1, n), so with `w = r (n+1)/(n−1)` (the unbiased width)
-/// `a` lies in `[min − q₉₇.₅ w, min − q₂.₅ w]` where `q_p = 1 − (1 − p)^(1/n)`; `b` likewise
-/// from the maximum. The factor's interval is `[b_low / a_high, b_high / a_low]`.
+/// The fit rests on the k-th smallest and k-th largest samples, with `k = 1 + n/15` (the
+/// extremes up to 14 samples, the second ones from 15, the third from 30): a copy delayed
+/// by the machine moves one sample, not the fit. With `x₍k₎` and `x₍n+1−k₎`, the unbiased
+/// width is `w = (x₍n+1−k₎ − x₍k₎)(n+1)/(n+1−2k)` and `a = x₍k₎ − k w/(n+1)`,
+/// `b = x₍n+1−k₎ + k w/(n+1)`. The intervals use the exact law of the order statistic,
+/// `(x₍k₎ − a)/(b − a) ~ Beta(k, n+1−k)`: `a` lies in `[x₍k₎ − q₀.₉₇₅ w, x₍k₎ − q₀.₀₂₅ w]`
+/// with `q_p` its p-quantile; `b` likewise from the top. The factor's interval is
+/// `[b_low / a_high, b_high / a_low]`. With k = 1 these are the estimators of the extremes.
 pub fn uniform_fit(samples_s: &[f64], resolution_s: f64) -> Option<UniformFit> {
     let n = samples_s.len();
     if n < 2 || samples_s.iter().any(|x| !x.is_finite() || *x <= 0.0) {
         return None;
     }
-    let min = samples_s.iter().copied().fold(f64::INFINITY, f64::min);
-    let max = samples_s.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let mut sorted = samples_s.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let k = (1 + n / 15).min(n / 2).max(1);
+    let (lo_k, hi_k) = (sorted[k - 1], sorted[n - k]);
+    let (min, max) = (sorted[0], sorted[n - 1]);
     let nf = n as f64;
-    let r = max - min;
-    let w = r * (nf + 1.0) / (nf - 1.0);
-    let q = |p: f64| 1.0 - (1.0 - p).powf(1.0 / nf);
-    let (q_lo, q_hi) = (q(0.025), q(0.975));
+    let kf = k as f64;
+    let w = (hi_k - lo_k) * (nf + 1.0) / (nf + 1.0 - 2.0 * kf);
+    let (q_lo, q_hi) = (order_quantile(k, n, 0.025), order_quantile(k, n, 0.975));
     let res = resolution_s.max(0.0);
-    let a = Estimate { value: min - r / (nf - 1.0), low: min - q_hi * w - res, high: min - q_lo * w + res };
-    let b = Estimate { value: max + r / (nf - 1.0), low: max + q_lo * w - res, high: max + q_hi * w + res };
+    let shift = kf * w / (nf + 1.0);
+    let a = Estimate { value: lo_k - shift, low: lo_k - q_hi * w - res, high: lo_k - q_lo * w + res };
+    let b = Estimate { value: hi_k + shift, low: hi_k + q_lo * w - res, high: hi_k + q_hi * w + res };
     let a = Estimate { low: a.low.max(f64::MIN_POSITIVE), ..a };
     let factor = Estimate { value: b.value / a.value, low: (b.low / a.high).max(1.0), high: b.high / a.low };
     Some(UniformFit { n, min_s: min, max_s: max, lower_s: a, upper_s: b, factor })
@@ -121,6 +150,28 @@ mod tests {
         assert!(fit.factor.high < 1.003, "{fit:?}");
         assert!(uniform_fit(&[2.0], 0.0).is_none());
         assert!(uniform_fit(&[2.0, f64::NAN], 0.0).is_none());
+    }
+
+    #[test]
+    fn one_delayed_copy_does_not_move_the_fit_of_thirty_runs() {
+        let mut rng = Pcg64Mcg::seed_from_u64(9);
+        let mut s: Vec<f64> = (0..30).map(|_| uniform(&mut rng, 2.0, 3.0)).collect();
+        let clean = uniform_fit(&s, 0.0).unwrap();
+        s[0] = 1.2; // the original was delayed 0.8 s, so its first timeout looks short
+        let fit = uniform_fit(&s, 0.0).unwrap();
+        assert!((fit.lower_s.value / clean.lower_s.value - 1.0).abs() < 0.02, "{fit:?} vs {clean:?}");
+        assert_eq!(fit.min_s, 1.2);
+    }
+
+    #[test]
+    fn the_law_of_the_kth_smallest_draw_matches_its_closed_forms() {
+        // k = 1: 1 − (1 − q)^n; k = n: q^n.
+        for q in [0.01, 0.2, 0.7] {
+            assert!((order_cdf(1, 30, q) - (1.0 - (1.0 - q).powi(30))).abs() < 1e-12);
+            assert!((order_cdf(5, 5, q) - q.powi(5)).abs() < 1e-12);
+        }
+        let m = order_quantile(2, 30, 0.5);
+        assert!((order_cdf(2, 30, m) - 0.5).abs() < 1e-9);
     }
 
     #[test]
