@@ -77,8 +77,16 @@ pub fn probe_summary(command: &str, f: &Findings) -> String {
     if let Some(h) = f.separate {
         let _ = writeln!(
             s,
-            "separate responses   {} acknowledged of {}, duplicates {} of {}, retransmitted after the empty ACK {}",
-            h.acknowledged, h.exchanges, h.duplicates_acknowledged, h.duplicates_sent, h.retransmitted_after_empty_ack
+            "separate responses   {} acknowledged of {}, retransmitted after the empty ACK {}; duplicates {}: \
+             acknowledged {}, Reset {}, ignored {}, not judged (nothing sent afterwards) {}",
+            h.acknowledged,
+            h.exchanges,
+            h.retransmitted_after_empty_ack,
+            h.duplicates_sent,
+            h.duplicates_acknowledged,
+            h.duplicates_reset,
+            h.duplicates_ignored,
+            h.duplicates_not_judged
         );
     }
     match f.candidates.first() {
@@ -92,13 +100,24 @@ pub fn probe_summary(command: &str, f: &Findings) -> String {
                 m.distance,
                 settings.join(" ")
             );
+            if !f.same_algorithm.is_empty() {
+                let _ = writeln!(
+                    s,
+                    "                     the same algorithm as {} with other parameters (fitted: the settings above)",
+                    f.same_algorithm.join(", ")
+                );
+            }
             if !f.tied_with.is_empty() {
-                let _ = writeln!(s, "                     as close: {}", f.tied_with.join(", "));
+                let _ = writeln!(
+                    s,
+                    "                     as close (indistinguishable by these runs): {}",
+                    f.tied_with.join(", ")
+                );
             }
             let next: Vec<String> = f
                 .candidates
                 .iter()
-                .skip(1 + f.tied_with.len())
+                .skip(1 + f.same_algorithm.len() + f.tied_with.len())
                 .take(3)
                 .map(|m| format!("{} {:.4}", m.algorithm, m.distance))
                 .collect();

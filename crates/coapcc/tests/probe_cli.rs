@@ -1,14 +1,23 @@
 //! `coapcc probe` (docs/probe.md): our own client with every algorithm, the real stacks of the
 //! interop tests (libcoap, aiocoap, Californium with and without its CoCoA), and servers.
 //!
-//! Our client runs with every `_ms` key of its algorithm at a tenth (and at most 6
-//! retransmissions), so a silence run takes seconds; the probe must name the algorithm's
-//! family and measure its first timeout within 5 % of the smallest first timer of 64 replays of
-//! the same configuration (`coapcc replay`, the reference), and its MAX_RETRANSMIT exactly.
-//! The real stacks run with their default timers (one silence run of up to 93 s each, a few
-//! first-timeout runs); their values are checked against what their documentation states
-//! (RFC 7252 defaults). `scripts/probe-validation` and `scripts/probe-stacks` are the 30-run
-//! versions whose tables are in the README.
+//! The verdicts must not depend on the machine's load (a loaded machine reads a 200 ms timer
+//! anywhere from 150 to 260 ms) nor on luck (30 random first timeouts put the fitted
+//! ACK_TIMEOUT more than 5 % off about once in 16 probes), so what is proven is split:
+//! - **family and MAX_RETRANSMIT** of each algorithm: our client with every `_ms` key at a
+//!   tenth (at most 6 retransmissions) and its draws fixed by `--seed {run}`, 5 first-timeout
+//!   runs and one silence run; the shapes of the families differ by far more than the noise;
+//! - **the timer itself**, for each algorithm: our client undithered (`dither=false`, every
+//!   first timeout is the algorithm's initial timer) at full scale, where 5 % is 100 ms, twice
+//!   the worst scheduling delay seen; the probe's ACK_TIMEOUT must lie within 5 % of
+//!   `coapcc replay`'s first timer (the reference). The 19 probes run at once (they sleep).
+//!
+//! The statistics of the fit from random first timeouts (interval coverage, 5 % from 30 draws)
+//! are unit-tested on synthetic draws in coapcc-driver; the 5 % of dithered clients on a quiet
+//! machine is `scripts/probe-validation`'s table in the README. The real stacks run with their
+//! default timers (one silence run of up to 93 s each, a few first-timeout runs, the four
+//! stacks at once); their values are checked against RFC 7252's defaults, which they
+//! document. `scripts/probe-stacks` is the 30-run version whose table is in the README.
 
 #[allow(dead_code, reason = "this test uses part of the interop harness")]
 mod interop_peers;
@@ -84,10 +93,10 @@ fn scaled_keys(algorithm: &str) -> (Vec<String>, u32) {
     (sets, max_retransmit)
 }
 
-/// The smallest first timer (seconds) of 64 replays of `algorithm` with `sets`.
-fn reference_first_timeout(algorithm: &str, sets: &[String]) -> f64 {
+/// The smallest first timer (seconds) of `seeds` replays of `algorithm` with `sets`.
+fn reference_first_timeout(algorithm: &str, sets: &[String], seeds: u64) -> f64 {
     let mut smallest = f64::INFINITY;
-    for seed in 0..64 {
+    for seed in 0..seeds {
         let mut command = Command::new(BIN);
         command.args(["replay", "--algorithm", algorithm, "--seed", &seed.to_string()]);
         for s in sets {
@@ -129,32 +138,41 @@ fn requirement_violations(v: &Value) -> usize {
     v["violations"].as_array().unwrap().iter().filter(|x| x["kind"] == "requirement").count()
 }
 
-/// Probes our client with `algorithm` (scaled) and checks what the module doc says.
-fn our_algorithm(algorithm: &str) {
-    let (sets, max_retransmit) = scaled(algorithm);
+/// Our client's command line with `algorithm` and `sets` (draws fixed by the run's number).
+fn our_client(algorithm: &str, sets: &[String], extra: &[&str]) -> Vec<String> {
     let mut command = vec![BIN.to_string(), "client".into(), "--algorithm".into(), algorithm.into()];
-    for s in &sets {
+    for s in sets {
         command.push("--set".into());
         command.push(s.clone());
     }
+    command.extend(["--seed", "{run}"].iter().chain(extra).map(|s| s.to_string()));
     command.push("{uri}".into());
-    let (code, v, err) = probe(&["--runs", "30", "--separate-ms", "0", "--allow-tuned"], &command);
+    command
+}
+
+/// Probes our client with `algorithm` (scaled): the family and MAX_RETRANSMIT (module doc).
+fn our_algorithm(algorithm: &str) {
+    let (sets, max_retransmit) = scaled(algorithm);
+    let command = our_client(algorithm, &sets, &[]);
+    let (code, v, err) = probe(&["--runs", "5", "--separate-ms", "0", "--allow-tuned"], &command);
     let context = format!("{algorithm}: {}\n{err}", serde_json::to_string_pretty(&v).unwrap());
     let best = &v["candidates"][0];
     assert_eq!(best["family"].as_str(), Some(family(algorithm).as_str()), "family of {context}");
-    let truth = reference_first_timeout(algorithm, &sets);
-    let measured = v["ack_timeout_s"].as_f64().unwrap();
-    assert!((measured / truth - 1.0).abs() <= 0.05, "ACK_TIMEOUT {measured} s, reference {truth} s: {context}");
     assert_eq!(v["max_retransmit"].as_u64(), Some(u64::from(max_retransmit)), "{context}");
     // With --allow-tuned, only a broken requirement fails.
     assert_eq!(code, if requirement_violations(&v) > 0 { 1 } else { 0 }, "{context}");
     eprintln!(
-        "{algorithm}: closest {} (tied: {}), ACK_TIMEOUT {measured:.4} s vs {truth:.4} s",
-        best["algorithm"], v["tied_with"]
+        "{algorithm}: closest {} {:.4} (same algorithm: {}, tied: {}), next {} {:.4}",
+        best["algorithm"],
+        best["distance"],
+        v["same_algorithm"],
+        v["tied_with"],
+        v["candidates"][1]["algorithm"],
+        v["candidates"][1]["distance"]
     );
 }
 
-macro_rules! our_client {
+macro_rules! family_tests {
     ($($test:ident => $name:literal),* $(,)?) => {$(
         #[test]
         fn $test() {
@@ -163,26 +181,57 @@ macro_rules! our_client {
     )*};
 }
 
-our_client! {
-    probing_our_client_with_default_names_its_family_and_timers => "default",
-    probing_our_client_with_default_aggressive_names_its_family_and_timers => "default-aggressive",
-    probing_our_client_with_default_fb1_names_its_family_and_timers => "default-fb1",
-    probing_our_client_with_default_fb2_names_its_family_and_timers => "default-fb2",
-    probing_our_client_with_cocoa_names_its_family_and_timers => "cocoa",
-    probing_our_client_with_cocoa_strong_names_its_family_and_timers => "cocoa-strong",
-    probing_our_client_with_cocoa_fb1_names_its_family_and_timers => "cocoa-fb1",
-    probing_our_client_with_cocoa_fb2_names_its_family_and_timers => "cocoa-fb2",
-    probing_our_client_with_cocoa_plus_names_its_family_and_timers => "cocoa-plus",
-    probing_our_client_with_pcocoa_names_its_family_and_timers => "pcocoa",
-    probing_our_client_with_four_state_names_its_family_and_timers => "four-state",
-    probing_our_client_with_fasor_names_its_family_and_timers => "fasor",
-    probing_our_client_with_fasor_token_names_its_family_and_timers => "fasor-token",
-    probing_our_client_with_bdp_names_its_family_and_timers => "bdp",
-    probing_our_client_with_idc_names_its_family_and_timers => "idc",
-    probing_our_client_with_mbc_names_its_family_and_timers => "mbc",
-    probing_our_client_with_uip_names_its_family_and_timers => "uip",
-    probing_our_client_with_uip_dither_names_its_family_and_timers => "uip-dither",
-    probing_our_client_with_lim_names_its_family_and_timers => "lim",
+family_tests! {
+    probing_our_client_with_default_names_its_family_and_max_retransmit => "default",
+    probing_our_client_with_default_aggressive_names_its_family_and_max_retransmit => "default-aggressive",
+    probing_our_client_with_default_fb1_names_its_family_and_max_retransmit => "default-fb1",
+    probing_our_client_with_default_fb2_names_its_family_and_max_retransmit => "default-fb2",
+    probing_our_client_with_cocoa_names_its_family_and_max_retransmit => "cocoa",
+    probing_our_client_with_cocoa_strong_names_its_family_and_max_retransmit => "cocoa-strong",
+    probing_our_client_with_cocoa_fb1_names_its_family_and_max_retransmit => "cocoa-fb1",
+    probing_our_client_with_cocoa_fb2_names_its_family_and_max_retransmit => "cocoa-fb2",
+    probing_our_client_with_cocoa_plus_names_its_family_and_max_retransmit => "cocoa-plus",
+    probing_our_client_with_pcocoa_names_its_family_and_max_retransmit => "pcocoa",
+    probing_our_client_with_four_state_names_its_family_and_max_retransmit => "four-state",
+    probing_our_client_with_fasor_names_its_family_and_max_retransmit => "fasor",
+    probing_our_client_with_fasor_token_names_its_family_and_max_retransmit => "fasor-token",
+    probing_our_client_with_bdp_names_its_family_and_max_retransmit => "bdp",
+    probing_our_client_with_idc_names_its_family_and_max_retransmit => "idc",
+    probing_our_client_with_mbc_names_its_family_and_max_retransmit => "mbc",
+    probing_our_client_with_uip_names_its_family_and_max_retransmit => "uip",
+    probing_our_client_with_uip_dither_names_its_family_and_max_retransmit => "uip-dither",
+    probing_our_client_with_lim_names_its_family_and_max_retransmit => "lim",
+}
+
+#[test]
+fn the_probe_measures_every_algorithm_s_initial_timer_within_five_percent() {
+    let (_, csv, _) = coapcc(&["algorithms", "--format", "csv"]);
+    let names: Vec<String> = csv.lines().skip(1).filter_map(|l| l.split(',').next()).map(String::from).collect();
+    // Undithered at full scale, at most 6 retransmissions: only first-timeout runs.
+    let probes: Vec<_> = names
+        .iter()
+        .map(|a| {
+            let (_, max_retransmit) = scaled_keys(a);
+            let sets = vec!["dither=false".to_string(), format!("max_retransmit={max_retransmit}")];
+            let command = our_client(a, &sets, &[]);
+            let a = a.clone();
+            std::thread::spawn(move || {
+                let (_, v, err) = probe(&["--runs", "3", "--silence-runs", "0", "--separate-ms", "0"], &command);
+                (a, sets, v, err)
+            })
+        })
+        .collect();
+    let mut failures = Vec::new();
+    for p in probes {
+        let (a, sets, v, err) = p.join().unwrap();
+        let truth = reference_first_timeout(&a, &sets, 1);
+        let measured = v["ack_timeout_s"].as_f64().unwrap_or(f64::NAN);
+        eprintln!("{a}: ACK_TIMEOUT {measured:.4} s, initial timer {truth:.4} s");
+        if !((measured / truth - 1.0).abs() <= 0.05) {
+            failures.push(format!("{a}: ACK_TIMEOUT {measured} s, initial timer {truth} s: {v}\n{err}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 #[test]
@@ -198,14 +247,9 @@ fn every_registered_algorithm_has_a_probe_test_above() {
 fn a_long_lived_cocoa_client_adapts_to_the_rtt_and_default_coap_does_not() {
     for (algorithm, adapts) in [("cocoa", true), ("default", false)] {
         let (sets, _) = scaled(algorithm);
-        let mut command = vec![BIN.to_string(), "client".into(), "--algorithm".into(), algorithm.into()];
-        for s in &sets {
-            command.push("--set".into());
-            command.push(s.clone());
-        }
-        command.extend(["--count".into(), "12".into(), "--timeout-s".into(), "60".into(), "{uri}".into()]);
+        let command = our_client(algorithm, &sets, &["--count", "12", "--timeout-s", "60"]);
         let (_, v, err) = probe(
-            &["--runs", "10", "--silence-runs", "0", "--separate-ms", "0", "--rtt-ms", "5", "--answered", "10"],
+            &["--runs", "5", "--silence-runs", "0", "--separate-ms", "0", "--rtt-ms", "5", "--answered", "10"],
             &command,
         );
         assert_eq!(v["adapts_to_rtt"].as_bool(), Some(adapts), "{algorithm}: {v}\n{err}");
@@ -215,18 +259,16 @@ fn a_long_lived_cocoa_client_adapts_to_the_rtt_and_default_coap_does_not() {
 
 #[test]
 fn our_client_acknowledges_a_separate_response_and_its_duplicate() {
+    // Two requests: the second shows the endpoint still open after the first's duplicate.
     let (sets, _) = scaled("default");
-    let mut command = vec![BIN.to_string(), "client".into()];
-    for s in &sets {
-        command.push("--set".into());
-        command.push(s.clone());
-    }
-    command.push("{uri}".into());
+    let command = our_client("default", &sets, &["--count", "2"]);
     let (_, v, _) = probe(&["--runs", "0", "--silence-runs", "0", "--separate-ms", "30"], &command);
     let h = &v["separate"];
-    assert_eq!(h["exchanges"], 1, "{v}");
-    assert_eq!(h["acknowledged"], 1, "{v}");
+    assert!(h["exchanges"].as_u64() >= Some(1), "{v}");
+    assert_eq!(h["acknowledged"], h["exchanges"], "{v}");
     assert_eq!(h["retransmitted_after_empty_ack"], 0, "{v}");
+    assert_eq!(h["duplicates_acknowledged"], 1, "{v}");
+    assert_eq!(h["duplicates_reset"], 0, "{v}");
 }
 
 #[test]
@@ -250,11 +292,7 @@ fn the_html_page_holds_the_timeline_figure_and_the_summary() {
     let page = dir.path().join("probe.html");
     let mut c = Command::new(BIN);
     c.args(["probe", "client", "--runs", "3", "--separate-ms", "0", "--allow-tuned", "--html"]).arg(&page);
-    c.args(["--", BIN, "client"]);
-    for s in &sets {
-        c.args(["--set", s]);
-    }
-    c.arg("{uri}");
+    c.arg("--").args(our_client("default", &sets, &[]));
     let run = run_bounded(&mut c, PROBE_LIMIT).unwrap();
     assert_eq!(run.status.code(), Some(0), "{}", run.stderr_text());
     assert!(run.stdout_text().contains("closest algorithm    default"), "{}", run.stdout_text());
@@ -267,25 +305,28 @@ fn the_html_page_holds_the_timeline_figure_and_the_summary() {
 // --- Real stacks ------------------------------------------------------------------------------
 
 /// Probes a real stack with its default timers: 3 first-timeout runs, one silence run, one
-/// separate response. RFC 7252 defaults are checked where the stack documents them.
-fn real_stack(command: &[String], rfc_timers: bool) -> Value {
+/// separate response; the findings, or why they are wrong. RFC 7252 defaults are checked where
+/// the stack documents them.
+fn real_stack(command: &[String], rfc_timers: bool) -> Result<Value, String> {
     let (_, v, err) = probe(&["--runs", "3", "--separate-ms", "50"], command);
     let context = format!("{command:?}: {}\n{err}", serde_json::to_string_pretty(&v).unwrap());
-    assert_eq!(v["max_retransmit"].as_u64(), Some(4), "{context}");
-    assert_eq!(v["separate"]["acknowledged"], 1, "{context}");
-    assert_eq!(v["separate"]["retransmitted_after_empty_ack"], 0, "{context}");
-    let firsts = v["first_timeouts_s"].as_array().unwrap();
-    assert_eq!(firsts.len(), 4, "{context}");
+    let check = |ok: bool, what: &str| if ok { Ok(()) } else { Err(format!("{what}: {context}")) };
+    check(v["max_retransmit"].as_u64() == Some(4), "MAX_RETRANSMIT")?;
+    check(v["separate"]["acknowledged"] == 1, "separate response acknowledged")?;
+    check(v["separate"]["retransmitted_after_empty_ack"] == 0, "no retransmission after the empty ACK")?;
+    let firsts: Vec<f64> = v["first_timeouts_s"].as_array().unwrap().iter().filter_map(Value::as_f64).collect();
+    check(firsts.len() == 4, "four first timeouts")?;
     if rfc_timers {
-        // RFC 7252 §4.2 with the §4.8 defaults: the first timeout in [2, 3] s, then doubling.
-        for t in firsts.iter().map(|t| t.as_f64().unwrap()) {
-            assert!((1.99..=3.05).contains(&t), "first timeout {t} s: {context}");
+        // RFC 7252 §4.2 with the §4.8 defaults: the first timeout in [2, 3] s (a loaded machine
+        // may read a timer up to about 60 ms late), then doubling.
+        for t in &firsts {
+            check((1.99..=3.15).contains(t), &format!("first timeout {t} s"))?;
         }
-        let b = v["backoff_factor"].as_f64().unwrap();
-        assert!((b / 2.0 - 1.0).abs() < 0.05, "backoff {b}: {context}");
-        assert_eq!(v["candidates"][0]["family"], "backoff", "{context}");
+        let b = v["backoff_factor"].as_f64().unwrap_or(0.0);
+        check((b / 2.0 - 1.0).abs() < 0.05, &format!("backoff {b}"))?;
+        check(v["candidates"][0]["family"] == "backoff", "a backoff algorithm is named")?;
     }
-    v
+    Ok(v)
 }
 
 fn californium(extra: &[&str]) -> Vec<String> {
@@ -298,28 +339,32 @@ fn californium(extra: &[&str]) -> Vec<String> {
 }
 
 #[test]
-fn libcoap_client_has_rfc_7252_default_timers() {
-    peers();
-    real_stack(&["coap-client-notls", "-m", "get", "-B", "200", "{uri}"].map(String::from), true);
-}
-
-#[test]
-fn aiocoap_client_has_rfc_7252_default_timers() {
-    let client = peers().dir.join("venv/bin/aiocoap-client").display().to_string();
-    real_stack(&[client, "{uri}".into()], true);
-}
-
-#[test]
-fn californium_client_has_rfc_7252_default_timers() {
-    real_stack(&californium(&[]), true);
-}
-
-#[test]
-fn californium_client_with_cocoa_is_probed() {
-    // Californium's CoCoA (peers: RTO clamped to [0.5, 60] s, VBF): a fresh client starts
-    // from the 2 s initial RTO; the probe names a backoff algorithm.
-    let v = real_stack(&californium(&["--congestion-control", "COCOA"]), false);
-    assert_eq!(v["candidates"][0]["family"], "backoff", "{v}");
+fn libcoap_aiocoap_and_californium_clients_have_rfc_7252_default_timers() {
+    // The four probes wait on the stacks' timers (a silence run takes up to 93 s): at once.
+    let aiocoap = peers().dir.join("venv/bin/aiocoap-client").display().to_string();
+    let stacks: Vec<(&str, Vec<String>, bool)> = vec![
+        ("libcoap", ["coap-client-notls", "-m", "get", "-B", "200", "{uri}"].map(String::from).to_vec(), true),
+        ("aiocoap", vec![aiocoap, "{uri}".into()], true),
+        ("Californium", californium(&[]), true),
+        // Californium's CoCoA (peers: RTO clamped to [0.5, 60] s, VBF): a fresh client starts
+        // from the 2 s initial RTO; the probe names a backoff algorithm.
+        ("Californium + CoCoA", californium(&["--congestion-control", "COCOA"]), false),
+    ];
+    let runs: Vec<_> = stacks
+        .into_iter()
+        .map(|(name, command, rfc)| (name, std::thread::spawn(move || real_stack(&command, rfc))))
+        .collect();
+    let mut failures = Vec::new();
+    for (name, run) in runs {
+        match run.join().unwrap() {
+            Ok(v) if name == "Californium + CoCoA" && v["candidates"][0]["family"] != "backoff" => {
+                failures.push(format!("{name}: not a backoff algorithm: {v}"))
+            }
+            Ok(_) => {}
+            Err(e) => failures.push(format!("{name}: {e}")),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
 // --- Servers -----------------------------------------------------------------------------------

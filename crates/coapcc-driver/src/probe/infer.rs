@@ -4,14 +4,18 @@
 
 use std::time::Duration;
 
-use super::matching::{Match, rank};
+use super::matching::{Match, rank, tied};
 use super::script::Action;
 use super::stats::{Estimate, UniformFit, uniform_fit};
 use super::timeline::{End, Exchange, ReplyKind, Run, SentKind};
 
-/// How long a client must still run after a duplicate separate response for its missing ACK
-/// to count.
-pub const DUPLICATE_GRACE: Duration = Duration::from_millis(50);
+/// How long a client must still run after a separate response for the response to count as
+/// delivered (a run the probe stopped may end between the empty ACK and the response).
+pub const RESPONSE_GRACE: Duration = Duration::from_millis(50);
+
+/// How long after a separate response the probe sends its duplicate (the probe server in
+/// `coapcc-udp` uses this value).
+pub const DUPLICATE_AFTER: Duration = Duration::from_millis(1);
 
 /// RFC 7252 §4.8 defaults.
 pub const ACK_TIMEOUT_S: f64 = 2.0;
@@ -69,6 +73,14 @@ pub struct Violation {
 }
 
 /// How the client handles a separate response (RFC 7252 §5.2.2) sent twice.
+///
+/// The duplicate leaves [`DUPLICATE_AFTER`] after the first copy, as a datagram the network
+/// duplicated (RFC 7252 §2.1: UDP messages "may … appear duplicated"); RFC 7252 §4.5 asks the
+/// recipient of any duplicate within EXCHANGE_LIFETIME to acknowledge it "using the same
+/// Acknowledgement or Reset message". A client that closes its endpoint on the response (a
+/// one-shot command) no longer has an endpoint to answer with: its silence is judged only
+/// when the endpoint is shown open after the duplicate (it sent anything from the same port
+/// later), otherwise the duplicate counts as not judged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct SeparateHandling {
     /// Exchanges answered with an empty ACK and a separate response.
@@ -77,10 +89,18 @@ pub struct SeparateHandling {
     pub retransmitted_after_empty_ack: usize,
     /// Separate responses the client acknowledged (the first copy).
     pub acknowledged: usize,
-    /// Duplicates of separate responses sent, and how many the client acknowledged.
+    /// Duplicates of separate responses sent.
     pub duplicates_sent: usize,
-    /// See `duplicates_sent`.
+    /// Duplicates the client acknowledged again (RFC 7252 §4.5).
     pub duplicates_acknowledged: usize,
+    /// Duplicates the client answered with a Reset after acknowledging the first copy: it did
+    /// not recognise the duplicate (RFC 7252 §4.5 asks for the same ACK).
+    pub duplicates_reset: usize,
+    /// Duplicates without any answer although the client's endpoint was shown open after them.
+    pub duplicates_ignored: usize,
+    /// Duplicates without any answer from a client that sent nothing afterwards (it may have
+    /// closed its endpoint on the response): not judged.
+    pub duplicates_not_judged: usize,
     /// Resets the client sent.
     pub resets: usize,
 }
@@ -146,7 +166,12 @@ pub struct Findings {
     pub separate: Option<SeparateHandling>,
     /// The closest algorithm's name.
     pub closest_algorithm: Option<String>,
-    /// Algorithms as close as the closest (indistinguishable by these runs).
+    /// Presets the fit turned into the closest one's configuration: the same algorithm with
+    /// other parameters (`default` and `default-aggressive` differ only in ACK_TIMEOUT); the
+    /// closest is the preset that needed the least scaling, its fitted settings are the answer.
+    pub same_algorithm: Vec<String>,
+    /// Other algorithms exactly as close (their replays of these runs are the closest's:
+    /// indistinguishable by them).
     pub tied_with: Vec<String>,
     /// What `distance` measures.
     pub distance_kind: &'static str,
@@ -232,21 +257,22 @@ fn separate(runs: &[Run], resolution: Duration) -> Option<SeparateHandling> {
         acknowledged: 0,
         duplicates_sent: 0,
         duplicates_acknowledged: 0,
+        duplicates_reset: 0,
+        duplicates_ignored: 0,
+        duplicates_not_judged: 0,
         resets: 0,
     };
     for run in runs {
-        for e in run.exchanges() {
+        let exchanges = run.exchanges();
+        for e in &exchanges {
             let Some(ack) = run.sent.iter().find(|m| m.exchange == e.number && m.kind == SentKind::EmptyAck) else {
                 continue;
             };
-            // Only exchanges whose separate response left while the run still went on a while
-            // (a run stopped by the probe may end between the empty ACK and the response).
-            let settled = |t: Duration| t + DUPLICATE_GRACE < run.end_at || matches!(run.end, End::Exited(_));
-            let response_sent = run
-                .sent
-                .iter()
-                .any(|m| m.exchange == e.number && m.kind == SentKind::Separate && m.copy == 0 && settled(m.at));
-            if !response_sent {
+            // Only exchanges whose separate response left while the run still went on a while.
+            let settled = |t: Duration| t + RESPONSE_GRACE < run.end_at || matches!(run.end, End::Exited(_));
+            let separate: Vec<_> =
+                run.sent.iter().filter(|m| m.exchange == e.number && m.kind == SentKind::Separate).collect();
+            if !separate.iter().any(|m| m.copy == 0 && settled(m.at)) {
                 continue;
             }
             h.exchanges += 1;
@@ -254,17 +280,28 @@ fn separate(runs: &[Run], resolution: Duration) -> Option<SeparateHandling> {
             if e.copies.iter().any(|&t| t > ack.at + resolution) {
                 h.retransmitted_after_empty_ack += 1;
             }
+            // The client's answers in arrival order: the first answers the first copy.
             let replies: Vec<_> = run.replies.iter().filter(|r| r.exchange == e.number).collect();
-            let acks = replies.iter().filter(|r| r.kind == ReplyKind::Ack).count();
-            h.resets += replies.len() - acks;
-            let dups = run
-                .sent
-                .iter()
-                .filter(|m| m.exchange == e.number && m.kind == SentKind::Separate && m.copy > 0)
-                .count();
-            h.acknowledged += usize::from(acks > 0);
-            h.duplicates_sent += dups;
-            h.duplicates_acknowledged += acks.saturating_sub(1).min(dups);
+            h.resets += replies.iter().filter(|r| r.kind == ReplyKind::Reset).count();
+            h.acknowledged += usize::from(replies.first().is_some_and(|r| r.kind == ReplyKind::Ack));
+            for (i, dup) in separate.iter().filter(|m| m.copy > 0).enumerate() {
+                h.duplicates_sent += 1;
+                match replies.get(i + 1).map(|r| r.kind) {
+                    Some(ReplyKind::Ack) => h.duplicates_acknowledged += 1,
+                    Some(ReplyKind::Reset) => h.duplicates_reset += 1,
+                    None => {
+                        // Anything from the client's port after the duplicate shows its endpoint open.
+                        let later = |t: Duration| t > dup.at + resolution;
+                        let open = run.copies.iter().any(|c| c.port == e.port && later(c.at))
+                            || run.replies.iter().any(|r| later(r.at));
+                        if open {
+                            h.duplicates_ignored += 1;
+                        } else {
+                            h.duplicates_not_judged += 1;
+                        }
+                    }
+                }
+            }
         }
     }
     (h.exchanges > 0).then_some(h)
@@ -315,14 +352,13 @@ pub fn infer(runs: &[Run], opts: &Options) -> Findings {
     let factor: Option<Estimate> = fit.map(|f| f.factor);
     let candidates = rank(runs, max_retransmit.and_then(|n| u8::try_from(n).ok()));
     let closest = candidates.first();
-    let tied_with = match closest {
-        Some(c) => candidates[1..]
-            .iter()
-            .filter(|m| m.distance <= c.distance + 1e-9)
-            .map(|m| m.algorithm.to_string())
-            .collect(),
+    let ties: Vec<&Match> = match closest {
+        Some(c) => candidates[1..].iter().filter(|m| tied(m.distance, c.distance)).collect(),
         None => Vec::new(),
     };
+    let same = |m: &&&Match| closest.is_some_and(|c| c.fitted_config == m.fitted_config);
+    let same_algorithm = ties.iter().filter(same).map(|m| m.algorithm.to_string()).collect();
+    let tied_with = ties.iter().filter(|m| !same(m)).map(|m| m.algorithm.to_string()).collect();
     let mut f = Findings {
         runs: runs.len(),
         first_timeouts_s: firsts.clone(),
@@ -344,6 +380,7 @@ pub fn infer(runs: &[Run], opts: &Options) -> Findings {
         after_weak,
         separate: separate(runs, opts.resolution),
         closest_algorithm: closest.map(|c| c.algorithm.to_string()),
+        same_algorithm,
         tied_with,
         distance_kind: DISTANCE,
         candidates,
@@ -484,12 +521,30 @@ fn check(f: &Findings, tol: f64) -> Vec<Violation> {
                 format!("{} of {} separate responses acknowledged", h.acknowledged, h.exchanges),
             );
         }
-        if h.duplicates_acknowledged < h.duplicates_sent {
+        // §4.5: "The recipient SHOULD acknowledge each duplicate copy of a Confirmable
+        // message using the same Acknowledgement or Reset message".
+        if h.duplicates_reset > 0 {
+            add(
+                "RFC 7252 §4.5",
+                Kind::Requirement,
+                "answers the duplicate of a confirmable separate response with a Reset, not the same ACK".into(),
+                format!(
+                    "{} of {} duplicates (sent {} after the first copy, which it acknowledged) drew a Reset",
+                    h.duplicates_reset,
+                    h.duplicates_sent,
+                    ms(s(DUPLICATE_AFTER))
+                ),
+            );
+        }
+        if h.duplicates_ignored > 0 {
             add(
                 "RFC 7252 §4.5",
                 Kind::Requirement,
                 "does not acknowledge the duplicate of a confirmable separate response".into(),
-                format!("{} of {} duplicates acknowledged", h.duplicates_acknowledged, h.duplicates_sent),
+                format!(
+                    "{} of {} duplicates drew no answer although the client sent from the same port later",
+                    h.duplicates_ignored, h.duplicates_sent
+                ),
             );
         }
     }

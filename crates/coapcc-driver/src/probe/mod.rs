@@ -20,8 +20,8 @@ mod timeline;
 mod tests;
 
 pub use infer::{
-    ACK_RANDOM_FACTOR, ACK_TIMEOUT_S, AfterSamples, DISTANCE, Findings, Kind, MAX_RETRANSMIT, MAX_TRANSMIT_WAIT_S,
-    NSTART, Options, SeparateHandling, Violation, infer,
+    ACK_RANDOM_FACTOR, ACK_TIMEOUT_S, AfterSamples, DISTANCE, DUPLICATE_AFTER, Findings, Kind, MAX_RETRANSMIT,
+    MAX_TRANSMIT_WAIT_S, NSTART, Options, SeparateHandling, Violation, infer,
 };
 pub use matching::{Match, SEEDS, Windows, fitted, rank, windows};
 pub use script::{Action, Script, ScriptError};

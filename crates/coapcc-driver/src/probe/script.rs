@@ -96,6 +96,16 @@ impl Script {
         Script { actions }
     }
 
+    /// What a retransmitted exchange carries into the next: the first exchange answered at its
+    /// second retransmission, the second at once (a clean exchange), every later one dropped.
+    /// Full Backoff 1 arms the second with the backed-off timer and forgets it after the clean
+    /// exchange, Full Backoff 2 halves it (ANRW'18; Pesola 2020): the third exchange's first
+    /// timeout tells them apart, and both from RFC 7252, which forgets every timer.
+    pub fn carry() -> Script {
+        let answer = |copy| Action::Piggybacked { copy, delay: Duration::ZERO };
+        Script { actions: vec![answer(2), answer(0), Action::Drop] }
+    }
+
     /// Every exchange answered with an empty ACK and a separate response sent twice.
     pub fn separate(delay: Duration) -> Script {
         Script { actions: vec![Action::Separate { delay, duplicate: true }] }

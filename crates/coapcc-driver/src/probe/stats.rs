@@ -63,9 +63,11 @@ fn order_quantile(k: usize, n: usize, p: f64) -> f64 {
 /// Fits U[a, b) to `samples_s` (at least two, each finite and positive); `resolution_s` is
 /// the timestamps' uncertainty, added to each side of the intervals.
 ///
-/// The fit rests on the k-th smallest and k-th largest samples, with `k = 1 + n/15` (the
-/// extremes up to 14 samples, the second ones from 15, the third from 30): a copy delayed
-/// by the machine moves one sample, not the fit. With `x₍k₎` and `x₍n+1−k₎`, the unbiased
+/// The fit rests on the k-th smallest and k-th largest samples, with `k = 1 + n/30` (the
+/// extremes up to 29 samples, the second ones from 30, the third from 60): a copy delayed
+/// by the machine moves one sample, not the fit, and the fit stays nearly as precise as the
+/// extremes' (30 draws of U[a, 1.5a): the estimate of a is more than 5 % off 4 % of the time
+/// with k = 2, 6 % with k = 3; the factor 7 % and 16 %; 60 draws with k = 3: 0.5 % and 0.9 %). With `x₍k₎` and `x₍n+1−k₎`, the unbiased
 /// width is `w = (x₍n+1−k₎ − x₍k₎)(n+1)/(n+1−2k)` and `a = x₍k₎ − k w/(n+1)`,
 /// `b = x₍n+1−k₎ + k w/(n+1)`. The intervals use the exact law of the order statistic,
 /// `(x₍k₎ − a)/(b − a) ~ Beta(k, n+1−k)`: `a` lies in `[x₍k₎ − q₀.₉₇₅ w, x₍k₎ − q₀.₀₂₅ w]`
@@ -78,7 +80,7 @@ pub fn uniform_fit(samples_s: &[f64], resolution_s: f64) -> Option<UniformFit> {
     }
     let mut sorted = samples_s.to_vec();
     sorted.sort_by(f64::total_cmp);
-    let k = (1 + n / 15).min(n / 2).max(1);
+    let k = (1 + n / 30).min(n / 2).max(1);
     let (lo_k, hi_k) = (sorted[k - 1], sorted[n - k]);
     let (min, max) = (sorted[0], sorted[n - 1]);
     let nf = n as f64;

@@ -18,12 +18,14 @@ use super::ProbeError;
 /// The placeholder the command's arguments hold for the probe's URI.
 pub const URI_PLACEHOLDER: &str = "{uri}";
 
+/// The placeholder replaced by the run's number (0, 1, …, in the order of the plan): a client
+/// with a seed option draws reproducibly with `--seed {run}`.
+pub const RUN_PLACEHOLDER: &str = "{run}";
+
 /// The path of the probe's URI.
 pub const PROBE_PATH: &str = "probe";
 
-/// How long after a separate response its duplicate leaves (back to back: a client that exits
-/// on the response may still read it).
-pub const DUPLICATE_AFTER: Duration = Duration::from_millis(1);
+pub use coapcc_driver::probe::DUPLICATE_AFTER;
 
 /// When a run stops.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,8 +40,8 @@ pub struct RunOptions {
     pub grace: Duration,
 }
 
-/// The command with `{uri}` replaced; an error when it is empty or has no `{uri}`.
-pub fn command_for(argv: &[String], uri: &str) -> Result<Vec<String>, ProbeError> {
+/// The command with `{uri}` and `{run}` replaced; an error when it is empty or has no `{uri}`.
+pub fn command_for(argv: &[String], uri: &str, run: usize) -> Result<Vec<String>, ProbeError> {
     if argv.is_empty() {
         return Err(ProbeError::BadCommand("no client command given (after --)".into()));
     }
@@ -49,7 +51,7 @@ pub fn command_for(argv: &[String], uri: &str) -> Result<Vec<String>, ProbeError
             argv.join(" ")
         )));
     }
-    Ok(argv.iter().map(|a| a.replace(URI_PLACEHOLDER, uri)).collect())
+    Ok(argv.iter().map(|a| a.replace(URI_PLACEHOLDER, uri).replace(RUN_PLACEHOLDER, &run.to_string())).collect())
 }
 
 /// A started client, killed by its PID if still running when dropped.
@@ -190,12 +192,13 @@ impl State {
     }
 }
 
-/// Runs the client command `argv` (with `{uri}`) once against a probe server answering by
-/// `script`. Times in the returned [`Run`] are since the client was started.
-pub async fn run_once(argv: &[String], script: &Script, opts: &RunOptions) -> Result<Run, ProbeError> {
+/// Runs the client command `argv` (with `{uri}`, and `{run}` replaced by `run`) once against a
+/// probe server answering by `script`. Times in the returned [`Run`] are since the client was
+/// started.
+pub async fn run_once(argv: &[String], run: usize, script: &Script, opts: &RunOptions) -> Result<Run, ProbeError> {
     let socket = UdpSocket::bind("127.0.0.1:0").await.map_err(ProbeError::Socket)?;
     let port = socket.local_addr().map_err(ProbeError::Socket)?.port();
-    let argv = command_for(argv, &format!("coap://127.0.0.1:{port}/{PROBE_PATH}"))?;
+    let argv = command_for(argv, &format!("coap://127.0.0.1:{port}/{PROBE_PATH}"), run)?;
     let mut command = Command::new(&argv[0]);
     command.args(&argv[1..]).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
     #[allow(clippy::disallowed_methods, reason = "this crate is where the OS clock may be read")]
@@ -283,6 +286,9 @@ pub struct Plan {
     pub rtt: Option<(Duration, usize)>,
     /// The same with the answers after the first retransmission (weak samples only).
     pub weak_rtt: Option<(Duration, usize)>,
+    /// A run that shows what a retransmitted exchange carries into the next
+    /// ([`Script::carry`]: Full Backoff 1 or 2).
+    pub carry: bool,
     /// A run with a separate response (and its duplicate) `delay` after an empty ACK.
     pub separate: Option<Duration>,
     /// The longest one run may take.
@@ -310,6 +316,9 @@ impl Plan {
         if let Some((rtt, n)) = self.weak_rtt {
             v.push((Script::weak_rtt(rtt, n), opts(None)));
         }
+        if self.carry {
+            v.push((Script::carry(), opts(None)));
+        }
         if let Some(delay) = self.separate {
             let grace = Duration::from_millis(200);
             v.push((Script::separate(delay), RunOptions { grace, ..opts(Some(1)) }));
@@ -325,12 +334,12 @@ pub async fn run_plan(
     plan: &Plan,
     progress: &mut dyn FnMut(usize, usize, &Script),
 ) -> Result<Vec<Run>, ProbeError> {
-    command_for(argv, "coap://127.0.0.1/")?;
+    command_for(argv, "coap://127.0.0.1/", 0)?;
     let runs = plan.runs();
     let mut out = Vec::with_capacity(runs.len());
     for (i, (script, opts)) in runs.iter().enumerate() {
         progress(i, runs.len(), script);
-        out.push(run_once(argv, script, opts).await?);
+        out.push(run_once(argv, i, script, opts).await?);
     }
     Ok(out)
 }
@@ -342,19 +351,22 @@ mod tests {
     #[test]
     fn the_uri_replaces_every_placeholder_and_a_command_without_one_is_refused() {
         let argv: Vec<String> = ["c", "-m", "get", "{uri}"].map(String::from).to_vec();
-        assert_eq!(command_for(&argv, "coap://x/p").unwrap()[3], "coap://x/p");
-        let e = command_for(&argv[..3], "u").unwrap_err().to_string();
+        assert_eq!(command_for(&argv, "coap://x/p", 0).unwrap()[3], "coap://x/p");
+        let e = command_for(&argv[..3], "u", 0).unwrap_err().to_string();
         assert!(e.contains("no `{uri}`"), "{e}");
-        assert!(command_for(&[], "u").is_err());
+        assert!(command_for(&[], "u", 0).is_err());
+        let seeded: Vec<String> = ["c", "--seed", "{run}", "{uri}"].map(String::from).to_vec();
+        assert_eq!(command_for(&seeded, "u", 7).unwrap(), ["c", "--seed", "7", "u"]);
     }
 
     #[test]
-    fn a_plan_lists_first_timeout_runs_then_silence_then_rtt_then_separate() {
+    fn a_plan_lists_first_timeout_runs_then_silence_then_rtt_then_carry_then_separate() {
         let plan = Plan {
             silence_runs: 1,
             first_timeout_runs: 2,
             rtt: Some((Duration::from_millis(10), 3)),
             weak_rtt: None,
+            carry: true,
             separate: Some(Duration::from_millis(5)),
             time_limit: Duration::from_secs(9),
         };
@@ -366,6 +378,7 @@ mod tests {
                 Script::first_timeout(),
                 Script::silence(),
                 Script::rtt(Duration::from_millis(10), 3),
+                Script::carry(),
                 Script::separate(Duration::from_millis(5))
             ]
         );

@@ -52,6 +52,11 @@ struct ClientProbeArgs {
     /// ambiguous samples: does the client apply Karn's rule?).
     #[arg(long, requires = "rtt_ms")]
     weak: bool,
+    /// A run whose first exchange is answered at its second retransmission, the second at
+    /// once, then silence: what a retransmitted exchange carries into the next (Full Backoff 1
+    /// or 2); the command must send at least three requests.
+    #[arg(long)]
+    carry: bool,
     /// A run with an empty ACK and a separate response this many milliseconds later, sent
     /// twice (0: no such run).
     #[arg(long, value_name = "MS", default_value_t = 100.0)]
@@ -71,7 +76,8 @@ struct ClientProbeArgs {
     /// Write the HTML page (summary and timeline figure) to FILE (atomically).
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
-    /// The client command; `{uri}` stands for the probe's URI.
+    /// The client command; `{uri}` stands for the probe's URI, `{run}` for the run's number (0, 1, …:
+    /// `--seed {run}` makes a client's draws reproducible).
     #[arg(last = true, required = true, value_name = "COMMAND")]
     command: Vec<String>,
 }
@@ -111,11 +117,13 @@ fn client(a: &ClientProbeArgs, out: &mut dyn Write) -> Result<(), CliError> {
         silence_runs: a.silence_runs,
         first_timeout_runs: a.runs,
         rtt: a.rtt_ms.map(|r| ms("rtt-ms", r).map(|d| (d, a.answered))).transpose()?,
+        carry: a.carry,
         weak_rtt: if a.weak { a.rtt_ms.map(|r| ms("rtt-ms", r).map(|d| (d, a.answered))).transpose()? } else { None },
         separate: (a.separate_ms > 0.0).then(|| ms("separate-ms", a.separate_ms)).transpose()?,
         time_limit: seconds("time-limit-s", a.time_limit_s)?,
     };
-    if plan.silence_runs + plan.first_timeout_runs == 0 && plan.rtt.is_none() && plan.separate.is_none() {
+    if plan.silence_runs + plan.first_timeout_runs == 0 && plan.rtt.is_none() && !plan.carry && plan.separate.is_none()
+    {
         return Err(CliError::usage("nothing to run: every kind of run is switched off"));
     }
     let opts = Options { resolution: ms("resolution-ms", a.resolution_ms)?, ..Options::default() };
