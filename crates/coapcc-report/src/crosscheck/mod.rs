@@ -423,7 +423,7 @@ mod tests {
             sim_time_s: 1.0,
             flows_unfinished: 0,
         };
-        RunOutput::Network(Box::new(RunResult { flows, run, series: Vec::new() }))
+        RunOutput::Network(Box::new(RunResult { flows, run, series: Vec::new(), transfers: Vec::new() }))
     }
 
     fn algorithm(runs: Vec<RunOutput>) -> Vec<AlgorithmRuns> {
@@ -506,7 +506,11 @@ mod tests {
             // The first four: 3.5–3.9 %, more than 1.5 standard errors below it, for every
             // algorithm (the same trajectories).
             let (first, time_s, packets) = pooled_errors(&a.runs[..4]);
-            assert!(first < 0.05 && first < medium.stationary_loss() - 1.5 * se(time_s, packets), "{}: {first}", a.algorithm);
+            assert!(
+                first < 0.05 && first < medium.stationary_loss() - 1.5 * se(time_s, packets),
+                "{}: {first}",
+                a.algorithm
+            );
             // The first cross-check's rule (pooled median FCT, 4 testbed replications against
             // 40) would call a testbed that repeats the simulator exactly 23–30 % faster.
             let relative = pooled_fct_median(&a.runs[..4]) / pooled_fct_median(&a.runs) - 1.0;
