@@ -239,7 +239,7 @@ fn the_probe_measures_every_algorithm_s_initial_timer_within_five_percent() {
         let truth = reference_first_timeout(&a, &sets, 1);
         let measured = v["ack_timeout_s"].as_f64().unwrap_or(f64::NAN);
         eprintln!("{a}: ACK_TIMEOUT {measured:.4} s, initial timer {truth:.4} s");
-        if !((measured / truth - 1.0).abs() <= 0.05) {
+        if measured.is_nan() || (measured / truth - 1.0).abs() > 0.05 {
             failures.push(format!("{a}: ACK_TIMEOUT {measured} s, initial timer {truth} s: {v}\n{err}"));
         }
     }
@@ -270,8 +270,11 @@ fn our_client_acknowledges_a_separate_response_and_its_duplicate() {
     assert!(h["exchanges"].as_u64() >= Some(1), "{v}");
     assert_eq!(h["acknowledged"], h["exchanges"], "{v}");
     assert_eq!(h["retransmitted_after_empty_ack"], 0, "{v}");
-    assert_eq!(h["duplicates_acknowledged"], 1, "{v}");
+    // The first exchange's duplicate came before the second request (the endpoint was open);
+    // the last one's may come after the client exited on its response (not judged).
+    assert!(h["duplicates_acknowledged"].as_u64() >= Some(1), "{v}");
     assert_eq!(h["duplicates_reset"], 0, "{v}");
+    assert_eq!(h["duplicates_ignored"], 0, "{v}");
 }
 
 #[test]
