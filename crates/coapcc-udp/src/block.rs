@@ -1,6 +1,7 @@
 //! RFC 7959 block-wise transfer: the Block1/Block2 option value (§2.2) and slicing a body
 //! into blocks.
 
+use coapcc_proto::tcp::BERT_SZX;
 use coapcc_proto::{OptionValue, decode_uint, encode_uint};
 
 /// The largest block size exponent (SZX 6 = 1024 bytes; 7 is reserved, RFC 7959 §2.2).
@@ -23,20 +24,31 @@ impl Block {
 
     /// Decodes an option value; `None` for more than 3 bytes or the reserved SZX 7.
     pub fn decode(value: &[u8]) -> Option<Block> {
+        Block::decode_reliable(value).filter(|b| b.szx <= MAX_SZX)
+    }
+
+    /// Decodes an option value on a reliable transport, where SZX 7 is BERT (RFC 8323 §6: block
+    /// numbers in 1 024-byte units, payloads of several such blocks); `None` for more than 3
+    /// bytes.
+    pub fn decode_reliable(value: &[u8]) -> Option<Block> {
         if value.len() > 3 {
             return None;
         }
         let v = decode_uint(value)?;
-        let szx = (v & 7) as u8;
-        (szx <= MAX_SZX).then_some(Block { num: v >> 4, more: v & 8 != 0, szx })
+        Some(Block { num: v >> 4, more: v & 8 != 0, szx: (v & 7) as u8 })
     }
 
-    /// The option value (minimal uint encoding).
+    /// Whether this is a BERT option (SZX 7, RFC 8323 §6).
+    pub fn is_bert(self) -> bool {
+        self.szx == BERT_SZX
+    }
+
+    /// The option value (minimal uint encoding; SZX above 7 counts as 7).
     pub fn encode(self) -> OptionValue {
-        encode_uint(((self.num & Self::MAX_NUM) << 4) | (u32::from(self.more) << 3) | u32::from(self.szx.min(MAX_SZX)))
+        encode_uint(((self.num & Self::MAX_NUM) << 4) | (u32::from(self.more) << 3) | u32::from(self.szx.min(BERT_SZX)))
     }
 
-    /// The block size in bytes.
+    /// The block size in bytes (BERT: the 1 024-byte unit of its numbers).
     pub fn size_bytes(self) -> usize {
         size_of_szx(self.szx)
     }
@@ -90,6 +102,11 @@ mod tests {
         }
         assert_eq!(Block { num: 0, more: false, szx: 0 }.encode().as_slice(), &[] as &[u8]);
         assert_eq!(Block::decode(&[0x07]), None, "SZX 7 is reserved");
+        // RFC 8323 §6, Figure 13: 2:3/0/BERT is NUM 3, M 0, SZX 7 = 0x37.
+        let bert = Block { num: 3, more: false, szx: 7 };
+        assert_eq!(Block::decode_reliable(&[0x37]), Some(bert));
+        assert_eq!(bert.encode().as_slice(), &[0x37]);
+        assert_eq!((bert.size_bytes(), bert.offset_bytes()), (1024, 3072));
         assert_eq!(Block::decode(&[1, 2, 3, 4]), None);
     }
 

@@ -147,7 +147,7 @@ pub(super) fn interrupted() -> impl std::future::Future<Output = ()> {
 }
 
 /// The options of `-t`, `-A` and `-O`.
-fn request_options(args: &ClientArgs) -> Result<Vec<(u16, Vec<u8>)>, CliError> {
+pub(super) fn request_options(args: &ClientArgs) -> Result<Vec<(u16, Vec<u8>)>, CliError> {
     let format = |flag: &str, s: &str| {
         show::content_format(s).ok_or_else(|| {
             CliError::usage(format!(
@@ -192,7 +192,7 @@ fn extra_option(o: &str) -> Result<(u16, Vec<u8>), CliError> {
 }
 
 /// The body of `-e` or `-f` (`-f -`: standard input).
-fn payload(args: &ClientArgs) -> Result<Payload, CliError> {
+pub(super) fn payload(args: &ClientArgs) -> Result<Payload, CliError> {
     if let Some(t) = &args.payload {
         return Ok(Payload::from(t.clone().into_bytes()));
     }
@@ -209,26 +209,26 @@ fn payload(args: &ClientArgs) -> Result<Payload, CliError> {
 }
 
 /// The SZX of `-b BYTES`.
-fn block_szx(bytes: usize) -> Result<u8, CliError> {
+pub(super) fn block_szx(bytes: usize) -> Result<u8, CliError> {
     (0..=MAX_SZX)
         .find(|s| size_of_szx(*s) == bytes)
         .ok_or_else(|| CliError::usage(format!("-b {bytes}: a block size is 16, 32, 64, 128, 256, 512 or 1024 bytes")))
 }
 
 /// Writes the events of a request as they come.
-struct Printer<'a> {
-    out: &'a mut dyn Write,
-    output: Option<&'a std::path::Path>,
-    verbose: bool,
+pub(super) struct Printer<'a> {
+    pub(super) out: &'a mut dyn Write,
+    pub(super) output: Option<&'a std::path::Path>,
+    pub(super) verbose: bool,
     /// The timer of the copy about to be sent (its event comes before its datagram).
-    timer: Option<Duration>,
+    pub(super) timer: Option<Duration>,
     /// A message was printed already.
-    printed: bool,
-    error: Option<CliError>,
+    pub(super) printed: bool,
+    pub(super) error: Option<CliError>,
     /// The timeline so far (`--out`'s `timeline.csv`).
-    rows: Vec<Row>,
+    pub(super) rows: Vec<Row>,
     /// The response and notifications so far (`--out`'s `messages.json`).
-    messages: Vec<MessageRecord>,
+    pub(super) messages: Vec<MessageRecord>,
 }
 
 impl Printer<'_> {
@@ -257,7 +257,7 @@ impl Printer<'_> {
         }
     }
 
-    fn message(&mut self, msg: &Message, body: &[u8]) -> Result<(), CliError> {
+    pub(super) fn message(&mut self, msg: &Message, body: &[u8]) -> Result<(), CliError> {
         // Notifications after the first are set apart by an empty line.
         let mut text = if self.printed { "\n".to_string() } else { String::new() };
         self.printed = true;
