@@ -384,8 +384,13 @@ pub struct Reply {
 /// One confirmable request by a peer client to `coap://127.0.0.1:PORT{path}`, block-wise where
 /// the body needs it. A client that hangs is killed after [`CLIENT_LIMIT`].
 pub fn request(client: ClientKind, port: u16, method: Method, path: &str, body: Option<&[u8]>) -> Reply {
+    request_uri(client, &format!("coap://127.0.0.1:{port}{path}"), method, body)
+}
+
+/// [`request`] of a whole URI (`coap://` or `coap+tcp://`).
+pub fn request_uri(client: ClientKind, uri: &str, method: Method, body: Option<&[u8]>) -> Reply {
     let peers = peers();
-    let uri = format!("coap://127.0.0.1:{port}{path}");
+    let uri = uri.to_string();
     let body_file = body.map(|b| {
         let f = scratch("request-body");
         std::fs::write(&f, b).expect("the request body can be written");
