@@ -263,12 +263,9 @@ fn answer(session: &mut Session, request: &TcpMessage, counters: &Counters) {
     let reply = reply_reliable(&request.to_message(), limits);
     let response =
         TcpMessage { code: reply.code, token: request.token, options: reply.options, payload: reply.payload };
-    match session.respond(request.token, response) {
-        Err(SessionError::TooLarge { .. }) => {
-            let small = TcpMessage { payload: Payload::new(), ..TcpMessage::new(Code::REQUEST_ENTITY_TOO_LARGE) };
-            let _ = session.respond(request.token, small);
-        }
-        Err(_) | Ok(()) => {}
+    if let Err(SessionError::TooLarge { .. }) = session.respond(request.token, response) {
+        let small = TcpMessage { payload: Payload::new(), ..TcpMessage::new(Code::REQUEST_ENTITY_TOO_LARGE) };
+        let _ = session.respond(request.token, small);
     }
     Counters::add(&counters.requests, 1);
 }
