@@ -2,7 +2,7 @@
 //! into blocks.
 
 use coapcc_proto::tcp::BERT_SZX;
-use coapcc_proto::{OptionValue, decode_uint, encode_uint};
+use coapcc_proto::{Code, OptionValue, decode_uint, encode_uint};
 
 /// The largest block size exponent (SZX 6 = 1024 bytes; 7 is reserved, RFC 7959 §2.2).
 pub const MAX_SZX: u8 = 6;
@@ -57,6 +57,14 @@ impl Block {
     pub fn offset_bytes(self) -> usize {
         self.num as usize * self.size_bytes()
     }
+}
+
+/// Whether a response with `code` and the Block2 option `block2`, answering the last block of
+/// a block-wise upload, starts a block-wise response body: RFC 7959 §2.7 has the response to
+/// the last Block1 block carry block 0 of the Block2 transfer (here a success with More set),
+/// and the client ask for the other blocks.
+pub fn block2_follows(code: Code, block2: Option<Block>) -> bool {
+    code.class() == 2 && block2.is_some_and(|b| b.num == 0 && b.more)
 }
 
 /// The block size of a size exponent, bytes (SZX above 6 counts as 6).

@@ -4,9 +4,12 @@
 //! transports). `scripts/setup-peers` installs them; a peer that cannot be installed fails.
 //!
 //! - Our client against their servers: GET, PUT of 64 bytes (echoed), a 100 000-byte GET and
-//!   PUT in BERT blocks (both peers offer BERT in their CSMs), a Ping answered by a Pong.
-//! - Their clients against our server: GET, PUT (echoed), 100 000 bytes both ways, the link
-//!   format.
+//!   PUT in BERT blocks (both peers offer BERT in their CSMs), the PUT's echo fetched whole
+//!   (RFC 7959 §2.7), a Ping answered by a Pong.
+//! - Their clients against our server, and against each other's servers: the checks of the
+//!   UDP interop tests over `coap+tcp://` (GET, PUT echoed, 100 000 bytes both ways, the link
+//!   format).
+//! - Californium's TCP connector: `interop_tcp_californium.rs`.
 //! - A peer's Abort: a CSM with an unknown critical option (9) sent to each server through our
 //!   own session ([`coapcc_proto::tcp::Session`] over a std `TcpStream`): aiocoap aborts
 //!   naming it in Bad-CSM-Option; libcoap 4.3.1 does not abort (it sends an Empty message and
@@ -17,25 +20,15 @@ mod interop_peers;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::Command;
 use std::time::Duration;
 
 use coapcc_proto::tcp::{Role, Session, SessionConfig, SessionEvent, TcpMessage};
-use interop_peers::{ClientKind, LARGE_BYTES, Method, SMALL_BYTES, Server, ServerKind, digits, run_bounded, scratch};
+use interop_peers::{ClientKind, LARGE_BYTES, SMALL_BYTES, Server, ServerKind, client_checks_over, digits, scratch};
 
-/// How long one `coapcc client` run may take (each takes well under a second).
-const LIMIT: Duration = Duration::from_secs(60);
-
-/// `coapcc client coap+tcp://127.0.0.1:PORT{path}` with `args`; its exit status, stdout and the
-/// body it wrote with `-o`.
+/// `coapcc client coap+tcp://127.0.0.1:PORT{path}` with `args`; its exit status, transcript and
+/// the body it wrote with `-o`.
 fn our_client(port: u16, path: &str, args: &[&str]) -> (bool, String, Vec<u8>) {
-    let out = scratch("tcp-response");
-    let mut c = Command::new(env!("CARGO_BIN_EXE_coapcc"));
-    c.args(["client", &format!("coap+tcp://127.0.0.1:{port}{path}"), "-B", "30", "-o"]).arg(&out).args(args);
-    let shown = format!("{c:?}");
-    let run = run_bounded(&mut c, LIMIT).unwrap_or_else(|e| panic!("{e}"));
-    let text = format!("{shown}\nexit {}\nstdout:\n{}\nstderr:\n{}", run.status, run.stdout_text(), run.stderr_text());
-    (run.status.success(), text, std::fs::read(&out).unwrap_or_default())
+    interop_peers::our_single_client(&format!("coap+tcp://127.0.0.1:{port}{path}"), args)
 }
 
 fn our_client_checks(kind: ServerKind) {
@@ -57,20 +50,36 @@ fn our_client_checks(kind: ServerKind) {
     let (ok, text, body) = our_client(port, &format!("/data?size={LARGE_BYTES}"), &["-v"]);
     assert!(ok && body == digits(LARGE_BYTES), "100 000-byte GET over TCP, whole and exact: {text}");
     assert!(text.contains("BERT allowed") && text.contains("/BERT"), "both CSMs offer BERT and it is used: {text}");
-    let gets = text.lines().filter(|l| l.contains("sent 0.01 GET")).count();
+    let gets = sent_frames(&text, "0.01 GET").len();
     assert_eq!(gets, 2, "100 000 bytes in two BERT blocks of at most 64 KiB: {text}");
 
     let large = scratch("large");
     std::fs::write(&large, digits(LARGE_BYTES)).unwrap();
-    let (ok, text, _) = our_client(port, "/echo", &["-m", "PUT", "-f", large.to_str().unwrap(), "-v"]);
+    let (ok, text, body) = our_client(port, "/echo", &["-m", "PUT", "-f", large.to_str().unwrap(), "-v"]);
     // Both servers announce a Max-Message-Size above 64 KiB + 512 and Block-Wise-Transfer, so
     // our client sends BERT blocks of its cap, 65 536 bytes: 100 000 bytes in two PUTs (with
     // 1 024-byte blocks it would take 98).
-    let puts = text.lines().filter(|l| l.contains("sent 0.03 PUT")).count();
-    assert!(ok && puts == 2, "100 000-byte PUT in two BERT blocks ({puts} PUTs): {text}");
+    let puts = sent_frames(&text, "0.03 PUT");
+    let uploads = puts.iter().filter(|b| **b > 1024).count();
+    assert!(ok && uploads == 2, "100 000-byte PUT in two BERT blocks ({puts:?}): {text}");
+    // Both echo the body (libcoap's -e, aiocoap's /echo): the response to the last block
+    // carries BERT block 0 of it, 65 536 bytes, and RFC 7959 §2.7 has the client ask for the
+    // rest, 34 464 bytes, with one more PUT without Block1 and without a payload.
+    let continuations = puts.iter().filter(|b| **b < 64).count();
+    assert_eq!((continuations, puts.len()), (1, 3), "one PUT for the rest of the echo: {text}");
+    assert!(body == digits(LARGE_BYTES), "the echo of 100 000 bytes is printed whole ({} bytes): {text}", body.len());
 
     let (ok, text, _) = our_client(port, "/", &["--ping"]);
     assert!(ok && text.contains("7.03 Pong"), "a Ping is answered by a Pong: {text}");
+}
+
+/// The frame sizes of the `-v` lines `sent {code}, …, N bytes`.
+fn sent_frames(text: &str, code: &str) -> Vec<usize> {
+    let marker = format!("sent {code}");
+    text.lines()
+        .filter(|l| l.contains(&marker))
+        .filter_map(|l| l.rsplit(", ").next()?.strip_suffix(" bytes")?.parse().ok())
+        .collect()
 }
 
 #[test]
@@ -83,48 +92,20 @@ fn our_tcp_client_gets_puts_moves_bert_bodies_and_pings_the_aiocoap_server() {
     our_client_checks(ServerKind::Aiocoap);
 }
 
-/// A peer client against a server over `coap+tcp://`: GET, PUT (echoed), 100 000 bytes each
-/// way, and `/.well-known/core`.
-fn their_client_checks(client: ClientKind, server: &Server) {
-    let uri = |path: &str| format!("coap+tcp://127.0.0.1:{}{path}", server.port);
-    let check = |what: &str, reply: &interop_peers::Reply, code: &str, ok: bool| {
-        assert!(
-            reply.code.as_deref() == Some(code) && ok,
-            "{client:?} client, {:?} server, TCP: {what} (expected {code}):\n{}\nserver log:\n{}",
-            server.kind,
-            reply.transcript,
-            server.log_text()
-        );
-    };
-    let get = interop_peers::request_uri(client, &uri("/echo"), Method::Get, None);
-    check("GET /echo", &get, "2.05", true);
-    let small = digits(SMALL_BYTES);
-    let put = interop_peers::request_uri(client, &uri("/echo"), Method::Put, Some(&small));
-    check("PUT /echo of 64 bytes is echoed", &put, "2.04", put.body == small);
-    let large = digits(LARGE_BYTES);
-    let block2 = interop_peers::request_uri(client, &uri(&format!("/data?size={LARGE_BYTES}")), Method::Get, None);
-    check("GET /data?size=100000 is whole and exact", &block2, "2.05", block2.body == large);
-    let block1 = interop_peers::request_uri(client, &uri("/echo"), Method::Put, Some(&large));
-    check("PUT /echo of 100 000 bytes", &block1, "2.04", true);
-    let core = interop_peers::request_uri(client, &uri("/.well-known/core"), Method::Get, None);
-    let links = String::from_utf8_lossy(&core.body);
-    check("/.well-known/core lists </echo> and </data>", &core, "2.05", links.contains("</echo>"));
-}
-
 #[test]
 fn libcoap_tcp_client_gets_puts_and_moves_large_bodies_with_our_server() {
-    their_client_checks(ClientKind::Libcoap, &Server::start(ServerKind::Coapcc));
+    client_checks_over("coap+tcp", ClientKind::Libcoap, &Server::start(ServerKind::Coapcc));
 }
 
 #[test]
 fn aiocoap_tcp_client_gets_puts_and_moves_large_bodies_with_our_server() {
-    their_client_checks(ClientKind::Aiocoap, &Server::start(ServerKind::Coapcc));
+    client_checks_over("coap+tcp", ClientKind::Aiocoap, &Server::start(ServerKind::Coapcc));
 }
 
 #[test]
 fn libcoap_and_aiocoap_interoperate_over_tcp_both_ways() {
-    their_client_checks(ClientKind::Libcoap, &Server::start(ServerKind::Aiocoap));
-    their_client_checks(ClientKind::Aiocoap, &Server::start(ServerKind::Libcoap));
+    client_checks_over("coap+tcp", ClientKind::Libcoap, &Server::start(ServerKind::Aiocoap));
+    client_checks_over("coap+tcp", ClientKind::Aiocoap, &Server::start(ServerKind::Libcoap));
 }
 
 /// Connects our session to `port`, exchanges CSMs, sends a CSM carrying the unknown critical

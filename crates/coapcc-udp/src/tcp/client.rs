@@ -10,11 +10,14 @@
 //!   a BERT block (SZX 7) advances the block number by its payload over 1 024 bytes (RFC 8323
 //!   §6), a plain one by one. Every block with the More flag must be full (a non-zero multiple
 //!   of 1 024 bytes for BERT); the body may reach [`crate::client::MAX_RECEIVED_BODY_BYTES`].
-//! - **PUT/POST/DELETE** with a body over 1 024 bytes (or one over the server's Max-Message-Size): Block1, in BERT blocks of the largest
-//!   multiple of 1 024 bytes the server's Max-Message-Size takes (at most
-//!   [`crate::server::MAX_BERT_PAYLOAD_BYTES`]) when BERT is allowed, else 1 024-byte blocks
-//!   (smaller if the server's maximum needs it); a smaller size the server answers with is
-//!   followed (RFC 7959 §2.5).
+//! - **PUT/POST/DELETE** with a body over 1 024 bytes (or one over the server's
+//!   Max-Message-Size): Block1, in BERT blocks of the largest multiple of 1 024 bytes the
+//!   server's Max-Message-Size takes (at most [`crate::server::MAX_BERT_PAYLOAD_BYTES`]) when
+//!   BERT is allowed, else 1 024-byte blocks (smaller if the server's maximum needs it); a
+//!   smaller size the server answers with is followed (RFC 7959 §2.5). When the response to
+//!   the last block carries Block2 block 0 with More set (a response body too large for one
+//!   message, as libcoap's `coap-server -e` echoes one), the rest is fetched like a GET's,
+//!   with requests of the same method and options, no Block1 and no payload (RFC 7959 §2.7).
 //! - **Ping** ([`TcpRequest::ping`]): a 7.02 Ping instead of a request, answered by a Pong.
 //!
 //! Each response must come within [`TcpRequest::answer_timeout`]. The server's Abort, Release
@@ -36,7 +39,7 @@ use tokio::net::TcpStream;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 
 use super::{CSM_TIMEOUT, MAX_MESSAGE_BYTES, READ_CHUNK_BYTES, events, flush};
-use crate::block::{Block, MAX_SZX, size_of_szx};
+use crate::block::{self, Block, MAX_SZX, size_of_szx};
 use crate::client::MAX_RECEIVED_BODY_BYTES;
 use crate::clock::Clock;
 use crate::server::MAX_BERT_PAYLOAD_BYTES;
@@ -330,7 +333,9 @@ impl<S: FnMut(TcpEvent)> Conn<'_, S> {
         }
     }
 
-    /// The whole response: one exchange, or one per block.
+    /// The whole response: one exchange, or one per block (Block1 of a body over 1 024 bytes
+    /// or over the server's maximum, then Block2 when the response to its last block starts
+    /// a block-wise body, RFC 7959 §2.7).
     async fn whole(&mut self) -> Result<(TcpMessage, Payload, u32), TcpRequestError> {
         let template = TcpMessage::from_message(&self.req.template);
         let body = template.payload.clone();
@@ -340,21 +345,45 @@ impl<S: FnMut(TcpEvent)> Conn<'_, S> {
             <= peer.max_message_bytes as usize;
         // As on UDP, a body over 1 024 bytes goes block-wise; so does any that does not fit.
         let blockwise_put = template.code != Code::GET && (body.len() > size_of_szx(MAX_SZX) || !whole_fits);
-        let mut exchanges = 0;
-        if blockwise_put {
-            return self.put_blocks(&template, bert).await;
+        if !blockwise_put {
+            return self.blocks2(template, None, 0).await;
         }
+        let (resp, exchanges) = self.put_blocks(&template, bert).await?;
+        if !block::block2_follows(resp.code, resp.option(option::BLOCK2).and_then(Block::decode_reliable)) {
+            let payload = resp.payload.clone();
+            return Ok((resp, payload, exchanges));
+        }
+        // RFC 7959 §2.7: the other blocks are asked for with requests like those of the
+        // upload, without Block1 and without a payload.
+        let rest = TcpMessage { payload: Payload::new(), ..template };
+        self.blocks2(rest, Some(resp), exchanges).await
+    }
+
+    /// A response body, in Block2 blocks when the server sends it so: `first` is block 0 when
+    /// it came already (the response to an upload's last block); `exchanges` counts the
+    /// requests made so far.
+    async fn blocks2(
+        &mut self,
+        template: TcpMessage,
+        mut first: Option<TcpMessage>,
+        mut exchanges: u32,
+    ) -> Result<(TcpMessage, Payload, u32), TcpRequestError> {
         let mut szx = self.req.block2_szx;
         let mut num = 0u32;
         let mut received = Vec::new();
         loop {
-            let mut m = template.clone();
-            if let Some(s) = szx {
-                m.options.retain(|o| o.number != option::BLOCK2);
-                m.add_option(option::BLOCK2, Block { num, more: false, szx: s }.encode());
-            }
-            let resp = self.exchange(m).await?;
-            exchanges += 1;
+            let resp = match first.take() {
+                Some(resp) => resp,
+                None => {
+                    let mut m = template.clone();
+                    if let Some(s) = szx {
+                        m.options.retain(|o| o.number != option::BLOCK2);
+                        m.add_option(option::BLOCK2, Block { num, more: false, szx: s }.encode());
+                    }
+                    exchanges += 1;
+                    self.exchange(m).await?
+                }
+            };
             let Some(b) = resp.option(option::BLOCK2).map(Block::decode_reliable) else {
                 return Ok((resp.clone(), resp.payload, exchanges));
             };
@@ -382,12 +411,9 @@ impl<S: FnMut(TcpEvent)> Conn<'_, S> {
         }
     }
 
-    /// A body sent in Block1 blocks (BERT when allowed).
-    async fn put_blocks(
-        &mut self,
-        template: &TcpMessage,
-        bert: bool,
-    ) -> Result<(TcpMessage, Payload, u32), TcpRequestError> {
+    /// A body sent in Block1 blocks (BERT when allowed): the response to the last block and
+    /// the requests made.
+    async fn put_blocks(&mut self, template: &TcpMessage, bert: bool) -> Result<(TcpMessage, u32), TcpRequestError> {
         let body = template.payload.clone();
         let peer = self.session.peer();
         let mut skeleton = TcpMessage { token: Token::new(&[0; 8]).unwrap_or_default(), ..template.clone() };
@@ -419,7 +445,7 @@ impl<S: FnMut(TcpEvent)> Conn<'_, S> {
             let resp = self.exchange(m).await?;
             exchanges += 1;
             if !more || resp.code != Code::CONTINUE {
-                return Ok((resp, Payload::new(), exchanges));
+                return Ok((resp, exchanges));
             }
             offset = end;
             // RFC 7959 §2.5: follow a smaller size the server asks for.

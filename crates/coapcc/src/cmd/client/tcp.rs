@@ -14,9 +14,9 @@ use coapcc_udp::clock::os_seed;
 use coapcc_udp::config::CoapUri;
 use coapcc_udp::tcp::client::{TcpEvent, TcpRequest, TcpSummary};
 
-use super::record::{self, MessageRecord, OutDir, Row, SingleSummary};
+use super::record::{MessageRecord, OutDir, Row, SingleSummary};
 use super::show;
-use super::single::{Printer, block_szx, payload, request_options};
+use super::single::{Printer, block_szx, template};
 use super::{ClientArgs, resolve, runtime, seconds};
 use crate::error::CliError;
 
@@ -63,15 +63,7 @@ pub fn run(args: &ClientArgs, uri: CoapUri, out: &mut dyn Write) -> Result<(), C
     }
     let timeout = args.timeout_s.map(|t| seconds("timeout-s", t)).transpose()?;
     let answer_timeout = seconds("exchange-lifetime-s", args.exchange_lifetime_s)?;
-    let mut template = coapcc_udp::config::uri_request(args.method.code(), &uri.path, &uri.query)
-        .map_err(|e| CliError::usage(format!("bad URI `{}`: {e}", args.uri)))?;
-    for (number, value) in request_options(args)? {
-        template.add_option(number, value);
-    }
-    template.payload = payload(args)?;
-    if template.payload.len() > coapcc_udp::client::MAX_SENT_BODY_BYTES {
-        return Err(CliError::usage(format!("-e/-f: at most {} bytes", coapcc_udp::client::MAX_SENT_BODY_BYTES)));
-    }
+    let template = template(args, &uri)?;
     let block2_szx = args.block_size.map(block_szx).transpose()?;
     let out_dir = args.out.as_deref().map(OutDir::check).transpose()?;
     let rt = runtime()?;
@@ -79,16 +71,7 @@ pub fn run(args: &ClientArgs, uri: CoapUri, out: &mut dyn Write) -> Result<(), C
     let req = TcpRequest { target, template, block2_szx, ping: args.ping, answer_timeout };
     // The seed only names the run in `--out`'s run.json (nothing here is random).
     let seed = args.seed.unwrap_or_else(os_seed);
-    let mut printer = Printer {
-        out,
-        output: args.output.as_deref(),
-        verbose: args.verbose,
-        timer: None,
-        printed: false,
-        error: None,
-        rows: Vec::new(),
-        messages: Vec::new(),
-    };
+    let mut printer = Printer::new(out, args);
     let peer = target.to_string();
     // None: the time-out passed; Some(None): a signal stopped the run.
     let result = rt.block_on(async {
@@ -118,14 +101,7 @@ pub fn run(args: &ClientArgs, uri: CoapUri, out: &mut dyn Write) -> Result<(), C
             deregistered: false,
             error: outcome.as_ref().err().map(ToString::to_string),
         };
-        dir.write(
-            seed,
-            &[
-                ("timeline.csv", record::timeline_csv(&printer.rows)),
-                ("messages.json", record::json(&printer.messages)),
-                ("summary.json", record::json(&summary)),
-            ],
-        )?;
+        printer.write_out(dir, seed, &summary)?;
     }
     if let Some(e) = printer.error.take() {
         return Err(e);
