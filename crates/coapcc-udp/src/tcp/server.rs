@@ -22,7 +22,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use coapcc_proto::tcp::{Role, Session, SessionConfig, SessionError, SessionEvent, TcpMessage};
+use coapcc_proto::tcp::{Role, Session, SessionConfig, SessionError, SessionEvent, SessionStats, TcpMessage};
 use coapcc_proto::{Code, Payload};
 use tokio::io::AsyncReadExt;
 use tokio::net::{TcpListener, TcpStream};
@@ -207,8 +207,13 @@ async fn serve(stream: TcpStream, _peer: SocketAddr, options: TcpServerOptions, 
     let mut session = Session::new(Role::Acceptor, config);
     let mut buf = vec![0u8; READ_CHUNK_BYTES];
     let csm_deadline = tokio::time::Instant::now() + CSM_TIMEOUT;
+    // What the counters hold of this session so far (they are kept current, so that a
+    // connection still open when the listener stops is counted too).
+    let mut counted = SessionStats::default();
     let end = loop {
-        if flush(&mut session, &mut wr, |_| {}).await.is_err() {
+        let flushed = flush(&mut session, &mut wr, |_| {}).await;
+        account(&session, &mut counted, counters);
+        if flushed.is_err() {
             break End::Closed;
         }
         if session.is_closed() || (session.released_by_peer() && session.pending_requests() == 0) {
@@ -248,11 +253,17 @@ async fn serve(stream: TcpStream, _peer: SocketAddr, options: TcpServerOptions, 
             let _ = tokio::time::timeout(RELEASE_GRACE, grace).await;
         }
     }
-    let s = session.stats();
-    Counters::add(&counters.messages_received, s.messages_received);
-    Counters::add(&counters.messages_sent, s.messages_sent);
-    Counters::add(&counters.pongs_sent, s.pongs_sent);
+    account(&session, &mut counted, counters);
     let _ = tokio::time::timeout(WRITE_TIMEOUT, tokio::io::AsyncWriteExt::shutdown(&mut wr)).await;
+}
+
+/// Adds what `session` counted since `counted` to the listener's counters.
+fn account(session: &Session, counted: &mut SessionStats, counters: &Counters) {
+    let s = session.stats();
+    Counters::add(&counters.messages_received, s.messages_received - counted.messages_received);
+    Counters::add(&counters.messages_sent, s.messages_sent - counted.messages_sent);
+    Counters::add(&counters.pongs_sent, s.pongs_sent - counted.pongs_sent);
+    *counted = s;
 }
 
 /// Answers one request; a reply too large for the peer becomes 4.13 without a payload
