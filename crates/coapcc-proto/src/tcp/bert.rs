@@ -9,11 +9,9 @@
 
 use super::frame::{TcpMessage, frame_len};
 
-/// The SZX value of a BERT option (§6).
-pub const BERT_SZX: u8 = 7;
-
-/// The unit of BERT block numbers and payloads, bytes.
-pub const BERT_UNIT_BYTES: usize = 1024;
+/// The unit of BERT block numbers and payloads, bytes: the block size of SZX 6 (§6; the BERT
+/// SZX itself is [`crate::block::BERT_SZX`]).
+pub const BERT_UNIT_BYTES: usize = 16 << crate::block::MAX_SZX;
 
 /// The largest BERT payload (a multiple of [`BERT_UNIT_BYTES`], at most `cap_bytes`) that
 /// `msg` (its code, token and options; its payload is ignored) can carry within

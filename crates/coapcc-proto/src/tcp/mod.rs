@@ -6,7 +6,7 @@
 //! | `frame` | [`TcpMessage`] and its frame (§3.2: Len/TKL nibbles, 8/16/32-bit extended lengths): [`encode`], [`decode`], [`header`] |
 //! | `decoder` | [`StreamDecoder`]: bytes in any chunks → whole messages, frames over the maximum refused from their length field |
 //! | `signal` | [`Signal`] (7.01 CSM, 7.02 Ping, 7.03 Pong, 7.04 Release, 7.05 Abort, §5) with their options |
-//! | `bert` | SZX 7 blocks (§6): payload sizing within the peer's Max-Message-Size, block numbering |
+//! | `bert` | SZX 7 blocks (§6): payload sizing within the peer's Max-Message-Size, block numbering (the option value itself: [`crate::block::Block`]) |
 //! | `session` | **start here**: [`Session`] (CSM first, requests and responses by token, Ping/Pong, Release, Abort on the peer's protocol errors, the peer's Max-Message-Size respected) |
 //!
 //! Nothing here reads a clock or a socket: the driver (`coapcc-udp`'s TCP server and client)
@@ -18,7 +18,7 @@ mod frame;
 mod session;
 mod signal;
 
-pub use bert::{BERT_SZX, BERT_UNIT_BYTES, bert_next_num, bert_payload_bytes, bert_payload_ok};
+pub use bert::{BERT_UNIT_BYTES, bert_next_num, bert_payload_bytes, bert_payload_ok};
 pub use decoder::StreamDecoder;
 pub use frame::{
     EncodeError, FrameError, FrameHeader, LEN_EXT8_BASE, LEN_EXT16_BASE, LEN_EXT32_BASE, MAX_BODY_BYTES, TcpMessage,

@@ -9,11 +9,11 @@
 //! when the peer's Max-Message-Size asks for it. A Block2 the client asks for is honoured; a
 //! BERT one without BERT allowed is answered with SZX 6 (the same 1 024-byte numbering, §6).
 
-use coapcc_proto::tcp::{BERT_SZX, BERT_UNIT_BYTES, TcpMessage, bert_payload_bytes};
+use coapcc_proto::tcp::{BERT_UNIT_BYTES, TcpMessage, bert_payload_bytes};
 use coapcc_proto::{Code, Message, Options, option};
 
 use super::{Content, MAX_PLAIN_PAYLOAD_BYTES, Sizing, option_value, resource_reply, size2, text};
-use crate::block::{self, Block, MAX_SZX, size_of_szx};
+use crate::block::{self, BERT_SZX, Block, MAX_SZX, size_of_szx};
 use crate::runtime::Reply;
 
 /// The largest BERT payload the server puts in one response, bytes (64 blocks of 1 024).
@@ -92,11 +92,7 @@ pub(super) fn body(request: &Message, content: Content, format: Option<u32>, lim
         }
     }
     let range = if szx == BERT_SZX {
-        let from = (num as usize).saturating_mul(BERT_UNIT_BYTES);
-        (from <= len && !(from == len && num > 0)).then(|| {
-            let to = from.saturating_add(bert_bytes).min(len);
-            (from, to, to < len)
-        })
+        block::range_at(len, (num as usize).saturating_mul(BERT_UNIT_BYTES), bert_bytes)
     } else {
         block::range(len, num, szx)
     };

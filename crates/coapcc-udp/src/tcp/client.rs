@@ -30,8 +30,8 @@ use std::time::Duration;
 
 use coapcc_core::Instant;
 use coapcc_proto::tcp::{
-    BERT_SZX, BERT_UNIT_BYTES, PeerSettings, ProtocolError, Role, Session, SessionConfig, SessionError, SessionEvent,
-    TcpMessage, bert_next_num, bert_payload_bytes, bert_payload_ok,
+    BERT_UNIT_BYTES, PeerSettings, ProtocolError, Role, Session, SessionConfig, SessionError, SessionEvent, TcpMessage,
+    bert_next_num, bert_payload_bytes, bert_payload_ok,
 };
 use coapcc_proto::{Code, Message, Payload, Token, encode_uint, option};
 use tokio::io::AsyncReadExt;
@@ -39,7 +39,7 @@ use tokio::net::TcpStream;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 
 use super::{CSM_TIMEOUT, MAX_MESSAGE_BYTES, READ_CHUNK_BYTES, events, flush};
-use crate::block::{self, Block, MAX_SZX, size_of_szx};
+use crate::block::{self, BERT_SZX, Block, MAX_SZX, size_of_szx};
 use crate::client::MAX_RECEIVED_BODY_BYTES;
 use crate::clock::Clock;
 use crate::server::MAX_BERT_PAYLOAD_BYTES;
