@@ -1,6 +1,6 @@
 //! Real CoAP over TCP (RFC 8323): `coapcc server`'s `coap+tcp://` listener and `coapcc client
 //! coap+tcp://…`, both driving the sans-IO [`coapcc_proto::tcp::Session`] over a tokio
-//! [`TcpStream`].
+//! [`tokio::net::TcpStream`].
 //!
 //! There is no congestion-control algorithm at the CoAP layer here: TCP (the kernel's, CUBIC
 //! by default on Linux) paces the connection, and the session neither retransmits nor times
