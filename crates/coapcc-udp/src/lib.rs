@@ -16,6 +16,7 @@
 //! | [`server`] | the resources of `coapcc server` (`/echo`, `/data?size=N`, `/.well-known/core`) |
 //! | [`bench`](mod@bench) | measuring real CoAP on loopback (`coapcc bench --case udp`): fuzzing throughput, exchanges per second, CPU per exchange |
 //! | [`fuzz`] | datagram fuzzing of client and server endpoints (corpus, mutations), for tests and benchmarks |
+//! | [`probe`] | `coapcc probe`: a client under test run against a scripted probe server on loopback (every copy timestamped), and a server's answers to duplicates, pings and stray ACKs |
 //! | [`block`] | RFC 7959 Block1/Block2 option values and block slicing |
 //! | [`clock`] | the wall clock ([`clock::Clock`]) and the OS seed |
 //! | [`emulator`] | the link emulator: a UDP relay applying the simulator's link pipelines in real time (`coapcc emulate`) |
@@ -33,6 +34,7 @@ pub mod clock;
 pub mod config;
 pub mod emulator;
 pub mod fuzz;
+pub mod probe;
 pub mod request;
 pub mod runtime;
 pub mod server;
