@@ -23,6 +23,7 @@
 //! | root, from `pcap` | [`PcapWriter`]: a classic libpcap writer (raw IPv4/IPv6 + UDP headers with checksums) so Wireshark shows the CoAP of the emulator, testbed and simulator |
 //! | root, from `rtt_trace` | the RTT traces of the RTT-trace model (Makarem Table 1): [`TraceConfig`], [`RttDist`] |
 //! | [`metrics`] | per-flow and per-run metrics, quantiles, Jain's index |
+//! | [`probe`] | `coapcc probe` without sockets: the probe server's script, what a run showed, the inference of a client's transmission parameters, its RFC 7252 checks and the closest algorithm (by the replays) |
 //! | [`replay`] | replay scripts (`send`, `wait MS`, `ack`) run on one controller, events as JSON lines (`coapcc replay`, the Python package) |
 //! | [`rng`] | the generator type [`rng::SimRng`], [`rng::stream_rng`] (one independent stream per consumer) and the draws the models use |
 
@@ -34,6 +35,7 @@
 pub mod flow;
 pub mod link;
 pub mod metrics;
+pub mod probe;
 pub mod replay;
 pub mod rng;
 pub mod scenario;

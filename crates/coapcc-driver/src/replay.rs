@@ -4,6 +4,7 @@
 //!
 //! Output: one JSON object per line, in time order (see [`format_event`]).
 
+use std::cell::Cell;
 use std::fmt;
 use std::io::Write;
 use std::time::Duration;
@@ -139,6 +140,123 @@ pub fn run_with(
         result.map_err(|e| ReplayError::Line { number: line.number, problem: e.to_string() })?;
     }
     Ok(())
+}
+
+/// One exchange of a probe's script as the replay runs it: when the application starts it
+/// (since the start of the run) and, if the probe answers it, which copy the answer follows and
+/// how long after that copy left the answer arrives. An empty ACK (a separate response) is an
+/// answer too: it stops the retransmissions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ScriptedExchange {
+    /// When the application starts the exchange.
+    pub start: Duration,
+    /// `(copy, delay)`: the answer arrives `delay` after copy `copy` (0 = the original) left.
+    pub answer: Option<(u8, Duration)>,
+    /// Whether the answer names the copy it follows (a token or option echo).
+    pub echo: bool,
+}
+
+/// A replay of a probe's script, one exchange at a time: [`run_scripted`] runs it whole; the
+/// probe's match branches it (it is `Clone`) to give each exchange the random draw nearest the
+/// client's.
+#[derive(Clone, Debug)]
+pub struct ScriptedReplay<'a> {
+    harness: StopAndWait<&'a AnyController>,
+    rng: Pcg64Mcg,
+}
+
+impl<'a> ScriptedReplay<'a> {
+    /// A replay of `controller`, its draws from `seed`.
+    pub fn new(controller: &'a AnyController, seed: u64) -> Self {
+        ScriptedReplay { harness: StopAndWait::new(controller), rng: Pcg64Mcg::seed_from_u64(seed) }
+    }
+
+    /// The draws from here on come from `seed`.
+    pub fn reseed(&mut self, seed: u64) {
+        self.rng = Pcg64Mcg::seed_from_u64(seed);
+    }
+
+    /// Every timer, until the controller is idle (an exchange ends by an answer or a give-up
+    /// after at most 256 copies).
+    fn drain(&mut self, emit: &mut dyn FnMut(Event)) {
+        for _ in 0..=u16::MAX {
+            match self.harness.next_deadline() {
+                Some(at) => self.harness.advance_to(at, &mut self.rng, &mut *emit),
+                None => break,
+            }
+        }
+    }
+
+    /// Runs exchange `ex` (started at its `start`, or as soon as the controller is idle), then
+    /// the timers until `next` (the next exchange's start; when the controller is still busy
+    /// then, until it is idle; `None`: until it is idle). Every event of `ex` is emitted by
+    /// this call.
+    pub fn exchange(&mut self, ex: &ScriptedExchange, next: Option<Duration>, emit: &mut dyn FnMut(Event)) {
+        let at = Instant::ZERO.saturating_add(ex.start);
+        self.harness.advance_to(at, &mut self.rng, &mut *emit);
+        if self.harness.is_busy() {
+            self.drain(&mut *emit);
+        }
+        let start = self.harness.now().max(at);
+        let sent_copy: Cell<Option<Instant>> = Cell::new(None);
+        let want = ex.answer.map(|(copy, _)| copy);
+        let mut watch = |e: Event| {
+            if let Event::Transmit { at, copy, .. } = e
+                && Some(copy) == want
+            {
+                sent_copy.set(Some(at));
+            }
+            emit(e);
+        };
+        // A send at a time the harness has reached cannot be refused: it is idle here.
+        let _ = self.harness.send(start, &mut self.rng, &mut watch);
+        if let Some((copy, delay)) = ex.answer {
+            for _ in 0..=u16::MAX {
+                if sent_copy.get().is_some() || !self.harness.is_busy() {
+                    break;
+                }
+                match self.harness.next_deadline() {
+                    Some(at) => self.harness.advance_to(at, &mut self.rng, &mut watch),
+                    None => break,
+                }
+            }
+            if let Some(left) = sent_copy.get() {
+                let named = ex.echo.then_some(u16::from(copy));
+                self.harness.advance_to(left.saturating_add(delay), &mut self.rng, &mut watch);
+                // The exchange may have ended meanwhile (a give-up before the answer arrived).
+                if self.harness.is_busy() {
+                    let _ = self.harness.ack(self.harness.now(), named, &mut self.rng, &mut watch);
+                }
+            }
+        }
+        match next {
+            Some(n) => {
+                self.harness.advance_to(Instant::ZERO.saturating_add(n), &mut self.rng, &mut watch);
+                if self.harness.is_busy() {
+                    self.drain(&mut watch);
+                }
+            }
+            None => self.drain(&mut watch),
+        }
+    }
+}
+
+/// Runs `exchanges` on `controller` the way a probe server reacts to a client: each exchange
+/// starts at its `start` (or, when the controller is still busy with the previous one, as soon
+/// as that one ends: it is run to its answer or give-up first), and is answered `delay` after
+/// its copy `copy` leaves (never, if the controller gives up before sending that copy). After
+/// the last exchange, timers run until the controller is idle. Events go to `emit` in time
+/// order, as [`run_with`] gives them: the probe compares what a real client did with this.
+pub fn run_scripted(
+    controller: &AnyController,
+    exchanges: &[ScriptedExchange],
+    seed: u64,
+    emit: &mut dyn FnMut(Event),
+) {
+    let mut replay = ScriptedReplay::new(controller, seed);
+    for (i, ex) in exchanges.iter().enumerate() {
+        replay.exchange(ex, exchanges.get(i + 1).map(|n| n.start), &mut *emit);
+    }
 }
 
 #[cfg(test)]

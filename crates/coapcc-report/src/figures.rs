@@ -258,24 +258,24 @@ pub struct BarGroup {
 // are chosen so that the division is exact (13.64 → 11 px, 14.88 → 12 px, 17.36 → 14 px,
 // 24.8 → 20 px).
 
-const FONT: &str = "sans-serif";
-const TITLE_SIZE: f64 = 24.8;
+pub(crate) const FONT: &str = "sans-serif";
+pub(crate) const TITLE_SIZE: f64 = 24.8;
 const PANEL_TITLE_SIZE: f64 = 17.36;
 const DESC_SIZE: f64 = 14.88;
 const TICK_SIZE: f64 = 13.64;
 const LEGEND_SIZE: f64 = 14.88;
 const NOTE_SIZE: f64 = 17.36;
-const TITLE_H: u32 = 40;
+pub(crate) const TITLE_H: u32 = 40;
 const LEGEND_ROW_H: u32 = 22;
 const Y_LABEL_AREA: u32 = 66;
 const GRID_BOLD: RGBColor = RGBColor(0xDD, 0xDD, 0xDD);
 const GRID_LIGHT: RGBColor = RGBColor(0xF2, 0xF2, 0xF2);
 const NOTE_GREY: RGBColor = RGBColor(0x77, 0x77, 0x77);
 
-type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
-type Drawn = Result<(), String>;
+pub(crate) type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+pub(crate) type Drawn = Result<(), String>;
 
-fn fail<E: std::fmt::Display>(e: E) -> String {
+pub(crate) fn fail<E: std::fmt::Display>(e: E) -> String {
     format!("plotting failed: {e}")
 }
 
@@ -699,7 +699,7 @@ fn grid(n: usize, max_cols: usize) -> Grid {
     Grid { rows: n.div_ceil(cols).max(1), cols }
 }
 
-fn escape_xml(s: &str) -> String {
+pub(crate) fn escape_xml(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -747,7 +747,7 @@ fn error_svg(title: &str, message: &str) -> String {
 
 /// Draw with plotters into a string; replace plotters' root tag by ours (scalable, with a
 /// `<title>`). Errors and panics become [`error_svg`].
-fn render(title: &str, size: (u32, u32), draw: impl FnOnce(&Area) -> Drawn) -> String {
+pub(crate) fn render(title: &str, size: (u32, u32), draw: impl FnOnce(&Area) -> Drawn) -> String {
     let mut buf = String::new();
     let outcome = catch_unwind(AssertUnwindSafe(|| -> Drawn {
         let root = SVGBackend::with_string(&mut buf, size).into_drawing_area();

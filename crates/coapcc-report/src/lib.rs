@@ -24,6 +24,7 @@
 //! | root, from `pcap` | `coapcc sim --pcap`: replication 0 of each algorithm as pcap files ([`pcap_file_stem`]) |
 //! | root, from `algorithms` | the algorithm registry as a table ([`algorithms_table`]), as CSV ([`algorithms_csv`]), and one algorithm's keys ([`algorithm_keys_text`]) |
 //! | root, from `scenarios` | the built-in scenarios as a list ([`scenarios_table`], [`scenarios_csv`], [`scenarios_json`]) and one scenario's file ([`scenario_text`]) |
+//! | root, from `probe` | `coapcc probe`: the human summaries ([`probe_summary`], [`server_summary`]) and the HTML page with the timeline figure ([`probe_html`], [`timeline_svg`]) |
 //! | root, from `run_record` | `run.json` in every output folder ([`RunRecord`], [`write_run_json`]): version, commit, date, command, seed, cores |
 //! | root, from `progress` | [`Progress`] (what a run reports while it works) and the worker pool |
 //! | root, from `files` | the output-folder check before a run ([`check_writable`], [`CreatedFolders`]); atomic file writes ([`write_atomic`]) |
@@ -45,6 +46,7 @@ mod describe;
 mod error;
 mod files;
 mod pcap;
+mod probe;
 mod progress;
 mod reproduce;
 mod run_record;
@@ -52,7 +54,10 @@ mod scenarios;
 mod sim;
 
 pub use algorithms::{algorithm_keys_text, algorithms_csv, algorithms_table};
-pub use crosscheck::{MetricComparison, TOLERANCE as CROSSCHECK_TOLERANCE, run_crosscheck};
+pub use crosscheck::{
+    CrosscheckMetric, MannWhitney, MetricComparison, PairedDifference, TOLERANCE as CROSSCHECK_TOLERANCE,
+    Verdict as CrosscheckVerdict, run_crosscheck,
+};
 pub use crosscheck_tcp::{
     FctComparison, Ns3Program, ReferenceCase, TOLERANCE as CROSSCHECK_TCP_TOLERANCE, TcpReference, parse_fcts,
     run_crosscheck_tcp,
@@ -61,6 +66,7 @@ pub use describe::describe;
 pub use error::ReportError;
 pub use files::{CreatedFolders, check_writable, write_atomic};
 pub use pcap::file_stem as pcap_file_stem;
+pub use probe::{probe_html, probe_summary, server_summary, timeline_svg};
 pub use progress::{Progress, thread_pool};
 pub use reproduce::investigate::Findings;
 pub use reproduce::investigate::causes::causes_md;

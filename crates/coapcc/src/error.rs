@@ -10,6 +10,7 @@ use coapcc_sim::bench::BenchError;
 use coapcc_udp::bench::UdpBenchError;
 use coapcc_udp::client::ClientError;
 use coapcc_udp::emulator::EmulatorError;
+use coapcc_udp::probe::ProbeError;
 
 /// An error the tool reports on one line before exiting.
 #[derive(Debug)]
@@ -99,5 +100,16 @@ impl From<EmulatorError> for CliError {
 impl From<UdpBenchError> for CliError {
     fn from(e: UdpBenchError) -> Self {
         CliError::Failure(e.to_string())
+    }
+}
+
+impl From<ProbeError> for CliError {
+    fn from(e: ProbeError) -> Self {
+        match e {
+            ProbeError::BadCommand(_) | ProbeError::BadUri(_) | ProbeError::Spawn { .. } => {
+                CliError::Usage(e.to_string())
+            }
+            ProbeError::Socket(_) | ProbeError::NoAnswer(..) => CliError::Failure(e.to_string()),
+        }
     }
 }

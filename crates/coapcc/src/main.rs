@@ -55,6 +55,11 @@ enum Command {
     Client(client::ClientArgs),
     /// Real CoAP over UDP: serve /echo, /data?size=N, /obs (observable) and /.well-known/core.
     Server(server::ServerArgs),
+    /// Measure a CoAP stack from the outside: run a client under test against a scripted
+    /// probe server (`probe client -- COMMAND {uri}`) and infer its ACK_TIMEOUT,
+    /// ACK_RANDOM_FACTOR, backoff, MAX_RETRANSMIT, NSTART, RTT adaptation and the closest
+    /// coapcc algorithm; or check a server (`probe server URI`). Exit 1 on a violation.
+    Probe(probe::ProbeArgs),
     /// Print the shell completion script (bash, zsh, fish, elvish, powershell).
     Completions(shell::CompletionsArgs),
     /// Print the manual page (roff): `coapcc man > coapcc.1`.
@@ -75,6 +80,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Testbed(args) => testbed::run(args, &mut out)?,
         Command::Client(args) => client::run(args, &mut out)?,
         Command::Server(args) => server::run(args, &mut out)?,
+        Command::Probe(args) => probe::run(args, &mut out)?,
         Command::Completions(args) => shell::completions(args, Cli::command(), &mut out)?,
         Command::Man(args) => shell::man(args, Cli::command(), &mut out)?,
     }

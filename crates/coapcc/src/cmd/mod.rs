@@ -5,6 +5,7 @@ pub(crate) mod algorithms;
 pub(crate) mod bench;
 pub(crate) mod client;
 pub(crate) mod emulate;
+pub(crate) mod probe;
 pub(crate) mod replay;
 pub(crate) mod reproduce;
 pub(crate) mod scenarios;

@@ -7,15 +7,23 @@ import java.nio.file.Path;
 import org.eclipse.californium.core.CoapClient;
 import org.eclipse.californium.core.CoapResponse;
 import org.eclipse.californium.core.coap.MediaTypeRegistry;
+import org.eclipse.californium.core.config.CoapConfig;
 import org.eclipse.californium.core.network.CoapEndpoint;
 import org.eclipse.californium.elements.config.Configuration;
 import org.eclipse.californium.elements.exception.ConnectorException;
 
 /**
  * A Californium 3.14.0 client for the interop tests: one confirmable request, block-wise when
- * the body needs it (both directions are automatic).
+ * the body needs it (both directions are automatic), over UDP ({@code coap://}) or over TCP
+ * ({@code coap+tcp://}, Californium's TCP connector).
  *
- * <p>Usage: {@code Client GET|PUT|POST URI [--payload-bytes N] [--out FILE] [--timeout-s T]}.
+ * <p>Usage: {@code Client GET|PUT|POST|PING URI [--payload-bytes N] [--out FILE] [--timeout-s T]
+ * [--congestion-control MODE]}. MODE is one of Californium's
+ * {@code CoapConfig.CongestionControlMode} names (NULL, COCOA, COCOA_STRONG, BASIC_RTO,
+ * LINUX_RTO, PEAKHOPPER_RTO) and sets {@code CoapConfig.CONGESTION_CONTROL_ALGORITHM}
+ * (default NULL: RFC 7252 timers); `coapcc probe` measures the difference.
+ * PING is {@link CoapClient#ping(long)} (over TCP Californium sends what it sends for it, see
+ * the tests): it prints {@code ping=true} or {@code ping=false} and exits 0 or 2.
  * A PUT/POST body is N bytes of digits (0-9 repeated, the body of /data?size=N). Prints one line
  * {@code code=C bytes=N} (C like 2.05) and writes the response body to FILE if given.
  * Exit 0 on a success (2.xx) response, 1 on an error response, 2 on no response or bad usage.
@@ -25,7 +33,8 @@ public final class Client {
 
     private static void usage(String why) {
         System.err.println(why);
-        System.err.println("usage: Client GET|PUT|POST URI [--payload-bytes N] [--out FILE] [--timeout-s T]");
+        System.err.println("usage: Client GET|PUT|POST|PING URI [--payload-bytes N] [--out FILE] [--timeout-s T]"
+                + " [--congestion-control MODE]");
         System.exit(2);
     }
 
@@ -39,6 +48,7 @@ public final class Client {
         int payloadBytes = 0;
         Path out = null;
         long timeoutMs = 20_000;
+        CoapConfig.CongestionControlMode congestion = null;
         for (int i = 2; i < args.length; i++) {
             String flag = args[i];
             if (i + 1 >= args.length) {
@@ -50,15 +60,23 @@ public final class Client {
                     case "--payload-bytes" -> payloadBytes = Integer.parseInt(value);
                     case "--out" -> out = Path.of(value);
                     case "--timeout-s" -> timeoutMs = (long) (Double.parseDouble(value) * 1000.0);
+                    case "--congestion-control" -> congestion = CoapConfig.CongestionControlMode.valueOf(value);
                     default -> usage("unknown flag " + flag);
                 }
             } catch (NumberFormatException e) {
                 usage(flag + ": not a number: " + value);
+            } catch (IllegalArgumentException e) {
+                usage(flag + ": unknown value: " + value);
             }
         }
 
         Configuration config = Peer.configuration();
-        CoapEndpoint endpoint = Peer.endpoint(config, "127.0.0.1", 0);
+        if (congestion != null) {
+            config.set(CoapConfig.CONGESTION_CONTROL_ALGORITHM, congestion);
+        }
+        CoapEndpoint endpoint = uri.startsWith("coap+tcp://")
+                ? Peer.tcpEndpoint(config, "127.0.0.1", 0, false)
+                : Peer.endpoint(config, "127.0.0.1", 0);
         CoapClient client = new CoapClient(uri);
         client.setEndpoint(endpoint);
         client.setTimeout(timeoutMs);
@@ -66,6 +84,15 @@ public final class Client {
         try {
             CoapResponse response;
             switch (method) {
+                case "PING" -> {
+                    boolean pong = client.ping(timeoutMs);
+                    System.out.println("ping=" + pong);
+                    System.out.flush();
+                    client.shutdown();
+                    endpoint.destroy();
+                    System.exit(pong ? 0 : 2);
+                    return;
+                }
                 case "GET" -> response = client.get();
                 case "PUT" -> response = client.put(Peer.digits(payloadBytes),
                         MediaTypeRegistry.APPLICATION_OCTET_STREAM);
