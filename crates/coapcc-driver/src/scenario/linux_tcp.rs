@@ -269,38 +269,6 @@ pub(super) const TCP_KEYS: &[&str] = &[
 /// padded to 12, as Linux sends it).
 pub const TIMESTAMPS_OPTION_BYTES: u32 = 12;
 
-/// CoAP-over-TCP sizes (RFC 8323 §3.2): the length of a message of `options_len` option
-/// bytes and `payload_len` payload bytes (with its 0xFF marker when there is a payload), the
-/// Len nibble's extended length, a code byte and `token` bytes of token.
-pub fn coap_tcp_message_bytes(token: u8, options_len: u64, payload_len: u64) -> u64 {
-    let length = options_len + if payload_len > 0 { 1 + payload_len } else { 0 };
-    // RFC 8323 §3.2: Len 0–12 inline; 13: 1 extra byte (length − 13); 14: 2 bytes
-    // (length − 269); 15: 4 bytes (length − 65 805).
-    let extended = match length {
-        0..=12 => 0,
-        13..=268 => 1,
-        269..=65_804 => 2,
-        _ => 4,
-    };
-    1 + extended + 1 + u64::from(token) + length
-}
-
-/// The bytes of one CoAP option of number delta `delta` (from the previous option) and value
-/// length `len` (RFC 7252 §3.1: the delta and length nibbles and their extensions).
-fn option_bytes(delta: u32, len: u64) -> u64 {
-    let ext = |n: u64| match n {
-        0..=12 => 0,
-        13..=268 => 1,
-        _ => 2,
-    };
-    1 + ext(u64::from(delta)) + ext(len) + len
-}
-
-/// Bytes of an unsigned option value (RFC 7252 §3.2: no leading zero bytes).
-fn uint_bytes(v: u64) -> u64 {
-    u64::from((64 - v.leading_zeros()).div_ceil(8))
-}
-
 /// The messages of one CoAP-over-TCP fetch, bytes on the byte stream.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CoapTcpSizes {
@@ -326,22 +294,29 @@ impl LinuxTcpConfig {
         self.ip_tcp_header_bytes + if self.timestamps { TIMESTAMPS_OPTION_BYTES } else { 0 }
     }
 
-    /// The CoAP-over-TCP messages of one fetch.
+    /// The CoAP-over-TCP messages of one fetch, framed by `coapcc_proto::tcp` (RFC 8323 §3.2).
     pub fn sizes(&self) -> CoapTcpSizes {
-        let response = coap_tcp_message_bytes(self.token_bytes, 0, self.object_bytes);
-        // Max-Message-Size is option 2 (RFC 8323 §5.3.1), the only option of each CSM here.
-        let csm = |max: u64| coap_tcp_message_bytes(0, option_bytes(2, uint_bytes(max)), 0);
+        use coapcc_proto::tcp::{CSM, MAX_MESSAGE_SIZE, TcpMessage, frame_len};
+        use coapcc_proto::{Code, Token, encode_uint, option::URI_PATH};
+        let token = Token::new(&[0; 8][..usize::from(self.token_bytes.min(8))]).unwrap_or(Token::EMPTY);
+        // The response: token, the payload marker and the object (no option).
+        let response = frame_len(token.len(), 1 + self.object_bytes).unwrap_or(u64::MAX);
+        // Max-Message-Size (RFC 8323 §5.3.1, a uint of at most 4 bytes) is each CSM's only option.
+        let csm = |max: u64| {
+            let mut m = TcpMessage::new(CSM);
+            m.add_option(MAX_MESSAGE_SIZE, encode_uint(u32::try_from(max).unwrap_or(u32::MAX)).as_slice());
+            m.wire_len() as u64
+        };
         // Uri-Path is option 11, one per path segment (RFC 7252 §5.10.1).
-        let mut options = 0;
-        let mut last = 0;
+        let mut get = TcpMessage::new(Code::GET);
+        get.token = token;
         for seg in self.request_path.split('/').filter(|s| !s.is_empty()) {
-            options += option_bytes(11 - last, seg.len() as u64);
-            last = 11;
+            get.add_option(URI_PATH, seg);
         }
         CoapTcpSizes {
             client_csm: csm(response),
             server_csm: csm(u64::from(self.server_max_message_bytes)),
-            request: coap_tcp_message_bytes(self.token_bytes, options, 0),
+            request: get.wire_len() as u64,
             response,
         }
     }
@@ -412,17 +387,6 @@ mod tests {
         let c = LinuxTcpConfig::default();
         assert_eq!(c.sizes().response, 102_408);
         assert_eq!(c.mss(), 256);
-    }
-
-    #[test]
-    fn extended_lengths_switch_at_the_rfc_8323_boundaries() {
-        // Length 12 inline, 13 needs one extra byte, 269 two, 65 805 four (RFC 8323 §3.2).
-        assert_eq!(coap_tcp_message_bytes(0, 12, 0), 1 + 1 + 12);
-        assert_eq!(coap_tcp_message_bytes(0, 13, 0), 1 + 1 + 1 + 13);
-        assert_eq!(coap_tcp_message_bytes(0, 268, 0), 1 + 1 + 1 + 268);
-        assert_eq!(coap_tcp_message_bytes(0, 269, 0), 1 + 2 + 1 + 269);
-        assert_eq!(coap_tcp_message_bytes(0, 65_804, 0), 1 + 2 + 1 + 65_804);
-        assert_eq!(coap_tcp_message_bytes(0, 65_805, 0), 1 + 4 + 1 + 65_805);
     }
 
     #[test]

@@ -67,9 +67,7 @@ pub use algorithm::{AlgorithmError, algorithm_keys, configure_algorithm};
 pub use blockwise::{BlockBytes, BlockwiseConfig};
 pub use catalogue::{BuiltIn, Catalogue, built_in, built_in_named, closest_built_in, load, read};
 pub use error::ScenarioError;
-pub use linux_tcp::{
-    CoapTcpSizes, CongestionControl, LinuxTcpConfig, RtoFloor, TIMESTAMPS_OPTION_BYTES, coap_tcp_message_bytes,
-};
+pub use linux_tcp::{CoapTcpSizes, CongestionControl, LinuxTcpConfig, RtoFloor, TIMESTAMPS_OPTION_BYTES};
 pub use schema::{
     CoapConfig, Count, EchoChoice, FlowType, Model, NetworkConfig, Scenario, ScenarioFile, TcpModel, WorkloadConfig,
 };
