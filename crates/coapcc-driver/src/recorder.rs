@@ -201,6 +201,61 @@ pub struct RunEnd {
     pub events: u64,
 }
 
+/// The counts of one run its [`RunMetrics`] are made of, whatever model ran it (the network
+/// model and the testbed through [`Recorder::finish`], the TCP model directly).
+#[derive(Clone, Copy, Debug)]
+pub struct RunTally {
+    /// First flow start → last flow end (or the cut-off of a long-lived run).
+    pub duration: Duration,
+    /// Exchanges completed.
+    pub completed: u64,
+    /// Exchanges failed.
+    pub failed: u64,
+    /// Flows that did not finish (short-lived runs).
+    pub unfinished: u64,
+    /// Request copies lost per copy delivered (NaN when the model does not count them).
+    pub overhead: f64,
+    /// Events the driver handled.
+    pub events: u64,
+    /// The instant of the last event handled.
+    pub now: Instant,
+}
+
+/// A run's metrics from its tally, the FCTs of its finished flows in flow order (for Jain's
+/// index) and, when the driver runs them, its (uplink, downlink) pipelines with the instant
+/// their summaries are taken at (without links: NaN utilisation and delay, zero counts).
+pub fn run_metrics(fcts_s: &[f64], tally: &RunTally, links: Option<(&Pipeline, &Pipeline, Instant)>) -> RunMetrics {
+    let secs = tally.duration.as_secs_f64();
+    let (completed, failed) = (tally.completed, tally.failed);
+    let none = LinkSummary { utilisation: f64::NAN, mean_queueing_delay_s: f64::NAN, max_queue_bytes: 0 };
+    let (lu, ld) = links.map_or((none, none), |(u, d, at)| (u.link_summary(at), d.link_summary(at)));
+    let (ut, dt) = links.map_or_else(Default::default, |(u, d, _)| (u.totals(), d.totals()));
+    let drops = |r: DropReason| ut.dropped.get(r).packets + dt.dropped.get(r).packets;
+    RunMetrics {
+        duration_s: secs,
+        exchanges_completed: completed,
+        exchanges_failed: failed,
+        goodput_per_s: if secs > 0.0 { completed as f64 / secs } else { f64::NAN },
+        loss_ratio: if completed + failed > 0 { failed as f64 / (completed + failed) as f64 } else { f64::NAN },
+        overhead: tally.overhead,
+        utilisation_up: lu.utilisation,
+        utilisation_down: ld.utilisation,
+        queue_delay_up_s: lu.mean_queueing_delay_s,
+        queue_delay_down_s: ld.mean_queueing_delay_s,
+        max_queue_up_bytes: lu.max_queue_bytes,
+        max_queue_down_bytes: ld.max_queue_bytes,
+        packets_up: ut.offered.packets,
+        packets_down: dt.offered.packets,
+        drops_buffer: drops(DropReason::Buffer),
+        drops_error: drops(DropReason::Error),
+        drops_no_token: drops(DropReason::NoToken),
+        jain_fct: jain(fcts_s),
+        events: tally.events,
+        sim_time_s: tally.now.since_epoch().as_secs_f64(),
+        flows_unfinished: tally.unfinished,
+    }
+}
+
 /// Per-flow and per-run records of one run.
 #[derive(Clone, Debug)]
 pub struct Recorder {
@@ -416,39 +471,14 @@ impl Recorder {
                 expired_rto: r.expired_rto,
             });
         }
-        let secs = duration.as_secs_f64();
         let end_instant = if long_lived { end.end.unwrap_or(end.now) } else { end.now };
-        let none = LinkSummary { utilisation: f64::NAN, mean_queueing_delay_s: f64::NAN, max_queue_bytes: 0 };
-        let (lu, ld) = links.map_or((none, none), |(u, d)| (u.link_summary(end_instant), d.link_summary(end_instant)));
-        let (ut, dt) = links.map_or_else(Default::default, |(u, d)| (u.totals(), d.totals()));
-        let drops = |r: DropReason| ut.dropped.get(r).packets + dt.dropped.get(r).packets;
-        let run = RunMetrics {
-            duration_s: secs,
-            exchanges_completed: completed,
-            exchanges_failed: failed,
-            goodput_per_s: if secs > 0.0 { completed as f64 / secs } else { f64::NAN },
-            loss_ratio: if completed + failed > 0 { failed as f64 / (completed + failed) as f64 } else { f64::NAN },
-            overhead: if self.request_copies_delivered > 0 {
-                self.request_copies_lost as f64 / self.request_copies_delivered as f64
-            } else {
-                f64::NAN
-            },
-            utilisation_up: lu.utilisation,
-            utilisation_down: ld.utilisation,
-            queue_delay_up_s: lu.mean_queueing_delay_s,
-            queue_delay_down_s: ld.mean_queueing_delay_s,
-            max_queue_up_bytes: lu.max_queue_bytes,
-            max_queue_down_bytes: ld.max_queue_bytes,
-            packets_up: ut.offered.packets,
-            packets_down: dt.offered.packets,
-            drops_buffer: drops(DropReason::Buffer),
-            drops_error: drops(DropReason::Error),
-            drops_no_token: drops(DropReason::NoToken),
-            jain_fct: jain(&fcts),
-            events: end.events,
-            sim_time_s: end.now.since_epoch().as_secs_f64(),
-            flows_unfinished: unfinished,
+        let overhead = if self.request_copies_delivered > 0 {
+            self.request_copies_lost as f64 / self.request_copies_delivered as f64
+        } else {
+            f64::NAN
         };
+        let tally = RunTally { duration, completed, failed, unfinished, overhead, events: end.events, now: end.now };
+        let run = run_metrics(&fcts, &tally, links.map(|(u, d)| (u, d, end_instant)));
         let w = SERIES_WINDOW.as_secs_f64();
         let series = self
             .windows

@@ -97,19 +97,21 @@ impl Resolved {
         self.scenario.file.replications
     }
 
-    /// The algorithms (names, or `[variant.*]` names), in order.
+    /// The algorithms (names, or `[variant.*]` names; a TCP scenario's congestion
+    /// controls), in order.
     #[getter]
     fn algorithms(&self) -> Vec<String> {
-        self.scenario.algorithms.iter().map(|(n, _)| n.clone()).collect()
+        self.scenario.algorithm_names().to_vec()
     }
 
-    /// `"network"`, `"trace"` or `"multihop"` (the model `sim` runs).
+    /// `"network"`, `"trace"`, `"multihop"` or `"tcp"` (the model `sim` runs).
     #[getter]
     fn model(&self) -> &'static str {
         match self.scenario.model {
             Model::Network { .. } => "network",
             Model::Trace(_) => "trace",
             Model::Multihop(_) => "multihop",
+            Model::Tcp(_) => "tcp",
         }
     }
 

@@ -48,7 +48,7 @@ impl Output {
 #[pymethods]
 impl Output {
     /// `flows.csv` as a table (None for an RTT-trace scenario, which has no flows): network
-    /// flows, or multihop CoAP flows or TCP motes.
+    /// flows (CoAP over TCP: with TCP's columns), or multihop CoAP flows or TCP motes.
     fn flows(&self) -> PyResult<Option<Table>> {
         (!self.is_trace()).then(|| Table::new(&flows_columns(&self.runs))).transpose()
     }
@@ -73,9 +73,9 @@ impl Output {
         transfers_columns(&self.runs).map(|c| Table::new(&c)).transpose()
     }
 
-    /// `samples.csv` as a table (None unless a network scenario).
+    /// `samples.csv` as a table (None unless a network or CoAP-over-TCP scenario).
     fn samples(&self) -> PyResult<Option<Table>> {
-        matches!(self.scenario.model, Model::Network { .. })
+        matches!(self.scenario.model, Model::Network { .. } | Model::Tcp(_))
             .then(|| Table::new(&samples_columns(&self.runs)))
             .transpose()
     }
@@ -179,7 +179,9 @@ pub fn simulate_many(
     let all: Vec<(usize, usize, u32)> = scenarios
         .iter()
         .enumerate()
-        .flat_map(|(i, s)| (0..s.algorithms.len()).flat_map(move |a| (0..s.file.replications).map(move |r| (i, a, r))))
+        .flat_map(|(i, s)| {
+            (0..s.algorithm_names().len()).flat_map(move |a| (0..s.file.replications).map(move |r| (i, a, r)))
+        })
         .collect();
     let pool = pool(jobs, all.len())?;
     for s in &scenarios {

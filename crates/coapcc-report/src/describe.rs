@@ -8,7 +8,7 @@ use coapcc_core::ConfigError;
 use coapcc_driver::scenario::multihop::{
     BackoffKind, ContikiVersion, MultihopConfig, NodeId, RdcKind, Role, Topology, UdgmConfig,
 };
-use coapcc_driver::scenario::{self, Model, ScenarioError};
+use coapcc_driver::scenario::{self, Model, NetworkConfig, ScenarioError};
 use coapcc_sim::multihop::{Dodag, Geometry, LinkClass, MultihopSim, run_seed};
 use coapcc_sim::results::role_word;
 use plotters::prelude::*;
@@ -116,19 +116,28 @@ pub fn describe(opts: &SimOptions, out: &mut dyn Write) -> Result<(), ReportErro
                 writeln!(out, "map: {}", path.display())?;
             }
             Model::Network { network, workload } => {
-                let (up, down) = network.pipelines();
                 writeln!(
                     out,
                     "network model: {} flows ({:?}), {} exchanges per flow, NSTART {}",
                     workload.flows, workload.flow_type, workload.exchanges_per_flow, workload.nstart
                 )?;
-                for (name, p) in [("uplink (client → server)", up), ("downlink (server → client)", down)] {
-                    writeln!(out, "{name} link stages:")?;
-                    let text = toml::to_string(&p).unwrap_or_else(|e| format!("(cannot show: {e})\n"));
-                    for l in text.lines() {
-                        writeln!(out, "  {l}")?;
-                    }
-                }
+                write_links(network, out)?;
+            }
+            Model::Tcp(m) => {
+                let t = &m.tcp;
+                let sizes = t.sizes();
+                writeln!(
+                    out,
+                    "CoAP-over-TCP model: {} client(s), each GETs {} B (a {} B response); MSS {} B, IW {}, SACK {}, timestamps {}",
+                    t.clients,
+                    t.object_bytes,
+                    sizes.response,
+                    t.mss(),
+                    t.initial_window,
+                    if t.sack { "on" } else { "off" },
+                    if t.timestamps { "on" } else { "off" }
+                )?;
+                write_links(&m.network, out)?;
             }
             Model::Trace(t) => {
                 writeln!(out, "RTT-trace model:")?;
@@ -137,6 +146,19 @@ pub fn describe(opts: &SimOptions, out: &mut dyn Write) -> Result<(), ReportErro
                     writeln!(out, "  {l}")?;
                 }
             }
+        }
+    }
+    Ok(())
+}
+
+/// The link stages of both directions of `network`, as TOML.
+fn write_links(network: &NetworkConfig, out: &mut dyn Write) -> Result<(), ReportError> {
+    let (up, down) = network.pipelines();
+    for (name, p) in [("uplink (client → server)", up), ("downlink (server → client)", down)] {
+        writeln!(out, "{name} link stages:")?;
+        let text = toml::to_string(&p).unwrap_or_else(|e| format!("(cannot show: {e})\n"));
+        for l in text.lines() {
+            writeln!(out, "  {l}")?;
         }
     }
     Ok(())

@@ -62,6 +62,10 @@ pub enum ReportError {
         /// What the testbed said.
         problem: String,
     },
+    /// The reference simulator of a cross-check (ns-3's program) that is missing, failed or
+    /// answered something unreadable (the text names the program and the case).
+    #[error("{0}")]
+    Reference(String),
     /// The worker threads could not be started.
     #[error(transparent)]
     Threads(#[from] rayon::ThreadPoolBuildError),
@@ -95,6 +99,7 @@ impl ReportError {
             ReportError::File { .. }
             | ReportError::Io(_)
             | ReportError::Testbed { .. }
+            | ReportError::Reference(_)
             | ReportError::Threads(_)
             | ReportError::Toml(_) => false,
         }

@@ -17,6 +17,7 @@
 //! | root, from `reproduce` | **start here**: `coapcc reproduce` ([`run_reproduce`], [`ReproduceOptions`], [`list_experiments`]): the experiments, their published data ([`published_results`]), evaluation, investigations ([`Findings`], [`causes_md`]), rendering ([`status_md`]) |
 //! | [`figures`] | SVG figures (plotters): box plots, line plots, grouped bars; the fixed palette |
 //! | root, from `crosscheck` | `coapcc reproduce crosscheck` ([`run_crosscheck`]): simulation against the real-time testbed |
+//! | root, from `crosscheck_tcp` | `coapcc reproduce crosscheck-tcp` ([`run_crosscheck_tcp`]): the TCP model against ns-3 ([`Ns3Program`]) |
 //! | root, from `sim` | `coapcc sim` ([`run_sim`], [`SimOptions`]): scenarios (and sweep points) into result folders and summary tables |
 //! | root, from `describe` | `coapcc sim --describe` ([`describe()`]): what a scenario simulates, and a multihop scenario's `map.svg` |
 //! | [`realtime`] | `coapcc testbed`: which scenarios run in real time, for how long, and their result files |
@@ -40,6 +41,7 @@ pub mod realtime;
 // Internals: reached through the `pub use` list below.
 mod algorithms;
 mod crosscheck;
+mod crosscheck_tcp;
 mod describe;
 mod error;
 mod files;
@@ -55,6 +57,10 @@ pub use algorithms::{algorithm_keys_text, algorithms_csv, algorithms_table};
 pub use crosscheck::{
     CrosscheckMetric, MannWhitney, MetricComparison, PairedDifference, TOLERANCE as CROSSCHECK_TOLERANCE,
     Verdict as CrosscheckVerdict, run_crosscheck,
+};
+pub use crosscheck_tcp::{
+    FctComparison, Ns3Program, ReferenceCase, TOLERANCE as CROSSCHECK_TCP_TOLERANCE, TcpReference, parse_fcts,
+    run_crosscheck_tcp,
 };
 pub use describe::describe;
 pub use error::ReportError;

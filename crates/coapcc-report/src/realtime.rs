@@ -84,6 +84,10 @@ pub fn load(path: &Path, settings: &[Setting]) -> Result<Scenario, ReportError> 
             "multihop",
             "a multihop mesh is not emulated on loopback; the testbed runs network scenarios (use `coapcc sim`)".into(),
         ),
+        Model::Tcp(_) => refused(
+            "tcp",
+            "the testbed runs CoAP over UDP; a [tcp] scenario runs in the simulator (use `coapcc sim`)".into(),
+        ),
     }
 }
 

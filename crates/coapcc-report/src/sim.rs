@@ -143,6 +143,12 @@ pub fn run_sim(opts: &SimOptions, out: &mut dyn Write, progress: &dyn Progress) 
                 s.file.name
             )));
         }
+        if let (Model::Tcp(_), true) = (&s.model, opts.pcap) {
+            return Err(ReportError::Options(format!(
+                "{}: --pcap writes CoAP-over-UDP datagrams; a [tcp] scenario's segments are not captured yet",
+                s.file.name
+            )));
+        }
         let one = || progress.finished_one();
         let summaries = if point.is_empty() {
             pool.install(|| run_to(s, &dir, opts.samples, &one))?

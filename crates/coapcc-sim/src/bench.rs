@@ -268,6 +268,7 @@ pub fn measure(case: BenchCase, opts: &BenchOptions) -> Result<Measurement, Benc
             let wall_s = t0.elapsed().as_secs_f64();
             let (events, points, rtts) = match &runs[0].runs[0] {
                 RunOutput::Network(n) => (n.run.events, n.series.len(), n.rtts().len()),
+                RunOutput::Tcp(t) => (t.network.run.events, 0, t.network.rtts().len()),
                 RunOutput::Trace(_) | RunOutput::Multihop(_) => (0, 0, 0),
             };
             Ok(Measurement::Long { hours, wall_s, events, rtts, points })

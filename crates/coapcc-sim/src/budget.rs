@@ -106,7 +106,7 @@ fn saturating(x: f64) -> u64 {
 
 /// The estimate for scenario `s` run on `threads` threads (from the scenario alone).
 pub fn estimate(s: &Scenario, threads: usize) -> Estimate {
-    let jobs = s.algorithms.len() as u64 * u64::from(s.file.replications);
+    let jobs = s.algorithm_names().len() as u64 * u64::from(s.file.replications);
     let concurrent = jobs.min(threads.max(1) as u64);
     let (network, workload) = match &s.model {
         Model::Network { network, workload } => (network, workload),
@@ -117,6 +117,17 @@ pub fn estimate(s: &Scenario, threads: usize) -> Estimate {
             let events =
                 jobs.saturating_mul(saturating(nodes as f64 * duration_s * MULTIHOP_EVENTS_PER_NODE_SECOND as f64));
             let bytes = BASE_BYTES.saturating_add(concurrent.saturating_mul(MULTIHOP_RUN_BYTES));
+            return Estimate { bytes, events, wall_s: events as f64 / EVENTS_PER_SECOND as f64 / concurrent as f64 };
+        }
+        Model::Tcp(m) => {
+            // Each connection holds its segments in flight; a segment costs a few events
+            // (its delivery, the ACK's, a timer).
+            let segments = u64::from(m.tcp.clients)
+                .saturating_mul(m.tcp.object_bytes.div_ceil(u64::from(m.tcp.mss().max(1))).saturating_add(10));
+            let events = jobs.saturating_mul(segments.saturating_mul(TCP_EVENTS_PER_SEGMENT));
+            let bytes = BASE_BYTES
+                .saturating_add(concurrent.saturating_mul(segments).saturating_mul(TCP_BYTES_PER_SEGMENT))
+                .saturating_add(jobs.saturating_mul(u64::from(m.tcp.clients)).saturating_mul(RESULT_BYTES_PER_FLOW));
             return Estimate { bytes, events, wall_s: events as f64 / EVENTS_PER_SECOND as f64 / concurrent as f64 };
         }
         Model::Trace(t) => {
@@ -146,6 +157,12 @@ pub fn estimate(s: &Scenario, threads: usize) -> Estimate {
     Estimate { bytes, events, wall_s }
 }
 
+/// Events per data segment of a TCP run (its delivery, the ACK's delivery, a delayed-ACK or
+/// retransmission timer), rounded up.
+pub const TCP_EVENTS_PER_SEGMENT: u64 = 4;
+/// Bytes held per data segment of a running TCP job (scoreboard entry, queued event, RTT sample).
+pub const TCP_BYTES_PER_SEGMENT: u64 = 200;
+
 /// Memory available to a new run: `MemAvailable` of `/proc/meminfo`, else
 /// [`FALLBACK_AVAILABLE_BYTES`].
 pub fn available_bytes() -> u64 {
@@ -169,6 +186,7 @@ pub fn admit(s: &Scenario, threads: usize, available: u64) -> Result<Option<Stri
             Model::Trace(_) => "`samples`",
             Model::Network { .. } => "`flows`, `exchanges_per_flow`",
             Model::Multihop(_) => "`multihop.duration_ms`",
+            Model::Tcp(_) => "`tcp.clients`, `tcp.object_bytes`",
         };
         return Err(BudgetError {
             scenario: s.file.name.clone(),

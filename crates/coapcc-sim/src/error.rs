@@ -62,6 +62,9 @@ pub enum RunError {
     /// The multihop engine refused the configuration (a key of `[multihop]`).
     #[error("key `multihop.{}`: {}", .0.key, .0.problem)]
     Multihop(ConfigError),
+    /// The TCP model refused a link of the network (a key of `[network]`).
+    #[error("key `network.{}`: {}", .0.key, .0.problem)]
+    Tcp(ConfigError),
 }
 
 /// Why the RTT-trace model cannot run an algorithm.

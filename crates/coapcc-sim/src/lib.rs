@@ -14,6 +14,7 @@
 //! | where | what is there |
 //! |---|---|
 //! | root, from `engine` | the event loop of the network models ([`run_network`], [`capture_network`]): clients, server, one pipeline per direction, ground-truth metrics |
+//! | [`linux_tcp`] | CoAP over TCP on a Linux-like TCP (`docs/tcp.md`): handshake, RFC 6298 timers, delayed ACKs, Reno and CUBIC, SACK with PRR, F-RTO, over the same link pipelines ([`linux_tcp::run_tcp`]) |
 //! | [`multihop`] | the multihop 802.15.4 link-layer world of `multihop.md` §1: PHY, UDGM medium, CSMA, RDC, static RPL, topologies, the engine (its `[multihop]` schema is `coapcc-driver`'s) |
 //! | root, from `trace` | the RTT-trace model ([`run_trace`]: RMSE and spurious counts of RTO estimators) |
 //! | [`bench`](mod@bench) | measuring the simulator (`coapcc bench`): events per second on one core, the FASOR matrix, a long run |
@@ -31,6 +32,7 @@
 // multihop world's many types); nothing in them is re-exported at the root.
 pub mod bench;
 pub mod budget;
+pub mod linux_tcp;
 pub mod multihop;
 pub mod results;
 pub mod sweep;

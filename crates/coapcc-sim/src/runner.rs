@@ -1,4 +1,4 @@
-//! The one runner of every model (network, RTT trace, multihop): every (algorithm, replication)
+//! The one runner of every model (network, RTT trace, multihop, CoAP over TCP): every (algorithm, replication)
 //! of a scenario in parallel, with results in a fixed order (byte-identical output whatever the
 //! thread count); one job alone ([`run_job`], the unit of work of a distributed sweep) and the
 //! gathering of job outputs ([`assemble`]).
@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::run_network;
 use crate::error::{JobError, RunError, SimError};
+use crate::linux_tcp::{TcpRunResult, run_tcp};
 use crate::multihop::MultihopResult;
 use crate::multihop::{check_configs, run_one};
 use crate::trace::{TraceResult, run_trace};
@@ -23,6 +24,8 @@ pub enum RunOutput {
     Trace(TraceResult),
     /// A multihop run.
     Multihop(Box<MultihopResult>),
+    /// A CoAP-over-TCP run.
+    Tcp(Box<TcpRunResult>),
 }
 
 /// All runs of one algorithm, replication 0 first.
@@ -36,7 +39,7 @@ pub struct AlgorithmRuns {
 
 /// How many (algorithm, replication) jobs a scenario has.
 pub fn job_count(s: &Scenario) -> usize {
-    s.algorithms.len() * s.file.replications as usize
+    s.algorithm_names().len() * s.file.replications as usize
 }
 
 /// Checks what only the simulator knows about a loaded scenario, before anything runs: every
@@ -58,7 +61,7 @@ pub fn check(s: &Scenario) -> Result<(), ScenarioError> {
             }
             Ok(())
         }
-        Model::Network { .. } => Ok(()),
+        Model::Network { .. } | Model::Tcp(_) => Ok(()),
     }
 }
 
@@ -67,10 +70,11 @@ pub fn check(s: &Scenario) -> Result<(), ScenarioError> {
 /// a job run alone (in another process, on another machine) gives the same output as within
 /// [`run_scenario`]: this is the unit of work of a distributed sweep.
 pub fn run_job(s: &Scenario, algorithm: usize, replication: u32) -> Result<RunOutput, SimError> {
-    let (name, config) = s.algorithms.get(algorithm).ok_or_else(|| JobError::NoAlgorithm {
+    let names = s.algorithm_names();
+    let name = names.get(algorithm).ok_or_else(|| JobError::NoAlgorithm {
         scenario: s.file.name.clone(),
         algorithm,
-        count: s.algorithms.len(),
+        count: names.len(),
     })?;
     if replication >= s.file.replications {
         return Err(
@@ -79,14 +83,29 @@ pub fn run_job(s: &Scenario, algorithm: usize, replication: u32) -> Result<RunOu
     }
     let output = match &s.model {
         Model::Network { network, workload } => {
+            let config = coap_config(s, algorithm)?;
             run_network(network, *workload, &s.file.coap, config, s.file.seed, replication)
                 .map(|n| RunOutput::Network(Box::new(n)))
                 .map_err(RunError::from)
         }
         Model::Trace(t) => {
+            let config = coap_config(s, algorithm)?;
             let trace = t.generate(s.file.seed, replication);
             run_trace(t, config, &trace).map(RunOutput::Trace).map_err(RunError::from)
         }
+        Model::Tcp(m) => match m.congestion.get(algorithm) {
+            Some((_, kind)) => {
+                run_tcp(m, *kind, s.file.seed, replication).map(|r| RunOutput::Tcp(Box::new(r))).map_err(RunError::Tcp)
+            }
+            None => {
+                return Err(JobError::NoAlgorithm {
+                    scenario: s.file.name.clone(),
+                    algorithm,
+                    count: m.congestion.len(),
+                }
+                .into());
+            }
+        },
         Model::Multihop(m) => match m.configs.get(algorithm) {
             Some((_, cfg)) => run_one(cfg, s.file.seed, replication)
                 .map(|r| RunOutput::Multihop(Box::new(r)))
@@ -101,6 +120,13 @@ pub fn run_job(s: &Scenario, algorithm: usize, replication: u32) -> Result<RunOu
     output.map_err(|source| SimError::Run { algorithm: name.clone(), replication, source })
 }
 
+/// The CoAP algorithm configuration of job `algorithm` of a network or RTT-trace scenario.
+fn coap_config(s: &Scenario, algorithm: usize) -> Result<&coapcc_core::AnyConfig, SimError> {
+    s.algorithms.get(algorithm).map(|(_, c)| c).ok_or_else(|| {
+        JobError::NoAlgorithm { scenario: s.file.name.clone(), algorithm, count: s.algorithms.len() }.into()
+    })
+}
+
 /// Gathers job outputs (`((algorithm, replication), output)`, in any order, every job once)
 /// into [`AlgorithmRuns`] in scenario order, replication 0 first: the order [`run_scenario`]
 /// returns. A job outside the scenario, a job given twice or a missing one is an error naming
@@ -111,7 +137,7 @@ pub fn assemble(
 ) -> Result<Vec<AlgorithmRuns>, SimError> {
     let reps = s.file.replications as usize;
     let mut slots: Vec<Vec<Option<RunOutput>>> =
-        s.algorithms.iter().map(|_| (0..reps).map(|_| None).collect()).collect();
+        s.algorithm_names().iter().map(|_| (0..reps).map(|_| None).collect()).collect();
     let scenario = || s.file.name.clone();
     for ((algorithm, replication), out) in outputs {
         let slot = slots
@@ -122,10 +148,10 @@ pub fn assemble(
             return Err(JobError::Twice { scenario: scenario(), algorithm, replication }.into());
         }
     }
-    s.algorithms
+    s.algorithm_names()
         .iter()
         .zip(slots)
-        .map(|((name, _), runs)| {
+        .map(|(name, runs)| {
             let runs = runs
                 .into_iter()
                 .zip(0..)
@@ -157,7 +183,7 @@ pub fn run_scenario_until(
 ) -> Result<Vec<AlgorithmRuns>, SimError> {
     check(s)?;
     let reps = s.file.replications;
-    let jobs: Vec<(usize, u32)> = (0..s.algorithms.len()).flat_map(|a| (0..reps).map(move |r| (a, r))).collect();
+    let jobs: Vec<(usize, u32)> = (0..s.algorithm_names().len()).flat_map(|a| (0..reps).map(move |r| (a, r))).collect();
     let outputs: Vec<Result<RunOutput, SimError>> = jobs
         .par_iter()
         .map(|&(a, r)| {
@@ -170,7 +196,7 @@ pub fn run_scenario_until(
         })
         .collect();
     let mut result: Vec<AlgorithmRuns> =
-        s.algorithms.iter().map(|(n, _)| AlgorithmRuns { algorithm: n.clone(), runs: Vec::new() }).collect();
+        s.algorithm_names().iter().map(|n| AlgorithmRuns { algorithm: n.clone(), runs: Vec::new() }).collect();
     for ((a, _), out) in jobs.into_iter().zip(outputs) {
         result[a].runs.push(out?);
     }

@@ -28,7 +28,7 @@ impl BuiltIn {
     }
 
     /// The model, as the file's tables say it (`nbiot`, `residual`, `custom`, `trace`,
-    /// `multihop`), or `?` when none is recognised.
+    /// `multihop`, `tcp`), or `?` when none is recognised.
     pub fn model(&self) -> &'static str {
         let Ok(table) = toml::from_str::<toml::Table>(self.text) else { return "?" };
         if table.contains_key("multihop") {
@@ -36,6 +36,9 @@ impl BuiltIn {
         }
         if table.contains_key("trace") {
             return "trace";
+        }
+        if table.contains_key("tcp") {
+            return "tcp";
         }
         match table.get("network").and_then(toml::Value::as_table).and_then(|n| n.keys().next()) {
             Some(k) if k == "nbiot" => "nbiot",

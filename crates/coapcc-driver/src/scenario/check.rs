@@ -8,8 +8,9 @@ use coapcc_core::AnyConfig;
 
 use super::algorithm::{AlgorithmError, algorithm_keys, configure_algorithm};
 use super::error::ScenarioError;
+use super::linux_tcp::CongestionControl;
 use super::multihop::MultihopModel;
-use super::schema::{FlowType, Model, NetworkConfig, Scenario, ScenarioFile, WorkloadConfig};
+use super::schema::{FlowType, Model, NetworkConfig, Scenario, ScenarioFile, TcpModel, WorkloadConfig};
 use super::sizes::check_sizes;
 use super::transfer::check_blockwise;
 
@@ -52,6 +53,9 @@ pub(super) fn check(mut sf: ScenarioFile, file: &str) -> Result<Scenario, Scenar
         if sf.algorithms[..i].contains(name) {
             return Err(err("algorithms", format!("`{name}` is listed twice; list each algorithm once")));
         }
+    }
+    if sf.tcp.is_some() {
+        return check_tcp(sf, file);
     }
     let mut algorithms = Vec::new();
     let empty = toml::Table::new();
@@ -204,4 +208,49 @@ fn check_workload(w: &WorkloadConfig, file: &str) -> Result<(), ScenarioError> {
         _ => {}
     }
     Ok(())
+}
+
+/// A TCP scenario (`[tcp]`): `[network]` and `[tcp]` only, `algorithms` naming congestion
+/// controls; no algorithm tables (TCP has no CoAP retransmission algorithm).
+fn check_tcp(sf: ScenarioFile, file: &str) -> Result<Scenario, ScenarioError> {
+    let err =
+        |key: &str, problem: String| ScenarioError { file: file.into(), line: None, key: Some(key.into()), problem };
+    let (Some(tcp), Some(network)) = (&sf.tcp, &sf.network) else {
+        return Err(err("network", "missing table [network]: a [tcp] scenario runs over a network".into()));
+    };
+    if sf.workload.is_some() || sf.trace.is_some() || sf.multihop.is_some() {
+        return Err(err(
+            "tcp",
+            "a [tcp] scenario has no [workload], [trace] or [multihop] (its workload is in [tcp])".into(),
+        ));
+    }
+    if sf.coap != super::schema::CoapConfig::default() {
+        return Err(err(
+            "coap",
+            "a [tcp] scenario takes its message sizes from [tcp] (token_bytes, request_path, mtu_bytes)".into(),
+        ));
+    }
+    for (table, present) in [
+        ("all_algorithms", !sf.all_algorithms.is_empty()),
+        ("algorithm", !sf.algorithm.is_empty()),
+        ("variant", !sf.variant.is_empty()),
+    ] {
+        if present {
+            return Err(err(table, "a [tcp] scenario has no algorithm tables: set TCP options in [tcp]".into()));
+        }
+    }
+    let congestion = sf
+        .algorithms
+        .iter()
+        .map(|name| {
+            CongestionControl::from_name(name).map(|c| (name.clone(), c)).ok_or_else(|| {
+                let valid: Vec<&str> = CongestionControl::ALL.iter().map(|c| c.name()).collect();
+                err("algorithms", format!("`{name}` is not a TCP congestion control; valid: {}", valid.join(", ")))
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    check_network(network, file)?;
+    tcp.validate().map_err(|(k, p)| err(&format!("tcp.{k}"), p))?;
+    let model = TcpModel { network: network.clone(), tcp: tcp.clone(), congestion };
+    Ok(Scenario { model: Model::Tcp(Box::new(model)), file: sf, algorithms: Vec::new() })
 }

@@ -24,7 +24,8 @@
 //! ```
 //!
 //! The RTT-trace model (testbeds §3) uses a `[trace]` table instead of `[network]` and
-//! `[workload]`. Every error names the file, the key and the problem. `--set KEY=VALUE`
+//! `[workload]`; the CoAP-over-TCP model a `[tcp]` table instead of `[workload]` (its
+//! `algorithms` are TCP congestion controls). Every error names the file, the key and the problem. `--set KEY=VALUE`
 //! overrides a key before checking: a bare key (`flows`) is looked up in the top level, in
 //! `[network.*]`, `[workload]`, `[coap]` and `[trace]`, and must be unique; a dotted key
 //! (`algorithm.cocoa.aging`) names its table.
@@ -40,6 +41,7 @@
 //! | `check` | the checks from a deserialised file to a [`Scenario`] |
 //! | `seed` | the `seed` key: any `u64`, above 2⁶³−1 as its decimal text |
 //! | `sizes` | the request template and the MTU check ([`check_sizes`]) |
+//! | `linux_tcp` | the `[tcp]` table ([`LinuxTcpConfig`]: CoAP over TCP on a Linux-like TCP) and its check into a [`TcpModel`]; RFC 8323 message sizes |
 //! | `blockwise` | `[coap.blockwise]` as written: a block-wise transfer per flow ([`BlockwiseConfig`]) |
 //! | `transfer` | its checks: the block size from the MTU ([`block_szx`]), what a block-wise scenario must be |
 //! | `error` | [`ScenarioError`]: file, line, key, problem |
@@ -50,6 +52,7 @@ mod blockwise;
 mod catalogue;
 mod check;
 mod error;
+mod linux_tcp;
 // A namespace: the `[multihop]` table's schema (its many `*Config` types read as
 // `multihop::…`); nothing in it is re-exported here.
 pub mod multihop;
@@ -64,8 +67,9 @@ pub use algorithm::{AlgorithmError, algorithm_keys, configure_algorithm};
 pub use blockwise::{BlockBytes, BlockwiseConfig};
 pub use catalogue::{BuiltIn, Catalogue, built_in, built_in_named, closest_built_in, load, read};
 pub use error::ScenarioError;
+pub use linux_tcp::{CoapTcpSizes, CongestionControl, LinuxTcpConfig, RtoFloor, TIMESTAMPS_OPTION_BYTES};
 pub use schema::{
-    CoapConfig, Count, EchoChoice, FlowType, Model, NetworkConfig, Scenario, ScenarioFile, WorkloadConfig,
+    CoapConfig, Count, EchoChoice, FlowType, Model, NetworkConfig, Scenario, ScenarioFile, TcpModel, WorkloadConfig,
 };
 pub use settings::{network_with, parse};
 pub use sizes::{SizeError, check_sizes, largest_datagram, request_template, worst_case_messages};

@@ -8,6 +8,7 @@ use coapcc_core::{AnyConfig, Duration};
 use serde::{Deserialize, Serialize};
 
 use super::blockwise::BlockwiseConfig;
+use super::linux_tcp::{CongestionControl, LinuxTcpConfig};
 use super::multihop::MultihopModel;
 use crate::link::PipelineConfig;
 use crate::link::presets::{NbiotConfig, residual_bandwidth_forward_with_depth, residual_bandwidth_return};
@@ -258,6 +259,10 @@ pub struct ScenarioFile {
     /// RTT-trace model (instead of network and workload).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<TraceConfig>,
+    /// CoAP over TCP on a Linux-like TCP (with `[network]`, instead of `[workload]`):
+    /// `algorithms` then name congestion controls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<LinuxTcpConfig>,
     /// Multihop IEEE 802.15.4 model (instead of network and workload), as written: the keys
     /// of [`super::multihop::MultihopConfig`] and the presets, checked into
     /// [`Model::Multihop`].
@@ -290,6 +295,21 @@ pub enum Model {
     /// The multihop 802.15.4 model: its `[multihop]` table checked, one configuration per
     /// algorithm.
     Multihop(Box<MultihopModel>),
+    /// Clients fetching an object over CoAP over TCP (a Linux-like TCP) across a network, one
+    /// congestion control per algorithm name.
+    Tcp(Box<TcpModel>),
+}
+
+/// A checked TCP scenario: the network, the `[tcp]` table and one congestion control per
+/// name in `algorithms`, in order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TcpModel {
+    /// The network (both pipelines shared by every connection).
+    pub network: NetworkConfig,
+    /// The workload and the TCP options.
+    pub tcp: LinuxTcpConfig,
+    /// `(name, congestion control)` per listed algorithm.
+    pub congestion: Vec<(String, CongestionControl)>,
 }
 
 /// A checked scenario, ready to run.
@@ -300,11 +320,18 @@ pub struct Scenario {
     pub file: ScenarioFile,
     /// The model.
     pub model: Model,
-    /// Each algorithm's name and checked configuration.
+    /// Each algorithm's name and checked configuration (empty for a TCP scenario, whose
+    /// names are congestion controls: [`Model::Tcp`]).
     pub algorithms: Vec<(String, AnyConfig)>,
 }
 
 impl Scenario {
+    /// The names of the scenario's algorithms, in order (CoAP algorithms, or a TCP
+    /// scenario's congestion controls): one result row each.
+    pub fn algorithm_names(&self) -> &[String] {
+        &self.file.algorithms
+    }
+
     /// The fully resolved scenario as TOML.
     pub fn to_toml(&self) -> String {
         toml::to_string(&self.file).unwrap_or_else(|e| format!("# could not serialise the scenario: {e}\n"))

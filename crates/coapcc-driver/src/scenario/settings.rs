@@ -1,6 +1,6 @@
 //! Applying settings (`--set KEY=VALUE`, [`Scenario::set`]) to a scenario document before it is
-//! checked: a bare key is looked up in the top level, in `[network.*]`, `[workload]`, `[coap]`
-//! and `[trace]` and must be unique (a key left at its default is found in its known table); a
+//! checked: a bare key is looked up in the top level, in `[network.*]`, `[workload]`, `[coap]`,
+//! `[trace]` and `[tcp]` and must be unique (a key left at its default is found in its known table); a
 //! dotted key names its table. Errors name the file, the line when the text has one, and the
 //! key — the setting's resolved key when a setting caused the error.
 
@@ -35,7 +35,7 @@ impl Scenario {
     }
 }
 
-const SECTIONS: [&str; 5] = ["network", "workload", "coap", "trace", "multihop"];
+const SECTIONS: [&str; 6] = ["network", "workload", "coap", "trace", "multihop", "tcp"];
 
 /// Keys with defaults that a file may leave out, and their table (for bare `--set` keys).
 const OPTIONAL_KEYS: &[(&str, &str)] = &[
@@ -102,8 +102,13 @@ fn apply_setting(table: &mut toml::Table, s: &Setting, file: &str) -> Result<Str
             }
         }
         if hits.is_empty() {
-            // A key with a default, not written in the file: its table is known.
-            if let Some((sec, _)) = OPTIONAL_KEYS.iter().find(|(_, k)| *k == key) {
+            // A key with a default, not written in the file: its table is known (a TCP
+            // scenario's are all in `[tcp]`).
+            if table.get("tcp").is_some_and(|t| t.is_table()) {
+                if super::linux_tcp::TCP_KEYS.contains(&key) {
+                    hits.push(vec!["tcp".into(), key.to_string()]);
+                }
+            } else if let Some((sec, _)) = OPTIONAL_KEYS.iter().find(|(_, k)| *k == key) {
                 hits.push(vec![sec.to_string(), key.to_string()]);
             }
             let nbiot = table.get("network").and_then(|n| n.get("nbiot")).is_some_and(|t| t.is_table());

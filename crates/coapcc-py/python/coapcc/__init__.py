@@ -238,8 +238,9 @@ class Scenario:
 
     @property
     def model(self) -> str:
-        """``"network"``, ``"trace"`` (the RTT-trace model) or ``"multihop"`` (a ``[multihop]``
-        table: :func:`sim` gives a :class:`SimResult` with ``nodes``)."""
+        """``"network"``, ``"trace"`` (the RTT-trace model), ``"multihop"`` (a ``[multihop]``
+        table: :func:`sim` gives a :class:`SimResult` with ``nodes``) or ``"tcp"`` (a ``[tcp]``
+        table: CoAP over TCP, the algorithms being TCP congestion controls)."""
         return self._resolved.model
 
     @property
@@ -324,7 +325,8 @@ class SimResult:
 
     @property
     def kind(self) -> str:
-        """The scenario's model: ``"network"``, ``"trace"`` or ``"multihop"``."""
+        """The scenario's model: ``"network"``, ``"trace"``, ``"multihop"`` or ``"tcp"`` (CoAP
+        over TCP: the network tables with TCP's columns appended)."""
         return self.scenario.model
 
     def _frame(self, name: str) -> Any:
@@ -448,7 +450,7 @@ def sim(
     or a path) on ``jobs`` threads (default: one per core; results never depend on it).
 
     Every model gives a :class:`SimResult` (``result.kind`` tells which: ``"network"``,
-    ``"trace"``, ``"multihop"``).
+    ``"trace"``, ``"multihop"``, ``"tcp"``).
 
     ``algorithms``, ``replications`` and ``seed`` override the scenario's, as ``--algorithm``,
     ``--replications`` and ``--seed`` do; ``set`` (``{key: value}`` or ``(key, value)`` pairs)

@@ -73,6 +73,7 @@ pub fn list() -> Result<String, ReportError> {
     s.push_str(
         "  crosscheck     simulation against the real-time loopback testbed (not in `all`; minutes of real time)\n",
     );
+    s.push_str("  crosscheck-tcp the TCP model against ns-3's TCP on the firmware cases (not in `all`; needs scripts/setup-ns3)\n");
     Ok(s)
 }
 

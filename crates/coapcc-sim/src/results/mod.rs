@@ -9,6 +9,7 @@
 //! | `summary.rs` | **the one summary type** [`Summary`] (typed per model: [`SummaryOf`]), `summary.csv` and the printed table |
 //! | `network.rs` | the files of network and RTT-trace runs (fixed precision) |
 //! | `metric.rs` | the typed run metrics of multihop runs ([`MultihopMetric`]) |
+//! | `tcp.rs` | CoAP-over-TCP runs: the network files' columns with TCP's appended (`flows.csv`, `runs.csv`) |
 //! | `multihop.rs` | multihop runs' metrics ([`run_metrics`]), `runs.csv`, `flows.csv`, `nodes.csv`, and the TCP traces |
 //! | `columns.rs` | [`Columns`], one [`Column`] per CSV column, and [`csv_of`] |
 //!
@@ -22,6 +23,7 @@ mod metric;
 mod multihop;
 mod network;
 mod summary;
+mod tcp;
 
 pub use self::columns::{Column, Columns, csv_of};
 pub use self::median_ci::{LEVEL as MEDIAN_CI_LEVEL, MedianInterval, median_ci95, ranks as median_ci_ranks};
@@ -44,12 +46,24 @@ fn is_multihop(all: &[AlgorithmRuns]) -> bool {
 /// `flows.csv`: one row per algorithm × replication × flow (network: FCT, exchanges,
 /// transmissions; multihop: CoAP per flow or TCP per mote).
 pub fn flows_csv(all: &[AlgorithmRuns]) -> String {
-    if is_multihop(all) { csv_of(&multihop::flows_columns(all)) } else { network::flows_csv(all) }
+    if is_multihop(all) {
+        csv_of(&multihop::flows_columns(all))
+    } else if tcp::is_tcp(all) {
+        tcp::flows_csv(all)
+    } else {
+        network::flows_csv(all)
+    }
 }
 
 /// The columns of `flows.csv`.
 pub fn flows_columns(all: &[AlgorithmRuns]) -> Columns {
-    if is_multihop(all) { multihop::flows_columns(all) } else { network::flows_columns(all) }
+    if is_multihop(all) {
+        multihop::flows_columns(all)
+    } else if tcp::is_tcp(all) {
+        tcp::flows_columns(all)
+    } else {
+        network::flows_columns(all)
+    }
 }
 
 /// `samples.csv` (`coapcc sim --samples`, network runs): every CoAP RTT sample and every
@@ -67,14 +81,26 @@ pub fn samples_columns(all: &[AlgorithmRuns]) -> Columns {
 }
 
 /// `runs.csv` of scenario `s`: one row per algorithm × replication (multihop: `seed` and every
-/// run metric).
+/// run metric; CoAP over TCP: the network columns and Linux's TCP counters).
 pub fn runs_csv(s: &Scenario, all: &[AlgorithmRuns]) -> String {
-    if is_multihop(all) { csv_of(&multihop::runs_columns(s, all)) } else { network::runs_csv(all) }
+    if is_multihop(all) {
+        csv_of(&multihop::runs_columns(s, all))
+    } else if tcp::is_tcp(all) {
+        tcp::runs_csv(all)
+    } else {
+        network::runs_csv(all)
+    }
 }
 
 /// The columns of `runs.csv`.
 pub fn runs_columns(s: &Scenario, all: &[AlgorithmRuns]) -> Columns {
-    if is_multihop(all) { multihop::runs_columns(s, all) } else { network::runs_columns(all) }
+    if is_multihop(all) {
+        multihop::runs_columns(s, all)
+    } else if tcp::is_tcp(all) {
+        tcp::runs_columns(all)
+    } else {
+        network::runs_columns(all)
+    }
 }
 
 /// `series.csv`, when there is one: (RTT, RTO) pairs of replication 0 for RTT-trace runs,
@@ -141,7 +167,8 @@ fn summarise_network(a: &AlgorithmRuns) -> NetworkSummary {
     let (mut flows_unfinished, mut flows_total) = (0u64, 0u64);
     let mut run_medians = Vec::new();
     for run in a.runs.iter().filter_map(|r| match r {
-        RunOutput::Network(run) => Some(run),
+        RunOutput::Network(run) => Some(run.as_ref()),
+        RunOutput::Tcp(t) => Some(&t.network),
         _ => None,
     }) {
         completed_total += run.run.exchanges_completed;
@@ -200,7 +227,8 @@ fn summarise_trace(a: &AlgorithmRuns) -> TraceSummary {
 /// `samples.csv` (when asked for), `runs.csv`, `summary.csv`, `series.csv` (when there is a
 /// series), `transfers.csv` (block-wise transfers); RTT-trace runs `runs.csv`, `summary.csv`, `series.csv`; multihop runs `runs.csv`,
 /// `flows.csv`, `nodes.csv`, `summary.csv`; then the resolved `scenario.toml`. One list for
-/// the CLI, `coapcc reproduce` and the Python package's `save`.
+/// the CLI, `coapcc reproduce` and the Python package's `save`. CoAP-over-TCP runs write the
+/// files of network runs (with TCP's columns appended).
 pub fn result_files(
     s: &Scenario,
     all: &[AlgorithmRuns],
@@ -215,8 +243,8 @@ pub fn result_files(
             files.push(("nodes.csv", nodes_csv(s, all).unwrap_or_default()));
             files.push(("summary.csv", summary_csv(summaries)));
         }
-        Model::Network { .. } | Model::Trace(_) => {
-            if let Model::Network { .. } = s.model {
+        Model::Network { .. } | Model::Trace(_) | Model::Tcp(_) => {
+            if let Model::Network { .. } | Model::Tcp(_) = s.model {
                 files.push(("flows.csv", flows_csv(all)));
                 if samples {
                     files.push(("samples.csv", samples_csv(all)));

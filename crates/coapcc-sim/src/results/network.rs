@@ -6,40 +6,109 @@ use std::fmt::Write;
 
 use super::columns::{Builder, Columns};
 use crate::runner::{AlgorithmRuns, RunOutput};
-use coapcc_driver::metrics::TransferResult;
+use coapcc_driver::metrics::{FlowResult, RunMetrics, TransferResult};
 
 /// A measurement with 6 decimals, empty when not finite.
 pub(super) fn fixed(x: f64) -> String {
     if x.is_finite() { format!("{x:.6}") } else { String::new() }
 }
 
+/// The header of `flows.csv` for network runs (without its newline).
+pub(super) const FLOWS_NETWORK_HEADER: &str = "algorithm,replication,flow,fct_s,exchanges_completed,exchanges_failed,transmissions,retransmissions,unnecessary_retransmissions,median_rtt_s";
+
 /// `flows.csv`: one row per algorithm × replication × flow.
 pub(super) fn flows_csv(all: &[AlgorithmRuns]) -> String {
-    let mut s = String::from(
-        "algorithm,replication,flow,fct_s,exchanges_completed,exchanges_failed,transmissions,retransmissions,unnecessary_retransmissions,median_rtt_s\n",
-    );
+    let mut s = format!("{FLOWS_NETWORK_HEADER}\n");
     for a in all {
         for (r, out) in a.runs.iter().enumerate() {
             if let RunOutput::Network(run) = out {
                 for f in &run.flows {
-                    let _ = writeln!(
-                        s,
-                        "{},{r},{},{},{},{},{},{},{},{}",
-                        a.algorithm,
-                        f.flow,
-                        fixed(f.fct_s),
-                        f.exchanges_completed,
-                        f.exchanges_failed,
-                        f.transmissions,
-                        f.retransmissions,
-                        f.unnecessary_retransmissions,
-                        fixed(f.median_rtt_s)
-                    );
+                    let _ = writeln!(s, "{},{r},{}", a.algorithm, flow_fields(f));
                 }
             }
         }
     }
     s
+}
+
+/// The fields of a `flows.csv` row after `algorithm,replication` (the flow's own columns).
+pub(super) fn flow_fields(f: &FlowResult) -> String {
+    format!(
+        "{},{},{},{},{},{},{},{}",
+        f.flow,
+        fixed(f.fct_s),
+        f.exchanges_completed,
+        f.exchanges_failed,
+        f.transmissions,
+        f.retransmissions,
+        f.unnecessary_retransmissions,
+        fixed(f.median_rtt_s)
+    )
+}
+
+/// A flow's own columns (see [`flow_fields`]) onto a row of `b`.
+pub(super) fn push_flow(b: &mut Builder, f: &FlowResult) {
+    b.u(u64::from(f.flow))
+        .f(f.fct_s)
+        .u(u64::from(f.exchanges_completed))
+        .u(u64::from(f.exchanges_failed))
+        .u(u64::from(f.transmissions))
+        .u(u64::from(f.retransmissions))
+        .u(u64::from(f.unnecessary_retransmissions))
+        .f(f.median_rtt_s);
+}
+
+/// The fields of a network `runs.csv` row after `algorithm,replication`.
+pub(super) fn run_fields(m: &RunMetrics) -> String {
+    format!(
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+        fixed(m.duration_s),
+        m.exchanges_completed,
+        m.exchanges_failed,
+        fixed(m.goodput_per_s),
+        fixed(m.loss_ratio),
+        fixed(m.overhead),
+        fixed(m.utilisation_up),
+        fixed(m.utilisation_down),
+        m.packets_up,
+        m.packets_down,
+        m.drops_buffer,
+        m.drops_error,
+        m.drops_no_token,
+        fixed(m.jain_fct),
+        m.events,
+        fixed(m.sim_time_s),
+        fixed(m.queue_delay_up_s),
+        fixed(m.queue_delay_down_s),
+        m.max_queue_up_bytes,
+        m.max_queue_down_bytes,
+        m.flows_unfinished
+    )
+}
+
+/// A run's own columns (see [`run_fields`]) onto a row of `b`.
+pub(super) fn push_run(b: &mut Builder, m: &RunMetrics) {
+    b.f(m.duration_s)
+        .u(m.exchanges_completed)
+        .u(m.exchanges_failed)
+        .f(m.goodput_per_s)
+        .f(m.loss_ratio)
+        .f(m.overhead)
+        .f(m.utilisation_up)
+        .f(m.utilisation_down)
+        .u(m.packets_up)
+        .u(m.packets_down)
+        .u(m.drops_buffer)
+        .u(m.drops_error)
+        .u(m.drops_no_token)
+        .f(m.jain_fct)
+        .u(m.events)
+        .f(m.sim_time_s)
+        .f(m.queue_delay_up_s)
+        .f(m.queue_delay_down_s)
+        .u(m.max_queue_up_bytes)
+        .u(m.max_queue_down_bytes)
+        .u(m.flows_unfinished);
 }
 
 /// `samples.csv` (`coapcc sim --samples`): every CoAP RTT sample and every expired
@@ -62,6 +131,7 @@ fn sample_rows(all: &[AlgorithmRuns]) -> impl Iterator<Item = (&str, usize, u32,
         a.runs.iter().enumerate().flat_map(move |(r, out)| {
             let flows = match out {
                 RunOutput::Network(run) => run.flows.as_slice(),
+                RunOutput::Tcp(t) => t.network.flows.as_slice(),
                 _ => &[],
             };
             flows.iter().flat_map(move |f| {
@@ -77,7 +147,7 @@ fn sample_rows(all: &[AlgorithmRuns]) -> impl Iterator<Item = (&str, usize, u32,
 const RUNS_TRACE_HEADER: &str = "algorithm,replication,samples,rmse_ms,spurious,mean_rtt_ms,mean_rto_ms\n";
 
 /// The header of `runs.csv` for network runs.
-const RUNS_NETWORK_HEADER: &str = "algorithm,replication,duration_s,exchanges_completed,exchanges_failed,goodput_per_s,loss_ratio,overhead,utilisation_up,utilisation_down,packets_up,packets_down,drops_buffer,drops_error,drops_no_token,jain_fct,events,sim_time_s,queue_delay_up_s,queue_delay_down_s,max_queue_up_bytes,max_queue_down_bytes,flows_unfinished\n";
+pub(super) const RUNS_NETWORK_HEADER: &str = "algorithm,replication,duration_s,exchanges_completed,exchanges_failed,goodput_per_s,loss_ratio,overhead,utilisation_up,utilisation_down,packets_up,packets_down,drops_buffer,drops_error,drops_no_token,jain_fct,events,sim_time_s,queue_delay_up_s,queue_delay_down_s,max_queue_up_bytes,max_queue_down_bytes,flows_unfinished\n";
 
 /// `runs.csv`: one row per algorithm × replication.
 pub(super) fn runs_csv(all: &[AlgorithmRuns]) -> String {
@@ -92,33 +162,7 @@ pub(super) fn runs_csv(all: &[AlgorithmRuns]) -> String {
         for (r, out) in a.runs.iter().enumerate() {
             match out {
                 RunOutput::Network(run) => {
-                    let m = &run.run;
-                    let _ = writeln!(
-                        s,
-                        "{},{r},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-                        a.algorithm,
-                        fixed(m.duration_s),
-                        m.exchanges_completed,
-                        m.exchanges_failed,
-                        fixed(m.goodput_per_s),
-                        fixed(m.loss_ratio),
-                        fixed(m.overhead),
-                        fixed(m.utilisation_up),
-                        fixed(m.utilisation_down),
-                        m.packets_up,
-                        m.packets_down,
-                        m.drops_buffer,
-                        m.drops_error,
-                        m.drops_no_token,
-                        fixed(m.jain_fct),
-                        m.events,
-                        fixed(m.sim_time_s),
-                        fixed(m.queue_delay_up_s),
-                        fixed(m.queue_delay_down_s),
-                        m.max_queue_up_bytes,
-                        m.max_queue_down_bytes,
-                        m.flows_unfinished
-                    );
+                    let _ = writeln!(s, "{},{r},{}", a.algorithm, run_fields(&run.run));
                 }
                 RunOutput::Trace(t) => {
                     let _ = writeln!(
@@ -132,7 +176,7 @@ pub(super) fn runs_csv(all: &[AlgorithmRuns]) -> String {
                         fixed(t.mean_rto_ms)
                     );
                 }
-                RunOutput::Multihop(_) => {}
+                RunOutput::Multihop(_) | RunOutput::Tcp(_) => {}
             }
         }
     }
@@ -176,7 +220,7 @@ pub(super) fn series_csv(all: &[AlgorithmRuns]) -> Option<String> {
                 }
             }
         }
-        RunOutput::Multihop(_) => return None,
+        RunOutput::Multihop(_) | RunOutput::Tcp(_) => return None,
     }
     Some(s)
 }
@@ -265,16 +309,8 @@ pub(super) fn flows_columns(all: &[AlgorithmRuns]) -> Columns {
         for (r, out) in a.runs.iter().enumerate() {
             if let RunOutput::Network(run) = out {
                 for f in &run.flows {
-                    b.s(&a.algorithm)
-                        .u(r as u64)
-                        .u(u64::from(f.flow))
-                        .f(f.fct_s)
-                        .u(u64::from(f.exchanges_completed))
-                        .u(u64::from(f.exchanges_failed))
-                        .u(u64::from(f.transmissions))
-                        .u(u64::from(f.retransmissions))
-                        .u(u64::from(f.unnecessary_retransmissions))
-                        .f(f.median_rtt_s);
+                    b.s(&a.algorithm).u(r as u64);
+                    push_flow(&mut b, f);
                 }
             }
         }
@@ -303,30 +339,8 @@ pub(super) fn runs_columns(all: &[AlgorithmRuns]) -> Columns {
         for (r, out) in a.runs.iter().enumerate() {
             match out {
                 RunOutput::Network(run) if !trace => {
-                    let m = &run.run;
-                    b.s(&a.algorithm)
-                        .u(r as u64)
-                        .f(m.duration_s)
-                        .u(m.exchanges_completed)
-                        .u(m.exchanges_failed)
-                        .f(m.goodput_per_s)
-                        .f(m.loss_ratio)
-                        .f(m.overhead)
-                        .f(m.utilisation_up)
-                        .f(m.utilisation_down)
-                        .u(m.packets_up)
-                        .u(m.packets_down)
-                        .u(m.drops_buffer)
-                        .u(m.drops_error)
-                        .u(m.drops_no_token)
-                        .f(m.jain_fct)
-                        .u(m.events)
-                        .f(m.sim_time_s)
-                        .f(m.queue_delay_up_s)
-                        .f(m.queue_delay_down_s)
-                        .u(m.max_queue_up_bytes)
-                        .u(m.max_queue_down_bytes)
-                        .u(m.flows_unfinished);
+                    b.s(&a.algorithm).u(r as u64);
+                    push_run(&mut b, &run.run);
                 }
                 RunOutput::Trace(t) if trace => {
                     b.s(&a.algorithm)

@@ -1,6 +1,7 @@
-//! `coapcc reproduce`: the experiments' report ([`coapcc_report::run_reproduce`]), or the
+//! `coapcc reproduce`: the experiments' report ([`coapcc_report::run_reproduce`]), the
 //! cross-check against the real-time testbed ([`coapcc_report::run_crosscheck`], on
-//! [`crate::cmd::testbed::loopback`]).
+//! [`crate::cmd::testbed::loopback`]), or the TCP model's against ns-3
+//! ([`coapcc_report::run_crosscheck_tcp`]).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -80,6 +81,17 @@ pub fn run(args: &ReproduceArgs, out: &mut dyn Write) -> Result<(), CliError> {
         coapcc_report::run_crosscheck(&opts, &mut tb, out, &progress)?;
         drop(tb);
         coapcc_report::write_atomic(&opts.out_dir().join("emulator-timing.txt"), timing.as_bytes())?;
+    } else if opts.experiment == "crosscheck-tcp" {
+        // The ns-3 program that scripts/setup-ns3 builds (COAPCC_NS3_TCP overrides its path).
+        let path = std::env::var_os("COAPCC_NS3_TCP").map_or_else(
+            || {
+                let peers =
+                    std::env::var_os("COAPCC_PEERS_DIR").map_or_else(|| PathBuf::from("target/peers"), PathBuf::from);
+                peers.join("ns3-tcp").join("coapcc-ns3-tcp")
+            },
+            PathBuf::from,
+        );
+        coapcc_report::run_crosscheck_tcp(&opts, &mut coapcc_report::Ns3Program { path }, out, &progress)?;
     } else {
         coapcc_report::run_reproduce(&opts, out, &progress)?;
     }
