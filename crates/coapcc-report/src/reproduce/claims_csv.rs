@@ -1,9 +1,6 @@
-//! `claims.csv`, written from a run's outcomes and read back (the scoreboard of `status.md`,
-//! the claims of `causes.md`) by column name.
+//! Reading `claims.csv` back (the scoreboard of `status.md`, the claims of `causes.md`) by
+//! column name; its columns ([`COLUMNS`]; the writer is `section::claims_csv`).
 
-use std::fmt::Write;
-
-use super::render::{Section, band};
 use crate::error::ReportError;
 
 /// The columns of `claims.csv`, in order. `band_lo`/`band_hi` are the default band of a
@@ -14,54 +11,6 @@ use crate::error::ReportError;
 /// claim's own and the verdict on it (a second column, never the headline); `noise_lo`/`noise_hi`
 /// the 95 % bootstrap interval of a direction claim's mean over the replications.
 pub const COLUMNS: &str = "experiment,claim,metric,case,kind,published,ours,ratio,band_lo,band_hi,verdict,restates,role,linked,own_band_lo,own_band_hi,own_band_verdict,noise_lo,noise_hi";
-
-/// A finite number with six decimals, else empty.
-fn six(x: f64) -> String {
-    if x.is_finite() { format!("{x:.6}") } else { String::new() }
-}
-
-/// `claims.csv`: one row per claim (see [`COLUMNS`]).
-pub fn claims_csv(sections: &[Section]) -> String {
-    let mut s = format!("{COLUMNS}\n");
-    for sec in sections {
-        for o in &sec.outcomes {
-            let (blo, bhi) = band(o).map(|[l, h]| (l.to_string(), h.to_string())).unwrap_or_default();
-            let role = o.claim.role();
-            let (olo, ohi, ov) = match o.own_band {
-                Some(([l, h], holds)) => (
-                    l.to_string(),
-                    h.to_string(),
-                    if !o.ratio.is_finite() {
-                        ""
-                    } else if holds {
-                        "holds"
-                    } else {
-                        "differs"
-                    },
-                ),
-                None => (String::new(), String::new(), ""),
-            };
-            let (nlo, nhi) = o.noise.map(|[a, b]| (six(a), six(b))).unwrap_or_default();
-            let _ = writeln!(
-                s,
-                "{},{},{},{},{},{},{},{},{blo},{bhi},{},{},{},{},{olo},{ohi},{ov},{nlo},{nhi}",
-                sec.published.experiment,
-                o.claim.id,
-                o.claim.metric.name(),
-                o.claim.metric.case_or_sweep().unwrap_or(""),
-                o.claim.kind().word(),
-                o.claim.published,
-                six(o.ours),
-                six(o.ratio),
-                o.verdict.word(),
-                o.claim.restates.as_deref().unwrap_or(""),
-                role.word(),
-                role.linked(),
-            );
-        }
-    }
-    s
-}
 
 /// The columns `names` of every row of `claims.csv`, in file order; an error names the
 /// missing column or the line with the wrong number of fields.

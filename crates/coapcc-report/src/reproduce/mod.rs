@@ -10,7 +10,7 @@
 //! | [`noise`] | the noise test of a direction claim: inconclusive within the run-to-run noise |
 //! | [`investigate`] | sweeps of an open modelling choice showing where differing claims would hold |
 //! | [`render`] | figures, `index.html` (self-contained), `report.md`; [`notes`]: what is printed under each claim (role, parameters, noise test, cause) and the parameter tables |
-//! | [`claims_csv`] | `claims.csv`, written and read back by column name |
+//! | [`section`], [`claims_csv`] | an experiment's evaluated content; `claims.csv` written from it, and read back by column name |
 //! | [`scoreboard`] | the scoreboard, counted from `claims.csv` (the report's, the printed one, `status.md`) |
 
 pub(crate) mod claims_csv;
@@ -22,6 +22,7 @@ mod notes;
 pub(crate) mod published;
 pub(crate) mod render;
 pub(crate) mod scoreboard;
+mod section;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -35,7 +36,7 @@ use coapcc_sim::{AlgorithmRuns, RunOutput, job_count, run_scenario};
 use self::evaluate::{CaseResult, CaseSeries, TcpTrace, evaluate};
 use self::experiments::Case;
 use self::published::FigureKind;
-use self::render::Section;
+use self::section::Section;
 use crate::error::ReportError;
 use crate::files::write_atomic;
 use crate::progress::{Progress, thread_pool};
@@ -412,7 +413,7 @@ images: each of ours is shown with their caption and a description of what their
             ""
         }
     );
-    let csv = render::claims_csv(&sections);
+    let csv = section::claims_csv(&sections);
     write_atomic(&dir.join("claims.csv"), csv.as_bytes())?;
     // The "Reproduction status" section of docs/reproduction-status.md is this file (of a full run).
     write_atomic(&dir.join("status.md"), render::status_md(&csv)?.as_bytes())?;

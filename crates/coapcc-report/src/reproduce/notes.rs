@@ -12,7 +12,7 @@ use super::evaluate::{Outcome, Verdict, num};
 use super::investigate::Findings;
 use super::investigate::causes;
 use super::published::{ParameterKind, Role};
-use super::render::Section;
+use super::section::Section;
 
 /// A piece of a note: text, a link to a claim, or a link to a parameter (id, name).
 pub enum Piece {

@@ -12,28 +12,15 @@ use super::evaluate::{
 };
 use super::investigate::Investigation;
 use super::notes::{self, Context};
-use super::published::{Check, ClaimKind, DEFAULT_BAND, FigureKind, FigureSpec, Kind, Published, Role};
+use super::published::{ClaimKind, DEFAULT_BAND, FigureKind, FigureSpec, Kind, Role};
 pub use super::scoreboard::status_md;
 use super::scoreboard::{SCORE_HEADS, Score, score_cells, scores_of_csv};
+use super::section::{Section, claims_csv};
 use crate::figures::{
     BarGroup, BoxPanel, BoxStats, LinePanel, Series, SeriesStyle, bar_figure, bar_figure_labelled, box_figure,
     box_figure_linear, line_figure, line_figure_in_columns,
 };
 use crate::run_record::RunRecord;
-
-/// One experiment's evaluated report content.
-pub struct Section {
-    /// The published data.
-    pub published: Published,
-    /// The cases run.
-    pub cases: Vec<CaseResult>,
-    /// Claim outcomes, in data-file order.
-    pub outcomes: Vec<Outcome>,
-    /// Figures: (spec, SVG).
-    pub figures: Vec<(FigureSpec, String)>,
-    /// Investigations of open modelling choices (figure and finding), after the figures.
-    pub investigations: Vec<Investigation>,
-}
 
 /// The investigations a differing (or not evaluated) claim is linked to: those listing it,
 /// then those its `cause` names.
@@ -531,15 +518,6 @@ fn esc(s: &str) -> String {
 }
 
 pub use super::evaluate::num;
-
-/// The band of a `ratio` check, if it is one: the default band, on which every headline
-/// verdict is reached (a claim's own band is [`Outcome::own_band`]).
-pub fn band(o: &Outcome) -> Option<[f64; 2]> {
-    match o.claim.check {
-        Check::Ratio { .. } => Some(DEFAULT_BAND),
-        _ => None,
-    }
-}
 
 /// The longest row label of the ratio plot, characters (longer ones end in `…`).
 const ROW_LABEL_CHARS: usize = 96;
@@ -1290,8 +1268,6 @@ pub fn heading_anchor(heading: &str) -> String {
         .map(|c| if c == ' ' { '-' } else { c })
         .collect()
 }
-
-pub use super::claims_csv::claims_csv;
 
 #[cfg(test)]
 mod tests {
