@@ -177,7 +177,9 @@ pub trait Controller {
     /// The timer for the copy of `ex` that leaves at `now`: copy number
     /// `ex.retransmissions()` (0 is the original, for which lazy aging and the blind RTO apply).
     /// `in_flight` is the number of *other* exchanges outstanding to this destination.
-    /// May update `ex.cc`. Called through [`Controller::start`] and [`Controller::retransmit`].
+    /// May update `ex.cc`, and nothing else of `ex` (the record is the driver's; here and in
+    /// [`Controller::on_timeout`]). Called through [`Controller::start`] and
+    /// [`Controller::retransmit`].
     fn on_transmit(
         &self,
         st: &mut Self::State,

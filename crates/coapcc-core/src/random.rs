@@ -19,7 +19,8 @@ pub fn below(rng: &mut dyn Rng, n: u64) -> u64 {
 }
 
 /// A duration uniform in `[lo, hi)` with nanosecond resolution; `lo` when `hi ≤ lo`.
-#[inline]
+#[cfg_attr(not(target_os = "none"), inline)]
+#[cfg_attr(target_os = "none", inline(never))] // code size: see crate::time
 pub fn uniform(rng: &mut dyn Rng, lo: Duration, hi: Duration) -> Duration {
     let (l, h) = (nanos(lo), nanos(hi));
     if h <= l {

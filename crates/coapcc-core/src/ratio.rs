@@ -69,7 +69,8 @@ impl Ratio {
     }
 
     /// `d × self`, exact to the nanosecond (rounded half up), saturating.
-    #[inline]
+    #[cfg_attr(not(target_os = "none"), inline)]
+    #[cfg_attr(target_os = "none", inline(never))] // code size: see crate::time
     pub fn mul_duration(self, d: Duration) -> Duration {
         let n = nanos(d) as u128 * self.num as u128;
         let q = (n + (self.den as u128 / 2)) / self.den as u128;
@@ -83,7 +84,8 @@ impl Ratio {
 
     /// The weighted mean `self·a + (1 − self)·b` for a weight in [0, 1] (a weight above 1 is
     /// read as 1). This is the form of every EWMA and every CoCoA overall-RTO update.
-    #[inline]
+    #[cfg_attr(not(target_os = "none"), inline)]
+    #[cfg_attr(target_os = "none", inline(never))] // code size: see crate::time
     pub fn blend(self, a: Duration, b: Duration) -> Duration {
         let (w, den) = if self.num >= self.den { (1u128, 1u128) } else { (self.num as u128, self.den as u128) };
         let s = w * nanos(a) as u128 + (den - w) * nanos(b) as u128;

@@ -19,7 +19,7 @@
         feature = "uip",
         feature = "lim"
     )),
-    allow(unused_imports, unused_variables, unreachable_code)
+    allow(unused_imports, unused_variables, unreachable_code, dead_code)
 )]
 
 use core::fmt;
@@ -478,17 +478,26 @@ macro_rules! any_algorithm {
                 match *self { $($(#[$m])* AnyController::$variant(ref c) => AnyConfig::$variant(*c.config()),)* }
             }
 
-            /// `st`, replaced by a fresh state if it belongs to another algorithm.
-            fn own<'s>(&self, st: &'s mut AnyState) -> &'s mut StateOf {
-                let mine = match (self, &st.0) {
+            /// Whether `st` is a state of this algorithm.
+            fn owns(&self, st: &AnyState) -> bool {
+                match (self, &st.0) {
                     $($(#[$m])* (AnyController::$variant(_), StateOf::$variant(_)) => true,)*
                     #[allow(unreachable_patterns)]
                     _ => false,
-                };
-                if !mine {
+                }
+            }
+
+            /// `st`, replaced by a fresh state if it belongs to another algorithm.
+            fn own<'s>(&self, st: &'s mut AnyState) -> &'s mut StateOf {
+                if !self.owns(st) {
                     *st = self.new_state();
                 }
                 &mut st.0
+            }
+
+            /// `st`, or (if it belongs to another algorithm) a fresh state kept in `fresh`.
+            fn own_or_fresh<'s>(&self, st: &'s AnyState, fresh: &'s mut Option<AnyState>) -> &'s AnyState {
+                if self.owns(st) { st } else { fresh.insert(self.new_state()) }
             }
         }
 
@@ -512,7 +521,9 @@ macro_rules! any_algorithm {
                     $($(#[$m])* (AnyController::$variant(c), StateOf::$variant(s)) => {
                         let mut typed = ex.map_cc(|x| match x { AnyExchangeState::$variant(x) => x, #[allow(unreachable_patterns)] _ => Default::default() });
                         let timer = c.on_transmit(s, now, &mut typed, in_flight, rng);
-                        *ex = typed.map_cc(AnyExchangeState::$variant);
+                        // A controller changes only its scratch (see `Controller::on_transmit`).
+                        debug_assert!(same_record(&typed, ex), "a controller changed its exchange record");
+                        ex.cc = AnyExchangeState::$variant(typed.cc);
                         timer
                     })*
                     // `own` made the state match: not reached.
@@ -526,7 +537,9 @@ macro_rules! any_algorithm {
                     $($(#[$m])* (AnyController::$variant(c), StateOf::$variant(s)) => {
                         let mut typed = ex.map_cc(|x| match x { AnyExchangeState::$variant(x) => x, #[allow(unreachable_patterns)] _ => Default::default() });
                         let retry = c.on_timeout(s, now, &mut typed);
-                        *ex = typed.map_cc(AnyExchangeState::$variant);
+                        // A controller changes only its scratch (see `Controller::on_transmit`).
+                        debug_assert!(same_record(&typed, ex), "a controller changed its exchange record");
+                        ex.cc = AnyExchangeState::$variant(typed.cc);
                         retry
                     })*
                     #[allow(unreachable_patterns)]
@@ -546,19 +559,21 @@ macro_rules! any_algorithm {
             }
 
             fn earliest_send(&self, st: &AnyState, now: Instant) -> Instant {
-                match (self, &st.0) {
+                let mut fresh = None;
+                match (self, &self.own_or_fresh(st, &mut fresh).0) {
                     $($(#[$m])* (AnyController::$variant(c), StateOf::$variant(s)) => c.earliest_send(s, now),)*
-                    // A foreign state: as from a fresh one.
+                    // `own_or_fresh` gave a state of this algorithm: not reached.
                     #[allow(unreachable_patterns)]
-                    _ => self.earliest_send(&self.new_state(), now),
+                    _ => now,
                 }
             }
 
             fn rto(&self, st: &AnyState, now: Instant) -> Option<Duration> {
-                match (self, &st.0) {
+                let mut fresh = None;
+                match (self, &self.own_or_fresh(st, &mut fresh).0) {
                     $($(#[$m])* (AnyController::$variant(c), StateOf::$variant(s)) => c.rto(s, now),)*
                     #[allow(unreachable_patterns)]
-                    _ => self.rto(&self.new_state(), now),
+                    _ => None,
                 }
             }
 
@@ -598,6 +613,15 @@ any_algorithm! {
     Uip(Uip, UipConfig),
     #[cfg(feature = "lim")]
     Lim(Lim, LimConfig),
+}
+
+/// Whether two exchanges have the same record (send times, retransmissions, timer), whatever
+/// their scratch.
+fn same_record<X, Y>(a: &Exchange<X>, b: &Exchange<Y>) -> bool {
+    a.first_sent() == b.first_sent()
+        && a.last_sent() == b.last_sent()
+        && a.retransmissions() == b.retransmissions()
+        && a.timer() == b.timer()
 }
 
 /// Sees each concrete configuration type (see [`AnyConfig::map_with`]).

@@ -3,6 +3,17 @@
 //!
 //! Internally every duration a controller computes is held in whole nanoseconds in a `u64`
 //! (about 584 years), which is also the range of an [`Instant`]. Longer durations saturate.
+//!
+//! # Code size on bare-metal targets
+//!
+//! The conversions between [`Duration`] and nanoseconds ([`nanos`], [`from_nanos`]: a 64-bit
+//! multiply-add and a 64-bit division by 10⁹ on a 32-bit core), [`crate::Ratio::mul_duration`]
+//! and [`crate::Ratio::blend`] (a 128-bit division, about 800 bytes of Thumb code) and
+//! [`crate::random::uniform`] are called from every algorithm. On hosts they are `#[inline]`
+//! (speed); built for a target without an operating system (`target_os = "none"`, the
+//! Cortex-M firmware) they are `#[inline(never)]`, so each exists once instead of once per
+//! call site (`tools/size-probe/measure` shows the difference). The results are the same
+//! either way; only where the code lives changes.
 
 use core::fmt;
 use core::ops::{Add, Sub};
@@ -25,7 +36,7 @@ impl Nanos {
 
     /// The duration.
     pub const fn get(self) -> Duration {
-        Duration::from_nanos(self.0)
+        from_nanos(self.0)
     }
 
     /// Whole nanoseconds.
@@ -72,7 +83,7 @@ impl OptNanos {
 
     /// The duration, if any.
     pub const fn get(self) -> Option<Duration> {
-        if self.0 == u64::MAX { None } else { Some(Duration::from_nanos(self.0)) }
+        if self.0 == u64::MAX { None } else { Some(from_nanos(self.0)) }
     }
 
     /// Whether there is nothing.
@@ -148,12 +159,12 @@ impl Instant {
 
     /// Time elapsed since the epoch.
     pub const fn since_epoch(self) -> Duration {
-        Duration::from_nanos(self.nanos)
+        from_nanos(self.nanos)
     }
 
     /// `self − earlier`, or zero if `earlier` is later than `self`.
     pub fn saturating_duration_since(self, earlier: Instant) -> Duration {
-        Duration::from_nanos(self.nanos.saturating_sub(earlier.nanos))
+        from_nanos(self.nanos.saturating_sub(earlier.nanos))
     }
 
     /// `self + d`, clamped to [`Instant::MAX`].
@@ -190,14 +201,16 @@ impl fmt::Display for Instant {
 }
 
 /// A duration's length in nanoseconds, saturated to `u64`.
-#[inline]
+#[cfg_attr(not(target_os = "none"), inline)]
+#[cfg_attr(target_os = "none", inline(never))] // code size: see crate::time
 pub fn nanos(d: Duration) -> u64 {
     let n = d.as_nanos();
     if n > u64::MAX as u128 { u64::MAX } else { n as u64 }
 }
 
 /// A duration of `n` nanoseconds.
-#[inline]
+#[cfg_attr(not(target_os = "none"), inline)]
+#[cfg_attr(target_os = "none", inline(never))] // code size: see crate::time
 pub const fn from_nanos(n: u64) -> Duration {
     Duration::from_nanos(n)
 }

@@ -30,6 +30,11 @@ pub fn echo_for(choice: EchoChoice, algorithm: &AnyConfig) -> EchoMode {
         EchoChoice::None => EchoMode::None,
         EchoChoice::Token => EchoMode::Token,
         EchoChoice::Option => EchoMode::Option,
+        // The same copy number in a token byte instead of the option (docs/deviations.md).
+        EchoChoice::AutoToken => match algorithm.echo_mode() {
+            EchoMode::Option => EchoMode::Token,
+            mode => mode,
+        },
     }
 }
 
@@ -40,7 +45,8 @@ pub struct Endpoints {
     /// Every client's configuration (a short-lived client gets a fresh endpoint from it).
     pub client: EndpointConfig,
     /// The server's: the client's plus the fixed response (`coap.response_payload_bytes` zero
-    /// bytes, 2.05 Content) it gives every request.
+    /// bytes, 2.05 Content) it gives every request; with a block-wise transfer the object
+    /// (`object_bytes` zero bytes), served block by block.
     pub server: EndpointConfig,
     /// The request each exchange sends ([`request_template`]).
     pub request: Message,
@@ -79,11 +85,11 @@ impl Endpoints {
             transmitted_events: false,
             ..EndpointConfig::new(built)
         };
+        // A block-wise transfer's server holds the whole object and answers each Block2
+        // request with its block (RFC 7959 §2.4, `AutoResponse`).
+        let payload_bytes = coap.blockwise.map_or(coap.response_payload_bytes, |t| t.object_bytes);
         let server = EndpointConfig {
-            auto_response: Some(AutoResponse {
-                code: Code::CONTENT,
-                payload: zero_payload(coap.response_payload_bytes as usize),
-            }),
+            auto_response: Some(AutoResponse { code: Code::CONTENT, payload: zero_payload(payload_bytes as usize) }),
             ..client.clone()
         };
         Ok(Endpoints { client, server, request: request_template(coap) })

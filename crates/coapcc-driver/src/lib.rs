@@ -52,4 +52,4 @@ pub use recorder::{
     RecorderOptions, RunEnd, SERIES_WINDOW, TIMERS_KEPT, WindowCounts,
 };
 pub use rtt_trace::{RttDist, TraceConfig};
-pub use workload::{FlowProgress, FlowSpec, Next, Workload};
+pub use workload::{BlockPlan, FlowProgress, FlowSpec, Next, Workload};

@@ -94,6 +94,54 @@ pub struct SeriesPoint {
     pub success_rate_per_s: f64,
 }
 
+/// One flow's block-wise transfer (one row of `transfers.csv`, `[coap.blockwise]`): the
+/// firmware-update metrics of the thesis chapter, over CoAP on UDP.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct TransferResult {
+    /// Flow index.
+    pub flow: u32,
+    /// The object, bytes.
+    pub object_bytes: u64,
+    /// The block size, bytes.
+    pub block_bytes: u32,
+    /// Blocks of the object (exchanges of a transfer without failures).
+    pub blocks: u32,
+    /// Request of the first block → arrival of the last block, s (NaN when unfinished).
+    pub fct_s: f64,
+    /// Connection set-up before the first request, s: zero over UDP, which has none.
+    pub setup_s: f64,
+    /// Datagrams the client sent (requests and their retransmissions).
+    pub packets_up: u64,
+    /// Datagrams the server sent the client (responses, and answers to duplicates).
+    pub packets_down: u64,
+    /// Retransmissions sent.
+    pub retransmissions: u32,
+    /// Retransmissions sent although an earlier copy completed the round trip (ground truth).
+    pub unnecessary_retransmissions: u32,
+    /// The object's bits per second of FCT, bit/s (NaN when unfinished).
+    pub goodput_bit_s: f64,
+}
+
+impl TransferResult {
+    /// The transfer of `flow` (its results), an object of `object_bytes` in `blocks` blocks of
+    /// `block_bytes`, for which the server sent `packets_down` datagrams.
+    pub fn of(flow: &FlowResult, object_bytes: u64, block_bytes: u32, blocks: u32, packets_down: u64) -> Self {
+        TransferResult {
+            flow: flow.flow,
+            object_bytes,
+            block_bytes,
+            blocks,
+            fct_s: flow.fct_s,
+            setup_s: 0.0,
+            packets_up: u64::from(flow.transmissions),
+            packets_down,
+            retransmissions: flow.retransmissions,
+            unnecessary_retransmissions: flow.unnecessary_retransmissions,
+            goodput_bit_s: object_bytes as f64 * 8.0 / flow.fct_s,
+        }
+    }
+}
+
 /// Everything one run produces.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RunResult {
@@ -103,6 +151,8 @@ pub struct RunResult {
     pub run: RunMetrics,
     /// Time series (long-lived runs).
     pub series: Vec<SeriesPoint>,
+    /// Per flow's block-wise transfer, when the flows do one (`[coap.blockwise]`); else empty.
+    pub transfers: Vec<TransferResult>,
 }
 
 impl RunResult {

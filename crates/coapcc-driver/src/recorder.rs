@@ -461,7 +461,7 @@ impl Recorder {
                 success_rate_per_s: f64::from(win.successes) / w,
             })
             .collect();
-        RunResult { flows, run, series }
+        RunResult { flows, run, series, transfers: Vec::new() }
     }
 }
 

@@ -20,12 +20,17 @@
 //!
 //! Every flow of the configuration has the configuration's budget and concurrency; a driver may
 //! add flows with their own ([`Workload::add_flow`], a [`FlowSpec`]) during the run.
+//!
+//! With a block-wise transfer ([`Workload::with_blocks`], `[coap.blockwise]`) each flow's
+//! exchanges fetch the object's blocks in order, one block each ([`Workload::block`]); a block
+//! whose exchange failed is fetched again; the flow ends when every block arrived.
 
 use coapcc_core::{Duration, Instant};
 use coapcc_proto::RequestId;
+use coapcc_proto::block::Block;
 
 use crate::rng::{SimRng, below, uniform_duration};
-use crate::scenario::{Count, FlowType, WorkloadConfig};
+use crate::scenario::{BlockwiseError, CoapConfig, Count, FlowType, WorkloadConfig, block_szx};
 
 /// What a flow does next (see [`Workload::next`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,12 +99,62 @@ impl FlowProgress {
     }
 }
 
+/// A block-wise transfer per flow (`[coap.blockwise]`): each exchange fetches one block of
+/// the object, at size exponent `szx`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockPlan {
+    /// RFC 7959 size exponent: blocks of 2^(4+SZX) bytes.
+    pub szx: u8,
+    /// Blocks of the object.
+    pub blocks: u32,
+}
+
+impl BlockPlan {
+    /// The plan of `coap`'s `[coap.blockwise]` table, if it has one; an error when its block
+    /// size cannot be used (checked once when a scenario loads, so only for a configuration
+    /// built by hand).
+    pub fn of(coap: &CoapConfig) -> Result<Option<BlockPlan>, BlockwiseError> {
+        coap.blockwise
+            .as_ref()
+            .map(|t| block_szx(t, coap).map(|szx| BlockPlan { szx, blocks: t.blocks(szx) }))
+            .transpose()
+    }
+}
+
+/// Which block each exchange of one flow's transfer fetches.
+#[derive(Clone, Debug, Default)]
+struct Blocks {
+    /// The first block never asked for.
+    next: u32,
+    /// Blocks whose exchange failed, to be asked for again (before `next`, lowest first).
+    again: Vec<u32>,
+    /// `(exchange, block)` of the exchanges outstanding.
+    outstanding: Vec<(u32, u32)>,
+}
+
+impl Blocks {
+    /// The block exchange `exchange` fetches: a failed one first, else the next.
+    fn assign(&mut self, exchange: u32) {
+        let block = match self.again.iter().enumerate().min_by_key(|(_, b)| **b).map(|(i, _)| i) {
+            Some(i) => self.again.swap_remove(i),
+            None => {
+                self.next += 1;
+                self.next - 1
+            }
+        };
+        self.outstanding.push((exchange, block));
+    }
+}
+
 /// The workload of every flow of a run.
 #[derive(Clone, Debug)]
 pub struct Workload {
     config: WorkloadConfig,
     rng: SimRng,
     flows: Vec<FlowProgress>,
+    /// The block-wise transfer, if the flows do one, and each flow's blocks.
+    plan: Option<BlockPlan>,
+    blocks: Vec<Blocks>,
 }
 
 impl Workload {
@@ -112,7 +167,27 @@ impl Workload {
             },
             concurrency: config.nstart,
         };
-        Workload { config, rng, flows: vec![FlowProgress::new(spec); config.flows as usize] }
+        Workload {
+            config,
+            rng,
+            flows: vec![FlowProgress::new(spec); config.flows as usize],
+            plan: None,
+            blocks: Vec::new(),
+        }
+    }
+
+    /// This workload with every flow doing the block-wise transfer `plan` (when there is one):
+    /// each exchange fetches one block ([`Workload::block`]), a block whose exchange failed is
+    /// fetched again, and a flow does `plan.blocks` exchanges whatever `exchanges_per_flow`
+    /// says (the scenario check sets it to the same).
+    pub fn with_blocks(mut self, plan: Option<BlockPlan>) -> Self {
+        if let Some(p) = plan {
+            for f in &mut self.flows {
+                f.budget = p.blocks;
+            }
+        }
+        self.plan = plan;
+        self
     }
 
     /// Adds a flow with its own budget and concurrency (of the configuration's flow type and
@@ -208,7 +283,35 @@ impl Workload {
         fl.issued += 1;
         fl.outstanding += 1;
         fl.client_left -= 1;
+        if self.plan.is_some() {
+            if self.blocks.len() <= f as usize {
+                self.blocks.resize(f as usize + 1, Blocks::default());
+            }
+            self.blocks[f as usize].assign(exchange);
+        }
         Next::Request { exchange }
+    }
+
+    /// The Block2 option value of flow `f`'s outstanding exchange `exchange` (RFC 7959 §2.4:
+    /// the block's number and the transfer's size; M is zero in a request), when the flows do
+    /// a block-wise transfer.
+    pub fn block(&self, f: u32, exchange: u32) -> Option<Block> {
+        let szx = self.plan?.szx;
+        let blocks = self.blocks.get(f as usize)?;
+        let &(_, num) = blocks.outstanding.iter().find(|(e, _)| *e == exchange)?;
+        Some(Block { num, more: false, szx })
+    }
+
+    /// Flow `f`'s exchange `exchange` ended (`completed`, or failed): a failed block is
+    /// fetched again. Call before [`Workload::completed`] or [`Workload::failed`].
+    pub fn block_ended(&mut self, f: u32, exchange: u32, completed: bool) {
+        let Some(blocks) = self.blocks.get_mut(f as usize) else { return };
+        if let Some(i) = blocks.outstanding.iter().position(|(e, _)| *e == exchange) {
+            let (_, block) = blocks.outstanding.swap_remove(i);
+            if !completed {
+                blocks.again.push(block);
+            }
+        }
     }
 
     /// The flow-wide exchange index of the current client's request `id` (a client numbers
@@ -352,6 +455,45 @@ mod tests {
         assert_eq!(w.next(0), Next::Request { exchange: 2 });
         // Three issued for three successes: nothing more until one ends.
         assert_eq!(w.next(0), Next::Wait);
+    }
+
+    #[test]
+    fn a_block_wise_flow_fetches_each_block_once_and_a_failed_block_again_before_the_next() {
+        // Five blocks at SZX 4, two in flight (NSTART 2); the configuration's 3 exchanges are
+        // replaced by the block count.
+        let plan = BlockPlan { szx: 4, blocks: 5 };
+        let mut w = workload(WorkloadConfig { nstart: 2, ..config(FlowType::Continuous) }).with_blocks(Some(plan));
+        w.start(0, T);
+        let num = |w: &Workload, e: u32| w.block(0, e).map(|b| (b.num, b.more, b.szx));
+        assert_eq!(w.next(0), Next::Request { exchange: 0 });
+        assert_eq!(w.next(0), Next::Request { exchange: 1 });
+        assert_eq!(w.next(0), Next::Wait);
+        assert_eq!((num(&w, 0), num(&w, 1)), (Some((0, false, 4)), Some((1, false, 4))));
+        // Block 0 fails: it is owed again and fetched before block 2.
+        w.block_ended(0, 0, false);
+        w.failed(0, T);
+        assert_eq!(w.block(0, 0), None, "an ended exchange has no block");
+        assert_eq!(w.next(0), Next::Request { exchange: 2 });
+        assert_eq!(num(&w, 2), Some((0, false, 4)));
+        for e in [1, 2] {
+            w.block_ended(0, e, true);
+            w.completed(0, T);
+        }
+        let mut fetched = vec![];
+        while let Next::Request { exchange } = w.next(0) {
+            fetched.push(w.block(0, exchange).map(|b| b.num));
+            w.block_ended(0, exchange, true);
+            w.completed(0, T);
+        }
+        assert_eq!(fetched, [Some(2), Some(3), Some(4)]);
+        assert_eq!(w.next(0), Next::Done);
+        let f = w.flow(0).copied().unwrap_or_default();
+        assert_eq!((f.issued, f.completed, f.failed), (6, 5, 1));
+        // Without a plan, no request carries a block.
+        let mut plain = workload(config(FlowType::Continuous));
+        plain.start(0, T);
+        assert_eq!(plain.next(0), Next::Request { exchange: 0 });
+        assert_eq!(plain.block(0, 0), None);
     }
 
     #[test]

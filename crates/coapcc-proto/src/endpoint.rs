@@ -38,6 +38,7 @@ use coapcc_core::Fired;
 use coapcc_core::random::Rng;
 use coapcc_core::{Ack, AnyController, Controller, Echo, Instant};
 
+use crate::block::{self, Block};
 use crate::codec;
 use crate::duplicates::{Asked, Bounds, DuplicateCache, Fingerprint, Seen};
 use crate::message::{
@@ -100,7 +101,8 @@ pub const DEFAULT_DUPLICATE_CACHE_BYTES: usize = 1 << 30;
 /// duplicates again.
 const RECENT_SEPARATE: usize = 16;
 
-/// A fixed response the server sends to every request (see [`EndpointConfig::auto_response`]).
+/// A fixed response the server sends to every request (see [`EndpointConfig::auto_response`]);
+/// a request with a Block2 option gets the block of the payload it asks for (RFC 7959 §2.4).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AutoResponse {
     /// Response code.
@@ -933,7 +935,7 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng, C: Controller> Endpoint<A, R, C> {
             Some(r) => {
                 // Answered at once: the response is cached with the request in one insertion;
                 // its payload is the one every automatic answer shares.
-                let resp = Arc::new(response_to(&asked, msg.mid, r.code, r.payload.clone()));
+                let resp = Arc::new(auto_answer(&asked, &msg, r));
                 let answer = Some((Arc::clone(&resp), true));
                 let (_, evicted) = self.server.insert(now, (from, msg.mid), fingerprint, asked, answer, bounds);
                 self.stats.duplicate_evictions += evicted;
@@ -963,6 +965,27 @@ fn response_to(request: &Asked, mid: u16, code: Code, payload: Payload) -> Messa
         resp.add_option(option::TRANSMISSION_COUNT, v);
     }
     resp
+}
+
+/// The automatic answer `r` to `request`: the whole payload, or, when the request carries a
+/// Block2 option, the block it asks for with a Block2 option giving its number, whether more
+/// follow and its size (RFC 7959 §2.4: the payload is the representation, served block by
+/// block at the size the client asks for). A malformed Block2 option or a block beyond the
+/// end gets 4.00 Bad Request without payload, as the real server answers them.
+fn auto_answer(asked: &Asked, request: &Message, r: &AutoResponse) -> Message {
+    let Some(value) = request.option(option::BLOCK2) else {
+        return response_to(asked, request.mid, r.code, r.payload.clone());
+    };
+    let wanted = Block::decode(value).and_then(|b| block::range(r.payload.len(), b.num, b.szx).map(|at| (b, at)));
+    match wanted {
+        Some((b, (from, to, more))) => {
+            // A slice of the shared payload: nothing is copied.
+            let mut resp = response_to(asked, request.mid, r.code, r.payload.slice(from..to));
+            resp.add_option(option::BLOCK2, Block { more, ..b }.encode());
+            resp
+        }
+        None => response_to(asked, request.mid, Code::BAD_REQUEST, Payload::new()),
+    }
 }
 
 /// Sets the transmission number of copy `copy` on a request (spec §7.7, OQ-17).

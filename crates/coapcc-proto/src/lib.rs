@@ -15,11 +15,15 @@
 //! | `endpoint` | **start here**: [`Endpoint`] (`request`, `handle_message`, `handle_timeout`, `poll_*`), generic over any [`coapcc_core::Controller`] (its echo mode: [`coapcc_core::Controller::echo_mode`]) |
 //! | `message` | [`Message`] with its exact [`wire_len`](Message::wire_len); tokens, codes, options ([`option`] numbers) |
 //! | [`codec`] | bytes ⇄ [`Message`] through `coap-lite` ([`codec::encode`], [`codec::decode`]), at the socket edge only |
+//! | [`block`] | RFC 7959 Block1/Block2 option values ([`block::Block`]) and a body's blocks ([`block::range`]) |
 //! | `duplicates` | the server's duplicate cache: what makes a copy a copy, and its entry and byte bounds |
 
 // A namespace: `codec::encode` / `codec::decode` name the wire conversion at the socket
 // edge; nothing in it is re-exported here.
 pub mod codec;
+// A namespace: `block::Block`, `block::range` name RFC 7959's pieces; nothing in it is
+// re-exported here.
+pub mod block;
 mod duplicates;
 mod endpoint;
 mod message;

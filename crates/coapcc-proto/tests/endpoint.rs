@@ -248,6 +248,44 @@ fn an_auto_responding_server_answers_at_once_without_an_application_event() {
     assert_eq!(transmits(&mut s)[0].origin, Origin::Response { duplicate: true });
 }
 
+#[test]
+fn an_auto_responding_server_serves_the_block_a_block2_request_asks_for_with_its_more_flag() {
+    use coapcc_proto::block::Block;
+    // A 1 000-byte resource in 256-byte blocks (SZX 4, RFC 7959 §2.2: 2^(4+4)): blocks 0–2
+    // full with M set, block 3 the last 1000 − 3·256 = 232 bytes with M clear; block 4 is
+    // beyond the end.
+    let body: Vec<u8> = (0..1000u32).map(|i| i as u8).collect();
+    let mut cfg = config("default", EchoMode::None);
+    cfg.auto_response = Some(coapcc_proto::AutoResponse { code: Code::CONTENT, payload: Payload::from(body.clone()) });
+    let mut s = endpoint(cfg);
+    let mut c = endpoint(config("default", EchoMode::None));
+    for (num, len, more) in [(0u32, 256usize, true), (1, 256, true), (3, 232, false)] {
+        let mut req = get();
+        req.add_option(option::BLOCK2, Block { num, more: false, szx: 4 }.encode());
+        c.request(at(0), SERVER, req);
+        let back = serve(&mut s, at(0), transmits(&mut c).remove(0));
+        c.handle_message(at(0), SERVER, std::sync::Arc::clone(&back[0].msg));
+        let msg = &back[0].msg;
+        assert_eq!(msg.code, Code::CONTENT);
+        let from = num as usize * 256;
+        assert_eq!(msg.payload.as_ref(), &body[from..from + len], "block {num}");
+        assert_eq!(msg.option(option::BLOCK2).and_then(Block::decode), Some(Block { num, more, szx: 4 }));
+        // RFC 7252 §3 and RFC 7959 §2.2 by hand: 4 header + 2 token + Block2 (delta 23: one
+        // extended-delta byte; the value NUM·16 + M·8 + SZX in one byte) + marker + payload.
+        assert_eq!(msg.wire_len(), 4 + 2 + (1 + 1 + 1) + 1 + len, "block {num}");
+    }
+    let mut beyond = get();
+    beyond.add_option(option::BLOCK2, Block { num: 4, more: false, szx: 4 }.encode());
+    c.request(at(0), SERVER, beyond);
+    let back = serve(&mut s, at(0), transmits(&mut c).remove(0));
+    c.handle_message(at(0), SERVER, std::sync::Arc::clone(&back[0].msg));
+    assert_eq!((back[0].msg.code, back[0].msg.payload.len()), (Code::BAD_REQUEST, 0));
+    // Without Block2 the whole payload, as before.
+    c.request(at(0), SERVER, get());
+    let back = serve(&mut s, at(0), transmits(&mut c).remove(0));
+    assert_eq!((back[0].msg.payload.len(), back[0].msg.option(option::BLOCK2)), (1000, None));
+}
+
 fn con(mid: u16, code: Code) -> std::sync::Arc<Message> {
     let mut m = Message::empty(MessageType::Con, mid);
     m.code = code;

@@ -11,7 +11,7 @@ use coapcc_driver::scenario::{Model, Scenario};
 use coapcc_sim::budget;
 use coapcc_sim::results::{
     Summary, flows_columns, nodes_columns, result_files, runs_columns, samples_columns, series_columns, summarise,
-    summary_columns, summary_table,
+    summary_columns, summary_table, transfers_columns,
 };
 use coapcc_sim::sweep::store::{self, Piece};
 use coapcc_sim::sweep::{sweep_csv_header, sweep_csv_rows};
@@ -66,6 +66,11 @@ impl Output {
     /// `series.csv` as a table (None when the scenario has no series).
     fn series(&self) -> PyResult<Option<Table>> {
         series_columns(&self.runs).map(|c| Table::new(&c)).transpose()
+    }
+
+    /// `transfers.csv` as a table (None unless the flows did block-wise transfers).
+    fn transfers(&self) -> PyResult<Option<Table>> {
+        transfers_columns(&self.runs).map(|c| Table::new(&c)).transpose()
     }
 
     /// `samples.csv` as a table (None unless a network scenario).

@@ -177,6 +177,25 @@ def test_the_trace_model_has_runs_and_series_but_no_flows(coapcc_bin, repo, tmp_
             assert (tmp_path / "py" / p.name).read_bytes() == p.read_bytes(), p.name
 
 
+def test_a_block_wise_transfer_gives_the_transfers_table_and_the_cli_files(coapcc_bin, repo, tmp_path):
+    path = "scenarios/firmware/udp-4-clients.toml"
+    args = ["--replications", "1", "-a", "cocoa", "-a", "fasor"]
+    run_cli(coapcc_bin, "sim", path, *args, "--quiet", "--out", str(tmp_path / "cli"))
+    s = coapcc.Scenario.load(path).with_settings([("replications", 1), ("algorithms", ["cocoa", "fasor"])])
+    r = coapcc.sim(s)
+    t = r.transfers
+    assert len(t) == 2 * 4, "a row per algorithm and flow"
+    # 102 400 bytes in 400 blocks of 256; no connection set-up over UDP; goodput = bits / FCT.
+    assert (t.object_bytes == 102_400).all() and (t.blocks == 400).all() and (t.block_bytes == 256).all()
+    assert (t.setup_s == 0).all() and (t.packets_up >= 400).all() and (t.packets_down >= 400).all()
+    np.testing.assert_allclose(t.goodput_bit_s, 102_400 * 8 / t.fct_s)
+    assert coapcc.sim(coapcc.Scenario.load(ERRORS), replications=1, algorithms=["default"]).transfers is None
+    r.save(tmp_path / "py")
+    for p in (tmp_path / "cli").iterdir():
+        if p.name != "run.json":  # the date and the command differ
+            assert (tmp_path / "py" / p.name).read_bytes() == p.read_bytes(), p.name
+
+
 def test_results_do_not_depend_on_the_thread_count():
     s = coapcc.Scenario.load(ERRORS)
     a = coapcc.sim(s, replications=3, jobs=1)

@@ -261,7 +261,7 @@ def test_a_changed_scenario_or_version_keeps_no_point(tmp_path):
     s = coapcc.Scenario.load(ERRORS).with_settings(
         [("replications", 3), ("seed", 6), ("algorithms", ["cocoa", "fasor"])] + list(other.points[0])
     )
-    key = hashlib.sha256(f"coapcc {coapcc.__version__}\ncoapcc2\0\n{s.to_toml()}".encode()).hexdigest()
+    key = hashlib.sha256(f"coapcc {coapcc.__version__}\ncoapcc3\0\n{s.to_toml()}".encode()).hexdigest()
     assert data[14 : 14 + 64].decode() == key
     # A piece of another coapcc version is not taken.
     piece.write_bytes(data[:14] + hashlib.sha256(b"coapcc 9.9.9").hexdigest().encode() + data[78:])

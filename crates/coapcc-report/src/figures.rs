@@ -314,6 +314,28 @@ fn wrap(text: &str, width: u32, size: f64) -> Vec<String> {
     lines
 }
 
+/// A figure title in the [`TITLE_H`] band at the top, no wider than `width` pixels: one line at
+/// the largest of [`TITLE_SIZE`], [`PANEL_TITLE_SIZE`] and [`DESC_SIZE`] that holds it, else two
+/// lines at [`DESC_SIZE`] (the second cut with "…" if even two do not hold it; the SVG's
+/// `<title>` keeps the whole text).
+fn fit_title(title: &str, width: u32) -> (f64, Vec<String>) {
+    for size in [TITLE_SIZE, PANEL_TITLE_SIZE, DESC_SIZE] {
+        if text_width(title, size) <= width {
+            return (size, vec![title.to_string()]);
+        }
+    }
+    let mut lines = wrap(title, width, DESC_SIZE);
+    if lines.len() > 2 {
+        let rest = lines.split_off(1).join(" ");
+        let mut cut = rest;
+        while !cut.is_empty() && text_width(&format!("{cut}…"), DESC_SIZE) > width {
+            cut.pop();
+        }
+        lines.push(format!("{}…", cut.trim_end()));
+    }
+    (DESC_SIZE, lines)
+}
+
 /// A tick label: no `NaN`, no `1000.0000001`, scientific notation outside 1e-3..1e6.
 fn fmt_tick(v: f64) -> String {
     if !v.is_finite() {
@@ -731,7 +753,12 @@ fn render(title: &str, size: (u32, u32), draw: impl FnOnce(&Area) -> Drawn) -> S
         let root = SVGBackend::with_string(&mut buf, size).into_drawing_area();
         root.fill(&WHITE).map_err(fail)?;
         let (w, _) = root.dim_in_pixel();
-        draw_text(&root, title, ((w / 2) as i32, 10), style(TITLE_SIZE, BLACK, HPos::Center, VPos::Top))?;
+        let (size, lines) = fit_title(title, w.saturating_sub(16));
+        let line_h = (size / 1.24).ceil() as i32 + 2;
+        for (i, line) in lines.iter().enumerate() {
+            let at = ((w / 2) as i32, 10 + i as i32 * line_h);
+            draw_text(&root, line, at, style(size, BLACK, HPos::Center, VPos::Top))?;
+        }
         draw(&root)?;
         root.present().map_err(fail)
     }));
@@ -1490,6 +1517,37 @@ mod tests {
             let (bold, _) = log_ticks(lo, hi);
             assert!(!bold.is_empty() && bold.len() <= 10, "{lo}..{hi}: {bold:?}");
         }
+    }
+
+    #[test]
+    fn a_figure_title_wider_than_the_figure_is_drawn_smaller_or_on_two_lines_never_wider() {
+        // text_width: characters × size / 1.24 × 0.56, so at the title size (20 px) 11.2 px a
+        // character, at the panel-title size (14 px) 7.84, at the description size (12 px) 6.72.
+        let width = FIGURE_WIDTH - 16; // 884 px: 78 characters at 20 px, 112 at 14 px, 131 at 12 px
+        let fits = "x".repeat(78);
+        assert_eq!(fit_title(&fits, width), (TITLE_SIZE, vec![fits.clone()]));
+        let smaller = "x".repeat(79);
+        assert_eq!(fit_title(&smaller, width), (PANEL_TITLE_SIZE, vec![smaller.clone()]));
+        let smallest = "x".repeat(113);
+        assert_eq!(fit_title(&smallest, width), (DESC_SIZE, vec![smallest.clone()]));
+        // 30 words of 5 characters and a space: 179 characters, two lines of at most 131.
+        let two = "abcde ".repeat(30);
+        let (size, lines) = fit_title(two.trim_end(), width);
+        assert_eq!((size, lines.len()), (DESC_SIZE, 2));
+        assert_eq!(lines.join(" "), two.trim_end(), "nothing is cut when two lines hold it");
+        assert!(lines.iter().all(|l| text_width(l, size) <= width), "{lines:?}");
+        let many = "abcde ".repeat(100);
+        let (size, lines) = fit_title(many.trim_end(), width);
+        assert_eq!((size, lines.len()), (DESC_SIZE, 2));
+        assert!(lines[1].ends_with('…') && lines.iter().all(|l| text_width(l, size) <= width), "{lines:?}");
+        // Drawn: each line of the title is a text of the figure.
+        let svg = render(two.trim_end(), (FIGURE_WIDTH, 200), |_| Ok(()));
+        assert!(lines_drawn(&svg, &fit_title(two.trim_end(), width).1), "both lines are drawn");
+    }
+
+    fn lines_drawn(svg: &str, lines: &[String]) -> bool {
+        // plotters writes a text element's content on a line of its own.
+        lines.iter().all(|l| svg.contains(&format!(">\n{l}\n</text>")))
     }
 
     #[test]

@@ -21,16 +21,17 @@ use std::sync::Arc;
 
 use coapcc_core::{AnyConfig, ConfigError, Instant};
 use coapcc_driver::Endpoints;
-use coapcc_driver::Workload;
 use coapcc_driver::flow::{Datagram, FlowLoop, Host, RequestCopy, Sent};
+use coapcc_driver::{BlockPlan, Workload};
 use coapcc_driver::{Recorder, RunEnd};
+use coapcc_proto::block::size_of_szx;
 use coapcc_proto::{Endpoint, Message};
 
 use crate::timers::TimerHeap;
 use coapcc_driver::link::Pipeline;
-use coapcc_driver::metrics::RunResult;
+use coapcc_driver::metrics::{RunResult, TransferResult};
 use coapcc_driver::rng::{SimRng, Stream, stream_rng, sub_stream};
-use coapcc_driver::scenario::{CoapConfig, NetworkConfig, WorkloadConfig};
+use coapcc_driver::scenario::{BlockwiseError, CoapConfig, NetworkConfig, WorkloadConfig};
 
 /// A node address: the client slot (flow) and which short-lived client of that slot
 /// (random flows start a new client, as a new process with a new port would be).
@@ -215,6 +216,10 @@ struct Net<'a> {
     server: Ep,
     /// Per flow: the ground truth of its exchanges.
     truth: Vec<Ledger>,
+    /// Per flow: datagrams the server sent it (offered to the downlink).
+    packets_down: Vec<u64>,
+    /// The block-wise transfer every flow does, if any.
+    plan: Option<BlockPlan>,
     up: Pipeline,
     down: Pipeline,
     coap: &'a CoapConfig,
@@ -236,6 +241,10 @@ pub enum EngineError {
     /// A link, the algorithm or an endpoint configuration is out of range (names the key).
     #[error(transparent)]
     Config(#[from] ConfigError),
+    /// The block-wise transfer's block size cannot be used (a configuration not checked as a
+    /// scenario is).
+    #[error("`coap.blockwise.block_bytes`: {0}")]
+    Blockwise(#[from] BlockwiseError),
 }
 
 impl<'a> Sim<'a> {
@@ -256,7 +265,9 @@ impl<'a> Sim<'a> {
             Endpoints::new(coap, &workload, algorithm)?;
         let server = Endpoint::new(server_config, stream_rng(seed, replication, Stream::Server(0).id()))?;
         let client_prototype = Endpoint::new(endpoint_config, stream_rng(seed, replication, Stream::Client(0).id()))?;
-        let mut workload = Workload::new(workload, stream_rng(seed, replication, Stream::Workload(0).id()));
+        let plan = BlockPlan::of(coap)?;
+        let mut workload =
+            Workload::new(workload, stream_rng(seed, replication, Stream::Workload(0).id())).with_blocks(plan);
         let flows = workload.config().flows;
         let long_lived = workload.long_lived();
         let mut net = Net {
@@ -269,6 +280,8 @@ impl<'a> Sim<'a> {
             in_order: [InOrder::default(), InOrder::default()],
             server,
             truth: (0..flows).map(|_| Ledger::default()).collect(),
+            packets_down: vec![0; flows as usize],
+            plan,
             up,
             down,
             end: workload.end(),
@@ -369,7 +382,19 @@ impl<'a> Sim<'a> {
         let (workload, recorder) = flows.into_parts();
         let unnecessary = |f: u32| net.truth.get(f as usize).map_or(0, Ledger::total_unnecessary);
         let end = RunEnd { now: net.now, end: net.end, events: net.events };
-        recorder.finish(&workload, unnecessary, Some((&net.up, &net.down)), end)
+        let mut result = recorder.finish(&workload, unnecessary, Some((&net.up, &net.down)), end);
+        if let (Some(plan), Some(transfer)) = (net.plan, net.coap.blockwise) {
+            let block_bytes = size_of_szx(plan.szx) as u32;
+            result.transfers = result
+                .flows
+                .iter()
+                .map(|f| {
+                    let down = net.packets_down.get(f.flow as usize).copied().unwrap_or(0);
+                    TransferResult::of(f, u64::from(transfer.object_bytes), block_bytes, plan.blocks, down)
+                })
+                .collect();
+        }
+        result
     }
 }
 
@@ -510,6 +535,9 @@ impl Net<'_> {
 
     fn send_down(&mut self, to: Addr, msg: Arc<Message>, meta: Meta) {
         self.capture(SERVER, to, &msg);
+        if let Some(n) = self.packets_down.get_mut(to.node as usize) {
+            *n += 1;
+        }
         let bytes = self.wire(&msg);
         if let Ok(at) = self.down.offer(self.now, bytes) {
             self.schedule(1, at, Packet { from: SERVER, to, msg, meta });

@@ -19,7 +19,7 @@
 //! | [`bench`](mod@bench) | measuring the simulator (`coapcc bench`): events per second on one core, the FASOR matrix, a long run |
 //! | [`budget`] | what a scenario will cost (memory, events, wall time), estimated before it runs |
 //! | root, from `runner` | **the one runner** of every model ([`run_scenario`]): every (algorithm, replication) in parallel, results in a fixed order ([`RunOutput`], [`AlgorithmRuns`]); one job alone ([`run_job`]) |
-//! | [`results`] | the one summary type ([`results::Summary`]) and every file of a run (`flows.csv`, `runs.csv`, `summary.csv`, `series.csv`, `samples.csv`, `nodes.csv`), as text and typed columns; the printed summary table |
+//! | [`results`] | the one summary type ([`results::Summary`]) and every file of a run (`flows.csv`, `runs.csv`, `summary.csv`, `series.csv`, `samples.csv`, `transfers.csv`, `nodes.csv`), as text and typed columns; the printed summary table |
 //! | [`sweep`] | sweep points (`--sweep KEY=V1,V2`) and their `sweep.csv` rows from the typed summaries, shared by the CLI and the Python package |
 //! | [`wire`] | one job's output as bytes and back, exactly (serde, `postcard`, a version tag; jobs run in other processes) |
 //! | root, from `error` | [`SimError`] and its parts: bad scenario, refused by the memory budget, bad job outputs, a failed run, interrupted |

@@ -11,7 +11,7 @@ use crate::error::WireError;
 use crate::runner::RunOutput;
 
 /// First bytes of every encoding: the format's version (bumped when a result type changes).
-pub const TAG: &[u8; 8] = b"coapcc2\0";
+pub const TAG: &[u8; 8] = b"coapcc3\0";
 
 /// Encodes one job's output.
 pub fn encode(out: &RunOutput) -> Vec<u8> {
@@ -101,7 +101,7 @@ mod tests {
         };
         let series =
             vec![SeriesPoint { t_s: 0.0, resbw_per_s: f64::NAN, send_rate_per_s: 1.5, success_rate_per_s: 2.5 }];
-        RunOutput::Network(Box::new(RunResult { flows: vec![flow], run, series }))
+        RunOutput::Network(Box::new(RunResult { flows: vec![flow], run, series, transfers: Vec::new() }))
     }
 
     fn multihop() -> RunOutput {

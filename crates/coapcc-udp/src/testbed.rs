@@ -50,11 +50,11 @@ use std::sync::Arc;
 
 use coapcc_core::{AnyConfig, ConfigError, Duration, Instant};
 use coapcc_driver::Endpoints;
-use coapcc_driver::Workload;
 use coapcc_driver::flow::{Datagram, FlowLoop, Host, Sent};
 use coapcc_driver::metrics::RunResult;
 use coapcc_driver::rng::{SimRng, Stream, stream_rng, sub_stream};
-use coapcc_driver::scenario::{CoapConfig, NetworkConfig, WorkloadConfig};
+use coapcc_driver::scenario::{BlockwiseError, CoapConfig, NetworkConfig, WorkloadConfig};
+use coapcc_driver::{BlockPlan, Workload};
 use coapcc_driver::{Recorder, RunEnd};
 use coapcc_proto::Endpoint;
 use tokio::net::UdpSocket;
@@ -110,6 +110,9 @@ pub enum TestbedError {
     /// The emulator's task panicked or was cancelled.
     #[error("the emulator task failed: {0}")]
     Task(#[from] tokio::task::JoinError),
+    /// The block-wise transfer's block size cannot be used.
+    #[error("`coap.blockwise.block_bytes`: {0}")]
+    Blockwise(#[from] BlockwiseError),
 }
 
 /// A flow's current client: its socket and the task reading it (stopped when the client is
@@ -235,7 +238,10 @@ pub async fn run_replication(spec: &RunSpec) -> Result<TestbedRun, TestbedError>
     ));
     // Flows.
     let prototype = Endpoint::new(client, stream_rng(spec.seed, spec.replication, Stream::Client(0).id()))?;
-    let mut workload = Workload::new(spec.workload, stream_rng(spec.seed, spec.replication, Stream::Workload(0).id()));
+    // A block-wise transfer asks for one block per exchange, as in the simulator.
+    let plan = BlockPlan::of(&spec.coap)?;
+    let mut workload = Workload::new(spec.workload, stream_rng(spec.seed, spec.replication, Stream::Workload(0).id()))
+        .with_blocks(plan);
     let n = spec.workload.flows;
     let mut starts = Vec::with_capacity(n as usize);
     workload.each_start(|f, at| starts.push((at, f)));

@@ -50,12 +50,28 @@
 //! `factor` = the VBF chosen at the original transmission, `base` = the timer armed for the
 //! latest copy, `aux` = the undithered RTO_init that armed the original.
 //!
-//! **State size**: 112 bytes, not the 64 of the other backoff controllers. Block 2's raise sets
-//! mdev_max to the mean of the RTTVAR values of the last `raise_after` (1 … 8) counted samples,
-//! a sliding mean that needs the values themselves: the history of 8 RTTVAR values in 8-byte
-//! [`Nanos`] is 64 bytes alone, SRTT, RTTVAR, mdev_max, RTO_init and the update time 40 more,
-//! the two runs, the history length and two flags 5 (109, padded to 112). Fewer bytes would
-//! need a shorter history or coarser values, which changes the results.
+//! **State size**: 104 bytes, not the 64 of the other backoff controllers, and no
+//! representation that keeps the outputs identical fits 64. Block 2's raise sets mdev_max to
+//! the mean of the RTTVAR values of the last n = `raise_after` (1 … 8) counted samples. When
+//! it fires, the run of exceedances is at least n long, so those n values all belong to the
+//! current run; a run that breaks starts again from zero, so no value from before it is ever
+//! used again. [`PCocoaState::run`] therefore keeps the newest n − 1 ≤ 7 values of the current
+//! run (the n-th is the RTTVAR of the sample that fires the raise), not a history of every
+//! counted sample (the former 8-value history, 112 bytes). That is also the least the rule
+//! needs. With v₁ (newest) … vₙ₋₁ in the window, the raises of the next n − 1 exceedances
+//! set mdev_max to ⌊(x + Sₘ)/n⌉ for m = n − 1, n − 2, …, 1, where Sₘ = v₁ + … + vₘ and x is
+//! the sum of the values of the newer samples. Those newer RTTVAR values can be steered to any
+//! nanosecond (a β-blend moves by one per 4 ns of deviation), so every Sₘ shows in some
+//! future mdev_max, and mdev_max shows in SRTO (hence in RTO_init and every later timer)
+//! whenever it exceeds k·RTTVAR; S₁ … Sₙ₋₁ determine v₁ … vₙ₋₁. With n = 8 that is seven
+//! durations of up to 64 bits each (samples up to `u64::MAX` ns are valid), besides SRTT,
+//! RTTVAR, mdev_max and RTO_init (each enters the next SRTO to the nanosecond) and the time of
+//! the last update (aging): twelve independent 64-bit values, 96 bytes, plus the two run
+//! counters and two flags (100, padded to 104). A 64-byte state takes at most 2⁵¹² values,
+//! fewer than the 2⁷⁶⁸ combinations of those twelve, so some two histories that need
+//! different future timers would share a state (a test shows two that differ only in the
+//! oldest value of a run of seven). With `raise_after` ≤ 3, the default, two run values
+//! would do (4·8 + 8 + 2·8 + 4 = 60 bytes), but one state type serves every configuration.
 
 use core::time::Duration;
 
@@ -187,14 +203,9 @@ impl Default for PCocoaConfig {
 }
 
 /// The estimator state of one pCoCoA endpoint (spec §5.2), kept compactly: durations in 8-byte
-/// [`Nanos`]/[`OptNanos`], the time of the last update as an [`Instant`] with a separate flag
-/// (112 bytes; see [`PCocoaState`]'s size-bound test for why 64 is out of reach).
-///
-/// The floor is the raise rule of \[S1\] block 2: mdev_max becomes the mean of the RTTVAR
-/// values of the last `raise_after` (1 … 8) counted samples, a sliding mean that needs those
-/// values themselves — the history of [`MAX_RAISE_AFTER`] = 8 values is 64 bytes on its own,
-/// and SRTT, RTTVAR, mdev_max, RTO_init and the update time add 40 more, the run counters and
-/// flags 5 (109, padded to 112).
+/// [`Nanos`]/[`OptNanos`], the time of the last update as an [`Instant`] with a separate flag,
+/// and of the RTTVAR history only what the raise rule can still use (104 bytes; the module
+/// docs say why no exact representation fits 64).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PCocoaState {
     /// Smoothed RTT; `None` before the first sample.
@@ -205,8 +216,11 @@ pub struct PCocoaState {
     pub mdev_max: Nanos,
     /// The RTO for original transmissions (undithered).
     pub rto_init: Nanos,
-    /// RTTVAR after each of the last counted samples, newest first; `recent_len` are valid.
-    pub recent: [Nanos; MAX_RAISE_AFTER as usize],
+    /// RTTVAR after each counted sample of the current raise run (the samples that made
+    /// `raise_run`), newest first: the first `min(raise_run, 7)` are valid. A raise takes the
+    /// mean of a new value and the newest `raise_after − 1` of these, and a run that breaks
+    /// never comes back, so older values are never needed (see the module docs).
+    pub run: [Nanos; MAX_RAISE_AFTER as usize - 1],
     /// When RTO_init was last updated or aged (valid when `updated`; see
     /// [`PCocoaState::last_update`]).
     last_update: Instant,
@@ -214,8 +228,6 @@ pub struct PCocoaState {
     pub raise_run: u8,
     /// Consecutive counted samples (R > SRTT) with RTTVAR < mdev_max (saturating).
     pub decay_run: u8,
-    /// How many entries of `recent` are valid.
-    pub recent_len: u8,
     /// Whether the latest sample revealed a spurious retransmission (k = 6 was used).
     pub spurious: bool,
     /// Whether `last_update` holds a time.
@@ -230,11 +242,10 @@ impl PCocoaState {
             rttvar: Nanos::ZERO,
             mdev_max: Nanos::ZERO,
             rto_init: Nanos::new(initial_rto),
-            recent: [Nanos::ZERO; MAX_RAISE_AFTER as usize],
+            run: [Nanos::ZERO; MAX_RAISE_AFTER as usize - 1],
             last_update: Instant::ZERO,
             raise_run: 0,
             decay_run: 0,
-            recent_len: 0,
             spurious: false,
             updated: false,
         }
@@ -251,19 +262,21 @@ impl PCocoaState {
         self.last_update = at.unwrap_or(Instant::ZERO);
     }
 
-    /// Records the RTTVAR of a counted sample (newest first).
-    fn push_recent(&mut self, rttvar: Nanos) {
-        self.recent.rotate_right(1);
-        if let Some(first) = self.recent.first_mut() {
+    /// Records the RTTVAR of a sample that continued the raise run (newest first).
+    fn push_run(&mut self, rttvar: Nanos) {
+        self.run.rotate_right(1);
+        if let Some(first) = self.run.first_mut() {
             *first = rttvar;
         }
-        self.recent_len = self.recent_len.saturating_add(1).min(MAX_RAISE_AFTER);
     }
 
-    /// Mean of the newest `n` recorded RTTVAR values (rounded half up to the nanosecond).
-    fn recent_mean(&self, n: u8) -> Duration {
-        let n = usize::from(n.min(self.recent_len).max(1));
-        let sum: u128 = self.recent.iter().take(n).map(|d| u128::from(d.as_u64())).sum();
+    /// Mean of `newest` and the newest `n − 1` values of the raise run (rounded half up to the
+    /// nanosecond): the RTTVAR values of the last `n` counted samples, when the run is at
+    /// least `n` long with `newest` in it.
+    fn run_mean(&self, newest: Nanos, n: u8) -> Duration {
+        let n = usize::from(n.clamp(1, MAX_RAISE_AFTER));
+        let older: u128 = self.run.iter().take(n - 1).map(|d| u128::from(d.as_u64())).sum();
+        let sum = older + u128::from(newest.as_u64());
         let n = n as u128;
         let q = (sum + n / 2) / n;
         from_nanos(u64::try_from(q).unwrap_or(u64::MAX))
@@ -389,23 +402,26 @@ impl PCocoa {
                 rttvar = gain.blend(dev, rttvar);
                 // [S1] block 2 (spec OQ-18): only samples with R > SRTT count.
                 if r > srtt {
-                    st.push_recent(Nanos::new(rttvar));
                     if rttvar > mdev_max {
                         st.raise_run = st.raise_run.saturating_add(1);
                         st.decay_run = 0;
+                        let newest = Nanos::new(rttvar);
+                        if st.raise_run >= c.raise_after {
+                            // RTTVAR > mdev_max for 3 consecutive times: mean of the last 3
+                            // RTTVAR (all of this run).
+                            mdev_max = st.run_mean(newest, c.raise_after);
+                        }
+                        st.push_run(newest);
                     } else if rttvar < mdev_max {
                         st.decay_run = st.decay_run.saturating_add(1);
                         st.raise_run = 0;
+                        if st.decay_run >= c.decay_after {
+                            // Spec OQ-18: "<" for 8 consecutive times: mdev_max ← (1−β)·mdev_max + β·RTTVAR.
+                            mdev_max = c.beta.blend(rttvar, mdev_max);
+                        }
                     } else {
                         st.raise_run = 0;
                         st.decay_run = 0;
-                    }
-                    if st.raise_run >= c.raise_after {
-                        // RTTVAR > mdev_max for 3 consecutive times: mean of the last 3 RTTVAR.
-                        mdev_max = st.recent_mean(c.raise_after);
-                    } else if st.decay_run >= c.decay_after {
-                        // Spec OQ-18: "<" for 8 consecutive times: mdev_max ← (1−β)·mdev_max + β·RTTVAR.
-                        mdev_max = c.beta.blend(rttvar, mdev_max);
                     }
                 }
                 srtt
@@ -564,7 +580,7 @@ mod tests {
         assert_eq!(s.rttvar, ms(200));
         assert_eq!(s.mdev_max, ms(200));
         assert_eq!(s.rto_init, ms(1600));
-        assert_eq!((s.raise_run, s.decay_run, s.recent_len), (0, 0, 0));
+        assert_eq!((s.raise_run, s.decay_run), (0, 0));
     }
 
     #[test]
@@ -590,9 +606,9 @@ mod tests {
         assert_eq!(s.srtt, Some(ms(425)));
         assert_eq!(s.rttvar, us(196_875));
         assert_eq!(s.rto_init, us(1_406_250));
-        // Counted (600 > 425) and below mdev_max: the decay run starts.
-        assert_eq!((s.raise_run, s.decay_run, s.recent_len), (0, 1, 1));
-        assert_eq!(s.recent[0], us(196_875));
+        // Counted (600 > 425) and below mdev_max: the decay run starts; no raise run to record.
+        assert_eq!((s.raise_run, s.decay_run), (0, 1));
+        assert_eq!(s.run, PCocoaState::new(INITIAL_RTO).run);
     }
 
     #[test]
@@ -620,7 +636,7 @@ mod tests {
         assert_eq!(s.srtt, Some(ms(360)));
         assert_eq!(s.rttvar, us(47_500));
         assert_eq!(s.rto_init, ms(1080));
-        assert_eq!((s.raise_run, s.decay_run, s.recent_len), (0, 0, 0));
+        assert_eq!((s.raise_run, s.decay_run), (0, 0));
     }
 
     #[test]
@@ -657,13 +673,14 @@ mod tests {
 
     // ---- block 2 ----
 
-    fn with_runs(raise: u8, decay: u8, recent: &[u64]) -> Bound<PCocoa> {
+    /// A state with runs `raise` and `decay` and the raise run's RTTVAR values `run` (ms,
+    /// newest first).
+    fn with_runs(raise: u8, decay: u8, run: &[u64]) -> Bound<PCocoa> {
         let mut p = fresh();
         let mut st = PCocoaState::new(INITIAL_RTO);
-        for (slot, v) in st.recent.iter_mut().zip(recent) {
+        for (slot, v) in st.run.iter_mut().zip(run) {
             *slot = ms(*v).into();
         }
-        st.recent_len = recent.len() as u8;
         st.raise_run = raise;
         st.decay_run = decay;
         p.set_state(st);
@@ -703,7 +720,7 @@ mod tests {
         p.alg.on_sample(&mut p.st, at(0), ms(1400), false);
         assert_eq!(p.state().raise_run, 2);
         assert_eq!(p.state().mdev_max, ms(150));
-        assert_eq!(p.state().recent[..2], [us(237_500), ms(180)]);
+        assert_eq!(p.state().run[..2], [us(237_500), ms(180)]);
     }
 
     #[test]
@@ -788,7 +805,7 @@ mod tests {
         });
         p.alg.on_sample(&mut p.st, at(0), ms(1000), false);
         let s = p.state();
-        assert_eq!((s.raise_run, s.decay_run, s.recent_len, s.recent[0]), (0, 7, 1, ms(90).into()));
+        assert_eq!((s.raise_run, s.decay_run, s.run[0]), (0, 7, ms(90).into()));
         assert_eq!(s.mdev_max, ms(300));
         // RTTVAR = 7/8·100 + 0 = 87.5; the next counted sample below mdev_max is the 8th:
         // R = 1100: SRTT = 875 + 137.5 = 1012.5, |·| = 87.5 ≤ 87.5 → RTTVAR = 87.5 → mdev_max =
@@ -1053,12 +1070,45 @@ mod tests {
     }
 
     #[test]
-    fn pcocoas_state_with_its_history_of_up_to_8_rttvar_values_fits_112_bytes() {
+    fn pcocoas_state_with_the_newest_7_rttvar_values_of_its_raise_run_fits_104_bytes() {
         // The per-destination footprint (README algorithm table); the configuration is not in it.
-        // 64 B is out of reach without changing the raise rule: its sliding mean over the last
-        // `raise_after` ≤ 8 RTTVAR values needs the values (8 × 8 B = 64 B) on top of SRTT,
-        // RTTVAR, mdev_max, RTO_init and the update time (5 × 8 B) and 5 B of counters and flags.
+        // Twelve 8-byte values (SRTT, RTTVAR, mdev_max, RTO_init, the update time and 7 run
+        // values) and 4 bytes of counters and flags, padded to a multiple of 8; the module docs
+        // say why 64 is out of reach.
         let bytes = core::mem::size_of::<<PCocoa as Controller>::State>();
-        assert!(bytes <= 112, "{bytes} bytes");
+        assert!(bytes <= 104, "{bytes} bytes");
+    }
+
+    #[test]
+    fn two_states_that_differ_only_in_the_oldest_value_of_a_run_of_seven_need_different_timers() {
+        // raise_after = 8. SRTT 1000, RTTVAR 100, mdev_max 100, RTO_init 2000 ms, a raise run of
+        // 7 whose values exceeded mdev_max (uncounted samples have lowered RTTVAR since); the
+        // two states differ only in the run's oldest value, 1000 or 1008 ms.
+        // R = 1200: SRTT = 875 + 150 = 1025, |1025 − 1200| = 175 > 100 → RTTVAR = 75 + 43.75 =
+        // 118.75 > 100: run 8 → mdev_max = (118.75 + 7000)/8 = 889.84375 or 890.84375 ms;
+        // SRTO = 1025 + max(475, mdev_max) → RTO_init = (2000 + 1914.84375)/2 = 1957.421875 or
+        // (2000 + 1915.84375)/2 = 1957.921875 ms. So the window cannot drop or merge the value.
+        let config = PCocoaConfig { raise_after: 8, ..Default::default() };
+        let state = |oldest_ms: u64| {
+            let mut run = [ms(1000).into(); MAX_RAISE_AFTER as usize - 1];
+            run[6] = ms(oldest_ms).into();
+            PCocoaState {
+                srtt: Some(ms(1000)).into(),
+                rttvar: ms(100).into(),
+                mdev_max: ms(100).into(),
+                rto_init: ms(2000).into(),
+                run,
+                raise_run: 7,
+                ..PCocoaState::new(INITIAL_RTO)
+            }
+        };
+        let mut rto = [Duration::ZERO; 2];
+        for (slot, oldest) in rto.iter_mut().zip([1000, 1008]) {
+            let mut p = undithered(config);
+            p.set_state(state(oldest));
+            p.alg.on_sample(&mut p.st, at(0), ms(1200), false);
+            *slot = p.rto(at(0)).unwrap();
+        }
+        assert_eq!(rto, [Duration::from_nanos(1_957_421_875), Duration::from_nanos(1_957_921_875)]);
     }
 }

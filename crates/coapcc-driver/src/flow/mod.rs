@@ -20,10 +20,11 @@
 //! | [`FlowLoop::handle_timeout`] | the flow's wake-up instant ([`Host::set_wake`]) has come | hands the endpoint its timeout, [drains](#drain) |
 //!
 //! <a id="pump"></a>**Pump.** The loop asks [`Workload::next`] until it answers wait or done:
-//! each request is handed to the endpoint ([`Endpoint::request`] to [`Host::peer`]) and told to
-//! the host ([`Host::issued`]); a replacement makes a fresh client ([`Host::new_client`]; the
-//! old one is dropped, its wake-up disarmed with [`Host::set_wake`]`(flow, None)`); the first
-//! "done" is told once ([`Host::finished`]).
+//! each request (the template, plus its Block2 option from [`Workload::block`] when the flows
+//! do a block-wise transfer) is handed to the endpoint ([`Endpoint::request`] to
+//! [`Host::peer`]) and told to the host ([`Host::issued`]); a replacement makes a fresh client
+//! ([`Host::new_client`]; the old one is dropped, its wake-up disarmed with
+//! [`Host::set_wake`]`(flow, None)`); the first "done" is told once ([`Host::finished`]).
 //!
 //! <a id="drain"></a>**Drain.** Until neither yields anything, in rounds:
 //! 1. every transmit, in order: a request copy is recorded first ([`Record::transmitted`], its
@@ -31,7 +32,8 @@
 //!    [`coapcc_proto::Transmit::origin`]), then handed to [`Host::send`]; what the host
 //!    learned is recorded ([`Record::sent`]);
 //! 2. every event, in order: an expired timer is recorded; a completed or failed exchange is
-//!    told to the host ([`Host::ended`]), to the recorder, to the workload, and the flow is
+//!    told to the host ([`Host::ended`]), to the recorder, to the workload
+//!    ([`Workload::block_ended`], then its completion or failure), and the flow is
 //!    [pumped](#pump) at once — so the next request is queued before the next event is looked
 //!    at, and its copy leaves in the next round.
 //!
@@ -87,7 +89,7 @@ use std::sync::Arc;
 
 use coapcc_core::Instant;
 use coapcc_core::random::Rng;
-use coapcc_proto::{Endpoint, Event, Message, Origin, Transmit};
+use coapcc_proto::{Endpoint, Event, Message, Origin, Transmit, option};
 
 use crate::recorder::Recorder;
 use crate::recorder::{Completion, Failure};
@@ -303,7 +305,12 @@ impl<H: Host, K: Record> FlowLoop<H, K> {
             Next::Request { exchange } => {
                 let (now, peer) = (host.now(), host.peer(flow));
                 if let Some(c) = self.slots[flow as usize].client.as_mut() {
-                    c.endpoint.request(now, peer, self.request.clone());
+                    let mut request = self.request.clone();
+                    if let Some(block) = self.workload.block(flow, exchange) {
+                        // A block-wise transfer: this exchange asks for its block.
+                        request.add_option(option::BLOCK2, block.encode());
+                    }
+                    c.endpoint.request(now, peer, request);
                     host.issued(flow, exchange);
                 }
             }
@@ -388,6 +395,7 @@ impl<H: Host, K: Record> FlowLoop<H, K> {
                 };
                 let completion = Completion { exchange, first_sent, rtt, retransmissions, rto_after };
                 self.recorder.completed(flow, now, &completion);
+                self.workload.block_ended(flow, exchange, true);
                 self.workload.completed(flow, now);
                 self.pump(host, flow)?;
             }
@@ -396,6 +404,7 @@ impl<H: Host, K: Record> FlowLoop<H, K> {
                 let exchange = self.workload.exchange_of(flow, id);
                 host.ended(flow, exchange);
                 self.recorder.failed(flow, now, &Failure { exchange, retransmissions, reset });
+                self.workload.block_ended(flow, exchange, false);
                 self.workload.failed(flow, now);
                 self.pump(host, flow)?;
             }

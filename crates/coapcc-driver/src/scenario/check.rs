@@ -11,6 +11,7 @@ use super::error::ScenarioError;
 use super::multihop::MultihopModel;
 use super::schema::{FlowType, Model, NetworkConfig, Scenario, ScenarioFile, WorkloadConfig};
 use super::sizes::check_sizes;
+use super::transfer::check_blockwise;
 
 /// Why scenario name `name` cannot be a folder below the output folder, if it cannot: it must
 /// be a relative path of plain names separated by `/` (`fasor/10-flows`), without an empty, `.`
@@ -30,7 +31,7 @@ fn name_problem(name: &str) -> Option<&'static str> {
     }
 }
 
-pub(super) fn check(sf: ScenarioFile, file: &str) -> Result<Scenario, ScenarioError> {
+pub(super) fn check(mut sf: ScenarioFile, file: &str) -> Result<Scenario, ScenarioError> {
     let err =
         |key: &str, problem: String| ScenarioError { file: file.into(), line: None, key: Some(key.into()), problem };
     if sf.name.trim().is_empty() {
@@ -130,6 +131,20 @@ pub(super) fn check(sf: ScenarioFile, file: &str) -> Result<Scenario, ScenarioEr
         // Every datagram must fit the MTU; found here, not when a run sends it.
         check_sizes(&sf.coap).map_err(|e| err("coap.mtu_bytes", e.to_string()))?;
     }
+    let model = match model {
+        Some(Model::Network { network, mut workload }) => {
+            check_blockwise(&sf.coap, &mut workload, &algorithms, file)?;
+            sf.workload = Some(workload);
+            Some(Model::Network { network, workload })
+        }
+        _ if sf.coap.blockwise.is_some() => {
+            return Err(err(
+                "coap.blockwise",
+                "only a network scenario ([network] and [workload]) has block-wise transfers".into(),
+            ));
+        }
+        other => other,
+    };
     let model = match (model, &sf.multihop) {
         (Some(model), _) => model,
         (None, table) => {

@@ -40,10 +40,13 @@
 //! | `check` | the checks from a deserialised file to a [`Scenario`] |
 //! | `seed` | the `seed` key: any `u64`, above 2⁶³−1 as its decimal text |
 //! | `sizes` | the request template and the MTU check ([`check_sizes`]) |
+//! | `blockwise` | `[coap.blockwise]` as written: a block-wise transfer per flow ([`BlockwiseConfig`]) |
+//! | `transfer` | its checks: the block size from the MTU ([`block_szx`]), what a block-wise scenario must be |
 //! | `error` | [`ScenarioError`]: file, line, key, problem |
 //! | [`multihop`] | the `[multihop]` schema and its check into a [`multihop::MultihopModel`] |
 
 mod algorithm;
+mod blockwise;
 mod catalogue;
 mod check;
 mod error;
@@ -55,14 +58,17 @@ mod schema;
 mod seed;
 mod settings;
 mod sizes;
+mod transfer;
 
 pub use algorithm::{AlgorithmError, algorithm_keys, configure_algorithm};
+pub use blockwise::{BlockBytes, BlockwiseConfig};
 pub use catalogue::{BuiltIn, Catalogue, built_in, built_in_named, closest_built_in, load, read};
 pub use error::ScenarioError;
 pub use schema::{
     CoapConfig, Count, EchoChoice, FlowType, Model, NetworkConfig, Scenario, ScenarioFile, WorkloadConfig,
 };
 pub use settings::{network_with, parse};
-pub use sizes::{SizeError, check_sizes, request_template, worst_case_messages};
+pub use sizes::{SizeError, check_sizes, largest_datagram, request_template, worst_case_messages};
+pub use transfer::{BlockwiseError, block_szx};
 
 pub use overrides::{AlgorithmSettingsError, Key, Setting, SettingError, Value, algorithm_with_settings};

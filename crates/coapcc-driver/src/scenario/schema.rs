@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use coapcc_core::{AnyConfig, Duration};
 use serde::{Deserialize, Serialize};
 
+use super::blockwise::BlockwiseConfig;
 use super::multihop::MultihopModel;
 use crate::link::PipelineConfig;
 use crate::link::presets::{NbiotConfig, residual_bandwidth_forward_with_depth, residual_bandwidth_return};
@@ -104,7 +105,8 @@ pub struct WorkloadConfig {
     pub flows: u32,
     /// Flow type.
     pub flow_type: FlowType,
-    /// Exchanges per flow (50 in testbeds §1).
+    /// Exchanges per flow (50 in testbeds §1); with `[coap.blockwise]` the object's block
+    /// count, set when the scenario is checked (a written value is replaced).
     #[serde(default = "default_exchanges")]
     pub exchanges_per_flow: u32,
     /// Flows start at uniform random offsets in [0, this) (1 s in testbeds §1).
@@ -177,6 +179,11 @@ pub enum EchoChoice {
     Token,
     /// The transmission-count option.
     Option,
+    /// What each algorithm needs, the transmission count always in a token byte: an algorithm
+    /// that asks for the option (pCoCoA, IDC, MBC) gets the same copy number in one byte
+    /// instead of the option's three or four, so that a 256-byte block fits the 296-byte MTU
+    /// (`[coap.blockwise]`, docs/deviations.md).
+    AutoToken,
 }
 
 /// CoAP message and header sizes (testbeds §1).
@@ -201,6 +208,10 @@ pub struct CoapConfig {
     /// Transmission-count echo.
     #[serde(default = "default_echo")]
     pub echo: EchoChoice,
+    /// `[coap.blockwise]`: every flow fetches one object block by block (RFC 7959 Block2);
+    /// none by default (and then not written).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blockwise: Option<BlockwiseConfig>,
 }
 
 impl Default for CoapConfig {
@@ -212,6 +223,7 @@ impl Default for CoapConfig {
             ip_udp_header_bytes: default_ip_udp(),
             mtu_bytes: default_mtu(),
             echo: default_echo(),
+            blockwise: None,
         }
     }
 }

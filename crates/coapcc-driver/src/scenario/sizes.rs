@@ -2,24 +2,33 @@
 //! configuration can produce and the MTU check (testbeds §1 sizes), done once when a scenario
 //! is checked.
 
+use coapcc_proto::block::Block;
 use coapcc_proto::option;
 use coapcc_proto::{Code, Message, MessageType, Token};
 
-use super::schema::CoapConfig;
+use super::schema::{CoapConfig, EchoChoice};
 
-/// The request every client sends: a CON GET with one Uri-Path option per path segment.
+/// The request every client sends: a CON GET with one Uri-Path option per path segment (a
+/// block-wise transfer adds each request's Block2 option, `crate::workload`).
 pub fn request_template(coap: &CoapConfig) -> Message {
     Message::con_request(Code::GET, &coap.request_path)
 }
 
-/// The largest request and the largest response this configuration can put on the wire,
-/// whatever the algorithm's echo mode: the longest token (`token_bytes` plus the echo byte)
-/// and a one-byte transmission-count option (a copy number is at most 255).
+/// The largest request and the largest response this configuration can put on the wire:
+/// the longest token (`token_bytes`, plus the echo byte unless the echo choice rules the token
+/// echo out) and a one-byte transmission-count option (a copy number is at most 255) unless
+/// the echo choice rules the option out; with `echo = "auto"` both, whatever the algorithm.
 pub fn worst_case_messages(coap: &CoapConfig) -> (Message, Message) {
-    let token = Token::new(&[0xff; 8][..usize::from(coap.token_bytes).min(7) + 1]).unwrap_or(Token::EMPTY);
+    let (token_echo, option_echo) = match coap.echo {
+        EchoChoice::Auto => (true, true),
+        EchoChoice::None => (false, false),
+        EchoChoice::Token | EchoChoice::AutoToken => (true, false),
+        EchoChoice::Option => (false, true),
+    };
+    let len = usize::from(coap.token_bytes).min(7) + usize::from(token_echo);
+    let token = Token::new(&[0xff; 8][..len]).unwrap_or(Token::EMPTY);
     let mut request = request_template(coap);
     request.token = token;
-    request.add_option(option::TRANSMISSION_COUNT, [0xff]);
     let mut response = Message {
         mtype: MessageType::Ack,
         code: Code::CONTENT,
@@ -29,7 +38,10 @@ pub fn worst_case_messages(coap: &CoapConfig) -> (Message, Message) {
         // Only the length counts; no need to allocate a payload larger than 2 KiB.
         payload: Default::default(),
     };
-    response.add_option(option::TRANSMISSION_COUNT, [0xff]);
+    if option_echo {
+        request.add_option(option::TRANSMISSION_COUNT, [0xff]);
+        response.add_option(option::TRANSMISSION_COUNT, [0xff]);
+    }
     (request, response)
 }
 
@@ -43,14 +55,29 @@ pub struct SizeError {
     pub mtu_bytes: u32,
 }
 
-/// The largest datagram (IP/UDP headers included) this configuration sends, from the
-/// messages' own [`Message::wire_len`]; an error when it does not fit the MTU. Checked once,
-/// when the scenario is loaded.
-pub fn check_sizes(coap: &CoapConfig) -> Result<u64, SizeError> {
-    let (request, response) = worst_case_messages(coap);
-    let payload = u64::from(coap.response_payload_bytes);
+/// The largest datagram (IP/UDP headers included) of [`worst_case_messages`], from the
+/// messages' own [`Message::wire_len`]: responses carry `response_payload_bytes`, or with
+/// `block2` = (Block2 value, payload bytes) both messages a Block2 option of that value and
+/// responses that payload (a block-wise transfer's largest block, RFC 7959 §2.2).
+pub fn largest_datagram(coap: &CoapConfig, block2: Option<(Block, u64)>) -> u64 {
+    let (mut request, mut response) = worst_case_messages(coap);
+    let payload = match block2 {
+        Some((block, payload_bytes)) => {
+            request.add_option(option::BLOCK2, block.encode());
+            response.add_option(option::BLOCK2, block.encode());
+            payload_bytes
+        }
+        None => u64::from(coap.response_payload_bytes),
+    };
     let response_len = response.wire_len() as u64 + if payload > 0 { 1 + payload } else { 0 };
-    let worst = (request.wire_len() as u64).max(response_len) + u64::from(coap.ip_udp_header_bytes);
+    (request.wire_len() as u64).max(response_len) + u64::from(coap.ip_udp_header_bytes)
+}
+
+/// The largest datagram (IP/UDP headers included) this configuration sends
+/// ([`largest_datagram`]); an error when it does not fit the MTU. Checked once, when the
+/// scenario is loaded (a block-wise transfer's block size is checked by `transfer::block_szx`).
+pub fn check_sizes(coap: &CoapConfig) -> Result<u64, SizeError> {
+    let worst = largest_datagram(coap, None);
     if worst > u64::from(coap.mtu_bytes) {
         return Err(SizeError { worst_bytes: worst, mtu_bytes: coap.mtu_bytes });
     }

@@ -301,8 +301,8 @@ def _run_settings(
 class SimResult:
     """The results of one scenario, of any model: ``runs`` and ``summary`` always; ``flows``
     (network flows, or multihop CoAP flows or TCP motes; None for an RTT-trace scenario),
-    ``series`` (when there is one), ``samples`` (network scenarios) and ``nodes`` (multihop
-    scenarios), else None. Tables are pandas DataFrames with the columns of the CLI's CSV
+    ``series`` (when there is one), ``samples`` (network scenarios), ``transfers`` (block-wise
+    transfers) and ``nodes`` (multihop scenarios), else None. Tables are pandas DataFrames with the columns of the CLI's CSV
     files at full precision, typed: counts as unsigned integers, measurements as floats, names
     as strings, flags as booleans; a count that may be absent (``nodes.parent``,
     ``nodes.hops``) is a nullable integer. Also ``kind``, ``scenario``, :meth:`summary_text`
@@ -364,6 +364,14 @@ class SimResult:
         """Every RTT sample and expired RTO per flow (``samples.csv``) of a network scenario,
         or None."""
         return self._frame("samples")
+
+    @property
+    def transfers(self) -> Any:
+        """One row per algorithm × replication × flow of a scenario whose flows do a block-wise
+        transfer (``[coap.blockwise]``): object, block size and count, FCT, set-up time,
+        datagrams each way, retransmissions, unnecessary ones, goodput (``transfers.csv``);
+        else None."""
+        return self._frame("transfers")
 
     @property
     def nodes(self) -> Any:

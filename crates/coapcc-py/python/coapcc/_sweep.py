@@ -332,6 +332,8 @@ def _on_cluster(
     """Runs every job of every point on ``client``'s cluster, packed into tasks
     (:mod:`coapcc._batch`), and gathers the outputs per point; also the run's measurements
     for :func:`coapcc._batch.stats` (all but the wall time)."""
+    # A missing progress bar is said before anything runs (the probe runs jobs locally).
+    show = require("dask.distributed", "coapcc.sweep(progress=True)").progress if progress else None
     for s in scenarios:
         # As `coapcc sim --sweep`: every point is checked before any task runs.
         _coapcc.check(s._resolved)
@@ -358,8 +360,8 @@ def _on_cluster(
     keys = ["coapcc-task-{}-{}-{}-{}-{}".format(digest, *jobs[t[0]], len(t)) for t in tasks]
     start = time.perf_counter()
     futures = client.map(run_batch, batches, key=keys, pure=False)
-    if progress:
-        require("dask.distributed", "coapcc.sweep(progress=True)").progress(futures)
+    if show is not None:
+        show(futures)
     results = client.gather(futures)
     cluster_s = time.perf_counter() - start
     for task, (outs, _) in zip(tasks, results):

@@ -1,5 +1,5 @@
 //! Results of every model as files a researcher loads into pandas (`flows.csv`, `runs.csv`,
-//! `summary.csv`, `series.csv`, `samples.csv`, `nodes.csv`), as typed columns (what the
+//! `summary.csv`, `series.csv`, `samples.csv`, `transfers.csv`, `nodes.csv`), as typed columns (what the
 //! Python package hands to Arrow) and as the summary table the CLI prints. Everything here is
 //! a pure function of the scenario and its runs ([`AlgorithmRuns`], whatever the model), so
 //! the bytes depend only on the scenario and its seed.
@@ -86,6 +86,18 @@ pub fn series_csv(all: &[AlgorithmRuns]) -> Option<String> {
 /// The columns of `series.csv`, when there is one.
 pub fn series_columns(all: &[AlgorithmRuns]) -> Option<Columns> {
     network::series_columns(all)
+}
+
+/// `transfers.csv`, when the network runs did block-wise transfers (`[coap.blockwise]`): per
+/// algorithm × replication × flow, the object, block size and count, FCT, set-up time (zero
+/// over UDP), datagrams each way, retransmissions, unnecessary ones and goodput.
+pub fn transfers_csv(all: &[AlgorithmRuns]) -> Option<String> {
+    network::transfers_csv(all)
+}
+
+/// The columns of `transfers.csv`, when there is one.
+pub fn transfers_columns(all: &[AlgorithmRuns]) -> Option<Columns> {
+    network::transfers_columns(all)
 }
 
 /// `nodes.csv` of multihop scenario `s`: per run and mote, role, position, parent and hop
@@ -186,7 +198,7 @@ fn summarise_trace(a: &AlgorithmRuns) -> TraceSummary {
 /// The files of one run of `s`, as `coapcc sim` writes them into its output folder, in the
 /// order it writes them (`summaries` are [`summarise`]'s of `all`): network runs `flows.csv`,
 /// `samples.csv` (when asked for), `runs.csv`, `summary.csv`, `series.csv` (when there is a
-/// series); RTT-trace runs `runs.csv`, `summary.csv`, `series.csv`; multihop runs `runs.csv`,
+/// series), `transfers.csv` (block-wise transfers); RTT-trace runs `runs.csv`, `summary.csv`, `series.csv`; multihop runs `runs.csv`,
 /// `flows.csv`, `nodes.csv`, `summary.csv`; then the resolved `scenario.toml`. One list for
 /// the CLI, `coapcc reproduce` and the Python package's `save`.
 pub fn result_files(
@@ -214,6 +226,9 @@ pub fn result_files(
             files.push(("summary.csv", summary_csv(summaries)));
             if let Some(series) = series_csv(all) {
                 files.push(("series.csv", series));
+            }
+            if let Some(transfers) = transfers_csv(all) {
+                files.push(("transfers.csv", transfers));
             }
         }
     }

@@ -1,11 +1,12 @@
 //! The files of network and RTT-trace runs (`flows.csv`, `runs.csv`, `series.csv`,
-//! `samples.csv`), as CSV text and as typed columns. Numbers are written with fixed precision
+//! `samples.csv`, `transfers.csv`), as CSV text and as typed columns. Numbers are written with fixed precision
 //! (6 decimals for seconds and ratios, [`fixed`]); a missing value (NaN) is an empty field.
 
 use std::fmt::Write;
 
 use super::columns::{Builder, Columns};
 use crate::runner::{AlgorithmRuns, RunOutput};
+use coapcc_driver::metrics::TransferResult;
 
 /// A measurement with 6 decimals, empty when not finite.
 pub(super) fn fixed(x: f64) -> String {
@@ -178,6 +179,78 @@ pub(super) fn series_csv(all: &[AlgorithmRuns]) -> Option<String> {
         RunOutput::Multihop(_) => return None,
     }
     Some(s)
+}
+
+/// The header of `transfers.csv`.
+const TRANSFERS_HEADER: &str = "algorithm,replication,flow,object_bytes,block_bytes,blocks,fct_s,setup_s,packets_up,packets_down,retransmissions,unnecessary_retransmissions,goodput_bit_s\n";
+
+/// `transfers.csv`, when the runs did block-wise transfers (`[coap.blockwise]`): one row per
+/// algorithm × replication × flow.
+pub(super) fn transfers_csv(all: &[AlgorithmRuns]) -> Option<String> {
+    if !has_transfers(all) {
+        return None;
+    }
+    let mut s = String::from(TRANSFERS_HEADER);
+    for (algorithm, r, t) in transfer_rows(all) {
+        let _ = writeln!(
+            s,
+            "{algorithm},{r},{},{},{},{},{},{},{},{},{},{},{}",
+            t.flow,
+            t.object_bytes,
+            t.block_bytes,
+            t.blocks,
+            fixed(t.fct_s),
+            fixed(t.setup_s),
+            t.packets_up,
+            t.packets_down,
+            t.retransmissions,
+            t.unnecessary_retransmissions,
+            fixed(t.goodput_bit_s)
+        );
+    }
+    Some(s)
+}
+
+/// Whether any network run of `all` did block-wise transfers.
+fn has_transfers(all: &[AlgorithmRuns]) -> bool {
+    all.iter().flat_map(|a| &a.runs).any(|r| matches!(r, RunOutput::Network(n) if !n.transfers.is_empty()))
+}
+
+/// The rows of `transfers.csv`, in order: (algorithm, replication, transfer).
+fn transfer_rows(all: &[AlgorithmRuns]) -> impl Iterator<Item = (&str, usize, &TransferResult)> {
+    all.iter().flat_map(|a| {
+        a.runs.iter().enumerate().flat_map(move |(r, out)| {
+            let transfers = match out {
+                RunOutput::Network(run) => run.transfers.as_slice(),
+                _ => &[],
+            };
+            transfers.iter().map(move |t| (a.algorithm.as_str(), r, t))
+        })
+    })
+}
+
+/// The columns of `transfers.csv`, when there is one (see [`transfers_csv`]).
+pub(super) fn transfers_columns(all: &[AlgorithmRuns]) -> Option<Columns> {
+    if !has_transfers(all) {
+        return None;
+    }
+    let mut b = Builder::new(header(TRANSFERS_HEADER), "suuuuuffuuuuf");
+    for (algorithm, r, t) in transfer_rows(all) {
+        b.s(algorithm)
+            .u(r as u64)
+            .u(u64::from(t.flow))
+            .u(t.object_bytes)
+            .u(u64::from(t.block_bytes))
+            .u(u64::from(t.blocks))
+            .f(t.fct_s)
+            .f(t.setup_s)
+            .u(t.packets_up)
+            .u(t.packets_down)
+            .u(u64::from(t.retransmissions))
+            .u(u64::from(t.unnecessary_retransmissions))
+            .f(t.goodput_bit_s);
+    }
+    Some(b.finish())
 }
 
 /// The header line of a CSV text.

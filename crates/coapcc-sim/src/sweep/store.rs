@@ -127,7 +127,7 @@ exchanges_per_flow = 3
     #[test]
     fn the_key_is_the_sha256_of_the_version_the_wire_format_and_the_resolved_toml() {
         let s = scenario(&[]);
-        let text = format!("coapcc {}\ncoapcc2\0\n{}", env!("CARGO_PKG_VERSION"), s.to_toml());
+        let text = format!("coapcc {}\ncoapcc3\0\n{}", env!("CARGO_PKG_VERSION"), s.to_toml());
         // SHA-256 computed independently (the FIPS 180-4 test vector checks the crate below).
         let expected: String = Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
         assert_eq!(key(&s), expected);
