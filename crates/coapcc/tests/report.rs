@@ -266,9 +266,37 @@ fn bless() {
         let path = root().join("README.md");
         let readme = std::fs::read_to_string(&path).unwrap();
         let (a, b) = scoreboard_block(&readme);
-        std::fs::write(&path, format!("{}{}{}", &readme[..a], printed_scoreboard(&csv).unwrap(), &readme[b..]))
-            .unwrap();
+        let readme = format!("{}{}{}", &readme[..a], printed_scoreboard(&csv).unwrap(), &readme[b..]);
+        let (a, b) = quick_block(&readme);
+        let quick = printed_scoreboard(&quick_rows(QUICK_EXAMPLE)).unwrap();
+        std::fs::write(&path, format!("{}{}{}", &readme[..a], quick, &readme[b..])).unwrap();
     });
+}
+
+/// The experiment of the README's first example, `coapcc reproduce EXPERIMENT --quick`.
+const QUICK_EXAMPLE: &str = "makarem-rto";
+
+/// The committed quick run's `claims.csv` (which the quick report test recomputes), its header
+/// and the rows of `experiment` only: what `coapcc reproduce EXPERIMENT --quick` writes.
+fn quick_rows(experiment: &str) -> String {
+    let csv = std::fs::read_to_string(root().join("data/published/claims-quick.csv")).unwrap();
+    let mut lines = csv.lines();
+    let mut out = format!("{}\n", lines.next().unwrap());
+    for l in lines.filter(|l| l.split(',').next() == Some(experiment)) {
+        out.push_str(l);
+        out.push('\n');
+    }
+    out
+}
+
+/// Where the scoreboard of the README's first example, `coapcc reproduce QUICK_EXAMPLE --quick`,
+/// starts and ends.
+fn quick_block(readme: &str) -> (usize, usize) {
+    let command = format!("$ coapcc reproduce {QUICK_EXAMPLE} --quick\n");
+    let from = readme.find(&command).expect("the README shows the quick example");
+    let report = format!("report: reports/{QUICK_EXAMPLE}/index.html");
+    let end = readme[from..].find(&report).expect("the example ends with the report's path");
+    (from + command.len(), from + end)
 }
 
 /// Where the README's scoreboard under `$ coapcc reproduce all` starts and ends.
@@ -315,5 +343,19 @@ fn the_readme_scoreboard_is_what_coapcc_reproduce_all_prints_for_the_full_run() 
         &readme[a..b],
         printed_scoreboard(&csv).unwrap(),
         "README.md: the scoreboard under `coapcc reproduce all` is not what data/published/claims-full.csv prints"
+    );
+}
+
+#[test]
+fn the_readme_quick_example_prints_what_the_committed_quick_run_gives() {
+    let expected = printed_scoreboard(&quick_rows(QUICK_EXAMPLE)).unwrap();
+    bless();
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let (a, b) = quick_block(&readme);
+    assert_eq!(
+        &readme[a..b],
+        expected,
+        "README.md: the scoreboard under `coapcc reproduce {QUICK_EXAMPLE} --quick` is not what the {QUICK_EXAMPLE} \
+rows of data/published/claims-quick.csv print (COAPCC_BLESS_README=1 regenerates it)"
     );
 }
