@@ -8,7 +8,7 @@
 //!
 //! ## Map
 //!
-//! The API is the `pub use` list below plus the [`codec`] namespace (one path per item).
+//! The API is the `pub use` list below plus the [`codec`] and [`tcp`] namespaces (one path per item).
 //!
 //! | module | what is there |
 //! |---|---|
@@ -17,6 +17,7 @@
 //! | [`codec`] | bytes ⇄ [`Message`] through `coap-lite` ([`codec::encode`], [`codec::decode`]), at the socket edge only |
 //! | [`block`] | RFC 7959 Block1/Block2 option values ([`block::Block`]) and a body's blocks ([`block::range`]) |
 //! | `duplicates` | the server's duplicate cache: what makes a copy a copy, and its entry and byte bounds |
+//! | [`tcp`] | CoAP over TCP (RFC 8323), sans-IO: framing, the stream decoder, signalling (CSM, Ping/Pong, Release, Abort), BERT, and a [`tcp::Session`] over any byte stream |
 
 // A namespace: `codec::encode` / `codec::decode` name the wire conversion at the socket
 // edge; nothing in it is re-exported here.
@@ -27,6 +28,8 @@ pub mod block;
 mod duplicates;
 mod endpoint;
 mod message;
+// A namespace: RFC 8323's framing, signals and session (`tcp::Session`, `tcp::encode`).
+pub mod tcp;
 
 pub use endpoint::{
     AutoResponse, DEFAULT_DUPLICATE_CACHE_BYTES, DEFAULT_DUPLICATE_CACHE_ENTRIES, EchoMode, Endpoint, EndpointConfig,

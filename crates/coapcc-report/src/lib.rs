@@ -50,7 +50,10 @@ mod scenarios;
 mod sim;
 
 pub use algorithms::{algorithm_keys_text, algorithms_csv, algorithms_table};
-pub use crosscheck::{MetricComparison, TOLERANCE as CROSSCHECK_TOLERANCE, run_crosscheck};
+pub use crosscheck::{
+    CrosscheckMetric, MannWhitney, MetricComparison, PairedDifference, TOLERANCE as CROSSCHECK_TOLERANCE,
+    Verdict as CrosscheckVerdict, run_crosscheck,
+};
 pub use describe::describe;
 pub use error::ReportError;
 pub use files::{CreatedFolders, check_writable, write_atomic};

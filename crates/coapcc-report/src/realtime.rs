@@ -25,6 +25,8 @@ pub const MAX_FLOWS: u32 = 500;
 /// One (algorithm, replication) of a network scenario, as the testbed runs it.
 #[derive(Clone, Copy, Debug)]
 pub struct Replication<'a> {
+    /// The scenario's name (`crosscheck/smallest`).
+    pub scenario: &'a str,
     /// The algorithm's name in the scenario.
     pub algorithm_name: &'a str,
     /// Its configuration.
@@ -122,6 +124,7 @@ pub fn run_all(s: &Scenario, testbed: &mut dyn Testbed) -> Result<Vec<AlgorithmR
         let mut runs = Vec::new();
         for r in 0..s.file.replications {
             let spec = Replication {
+                scenario: &s.file.name,
                 algorithm_name: name,
                 algorithm: config,
                 network,

@@ -63,6 +63,15 @@ impl Addr {
     }
 }
 
+/// Where a captured datagram was seen ([`Captured::seen`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CapturePoint {
+    /// At its sender, as the sender offered it to the link.
+    Sender,
+    /// At its destination node, as the link delivered it.
+    Receiver,
+}
+
 /// A datagram seen on a node's interface in a captured run: when a node sent it (before the
 /// link) and when it arrived at its destination node (after the link), like `tcpdump` on
 /// every node's interface. A datagram the link dropped appears once, at its sender.
@@ -70,6 +79,8 @@ impl Addr {
 pub struct Captured {
     /// Simulated time.
     pub at: Instant,
+    /// At the sender (offered to the link) or at the receiver (delivered by it).
+    pub seen: CapturePoint,
     /// Sender.
     pub from: Addr,
     /// Receiver.
@@ -514,15 +525,15 @@ impl Net<'_> {
 
     /// Records a datagram at a node's interface, when capturing.
     #[inline]
-    fn capture(&mut self, from: Addr, to: Addr, msg: &Arc<Message>) {
+    fn capture(&mut self, seen: CapturePoint, from: Addr, to: Addr, msg: &Arc<Message>) {
         if let Some(c) = self.capture.as_mut() {
-            c.push(Captured { at: self.now, from, to, msg: Arc::clone(msg) });
+            c.push(Captured { at: self.now, seen, from, to, msg: Arc::clone(msg) });
         }
     }
 
     /// Offers a client's datagram to the uplink; returns what the link did with it.
     fn send_up(&mut self, from: Addr, to: Addr, msg: Arc<Message>, meta: Meta) -> Sent {
-        self.capture(from, to, &msg);
+        self.capture(CapturePoint::Sender, from, to, &msg);
         let bytes = self.wire(&msg);
         let offered = self.up.offer(self.now, bytes);
         let link_rate_pps = if self.long_lived { self.up.token_rate_pps() } else { None };
@@ -534,7 +545,7 @@ impl Net<'_> {
     }
 
     fn send_down(&mut self, to: Addr, msg: Arc<Message>, meta: Meta) {
-        self.capture(SERVER, to, &msg);
+        self.capture(CapturePoint::Sender, SERVER, to, &msg);
         if let Some(n) = self.packets_down.get_mut(to.node as usize) {
             *n += 1;
         }
@@ -563,7 +574,7 @@ impl Net<'_> {
             }
         }
         let Packet { from, to, msg, meta } = p;
-        self.capture(from, to, &msg);
+        self.capture(CapturePoint::Receiver, from, to, &msg);
         if to == SERVER {
             // The server answers every new request at once (`auto_response`) and every
             // duplicate from its cache.

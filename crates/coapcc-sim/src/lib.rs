@@ -43,7 +43,7 @@ mod runner;
 mod timers;
 mod trace;
 
-pub use engine::{Captured, EngineError, capture_network, run_network};
+pub use engine::{CapturePoint, Captured, EngineError, capture_network, run_network};
 pub use error::{BudgetError, JobError, RunError, SimError, TraceError, WireError};
 pub use runner::{AlgorithmRuns, RunOutput, assemble, check, job_count, run_job, run_scenario, run_scenario_until};
 pub use trace::{TraceResult, run_trace};

@@ -81,6 +81,9 @@ pub enum UriProblem {
     /// Another scheme than `coap://`.
     #[error("the scheme must be coap://")]
     Scheme,
+    /// Another scheme than `coap://` or `coap+tcp://` ([`parse_uri_transport`]).
+    #[error("the scheme must be coap:// or coap+tcp://")]
+    SchemeUdpOrTcp,
     /// A fragment (`#…`): RFC 7252 §6.4 fails a URI that has one.
     #[error("a coap URI has no fragment (RFC 7252 §6.4)")]
     Fragment,
@@ -155,8 +158,34 @@ pub struct CoapUri {
 /// fails, every path segment and query argument must percent-decode to UTF-8 of at most
 /// [`MAX_URI_PART_BYTES`]); the error names the problem.
 pub fn parse_uri(uri: &str) -> Result<CoapUri, UriError> {
+    let rest =
+        uri.strip_prefix("coap://").ok_or_else(|| UriError { uri: uri.to_string(), problem: UriProblem::Scheme })?;
+    parse_after_scheme(uri, rest)
+}
+
+/// The transport a URI's scheme names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Transport {
+    /// `coap://`: CoAP over UDP (RFC 7252).
+    Udp,
+    /// `coap+tcp://`: CoAP over TCP (RFC 8323 §8.1; the default port is 5683 as well).
+    Tcp,
+}
+
+/// Parses `coap://…` or `coap+tcp://…` (RFC 8323 §8.1, §8.6: the same decomposition as
+/// [`parse_uri`]).
+pub fn parse_uri_transport(uri: &str) -> Result<(Transport, CoapUri), UriError> {
+    if let Some(rest) = uri.strip_prefix("coap+tcp://") {
+        return Ok((Transport::Tcp, parse_after_scheme(uri, rest)?));
+    }
+    if let Some(rest) = uri.strip_prefix("coap://") {
+        return Ok((Transport::Udp, parse_after_scheme(uri, rest)?));
+    }
+    Err(UriError { uri: uri.to_string(), problem: UriProblem::SchemeUdpOrTcp })
+}
+
+fn parse_after_scheme(uri: &str, rest: &str) -> Result<CoapUri, UriError> {
     let bad = |problem: UriProblem| UriError { uri: uri.to_string(), problem };
-    let rest = uri.strip_prefix("coap://").ok_or_else(|| bad(UriProblem::Scheme))?;
     if rest.contains('#') {
         return Err(bad(UriProblem::Fragment));
     }
@@ -250,6 +279,11 @@ mod tests {
         let u = parse_uri("coap://[::1]/a/b").unwrap();
         assert_eq!((u.host.as_str(), u.port, u.path.as_str()), ("::1", 5683, "a/b"));
         assert_eq!(parse_uri("coap://localhost").unwrap().path, "");
+        let (t, u) = parse_uri_transport("coap+tcp://127.0.0.1/data?size=5").unwrap();
+        assert_eq!((t, u.port, u.path.as_str(), u.query.as_str()), (Transport::Tcp, 5683, "data", "size=5"));
+        assert_eq!(parse_uri_transport("coap://h/").unwrap().0, Transport::Udp);
+        assert_eq!(parse_uri_transport("coaps+tcp://h/").unwrap_err().problem, UriProblem::SchemeUdpOrTcp);
+        assert_eq!(parse_uri("coap+tcp://h/").unwrap_err().problem, UriProblem::Scheme);
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! Real CoAP over UDP, on the very code the simulator runs.
+//! Real CoAP over UDP (and over TCP, RFC 8323), on the very code the simulator runs.
 //!
 //! `coapcc-udp` is a driver: it owns sockets, the wall clock and operating-system entropy,
 //! and feeds them to the sans-IO [`coapcc_proto::Endpoint`] and the link stages of
@@ -19,6 +19,7 @@
 //! | [`block`] | RFC 7959 Block1/Block2 option values and block slicing |
 //! | [`clock`] | the wall clock ([`clock::Clock`]) and the OS seed |
 //! | [`emulator`] | the link emulator: a UDP relay applying the simulator's link pipelines in real time (`coapcc emulate`) |
+//! | [`tcp`] | real CoAP over TCP (RFC 8323): the `coap+tcp://` listener of `coapcc server`, the `coap+tcp://` client, on [`coapcc_proto::tcp::Session`] |
 //! | [`testbed`] | a scenario file in real time on loopback: server, emulator and flows (`coapcc testbed`) |
 
 // Public namespaces, one per component (`client::run`, `testbed::run_replication`); type names
@@ -35,4 +36,5 @@ pub mod fuzz;
 pub mod request;
 pub mod runtime;
 pub mod server;
+pub mod tcp;
 pub mod testbed;

@@ -6,7 +6,10 @@
 //! is and its response taken by token. A plain GET carries no Block2 option unless asked
 //! ([`SingleRequest::block2_szx`]); when the server answers with blocks, the client fetches
 //! the rest (RFC 7959 §2.4, the server's size). A body over 1 024 bytes is sent block-wise
-//! (Block1, RFC 7959 §2.5). With [`SingleRequest::observe`] the GET registers an
+//! (Block1, RFC 7959 §2.5); when the response to its last block carries Block2 block 0 with
+//! More set (libcoap's `coap-server -e` echoes a large body so), the rest of that response
+//! body is fetched with requests of the same method and options, without Block1 and without
+//! a payload (RFC 7959 §2.7), and the whole is the response's body. With [`SingleRequest::observe`] the GET registers an
 //! observation (RFC 7641 §3.1: Observe 0), every notification is handed on as it arrives, and
 //! at the end the client deregisters with a GET carrying Observe 1 and the same token (§3.6).
 //! A notification (or the registration's response) that carries Block2 block 0 with More set
@@ -30,7 +33,7 @@ use coapcc_proto::{Code, EchoMode, EndpointConfig, Message, MessageType, Payload
 use rand_core::Rng;
 use tokio::sync::mpsc;
 
-use crate::block::{Block, MAX_SZX, size_of_szx};
+use crate::block::{self, Block, MAX_SZX, size_of_szx};
 use crate::client::MAX_RECEIVED_BODY_BYTES;
 use crate::clock::Clock;
 use crate::runtime::{ExchangeFailure, Handle, TaskOptions, TaskReport, spawn};
@@ -255,8 +258,9 @@ impl<S: FnMut(RequestEvent)> Session<'_, S> {
     }
 
     /// The whole response: one exchange, or one per block (Block2 of a GET, Block1 of a
-    /// body over 1 024 bytes). With `first`, block 0 is that message (a notification's) and
-    /// only the rest is asked for.
+    /// body over 1 024 bytes, then Block2 when the response to its last block starts a
+    /// block-wise body, RFC 7959 §2.7). With `first`, block 0 is that message (a
+    /// notification's) and only the rest is asked for.
     async fn whole(
         &mut self,
         token: Token,
@@ -264,7 +268,9 @@ impl<S: FnMut(RequestEvent)> Session<'_, S> {
     ) -> Result<(Arc<Message>, Payload), RequestError> {
         let req = self.req;
         let body = req.template.payload.clone();
-        let blockwise_put = first.is_none() && body.len() > size_of_szx(MAX_SZX);
+        // The request of every exchange, before its block options.
+        let mut base = req.template.clone();
+        let mut blockwise_put = first.is_none() && body.len() > size_of_szx(MAX_SZX);
         let mut szx = if blockwise_put { MAX_SZX } else { req.block2_szx.unwrap_or(MAX_SZX) };
         let mut num = 0u32;
         let mut received = Vec::new();
@@ -283,7 +289,7 @@ impl<S: FnMut(RequestEvent)> Session<'_, S> {
                 num = (received.len() / size_of_szx(szx)) as u32;
                 continue;
             }
-            let mut m = req.template.clone();
+            let mut m = base.clone();
             if blockwise_put {
                 let offset = num as usize * size_of_szx(szx);
                 let end = (offset + size_of_szx(szx)).min(body.len());
@@ -310,7 +316,17 @@ impl<S: FnMut(RequestEvent)> Session<'_, S> {
             if blockwise_put {
                 let end = ((num as usize + 1) * size_of_szx(szx)).min(body.len());
                 if end >= body.len() || resp.code != Code::CONTINUE {
-                    return Ok((resp, Payload::new()));
+                    if !block::block2_follows(resp.code, resp.option(option::BLOCK2).and_then(Block::decode)) {
+                        let payload = resp.payload.clone();
+                        return Ok((resp, payload));
+                    }
+                    // RFC 7959 §2.7: the response to the last block carries block 0 of a
+                    // block-wise response body; the rest is asked for with requests like those
+                    // of the upload, without Block1 and without a payload.
+                    blockwise_put = false;
+                    base.payload = Payload::new();
+                    first = Some(resp);
+                    continue;
                 }
                 // RFC 7959 §2.5: follow a smaller size the server asks for.
                 if let Some(Some(b)) = resp.option(option::BLOCK1).map(Block::decode)

@@ -35,10 +35,12 @@ use crate::block::{self, Block};
 use crate::runtime::{Handler, Reply};
 
 mod observe;
+mod reliable;
 
 pub use observe::{
     MAX_NOTIFICATIONS, MAX_OBSERVED_BODY_BYTES, MAX_OBSERVERS, ObservableResources, Observers, observed_body,
 };
+pub use reliable::{MAX_BERT_PAYLOAD_BYTES, ReliableLimits, reply_reliable};
 
 /// RFC 7252 §11.3: no response is more than this many times larger than its request unless
 /// block-wise transfer was asked for.
@@ -86,7 +88,7 @@ impl Handler for Resources {
 
 /// The reply to one request (see the module documentation).
 pub fn reply(request: &Message) -> Reply {
-    let mut r = resource_reply(request);
+    let mut r = resource_reply(request, Sizing::Datagram);
     if r.code.class() >= 4 && !r.payload.is_empty() && len_without_echo(request, &r) > bound_bytes(request) {
         // RFC 7252 §11.3: the diagnostic is optional (§5.5.2), the bound is not.
         r.payload = Payload::new();
@@ -142,7 +144,15 @@ fn unrecognised_critical(request: &Message) -> Option<u16> {
     None
 }
 
-fn resource_reply(request: &Message) -> Reply {
+/// How a body is cut into messages: by the amplification bound on datagrams, by the peer's
+/// Max-Message-Size (and BERT when both CSMs offer it) on a reliable transport.
+#[derive(Clone, Copy, Debug)]
+enum Sizing {
+    Datagram,
+    Reliable(ReliableLimits),
+}
+
+fn resource_reply(request: &Message, sizing: Sizing) -> Reply {
     // RFC 7252 §5.4.1/§5.7.2: an unrecognised critical (odd) option is a 4.02; proxying is
     // not offered (5.05).
     if let Some(n) = unrecognised_critical(request) {
@@ -151,13 +161,15 @@ fn resource_reply(request: &Message) -> Reply {
     let path = request.uri_path();
     let method = request.code;
     match (path.as_str(), method) {
-        ("echo", Code::GET | Code::POST | Code::PUT) | ("data", Code::PUT | Code::POST) => upload(request),
+        ("echo", Code::GET | Code::POST | Code::PUT) | ("data", Code::PUT | Code::POST) => {
+            upload(request, matches!(sizing, Sizing::Reliable(_)))
+        }
         ("data", Code::GET) => match data_size(request) {
-            Ok(n) => body(request, Content::Digits(n), None),
+            Ok(n) => sized_body(request, Content::Digits(n), None, sizing),
             Err(()) => text(Code::BAD_REQUEST, "size=N with N at most 16777216"),
         },
         (".well-known/core", Code::GET) => {
-            body(request, Content::Static(WELL_KNOWN_CORE.as_bytes()), Some(LINK_FORMAT))
+            sized_body(request, Content::Static(WELL_KNOWN_CORE.as_bytes()), Some(LINK_FORMAT), sizing)
         }
         ("echo" | "data" | ".well-known/core", _) => Reply::code(Code::METHOD_NOT_ALLOWED),
         _ => Reply::code(Code::NOT_FOUND),
@@ -218,6 +230,13 @@ fn option_value(number: u16, value: impl AsRef<[u8]>) -> CoapOption {
     CoapOption { number, value: coapcc_proto::OptionValue::from_slice(value.as_ref()) }
 }
 
+fn sized_body(request: &Message, content: Content, format: Option<u32>, sizing: Sizing) -> Reply {
+    match sizing {
+        Sizing::Datagram => body(request, content, format),
+        Sizing::Reliable(limits) => reliable::body(request, content, format, limits),
+    }
+}
+
 /// A GET response of `content`: whole when within the amplification bound, else Block2.
 fn body(request: &Message, content: Content, format: Option<u32>) -> Reply {
     let mut options = Options::new();
@@ -263,17 +282,25 @@ fn size2(len: usize) -> coapcc_proto::OptionValue {
 }
 
 /// `/echo` and PUT/POST `/data`: a Block1 block is acknowledged (2.31 Continue, or the final
-/// code with the block echoed); a plain body is echoed by `/echo`.
-fn upload(request: &Message) -> Reply {
+/// code with the block echoed); a plain body is echoed by `/echo`. On a reliable transport a
+/// BERT block (SZX 7, RFC 8323 §6) is accepted too.
+fn upload(request: &Message, reliable: bool) -> Reply {
     let done = if request.code == Code::PUT || request.uri_path() == "data" { Code::CHANGED } else { Code::CONTENT };
     let echo = request.uri_path() == "echo";
-    match request.option(option::BLOCK1).map(Block::decode) {
+    let decode = if reliable { Block::decode_reliable } else { Block::decode };
+    match request.option(option::BLOCK1).map(decode) {
         None if echo => Reply { payload: request.payload.clone(), ..Reply::code(done) },
         None => Reply::code(done),
         Some(None) => text(Code::BAD_REQUEST, "bad Block1 option"),
         Some(Some(b)) => {
-            // RFC 7959 §2.3: the payload of a block with M set fills the block exactly.
-            if b.more && request.payload.len() != b.size_bytes() {
+            // RFC 7959 §2.3: the payload of a block with M set fills the block exactly; a BERT
+            // block with M set holds a non-zero multiple of 1 024 bytes (RFC 8323 §6).
+            let full = if b.is_bert() {
+                coapcc_proto::tcp::bert_payload_ok(request.payload.len(), b.more)
+            } else {
+                !b.more || request.payload.len() == b.size_bytes()
+            };
+            if !full {
                 return text(Code::BAD_REQUEST, "a Block1 block with M set must be full");
             }
             let mut options = Options::new();

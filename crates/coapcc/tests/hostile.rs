@@ -10,10 +10,13 @@
 //! and the command-line reproductions of the issues found on the client and the emulator.
 //! Every process started here is stopped here, by its PID.
 
-use std::io::{BufRead, BufReader, Read};
+mod coapcc_process;
+
 use std::net::{SocketAddr, UdpSocket};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
+
+use coapcc_process::Process;
 
 use coapcc_proto::{Code, Message, MessageType, Token, codec};
 use coapcc_proto::{Payload, option};
@@ -23,67 +26,6 @@ use coapcc_udp::clock::Clock;
 const SERVER_RSS_BOUND_BYTES: u64 = 64 << 20;
 /// RFC 7252 §11.3.
 const AMPLIFICATION_FACTOR: f64 = 3.0;
-
-/// A process of ours, stopped by its PID when dropped.
-struct Process {
-    child: Child,
-}
-
-impl Process {
-    fn spawn(args: &[&str]) -> Process {
-        let child = Command::new(env!("CARGO_BIN_EXE_coapcc"))
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        Process { child }
-    }
-
-    fn pid(&self) -> u32 {
-        self.child.id()
-    }
-
-    /// Sends `signal` (`TERM`, `INT`) to this process, by its PID.
-    fn signal(&self, signal: &str) {
-        let status = Command::new("kill").args([&format!("-{signal}"), &self.pid().to_string()]).status().unwrap();
-        assert!(status.success());
-    }
-
-    /// Waits for the process to end (at most `limit`); its exit code, stdout and stderr.
-    fn finish(mut self, limit: Duration) -> (Option<i32>, String, String) {
-        let clock = Clock::start();
-        while self.child.try_wait().unwrap().is_none() {
-            assert!(clock.now().since_epoch() < limit, "process {} did not end within {limit:?}", self.pid());
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let (mut out, mut err) = (String::new(), String::new());
-        self.child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
-        self.child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
-        (self.child.try_wait().unwrap().and_then(|s| s.code()), out, err)
-    }
-
-    /// The first line the process writes to stdout (`stderr`: to stderr).
-    fn first_line(&mut self, stderr: bool) -> String {
-        let mut line = String::new();
-        if stderr {
-            BufReader::new(self.child.stderr.as_mut().unwrap()).read_line(&mut line).unwrap();
-        } else {
-            BufReader::new(self.child.stdout.as_mut().unwrap()).read_line(&mut line).unwrap();
-        }
-        line
-    }
-}
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        if self.child.try_wait().ok().flatten().is_none() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
-}
 
 /// A `coapcc server` on a free port, and its address.
 fn server() -> (Process, SocketAddr) {

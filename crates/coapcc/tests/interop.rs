@@ -177,6 +177,30 @@ fn our_client_completes_every_algorithm_against_the_californium_server() {
     our_client_checks(ServerKind::Californium);
 }
 
+/// RFC 7959 §2.7: when the response to the last Block1 block carries Block2 block 0 with More
+/// set, the client asks for the other blocks (same method and options, no Block1, no payload)
+/// and the response body is all of them. libcoap's `-e` and aiocoap's `/echo` echo a
+/// 100 000-byte PUT so; the single-request client prints (here: writes with `-o`) the echo
+/// whole. In 1 024-byte blocks the upload takes ⌈100 000 / 1 024⌉ = 98 PUTs and the echo's
+/// last block is number 97 (97 × 1 024 = 99 328, 672 bytes left).
+#[test]
+fn our_single_request_client_prints_the_whole_echo_of_a_block_wise_put() {
+    let large = interop_peers::scratch("large");
+    std::fs::write(&large, interop_peers::digits(LARGE_BYTES)).unwrap();
+    for kind in [ServerKind::Libcoap, ServerKind::Aiocoap] {
+        let server = Server::start(kind);
+        let uri = format!("coap://127.0.0.1:{}/echo", server.port);
+        let (ok, text, body) = interop_peers::our_single_client(&uri, &["-m", "PUT", "-f", large.to_str().unwrap()]);
+        assert!(ok && text.contains("2.04 Changed"), "{kind:?} server: {text}\n{}", server.log_text());
+        assert!(text.contains("Block2: 97/0/1024"), "{kind:?} server: the echo's last block is 97: {text}");
+        assert!(
+            body == interop_peers::digits(LARGE_BYTES),
+            "{kind:?} server: the echo is whole ({} bytes): {text}",
+            body.len()
+        );
+    }
+}
+
 // --- Their clients against each other's servers (the harness and the peers themselves) ------
 
 #[test]

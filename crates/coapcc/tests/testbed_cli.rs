@@ -1,6 +1,7 @@
-//! `coapcc testbed`: the smallest cross-check agrees with the simulator, the output files are
-//! those of `coapcc sim`, and a scenario too long for real time is refused with an estimate.
-//! Each test runs a few seconds of real time on loopback.
+//! `coapcc testbed`: the smallest cross-check agrees with the simulator (six real-time
+//! replications compared by replication with twenty simulated ones, about 30 s), the output
+//! files are those of `coapcc sim`, and a scenario too long for real time is refused with an
+//! estimate. The other tests run a few seconds of real time on loopback.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -33,15 +34,37 @@ fn the_smallest_crosscheck_agrees_with_the_simulation() {
         dir.to_str().unwrap(),
     ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    // case,algorithm,metric,sim,sim_replication_min,sim_replication_max,testbed,relative_difference,agrees
+    // case,algorithm,metric,sim_replications,testbed_replications,sim_median,…,verdict
     let csv = std::fs::read_to_string(dir.join("crosscheck.csv")).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap_or_else(|| panic!("no column {name}"));
     let comparisons: Vec<Vec<&str>> = csv.lines().skip(1).map(|l| l.split(',').collect()).collect();
-    assert_eq!(comparisons.len(), 3, "FCT, retransmissions and unnecessary ones of Default CoAP");
+    let metrics: Vec<&str> = comparisons.iter().map(|c| c[col("metric")]).collect();
+    assert_eq!(
+        metrics,
+        [
+            "fct_median_s",
+            "error_drop_ratio",
+            "buffer_drop_ratio",
+            "retransmissions_per_flow",
+            "unnecessary_retransmissions_per_flow"
+        ],
+        "the metrics of Default CoAP"
+    );
     for c in &comparisons {
-        let (sim, testbed): (f64, f64) = (c[3].parse().unwrap(), c[6].parse().unwrap());
+        assert_eq!((c[col("sim_replications")], c[col("testbed_replications")]), ("20", "6"), "{c:?}");
+        assert_eq!(c[col("pairs")], "6", "{c:?}");
+        let (sim, testbed): (f64, f64) =
+            (c[col("sim_median")].parse().unwrap(), c[col("testbed_median")].parse().unwrap());
         assert!(testbed.is_finite() && sim.is_finite(), "{c:?}");
-        assert_eq!(c[8], "true", "{c:?}");
+        // Six pairs give the interval between the extreme differences (96.9 %).
+        assert_eq!(c[col("paired_ci_level")], "0.96875", "{c:?}");
+        assert_eq!(c[col("verdict")], "agrees", "{c:?}");
     }
+    let fct = &comparisons[0];
+    let (lo, hi): (f64, f64) = (fct[col("paired_ci_lo")].parse().unwrap(), fct[col("paired_ci_hi")].parse().unwrap());
+    let tolerance: f64 = fct[col("tolerance")].parse().unwrap();
+    assert!(-tolerance <= lo && lo <= hi && hi <= tolerance, "{fct:?}");
     for side in ["sim", "testbed"] {
         for f in ["flows.csv", "runs.csv", "summary.csv", "scenario.toml"] {
             let file = dir.join("data/crosscheck/smallest").join(side).join(f);

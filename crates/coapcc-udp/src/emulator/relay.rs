@@ -283,3 +283,42 @@ impl Relay {
         (self.log, self.pipelines)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use coapcc_driver::link::presets::{LinkErrors, NbiotConfig};
+    use coapcc_driver::scenario::NetworkConfig;
+
+    #[test]
+    fn each_directions_long_run_error_drops_are_the_profiles_stationary_loss() {
+        // The NB-IoT profile with medium errors and a buffer that never fills: one client sends
+        // a 60-byte datagram every 500 ms and the server answers each 250 ms later, for
+        // 100 000 s. Each direction's Gilbert–Elliott chain runs on the emulator's clock,
+        // whatever the traffic, so the fraction of its packets lost to errors estimates the
+        // stationary loss π_bad·loss_bad = (1 s / 5 s)·0.5 = 0.1.
+        let errors = LinkErrors::Medium;
+        let network = NetworkConfig::Nbiot(NbiotConfig::testbed(1_410_000, errors));
+        let client: SocketAddr = "127.0.0.1:40000".parse().unwrap();
+        let mut config =
+            EmulatorConfig::new("127.0.0.1:5684".parse().unwrap(), "127.0.0.1:5683".parse().unwrap(), network);
+        config.seed = 7;
+        let mut relay = Relay::new(&config).unwrap();
+        let n: u64 = 200_000;
+        for k in 0..n {
+            let at = Instant::from_millis(k * 500);
+            relay.admit(at, client);
+            relay.from_client(at, client, vec![0; 60]);
+            relay.from_server(at + Duration::from_millis(250), client, vec![0; 60]);
+            while relay.pop_due(at + Duration::from_millis(250)).is_some() {}
+        }
+        let c = errors.config();
+        let se = c.loss_rate_standard_error(Duration::from_secs(100_000), n);
+        for d in [Direction::Uplink, Direction::Downlink] {
+            let t = relay.totals(d);
+            assert_eq!((t.offered.packets, t.dropped.buffer.packets), (n, 0));
+            let ratio = t.dropped.error.packets as f64 / n as f64;
+            assert!((ratio - c.stationary_loss()).abs() < 5.0 * se, "{d:?}: {ratio} against 0.1 ± 5·{se}");
+        }
+    }
+}

@@ -5,6 +5,7 @@
 mod record;
 mod show;
 mod single;
+mod tcp;
 
 use std::io::Write;
 use std::time::Duration;
@@ -21,7 +22,8 @@ use crate::error::CliError;
 #[derive(Clone, Debug, clap::Args)]
 pub struct ClientArgs {
     /// The resource: `coap://HOST[:PORT]/PATH[?QUERY]` (port 5683 by default; each path
-    /// segment and query argument percent-decoded after splitting, RFC 7252 §6.4).
+    /// segment and query argument percent-decoded after splitting, RFC 7252 §6.4), or
+    /// `coap+tcp://…` for CoAP over TCP (RFC 8323; one request, no `--algorithm`).
     pub uri: String,
     /// Congestion-control algorithm (see `coapcc algorithms`).
     #[arg(long, short, default_value = "default")]
@@ -102,6 +104,10 @@ pub struct ClientArgs {
     /// The seed used is always printed.
     #[arg(long)]
     pub seed: Option<u64>,
+    /// CoAP over TCP only: send a 7.02 Ping (RFC 8323 §5.4) instead of the request and print
+    /// the Pong with its round-trip time.
+    #[arg(long)]
+    pub ping: bool,
 }
 
 /// Request methods of `coapcc client`.
@@ -172,6 +178,14 @@ impl ClientArgs {
 /// `coapcc client`: one request (see [`single`]), or the load generator. Exit status 1 if a
 /// request failed, the response was not a success (2.xx) or the time-out passed.
 pub fn run(args: &ClientArgs, out: &mut dyn Write) -> Result<(), CliError> {
+    if args.uri.starts_with("coap+tcp://") {
+        let (_, uri) =
+            coapcc_udp::config::parse_uri_transport(&args.uri).map_err(|e| CliError::usage(e.to_string()))?;
+        return tcp::run(args, uri, out);
+    }
+    if args.ping {
+        return Err(CliError::usage("--ping: a Ping is CoAP over TCP's (RFC 8323 §5.4); use a coap+tcp:// URI"));
+    }
     if !args.is_load() {
         return single::run(args, out);
     }

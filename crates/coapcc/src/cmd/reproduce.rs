@@ -65,7 +65,21 @@ pub fn run(args: &ReproduceArgs, out: &mut dyn Write) -> Result<(), CliError> {
     };
     let progress = Bar::new(args.quiet);
     if opts.experiment == "crosscheck" {
-        coapcc_report::run_crosscheck(&opts, &mut crate::cmd::testbed::loopback(None, |_, _, _| {})?, out, &progress)?;
+        // One line per testbed replication (wall time, emulator timing error): on standard
+        // error as it finishes, and in `emulator-timing.txt` with the report.
+        let mut timing = String::new();
+        let mut tb = crate::cmd::testbed::loopback(None, |r, run| {
+            let line =
+                format!("{} {}", r.scenario, crate::cmd::testbed::timing_line(r.algorithm_name, r.replication, run));
+            if !args.quiet {
+                eprintln!("crosscheck: {line}");
+            }
+            timing.push_str(&line);
+            timing.push('\n');
+        })?;
+        coapcc_report::run_crosscheck(&opts, &mut tb, out, &progress)?;
+        drop(tb);
+        coapcc_report::write_atomic(&opts.out_dir().join("emulator-timing.txt"), timing.as_bytes())?;
     } else {
         coapcc_report::run_reproduce(&opts, out, &progress)?;
     }

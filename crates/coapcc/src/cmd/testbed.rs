@@ -52,7 +52,7 @@ pub struct TestbedArgs {
 /// given; `finished` is told about each finished replication.
 pub fn loopback<'a>(
     pcap_dir: Option<&'a Path>,
-    mut finished: impl FnMut(&str, u32, &TestbedRun) + 'a,
+    mut finished: impl FnMut(&Replication<'_>, &TestbedRun) + 'a,
 ) -> Result<impl Testbed + 'a, CliError> {
     if let Some(d) = pcap_dir {
         std::fs::create_dir_all(d)?;
@@ -69,13 +69,13 @@ pub fn loopback<'a>(
             pcap: pcap_dir.map(|d| d.join(format!("{}-{}.pcap", file_stem(r.algorithm_name), r.replication))),
         };
         let run = rt.block_on(run_replication(&spec))?;
-        finished(r.algorithm_name, r.replication, &run);
+        finished(r, &run);
         Ok(run.result)
     })
 }
 
 /// The line of one replication: its wall time and the emulator's send-timing error.
-fn timing_line(name: &str, r: u32, run: &TestbedRun) -> String {
+pub fn timing_line(name: &str, r: u32, run: &TestbedRun) -> String {
     let q = |d: &DirectionReport, p: f64| d.timing.quantile(p).map_or(f64::NAN, |x| x.as_secs_f64() * 1e6);
     let (up, down) = (run.emulator.direction(Direction::Uplink), run.emulator.direction(Direction::Downlink));
     format!(
@@ -111,8 +111,8 @@ pub fn run(args: &TestbedArgs, out: &mut dyn Write) -> Result<(), CliError> {
     }
     let mut timing: Vec<String> = Vec::new();
     let results = {
-        let mut tb = loopback(pcap_dir.as_deref(), |name, r, run| {
-            let line = timing_line(name, r, run);
+        let mut tb = loopback(pcap_dir.as_deref(), |r, run| {
+            let line = timing_line(r.algorithm_name, r.replication, run);
             if !args.quiet {
                 eprintln!("testbed: {line}");
             }

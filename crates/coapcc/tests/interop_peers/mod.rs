@@ -15,7 +15,7 @@
 
 use std::fs::File;
 use std::io::Read;
-use std::net::{TcpListener, UdpSocket};
+use std::net::{TcpListener, TcpStream, UdpSocket};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::atomic::{AtomicU16, AtomicUsize, Ordering};
@@ -167,6 +167,22 @@ pub const LARGE_BYTES: usize = 100_000;
 /// The size of the small PUT bodies (one datagram).
 pub const SMALL_BYTES: usize = 64;
 
+/// How long one single-request `coapcc client` run may take (each takes well under a second).
+const OUR_SINGLE_LIMIT: Duration = Duration::from_secs(60);
+
+/// One request of `coapcc client URI -B 30 -o FILE ARGS…` (no load generator: it prints the
+/// response): its exit status, a transcript (command, exit status, stdout, stderr) and the body
+/// it wrote to FILE.
+pub fn our_single_client(uri: &str, args: &[&str]) -> (bool, String, Vec<u8>) {
+    let out = scratch("our-response");
+    let mut c = Command::new(env!("CARGO_BIN_EXE_coapcc"));
+    c.args(["client", uri, "-B", "30", "-o"]).arg(&out).args(args);
+    let shown = format!("{c:?}");
+    let run = run_bounded(&mut c, OUR_SINGLE_LIMIT).unwrap_or_else(|e| panic!("{e}"));
+    let text = format!("{shown}\nexit {}\nstdout:\n{}\nstderr:\n{}", run.status, run.stdout_text(), run.stderr_text());
+    (run.status.success(), text, std::fs::read(&out).unwrap_or_default())
+}
+
 /// The body of `/data?size=N` on every server (as `coapcc server` has it: the digits 0–9
 /// repeated), and the bodies the tests PUT.
 pub fn digits(size: usize) -> Vec<u8> {
@@ -270,8 +286,9 @@ impl Server {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
-    /// Probes until a confirmable GET of `path` is answered (`Ok`), the process exits (`Err`,
-    /// with its log), or the limit passes (a panic: a server that hangs is no port clash).
+    /// Probes until a confirmable GET of `path` is answered and a TCP connection to the same
+    /// port is accepted (`Ok`), the process exits (`Err`, with its log), or the limit passes
+    /// (a panic: a server that hangs is no port clash).
     fn wait_ready(&mut self, path: &[&str]) -> Result<(), String> {
         let started = Instant::now();
         while started.elapsed() < READY_LIMIT {
@@ -283,7 +300,9 @@ impl Server {
                     self.log_text()
                 ));
             }
-            if probe(self.port, path) {
+            // Every server here listens on TCP too (coap+tcp://), and may bind it after its
+            // UDP socket answers (Californium starts its endpoints one by one).
+            if probe(self.port, path) && TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
                 return Ok(());
             }
             thread::sleep(Duration::from_millis(50));
@@ -311,7 +330,7 @@ impl Drop for Server {
 }
 
 /// The class path of the Californium program built by `scripts/setup-peers`.
-fn californium_classpath(peers: &Peers) -> String {
+pub fn californium_classpath(peers: &Peers) -> String {
     let cf = peers.dir.join("californium");
     format!("{}:{}", cf.join("build/classes").display(), cf.join("lib/*").display())
 }
@@ -384,8 +403,13 @@ pub struct Reply {
 /// One confirmable request by a peer client to `coap://127.0.0.1:PORT{path}`, block-wise where
 /// the body needs it. A client that hangs is killed after [`CLIENT_LIMIT`].
 pub fn request(client: ClientKind, port: u16, method: Method, path: &str, body: Option<&[u8]>) -> Reply {
+    request_uri(client, &format!("coap://127.0.0.1:{port}{path}"), method, body)
+}
+
+/// [`request`] of a whole URI (`coap://` or `coap+tcp://`).
+pub fn request_uri(client: ClientKind, uri: &str, method: Method, body: Option<&[u8]>) -> Reply {
     let peers = peers();
-    let uri = format!("coap://127.0.0.1:{port}{path}");
+    let uri = uri.to_string();
     let body_file = body.map(|b| {
         let f = scratch("request-body");
         std::fs::write(&f, b).expect("the request body can be written");
@@ -481,33 +505,39 @@ fn last_code(text: &str, marker: &str) -> Option<String> {
 /// not, the echo is whole and exact) and `/.well-known/core` (2.05, lists `</echo>` and
 /// `</data>`).
 pub fn client_checks(client: ClientKind, server: &Server) {
-    let port = server.port;
+    client_checks_over("coap", client, server);
+}
+
+/// [`client_checks`] over `scheme` (`coap`, or `coap+tcp` for CoAP over TCP, where the large
+/// bodies move in BERT blocks when both CSMs offer them).
+pub fn client_checks_over(scheme: &str, client: ClientKind, server: &Server) {
+    let uri = |path: &str| format!("{scheme}://127.0.0.1:{}{path}", server.port);
     let check = |what: &str, reply: &Reply, code: &str, ok: bool| {
         assert!(
             reply.code.as_deref() == Some(code) && ok,
-            "{client:?} client, {:?} server: {what} (expected code {code}):\n{}\nserver log:\n{}",
+            "{client:?} client, {:?} server, {scheme}: {what} (expected code {code}):\n{}\nserver log:\n{}",
             server.kind,
             reply.transcript,
             server.log_text()
         );
     };
 
-    let get = request(client, port, Method::Get, "/echo", None);
+    let get = request_uri(client, &uri("/echo"), Method::Get, None);
     check("GET /echo", &get, "2.05", true);
 
     let small = digits(SMALL_BYTES);
-    let put = request(client, port, Method::Put, "/echo", Some(&small));
+    let put = request_uri(client, &uri("/echo"), Method::Put, Some(&small));
     check("PUT /echo of 64 bytes is echoed", &put, "2.04", put.body == small);
 
     let large = digits(LARGE_BYTES);
-    let block2 = request(client, port, Method::Get, &format!("/data?size={LARGE_BYTES}"), None);
+    let block2 = request_uri(client, &uri(&format!("/data?size={LARGE_BYTES}")), Method::Get, None);
     check("Block2 GET /data?size=100000 is whole and exact", &block2, "2.05", block2.body == large);
 
-    let block1 = request(client, port, Method::Put, "/echo", Some(&large));
+    let block1 = request_uri(client, &uri("/echo"), Method::Put, Some(&large));
     let echoed = block1.body.is_empty() && server.kind == ServerKind::Coapcc || block1.body == large;
     check("Block1 PUT /echo of 100 000 bytes (echoed whole by the peers)", &block1, "2.04", echoed);
 
-    let core = request(client, port, Method::Get, "/.well-known/core", None);
+    let core = request_uri(client, &uri("/.well-known/core"), Method::Get, None);
     let links = String::from_utf8_lossy(&core.body);
     check(
         "/.well-known/core lists </echo> and </data>",

@@ -52,7 +52,8 @@ pub struct Row {
     /// Time since the request started, milliseconds.
     pub t_ms: f64,
     /// `sent_con`, `sent_non`, `sent_ack`, `received`, `timer_expired`, `acknowledged`,
-    /// `separate_response`, `reset` or `gave_up`.
+    /// `separate_response`, `reset` or `gave_up`; over TCP `tcp_connected`, `tcp_sent`,
+    /// `tcp_received`, `tcp_csm` or `tcp_answered` (a response or the Pong, with its RTT).
     pub event: &'static str,
     /// The copy of the request (0: the original).
     pub copy: Option<u64>,
@@ -115,6 +116,12 @@ impl Row {
                 }
             ),
             "separate_response" => format!("separate response {}", self.code),
+            // CoAP over TCP (RFC 8323): frames, the server's CSM, answers by token.
+            "tcp_connected" => format!("connected to {} (coap+tcp)", self.peer),
+            "tcp_sent" => format!("sent {}, {} bytes", self.code, n(self.bytes)),
+            "tcp_received" => format!("received {}, {} bytes from {}", self.code, n(self.bytes), self.peer),
+            "tcp_csm" => format!("server's CSM: {}", self.code),
+            "tcp_answered" => format!("answered {} after {:.3} ms", self.code, self.rtt_ms),
             "reset" => format!("reset after {} retransmission(s)", n(self.retransmissions)),
             _ => format!("gave up after {} retransmission(s)", n(self.retransmissions)),
         };

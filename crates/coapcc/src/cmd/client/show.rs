@@ -157,7 +157,9 @@ pub fn option_text(number: u16, value: &[u8]) -> String {
             None => hex(value),
         },
         Format::Uint => decode_uint(value).map_or_else(|| hex(value), |n| n.to_string()),
-        Format::Block => match Block::decode(value) {
+        Format::Block => match Block::decode_reliable(value) {
+            // BERT (SZX 7, CoAP over TCP): NUM/M/BERT, as RFC 8323 §6 writes it.
+            Some(b) if b.is_bert() => format!("{}/{}/BERT", b.num, u8::from(b.more)),
             // NUM/M/size, as libcoap prints it.
             Some(b) => format!("{}/{}/{}", b.num, u8::from(b.more), b.size_bytes()),
             None => hex(value),
@@ -241,6 +243,8 @@ mod tests {
         assert_eq!(option_text(4, &[0xbe, 0xef]), "ETag: 0xbeef");
         // RFC 7959 §2.2: NUM 2, M set, SZX 2 (64 bytes) is 0x2a.
         assert_eq!(option_text(23, &[0x2a]), "Block2: 2/1/64");
+        // RFC 8323 §6, Figure 13: 2:3/0/BERT is 0x37.
+        assert_eq!(option_text(23, &[0x37]), "Block2: 3/0/BERT");
         assert_eq!(option_text(2048, &[1]), "Option 2048: 0x01");
         assert_eq!(content_format("application/cbor"), Some(60));
         assert_eq!(content_format("text/plain"), Some(0));

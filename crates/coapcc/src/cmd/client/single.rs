@@ -13,7 +13,7 @@ use std::time::Duration;
 use coapcc_proto::{Message, Payload, encode_uint, option};
 use coapcc_udp::block::{MAX_SZX, size_of_szx};
 use coapcc_udp::clock::os_seed;
-use coapcc_udp::config::parse_uri;
+use coapcc_udp::config::{CoapUri, parse_uri};
 use coapcc_udp::request::{RequestError, RequestEvent, SingleRequest};
 use coapcc_udp::runtime::TaskReport;
 
@@ -33,15 +33,7 @@ pub fn run(args: &ClientArgs, out: &mut dyn Write) -> Result<(), CliError> {
         (None, true) => Some(Duration::MAX),
         (None, false) => None,
     };
-    let mut template = coapcc_udp::config::uri_request(args.method.code(), &uri.path, &uri.query)
-        .map_err(|e| CliError::usage(format!("bad URI `{}`: {e}", args.uri)))?;
-    for (number, value) in request_options(args)? {
-        template.add_option(number, value);
-    }
-    template.payload = payload(args)?;
-    if template.payload.len() > coapcc_udp::client::MAX_SENT_BODY_BYTES {
-        return Err(CliError::usage(format!("-e/-f: at most {} bytes", coapcc_udp::client::MAX_SENT_BODY_BYTES)));
-    }
+    let template = template(args, &uri)?;
     let block2_szx = args.block_size.map(block_szx).transpose()?;
     let out_dir = args.out.as_deref().map(OutDir::check).transpose()?;
     let rt = runtime()?;
@@ -57,16 +49,7 @@ pub fn run(args: &ClientArgs, out: &mut dyn Write) -> Result<(), CliError> {
         exchange_lifetime,
     };
     let seed = req.seed;
-    let mut printer = Printer {
-        out,
-        output: args.output.as_deref(),
-        verbose: args.verbose,
-        timer: None,
-        printed: false,
-        error: None,
-        rows: Vec::new(),
-        messages: Vec::new(),
-    };
+    let mut printer = Printer::new(out, args);
     let result = rt.block_on(async {
         let request = coapcc_udp::request::run(&req, interrupted(), |e| printer.event(e));
         match timeout {
@@ -87,14 +70,7 @@ pub fn run(args: &ClientArgs, out: &mut dyn Write) -> Result<(), CliError> {
             deregistered: summary.is_some_and(|s| s.deregistered),
             error,
         };
-        dir.write(
-            seed,
-            &[
-                ("timeline.csv", record::timeline_csv(&printer.rows)),
-                ("messages.json", record::json(&printer.messages)),
-                ("summary.json", record::json(&summary)),
-            ],
-        )?;
+        printer.write_out(dir, seed, &summary)?;
     }
     if let Some(e) = printer.error.take() {
         return Err(e);
@@ -144,6 +120,22 @@ pub(super) fn interrupted() -> impl std::future::Future<Output = ()> {
         #[cfg(not(unix))]
         std::future::pending::<()>().await
     }
+}
+
+/// The request `coapcc client` makes of `uri`: `-m`, the URI's path and query, the options of
+/// `-t`, `-A` and `-O`, and the body of `-e` or `-f` (at most
+/// [`coapcc_udp::client::MAX_SENT_BODY_BYTES`]).
+pub(super) fn template(args: &ClientArgs, uri: &CoapUri) -> Result<Message, CliError> {
+    let mut template = coapcc_udp::config::uri_request(args.method.code(), &uri.path, &uri.query)
+        .map_err(|e| CliError::usage(format!("bad URI `{}`: {e}", args.uri)))?;
+    for (number, value) in request_options(args)? {
+        template.add_option(number, value);
+    }
+    template.payload = payload(args)?;
+    if template.payload.len() > coapcc_udp::client::MAX_SENT_BODY_BYTES {
+        return Err(CliError::usage(format!("-e/-f: at most {} bytes", coapcc_udp::client::MAX_SENT_BODY_BYTES)));
+    }
+    Ok(template)
 }
 
 /// The options of `-t`, `-A` and `-O`.
@@ -209,29 +201,56 @@ fn payload(args: &ClientArgs) -> Result<Payload, CliError> {
 }
 
 /// The SZX of `-b BYTES`.
-fn block_szx(bytes: usize) -> Result<u8, CliError> {
+pub(super) fn block_szx(bytes: usize) -> Result<u8, CliError> {
     (0..=MAX_SZX)
         .find(|s| size_of_szx(*s) == bytes)
         .ok_or_else(|| CliError::usage(format!("-b {bytes}: a block size is 16, 32, 64, 128, 256, 512 or 1024 bytes")))
 }
 
 /// Writes the events of a request as they come.
-struct Printer<'a> {
-    out: &'a mut dyn Write,
+pub(super) struct Printer<'a> {
+    pub(super) out: &'a mut dyn Write,
     output: Option<&'a std::path::Path>,
-    verbose: bool,
+    pub(super) verbose: bool,
     /// The timer of the copy about to be sent (its event comes before its datagram).
     timer: Option<Duration>,
     /// A message was printed already.
     printed: bool,
-    error: Option<CliError>,
+    pub(super) error: Option<CliError>,
     /// The timeline so far (`--out`'s `timeline.csv`).
-    rows: Vec<Row>,
+    pub(super) rows: Vec<Row>,
     /// The response and notifications so far (`--out`'s `messages.json`).
-    messages: Vec<MessageRecord>,
+    pub(super) messages: Vec<MessageRecord>,
 }
 
-impl Printer<'_> {
+impl<'a> Printer<'a> {
+    /// A printer to `out`, with `-o` and `-v` of `args`.
+    pub(super) fn new(out: &'a mut dyn Write, args: &'a ClientArgs) -> Printer<'a> {
+        Printer {
+            out,
+            output: args.output.as_deref(),
+            verbose: args.verbose,
+            timer: None,
+            printed: false,
+            error: None,
+            rows: Vec::new(),
+            messages: Vec::new(),
+        }
+    }
+
+    /// Writes `--out`'s files into `dir`: `run.json` with `seed`, the timeline, the messages
+    /// and `summary`.
+    pub(super) fn write_out(&self, dir: OutDir, seed: u64, summary: &SingleSummary) -> Result<(), CliError> {
+        dir.write(
+            seed,
+            &[
+                ("timeline.csv", record::timeline_csv(&self.rows)),
+                ("messages.json", record::json(&self.messages)),
+                ("summary.json", record::json(summary)),
+            ],
+        )
+    }
+
     fn event(&mut self, e: RequestEvent) {
         let res = match e {
             RequestEvent::Timeline(r) => {
@@ -257,7 +276,7 @@ impl Printer<'_> {
         }
     }
 
-    fn message(&mut self, msg: &Message, body: &[u8]) -> Result<(), CliError> {
+    pub(super) fn message(&mut self, msg: &Message, body: &[u8]) -> Result<(), CliError> {
         // Notifications after the first are set apart by an empty line.
         let mut text = if self.printed { "\n".to_string() } else { String::new() };
         self.printed = true;

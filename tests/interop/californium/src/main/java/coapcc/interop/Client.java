@@ -13,9 +13,12 @@ import org.eclipse.californium.elements.exception.ConnectorException;
 
 /**
  * A Californium 3.14.0 client for the interop tests: one confirmable request, block-wise when
- * the body needs it (both directions are automatic).
+ * the body needs it (both directions are automatic), over UDP ({@code coap://}) or over TCP
+ * ({@code coap+tcp://}, Californium's TCP connector).
  *
- * <p>Usage: {@code Client GET|PUT|POST URI [--payload-bytes N] [--out FILE] [--timeout-s T]}.
+ * <p>Usage: {@code Client GET|PUT|POST|PING URI [--payload-bytes N] [--out FILE] [--timeout-s T]}.
+ * PING is {@link CoapClient#ping(long)} (over TCP Californium sends what it sends for it, see
+ * the tests): it prints {@code ping=true} or {@code ping=false} and exits 0 or 2.
  * A PUT/POST body is N bytes of digits (0-9 repeated, the body of /data?size=N). Prints one line
  * {@code code=C bytes=N} (C like 2.05) and writes the response body to FILE if given.
  * Exit 0 on a success (2.xx) response, 1 on an error response, 2 on no response or bad usage.
@@ -25,7 +28,7 @@ public final class Client {
 
     private static void usage(String why) {
         System.err.println(why);
-        System.err.println("usage: Client GET|PUT|POST URI [--payload-bytes N] [--out FILE] [--timeout-s T]");
+        System.err.println("usage: Client GET|PUT|POST|PING URI [--payload-bytes N] [--out FILE] [--timeout-s T]");
         System.exit(2);
     }
 
@@ -58,7 +61,9 @@ public final class Client {
         }
 
         Configuration config = Peer.configuration();
-        CoapEndpoint endpoint = Peer.endpoint(config, "127.0.0.1", 0);
+        CoapEndpoint endpoint = uri.startsWith("coap+tcp://")
+                ? Peer.tcpEndpoint(config, "127.0.0.1", 0, false)
+                : Peer.endpoint(config, "127.0.0.1", 0);
         CoapClient client = new CoapClient(uri);
         client.setEndpoint(endpoint);
         client.setTimeout(timeoutMs);
@@ -66,6 +71,15 @@ public final class Client {
         try {
             CoapResponse response;
             switch (method) {
+                case "PING" -> {
+                    boolean pong = client.ping(timeoutMs);
+                    System.out.println("ping=" + pong);
+                    System.out.flush();
+                    client.shutdown();
+                    endpoint.destroy();
+                    System.exit(pong ? 0 : 2);
+                    return;
+                }
                 case "GET" -> response = client.get();
                 case "PUT" -> response = client.put(Peer.digits(payloadBytes),
                         MediaTypeRegistry.APPLICATION_OCTET_STREAM);

@@ -5,9 +5,12 @@ import java.net.InetSocketAddress;
 import org.eclipse.californium.core.config.CoapConfig;
 import org.eclipse.californium.core.network.CoapEndpoint;
 import org.eclipse.californium.elements.config.Configuration;
+import org.eclipse.californium.elements.config.TcpConfig;
 import org.eclipse.californium.elements.config.UdpConfig;
+import org.eclipse.californium.elements.tcp.netty.TcpClientConnector;
+import org.eclipse.californium.elements.tcp.netty.TcpServerConnector;
 
-/** What the server and the client share: the configuration and the body of /data. */
+/** What the server and the client share: the configuration, the endpoints and the body of /data. */
 final class Peer {
     /** The largest body either side accepts (Block1 or Block2), above the 100 kB the tests move. */
     static final int MAX_BODY_BYTES = 1_000_000;
@@ -18,6 +21,7 @@ final class Peer {
     static Configuration configuration() {
         CoapConfig.register();
         UdpConfig.register();
+        TcpConfig.register();
         Configuration config = Configuration.createStandardWithoutFile();
         config.set(CoapConfig.MAX_RESOURCE_BODY_SIZE, MAX_BODY_BYTES);
         return config;
@@ -28,6 +32,21 @@ final class Peer {
         CoapEndpoint.Builder builder = new CoapEndpoint.Builder();
         builder.setConfiguration(config);
         builder.setInetSocketAddress(new InetSocketAddress(host, port));
+        return builder.build();
+    }
+
+    /**
+     * A CoAP-over-TCP endpoint (Californium's "experimental" element-connector-tcp-netty): a
+     * listening one on the given address for a server, a connecting one for a client.
+     */
+    static CoapEndpoint tcpEndpoint(Configuration config, String host, int port, boolean server) {
+        CoapEndpoint.Builder builder = new CoapEndpoint.Builder();
+        builder.setConfiguration(config);
+        if (server) {
+            builder.setConnector(new TcpServerConnector(new InetSocketAddress(host, port), config));
+        } else {
+            builder.setConnector(new TcpClientConnector(config));
+        }
         return builder.build();
     }
 

@@ -11,6 +11,8 @@ import org.eclipse.californium.elements.config.Configuration;
  * A Californium 3.14.0 server with the resources of `coapcc server`, for the interop tests.
  *
  * <p>Usage: {@code Server [HOST] PORT} (HOST defaults to 127.0.0.1; the tests use loopback only).
+ * It listens on UDP ({@code coap://}) and on TCP ({@code coap+tcp://}, Californium's TCP
+ * connector) on the same port number.
  * Resources: {@code /echo} (the request body back: 2.05 for GET and POST, 2.04 for PUT; a
  * block-wise PUT is echoed whole), {@code /data?size=N} (GET: N bytes, the digits 0-9 repeated,
  * block-wise beyond one datagram; 4.00 without a valid size), {@code /.well-known/core} (Californium's own). Prints "ready" once
@@ -84,6 +86,7 @@ public final class Server {
         Configuration config = Peer.configuration();
         CoapServer server = new CoapServer(config);
         server.addEndpoint(Peer.endpoint(config, host, port));
+        server.addEndpoint(Peer.tcpEndpoint(config, host, port, true));
         server.add(new Echo(), new Data());
         server.start();
         System.out.println("ready");
