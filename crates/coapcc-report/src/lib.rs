@@ -14,7 +14,7 @@
 //!
 //! | where | what is there |
 //! |---|---|
-//! | root, from `reproduce` | **start here**: `coapcc reproduce` ([`run_reproduce`], [`ReproduceOptions`], [`list_experiments`]): the experiments, their published data ([`published_results`]), evaluation, investigations ([`Findings`], [`causes_md`]), rendering ([`status_md`]) |
+//! | root, from `reproduce` | **start here**: `coapcc reproduce` ([`run_reproduce`], [`ReproduceOptions`], [`list_experiments`]): the experiments, their published data ([`published_results`]), evaluation, investigations ([`Findings`], [`causes_md`]), rendering ([`status_md`], [`printed_scoreboard`]) |
 //! | [`figures`] | SVG figures (plotters): box plots, line plots, grouped bars; the fixed palette |
 //! | root, from `crosscheck` | `coapcc reproduce crosscheck` ([`run_crosscheck`]): simulation against the real-time testbed |
 //! | root, from `crosscheck_tcp` | `coapcc reproduce crosscheck-tcp` ([`run_crosscheck_tcp`]): the TCP model against ns-3 ([`Ns3Program`]) |
@@ -72,6 +72,7 @@ pub use reproduce::investigate::Findings;
 pub use reproduce::investigate::causes::causes_md;
 pub use reproduce::published::all as published_results;
 pub use reproduce::render::status_md;
+pub use reproduce::scoreboard::printed_scoreboard;
 pub use reproduce::{ReproduceOptions, list as list_experiments, run_reproduce};
 pub use run_record::{RunRecord, command_line, write_run_json};
 pub use scenarios::{scenario_text, scenarios_csv, scenarios_json, scenarios_table};

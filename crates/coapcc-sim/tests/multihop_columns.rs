@@ -49,7 +49,31 @@ fn run_metrics_that_count_are_integer_columns_and_the_others_floats() {
         assert!(matches!((count, col), (true, Column::U64(_)) | (false, Column::F64(_))), "{name}: {col:?}");
         assert_eq!(col.len(), 4, "{name}");
     }
-    assert!(matches!(column(&c, "goodput_bps"), Column::F64(v) if v.iter().all(|&x| x > 0.0)));
+    // Goodput is the payload delivered in order over the data phase (one minute here), summed
+    // over the motes: derived again from each run's per-mote delivered bytes. The 15 motes offer
+    // one 48-byte report per 6 s on average (64 bit/s each, Lim Table 1): about 960 bit/s, of which
+    // no run delivers more than was offered plus one report per mote in flight at the start.
+    let Column::F64(goodput) = column(&c, "goodput_bps") else { panic!("goodput_bps is a float column") };
+    let Column::F64(offered) = column(&c, "offered_bps") else { panic!("offered_bps is a float column") };
+    let tcp: Vec<_> = runs
+        .iter()
+        .flat_map(|a| a.runs.iter())
+        .map(|r| match r {
+            RunOutput::Multihop(m) => m.tcp.clone().unwrap(),
+            other => panic!("not a multihop run: {other:?}"),
+        })
+        .collect();
+    assert_eq!(tcp.len(), goodput.len());
+    for ((t, g), o) in tcp.iter().zip(goodput).zip(offered) {
+        assert_eq!(t.nodes.len(), 15);
+        let delivered_bits: u64 = t.nodes.iter().map(|n| n.delivered_bytes * 8).sum();
+        assert!(
+            (g - delivered_bits as f64 / 60.0).abs() < 1e-9 * g.max(1.0),
+            "{g} against {delivered_bits} bit in 60 s"
+        );
+        assert!((o - 960.0).abs() < 0.3 * 960.0, "offered {o} bit/s, expected about 960");
+        assert!(*g > 0.0 && *g <= o + 15.0 * 48.0 * 8.0 / 60.0, "goodput {g} against offered {o}");
+    }
     assert!(matches!(column(&c, "seed"), Column::U64(v) if v[..] == [1, 2, 1, 2]));
     // The CSV is these columns formatted.
     assert_eq!(csv_of(&c), runs_csv(&s, &runs));

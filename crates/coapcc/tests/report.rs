@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use coapcc_report::{Findings, causes_md, status_md};
+use coapcc_report::{Findings, causes_md, printed_scoreboard, status_md};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -145,6 +145,20 @@ fn the_quick_report_holds_every_figure_and_claim_and_renders_in_a_browser() {
     let findings = Findings::parse(&std::fs::read_to_string(out.join("investigations.toml")).unwrap()).unwrap();
     assert_eq!(std::fs::read_to_string(out.join("causes.md")).unwrap(), causes_md(&csv, &findings).unwrap());
     assert_eq!(std::fs::read_to_string(out.join("claims.csv")).unwrap().lines().count(), claims.len() + 1);
+    // The run's claims.csv, recomputed here from the simulation, is the committed quick-run file
+    // byte for byte: a change of a model, a data file or the evaluation that moves any number or
+    // verdict shows here (regenerate: `coapcc reproduce all --quick --out DIR` and copy
+    // DIR/claims.csv to data/published/claims-quick.csv).
+    let committed = std::fs::read_to_string(root().join("data/published/claims-quick.csv")).unwrap();
+    if csv != committed {
+        let first = csv.lines().zip(committed.lines()).position(|(a, b)| a != b);
+        panic!(
+            "the quick run's claims.csv differs from data/published/claims-quick.csv (first differing line: {:?}):\n  run:       {:?}\n  committed: {:?}",
+            first.map(|i| i + 1),
+            first.and_then(|i| csv.lines().nth(i)),
+            first.and_then(|i| committed.lines().nth(i))
+        );
+    }
 
     let Some(chromium) = browser() else {
         assert!(
@@ -202,20 +216,96 @@ fn the_readme_status_table_is_what_the_full_runs_claims_csv_gives() {
     // The committed full run covers exactly the claims of the data files, in order.
     let listed: Vec<String> = csv.lines().skip(1).map(|l| l.split(',').nth(1).unwrap().to_string()).collect();
     assert_eq!(listed, ids("claim"), "data/published/claims-full.csv is stale: rerun `coapcc reproduce all`");
-    let readme = std::fs::read_to_string(root().join(STATUS_PAGE)).unwrap();
-    let begin = readme.find(STATUS_BEGIN).expect("the status page has no status:begin marker");
-    let body = &readme[begin..];
-    let body = &body[body.find("-->").unwrap() + 3..];
-    let end = body.find(STATUS_END).expect("the status page has no status:end marker");
+    bless();
+    let page = std::fs::read_to_string(root().join(STATUS_PAGE)).unwrap();
+    let (a, b) = section(&page, STATUS_BEGIN, STATUS_END);
     assert_eq!(
-        body[..end].trim(),
+        page[a..b].trim(),
         status_md(&csv).unwrap().trim(),
-        "docs/reproduction-status.md: the reproduction status differs from status.md of data/published/claims-full.csv"
+        "docs/reproduction-status.md: the reproduction status differs from status.md of data/published/claims-full.csv \
+(COAPCC_BLESS_README=1 regenerates it)"
     );
 }
 
 const CAUSES_BEGIN: &str = "<!-- causes:begin";
 const CAUSES_END: &str = "<!-- causes:end -->";
+
+/// The text between the marker comment starting `begin` (after its `-->`) and `end`, and where
+/// it starts and ends in `page`.
+fn section(page: &str, begin: &str, end: &str) -> (usize, usize) {
+    let at = page.find(begin).unwrap_or_else(|| panic!("no `{begin}` marker"));
+    let start = at + page[at..].find("-->").unwrap() + 3;
+    let stop = start + page[start..].find(end).unwrap_or_else(|| panic!("no `{end}` marker"));
+    (start, stop)
+}
+
+/// With `COAPCC_BLESS_README` set, rewrites the generated parts once per test run, from the
+/// committed full-run files only: the status page's two sections and the README's scoreboard
+/// under `coapcc reproduce all`. The checks then read the files back from disk and compare, as
+/// without it.
+fn bless() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    if std::env::var_os("COAPCC_BLESS_README").is_none() {
+        return;
+    }
+    ONCE.call_once(|| {
+        let csv = std::fs::read_to_string(root().join("data/published/claims-full.csv")).unwrap();
+        let findings =
+            Findings::parse(&std::fs::read_to_string(root().join("data/published/investigations-full.toml")).unwrap())
+                .unwrap();
+        let path = root().join(STATUS_PAGE);
+        let mut page = std::fs::read_to_string(&path).unwrap();
+        for (begin, end, body) in [
+            (STATUS_BEGIN, STATUS_END, status_md(&csv).unwrap()),
+            (CAUSES_BEGIN, CAUSES_END, causes_md(&csv, &findings).unwrap()),
+        ] {
+            let (a, b) = section(&page, begin, end);
+            page = format!("{}\n{}\n{}", &page[..a], body.trim_end(), &page[b..]);
+        }
+        std::fs::write(&path, page).unwrap();
+        let path = root().join("README.md");
+        let readme = std::fs::read_to_string(&path).unwrap();
+        let (a, b) = scoreboard_block(&readme);
+        let readme = format!("{}{}{}", &readme[..a], printed_scoreboard(&csv).unwrap(), &readme[b..]);
+        let (a, b) = quick_block(&readme);
+        let quick = printed_scoreboard(&quick_rows(QUICK_EXAMPLE)).unwrap();
+        std::fs::write(&path, format!("{}{}{}", &readme[..a], quick, &readme[b..])).unwrap();
+    });
+}
+
+/// The experiment of the README's first example, `coapcc reproduce EXPERIMENT --quick`.
+const QUICK_EXAMPLE: &str = "makarem-rto";
+
+/// The committed quick run's `claims.csv` (which the quick report test recomputes), its header
+/// and the rows of `experiment` only: what `coapcc reproduce EXPERIMENT --quick` writes.
+fn quick_rows(experiment: &str) -> String {
+    let csv = std::fs::read_to_string(root().join("data/published/claims-quick.csv")).unwrap();
+    let mut lines = csv.lines();
+    let mut out = format!("{}\n", lines.next().unwrap());
+    for l in lines.filter(|l| l.split(',').next() == Some(experiment)) {
+        out.push_str(l);
+        out.push('\n');
+    }
+    out
+}
+
+/// Where the scoreboard of the README's first example, `coapcc reproduce QUICK_EXAMPLE --quick`,
+/// starts and ends.
+fn quick_block(readme: &str) -> (usize, usize) {
+    let command = format!("$ coapcc reproduce {QUICK_EXAMPLE} --quick\n");
+    let from = readme.find(&command).expect("the README shows the quick example");
+    let report = format!("report: reports/{QUICK_EXAMPLE}/index.html");
+    let end = readme[from..].find(&report).expect("the example ends with the report's path");
+    (from + command.len(), from + end)
+}
+
+/// Where the README's scoreboard under `$ coapcc reproduce all` starts and ends.
+fn scoreboard_block(readme: &str) -> (usize, usize) {
+    const COMMAND: &str = "```console\n$ coapcc reproduce all\n";
+    let from = readme.find(COMMAND).expect("the README shows `coapcc reproduce all`");
+    let end = readme[from..].find("report: reports/all/index.html").expect("the block ends with the report's path");
+    (from + COMMAND.len(), from + end)
+}
 
 #[test]
 fn the_readme_section_on_why_claims_differ_is_generated_from_the_full_run() {
@@ -230,23 +320,42 @@ fn the_readme_section_on_why_claims_differ_is_generated_from_the_full_run() {
             "data/published/investigations-full.toml is stale: no `{id}` (rerun `coapcc reproduce all`)"
         );
     }
-    let readme = std::fs::read_to_string(root().join(STATUS_PAGE)).unwrap();
-    let begin = readme.find(CAUSES_BEGIN).expect("the status page has no causes:begin marker");
-    let body = &readme[begin..];
-    let body = &body[body.find("-->").unwrap() + 3..];
-    let end = body.find(CAUSES_END).expect("the status page has no causes:end marker");
     let generated = causes_md(&csv, &findings).unwrap();
-    if std::env::var_os("COAPCC_BLESS_README").is_some() {
-        // Regenerates the section (after the committed full-run files changed); then asserts.
-        let at = readme.len() - body.len();
-        let fresh = format!("{}\n{}\n{}", &readme[..at], generated.trim_end(), &body[end..]);
-        std::fs::write(root().join(STATUS_PAGE), &fresh).unwrap();
-        return assert!(fresh.contains(generated.trim()));
-    }
+    bless();
+    // Read back from disk (blessed or not) and compared with what the committed files give.
+    let page = std::fs::read_to_string(root().join(STATUS_PAGE)).unwrap();
+    let (a, b) = section(&page, CAUSES_BEGIN, CAUSES_END);
     assert_eq!(
-        body[..end].trim(),
+        page[a..b].trim(),
         generated.trim(),
         "docs/reproduction-status.md: the section on why claims differ is not causes.md of data/published/claims-full.csv and \
 data/published/investigations-full.toml (COAPCC_BLESS_README=1 regenerates it)"
+    );
+}
+
+#[test]
+fn the_readme_scoreboard_is_what_coapcc_reproduce_all_prints_for_the_full_run() {
+    let csv = std::fs::read_to_string(root().join("data/published/claims-full.csv")).unwrap();
+    bless();
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let (a, b) = scoreboard_block(&readme);
+    assert_eq!(
+        &readme[a..b],
+        printed_scoreboard(&csv).unwrap(),
+        "README.md: the scoreboard under `coapcc reproduce all` is not what data/published/claims-full.csv prints"
+    );
+}
+
+#[test]
+fn the_readme_quick_example_prints_what_the_committed_quick_run_gives() {
+    let expected = printed_scoreboard(&quick_rows(QUICK_EXAMPLE)).unwrap();
+    bless();
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let (a, b) = quick_block(&readme);
+    assert_eq!(
+        &readme[a..b],
+        expected,
+        "README.md: the scoreboard under `coapcc reproduce {QUICK_EXAMPLE} --quick` is not what the {QUICK_EXAMPLE} \
+rows of data/published/claims-quick.csv print (COAPCC_BLESS_README=1 regenerates it)"
     );
 }

@@ -1,7 +1,16 @@
-//! Reading `claims.csv` back (the scoreboard of `status.md`, the claims of `causes.md`): the
-//! columns asked for, by name.
+//! Reading `claims.csv` back (the scoreboard of `status.md`, the claims of `causes.md`) by
+//! column name; its columns ([`COLUMNS`]; the writer is `section::claims_csv`).
 
 use crate::error::ReportError;
+
+/// The columns of `claims.csv`, in order. `band_lo`/`band_hi` are the default band of a
+/// `ratio` check (the headline verdict's); `verdict` is `holds`, `differs`, `inconclusive` or
+/// `not evaluated`; `restates` the claim a restating claim restates; `role` whether the claim
+/// is counted (`counted`) or why not (`restates`, `derived`, `calibration`, `illustration`),
+/// `linked` the claims or parameter it rests on (`;`-separated); `own_band_*` a band of the
+/// claim's own and the verdict on it (a second column, never the headline); `noise_lo`/`noise_hi`
+/// the 95 % bootstrap interval of a direction claim's mean over the replications.
+pub const COLUMNS: &str = "experiment,claim,metric,case,kind,published,ours,ratio,band_lo,band_hi,verdict,restates,role,linked,own_band_lo,own_band_hi,own_band_verdict,noise_lo,noise_hi";
 
 /// The columns `names` of every row of `claims.csv`, in file order; an error names the
 /// missing column or the line with the wrong number of fields.

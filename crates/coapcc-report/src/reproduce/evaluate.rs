@@ -65,6 +65,9 @@ pub struct CaseResult {
     pub series: CaseSeries,
     /// The RTT trace of an RTT-trace case (`None` for every other model).
     pub trace: Option<coapcc_driver::TraceConfig>,
+    /// A TCP multihop case drawn by a trace figure: per algorithm, each mote's Karn-valid RTT
+    /// samples (s) in replication 0 (the run the figure draws); empty otherwise.
+    pub rtt_samples_rep0: Vec<(String, Vec<Vec<f64>>)>,
 }
 
 /// Mean and 95 % confidence half-width.
@@ -95,6 +98,10 @@ pub enum Verdict {
     Holds,
     /// It does not.
     Differs,
+    /// A direction claim whose value lies within the run-to-run noise: the noise test (the
+    /// 95 % bootstrap interval of its mean over the replications, [`super::noise`]) does not
+    /// lie wholly on one side of the check's bound (the interval and the bound, in words).
+    Inconclusive(String),
     /// It could not be computed (the reason).
     NotEvaluated(String),
 }
@@ -105,17 +112,27 @@ impl Verdict {
         match self {
             Verdict::Holds => "holds",
             Verdict::Differs => "differs",
+            Verdict::Inconclusive(_) => "inconclusive",
             Verdict::NotEvaluated(_) => "not evaluated",
         }
     }
 
-    /// A mark that tells the verdicts apart without colour: `✔` holds, `✘` differs, `?` not
-    /// evaluated.
+    /// A mark that tells the verdicts apart without colour: `✔` holds, `✘` differs, `~`
+    /// inconclusive, `?` not evaluated.
     pub fn icon(&self) -> &'static str {
         match self {
             Verdict::Holds => "✔",
             Verdict::Differs => "✘",
+            Verdict::Inconclusive(_) => "~",
             Verdict::NotEvaluated(_) => "?",
+        }
+    }
+
+    /// The reason of a verdict that is neither holds nor differs.
+    pub fn reason(&self) -> Option<&str> {
+        match self {
+            Verdict::Inconclusive(r) | Verdict::NotEvaluated(r) => Some(r),
+            _ => None,
         }
     }
 
@@ -138,6 +155,12 @@ pub struct Outcome {
     pub verdict: Verdict,
     /// The rule applied, in words (`holds if 0.8 ≤ ours/published ≤ 1.25`).
     pub rule: String,
+    /// A direction claim's noise test: the 95 % bootstrap interval of the mean over the
+    /// replications of its value on each replication alone (none when not tested).
+    pub noise: Option<[f64; 2]>,
+    /// A numeric claim with a band of its own (wider, with its reason): that band and whether
+    /// ours/published lies in it. A second verdict, never the headline's.
+    pub own_band: Option<([f64; 2], bool)>,
 }
 
 fn find<'a>(cases: &'a [CaseResult], name: &str) -> Result<&'a CaseResult, String> {
@@ -381,6 +404,18 @@ pub(crate) fn metric(cases: &[CaseResult], claim: &Claim) -> Result<f64, String>
             Ok(max / min - 1.0)
         }
         Kind::UnnecessaryReductionMax(m) => unnecessary_reduction_max(cases, &m.cases, &[[m.a.clone(), m.b.clone()]]),
+        Kind::MhTraceNodes(m) => {
+            let c = find(cases, &m.case)?;
+            let motes = c.rtt_samples_rep0.iter().find(|(a, _)| *a == m.a).map(|(_, n)| n).ok_or_else(|| {
+                format!(
+                    "case `{}` kept no RTT traces of `{}` (replication 0 is traced for a case a trace figure draws)",
+                    m.case, m.a
+                )
+            })?;
+            let few_and_long =
+                |s: &&Vec<f64>| !s.is_empty() && s.len() <= m.max_samples as usize && s.iter().all(|&x| x > m.above_s);
+            Ok(motes.iter().filter(few_and_long).count() as f64)
+        }
         Kind::UnnecessaryReductionMaxPairs(m) => unnecessary_reduction_max(cases, &m.cases, &m.pairs),
         Kind::UnnecessaryTotal(m) | Kind::BufferDropsTotal(m) => {
             let unnecessary = matches!(claim.metric.kind(), Kind::UnnecessaryTotal(_));
@@ -524,8 +559,10 @@ pub fn slope(xy: &[(f64, f64)]) -> f64 {
 fn rule(check: Check, published: f64) -> (String, Box<dyn Fn(f64) -> bool>) {
     let p = published;
     match check {
-        Check::Ratio { range } => {
-            let [lo, hi] = range.unwrap_or(DEFAULT_BAND);
+        // The headline verdict is on the default band for every claim; a band of the claim's
+        // own is a second verdict (`Outcome::own_band`).
+        Check::Ratio { .. } => {
+            let [lo, hi] = DEFAULT_BAND;
             (format!("holds if {lo} ≤ ours/published ≤ {hi}"), Box::new(move |o: f64| (lo..=hi).contains(&(o / p))))
         }
         Check::Sign {} => (
@@ -786,13 +823,18 @@ pub fn evaluate(cases: &[CaseResult], claim: &Claim) -> Outcome {
     let p = claim.published;
     let (rule, check) = rule(claim.check, p);
     match metric(cases, claim) {
-        Ok(ours) if ours.is_finite() => Outcome {
-            claim: claim.clone(),
-            ours,
-            ratio: if p != 0.0 && !claim.qualitative { ours / p } else { f64::NAN },
-            verdict: if check(ours) { Verdict::Holds } else { Verdict::Differs },
-            rule,
-        },
+        Ok(ours) if ours.is_finite() => {
+            let ratio = if p != 0.0 && !claim.qualitative { ours / p } else { f64::NAN };
+            Outcome {
+                claim: claim.clone(),
+                ours,
+                ratio,
+                verdict: if check(ours) { Verdict::Holds } else { Verdict::Differs },
+                rule,
+                noise: None,
+                own_band: claim.own_band().map(|[lo, hi]| ([lo, hi], (lo..=hi).contains(&ratio))),
+            }
+        }
         // The evaluation rules (docs/reproduction-status.md, "Reproduction status"): an undefined value (0/0, no samples, NaN) is not evaluated, with the
         // reason, never "holds" or "differs" by accident.
         Ok(ours) => Outcome {
@@ -804,10 +846,18 @@ pub fn evaluate(cases: &[CaseResult], claim: &Claim) -> Outcome {
                 if ours.is_nan() { "NaN" } else { "infinite" }
             )),
             rule,
+            noise: None,
+            own_band: None,
         },
-        Err(e) => {
-            Outcome { claim: claim.clone(), ours: f64::NAN, ratio: f64::NAN, verdict: Verdict::NotEvaluated(e), rule }
-        }
+        Err(e) => Outcome {
+            claim: claim.clone(),
+            ours: f64::NAN,
+            ratio: f64::NAN,
+            verdict: Verdict::NotEvaluated(e),
+            rule,
+            noise: None,
+            own_band: None,
+        },
     }
 }
 
@@ -866,6 +916,7 @@ pub(crate) mod tests {
             per_replication: Vec::new(),
             series: CaseSeries::None,
             trace: None,
+            rtt_samples_rep0: Vec::new(),
         }
     }
 
@@ -1086,10 +1137,19 @@ second = { dist = \"normal\", mean_ms = 3000, sd_ms = 100 }\nspikes = false\n",
     }
 
     #[test]
-    fn a_band_of_its_own_applies_and_needs_a_reason() {
+    fn a_band_of_its_own_is_a_second_verdict_and_the_headline_stays_on_the_default_band() {
         let rest = format!("{REDUCTION}check = \"ratio\"\nrange = [0.5, 2.0]\nrange_reason = \"read off a plot\"\n");
-        assert_eq!(outcome(1.0, &rest).verdict, Verdict::Holds);
-        assert_eq!(outcome(1.01, &rest).verdict, Verdict::Differs);
+        // ours = 0.5: against 1.0 the ratio is 0.5, outside [0.8, 1.25] but inside [0.5, 2].
+        let o = outcome(1.0, &rest);
+        assert_eq!((o.verdict, o.own_band), (Verdict::Differs, Some(([0.5, 2.0], true))));
+        assert_eq!(o.rule, "holds if 0.8 ≤ ours/published ≤ 1.25");
+        // Against 1.01 the ratio 0.495 is outside both.
+        assert_eq!(outcome(1.01, &rest).own_band, Some(([0.5, 2.0], false)));
+        // Against 0.5 the ratio is 1: within both.
+        let o = outcome(0.5, &rest);
+        assert_eq!((o.verdict, o.own_band), (Verdict::Holds, Some(([0.5, 2.0], true))));
+        // Without a band of its own there is no second verdict.
+        assert_eq!(outcome(0.5, &format!("{REDUCTION}check = \"ratio\"\n")).own_band, None);
     }
 
     #[test]
@@ -1221,7 +1281,7 @@ second = { dist = \"normal\", mean_ms = 3000, sd_ms = 100 }\nspikes = false\n",
         );
         let p = parse(&text, "x.toml").unwrap();
         let outcomes: Vec<Outcome> = p.claims.iter().map(|c| evaluate(&cases(), c)).collect();
-        let s = super::super::render::Score::of(&outcomes);
+        let s = super::super::scoreboard::Score::of(&outcomes);
         assert_eq!((s.within, s.outside, s.restating, s.counted()), (1, 0, 1, 1));
     }
 

@@ -7,15 +7,22 @@
 //! | [`published`] | **one description per experiment**, `data/published/<experiment>.toml` (compiled in, checked once): the published figures and claims, the cases, the investigations, the side-by-side tables |
 //! | [`experiments`] | an experiment's `[cases]` expanded into the scenario runs it needs, full and `--quick` |
 //! | [`evaluate`](mod@evaluate) | our number for each claim and the verdict |
+//! | [`noise`] | the noise test of a direction claim: inconclusive within the run-to-run noise |
 //! | [`investigate`] | sweeps of an open modelling choice showing where differing claims would hold |
-//! | [`render`] | figures, `index.html` (self-contained), `report.md`, `claims.csv` |
+//! | [`render`] | figures, `index.html` (self-contained), `report.md`; [`notes`]: what is printed under each claim (role, parameters, noise test, cause) and the parameter tables |
+//! | [`section`], [`claims_csv`] | an experiment's evaluated content; `claims.csv` written from it, and read back by column name |
+//! | [`scoreboard`] | the scoreboard, counted from `claims.csv` (the report's, the printed one, `status.md`) |
 
-mod claims_csv;
+pub(crate) mod claims_csv;
 mod evaluate;
 mod experiments;
 pub(crate) mod investigate;
+pub(crate) mod noise;
+mod notes;
 pub(crate) mod published;
 pub(crate) mod render;
+pub(crate) mod scoreboard;
+mod section;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -29,7 +36,7 @@ use coapcc_sim::{AlgorithmRuns, RunOutput, job_count, run_scenario};
 use self::evaluate::{CaseResult, CaseSeries, TcpTrace, evaluate};
 use self::experiments::Case;
 use self::published::FigureKind;
-use self::render::Section;
+use self::section::Section;
 use crate::error::ReportError;
 use crate::files::write_atomic;
 use crate::progress::{Progress, thread_pool};
@@ -152,6 +159,7 @@ fn run_case(
         ),
         _ => CaseSeries::None,
     };
+    let rtt_samples_rep0 = rtt_samples(&traces);
     if kept.is_none() {
         crate::sim::write_piece(s, data, &Piece::new(&runs, traces))?;
     }
@@ -168,15 +176,17 @@ fn run_case(
             Model::Trace(t) => Some(t.clone()),
             _ => None,
         },
+        rtt_samples_rep0,
     };
     Ok((result, kept.is_some()))
 }
 
-/// Each replication's summaries alone, when there are enough replications for a 95 % interval
-/// of a median over them ([`coapcc_sim::results::median_ci_ranks`]); else none.
+/// Each replication's summaries alone, when there are two replications or more (the noise
+/// test of direction claims, [`noise`]; with six or more, the 95 % interval of a median over
+/// them, [`coapcc_sim::results::median_ci_ranks`]); else none.
 fn per_replication(s: &scenario::Scenario, runs: &[AlgorithmRuns]) -> Vec<Vec<coapcc_sim::results::Summary>> {
     let n = runs.iter().map(|a| a.runs.len()).min().unwrap_or(0);
-    if coapcc_sim::results::median_ci_ranks(n).is_none() {
+    if n < 2 {
         return Vec::new();
     }
     (0..n)
@@ -186,6 +196,32 @@ fn per_replication(s: &scenario::Scenario, runs: &[AlgorithmRuns]) -> Vec<Vec<co
                 .map(|a| AlgorithmRuns { algorithm: a.algorithm.clone(), runs: vec![a.runs[r].clone()] })
                 .collect();
             summarise(s, &one)
+        })
+        .collect()
+}
+
+/// Per algorithm, each mote's Karn-valid RTT samples (s) in the traced replication 0 of a TCP
+/// multihop case (empty for another case).
+fn rtt_samples(traced: &[(String, RunOutput)]) -> Vec<(String, Vec<Vec<f64>>)> {
+    traced
+        .iter()
+        .filter_map(|(a, r)| match r {
+            RunOutput::Multihop(m) => {
+                let t = m.tcp.as_ref()?;
+                let motes = t
+                    .nodes
+                    .iter()
+                    .map(|n| {
+                        n.trace
+                            .iter()
+                            .filter(|p| p.kind == TracePointKind::Rtt)
+                            .map(|p| p.value_ns as f64 / 1e9)
+                            .collect()
+                    })
+                    .collect();
+                Some((a.clone(), motes))
+            }
+            _ => None,
         })
         .collect()
 }
@@ -332,7 +368,10 @@ pub fn run_reproduce(opts: &ReproduceOptions, out: &mut dyn Write, progress: &dy
             kept += usize::from(was_kept);
             results.push(result);
         }
-        let outcomes = published.claims.iter().map(|c| evaluate(&results, c)).collect();
+        // The experiment's own cases, each replication alone (the noise test).
+        let own: Vec<CaseResult> = results.iter().filter(|r| !investigate::is_point(&r.case)).cloned().collect();
+        let sets = noise::replication_sets(&own);
+        let outcomes = published.claims.iter().map(|c| noise::judge(evaluate(&results, c), &sets)).collect();
         let figures = published.figures.iter().map(|f| (f.clone(), render::figure(f, &results))).collect();
         let investigations = published
             .investigations
@@ -375,7 +414,7 @@ images: each of ours is shown with their caption and a description of what their
             ""
         }
     );
-    let csv = render::claims_csv(&sections);
+    let csv = section::claims_csv(&sections);
     write_atomic(&dir.join("claims.csv"), csv.as_bytes())?;
     // The "Reproduction status" section of docs/reproduction-status.md is this file (of a full run).
     write_atomic(&dir.join("status.md"), render::status_md(&csv)?.as_bytes())?;
@@ -392,9 +431,8 @@ images: each of ours is shown with their caption and a description of what their
     if let Some(r) = run {
         write_run_json(&dir, r)?;
     }
-    let scores: Vec<(String, render::Score)> =
-        sections.iter().map(|s| (s.published.experiment.clone(), render::Score::of(&s.outcomes))).collect();
-    out.write_all(render::scoreboard_text(&scores).as_bytes())?;
+    // The printed scoreboard is counted from claims.csv, as the report's and status.md are.
+    out.write_all(scoreboard::scoreboard_text(&scoreboard::scores_of_csv(&csv)?).as_bytes())?;
     writeln!(out, "report: {}", dir.join("index.html").display())?;
     Ok(())
 }

@@ -41,6 +41,71 @@ pub struct Published {
     pub investigations: Vec<InvestigationSpec>,
     /// Their result tables rebuilt from the claims, side by side with ours (none if absent).
     pub side_tables: Option<SideTables>,
+    /// The parameters we fitted to a published number or chose where the sources give none,
+    /// listed in the report next to the claims they affect.
+    pub parameters: Vec<Parameter>,
+}
+
+/// A parameter of the experiment's scenarios that the sources do not give: fitted to a
+/// published number (the claims it was fitted to carry `calibration = "ID"` and are not
+/// counted) or chosen by us (a surrogate geometry, a unit, a size), with the reason.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Parameter {
+    /// Its id (`calibration = "ID"` of a claim names it).
+    pub id: String,
+    /// What it is, in words.
+    pub name: String,
+    /// The scenario key it sets (`multihop.udgm.success_ratio_tx`), if it is one key.
+    #[serde(default)]
+    pub key: Option<String>,
+    /// Its value as the scenarios set it (`0.94`, `a 5 × 6 lattice at 38 m`).
+    pub value: String,
+    /// Fitted or chosen.
+    pub kind: ParameterKind,
+    /// Why this value: what it was fitted to, or why the sources allow no better choice.
+    pub why: String,
+    /// The cases it applies to: case or sweep names, or a folder prefix ending in `/`.
+    pub cases: Vec<String>,
+}
+
+/// How a [`Parameter`]'s value was found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ParameterKind {
+    /// Fitted to a published number (its claims are calibration, not evidence).
+    Fitted,
+    /// Chosen by us where the sources give no value.
+    Chosen,
+}
+
+impl ParameterKind {
+    /// Its word in the report.
+    pub fn word(self) -> &'static str {
+        match self {
+            ParameterKind::Fitted => "fitted",
+            ParameterKind::Chosen => "chosen",
+        }
+    }
+}
+
+impl Parameter {
+    /// Whether it applies to case (or sweep) `name`: named, a point of a named sweep
+    /// (`name@…`), or under a named folder prefix (`betzler/`).
+    pub fn applies_to(&self, name: &str) -> bool {
+        self.cases.iter().any(|c| {
+            if c.ends_with('/') {
+                name.starts_with(c.as_str())
+            } else {
+                name == c || name.strip_prefix(c.as_str()).is_some_and(|rest| rest.starts_with('@'))
+            }
+        })
+    }
+
+    /// Whether it affects `claim`: it applies to a case or sweep the claim is measured at.
+    pub fn affects(&self, claim: &Claim) -> bool {
+        claim.metric.places().iter().any(|p| self.applies_to(p))
+    }
 }
 
 /// The file as written, claims, figures and investigations not yet checked (so that an error
@@ -66,6 +131,8 @@ struct RawPublished {
     investigations: Vec<toml::Table>,
     #[serde(default)]
     side_tables: Option<SideTables>,
+    #[serde(default, rename = "parameter")]
+    parameters: Vec<Parameter>,
 }
 
 /// Their result tables, rebuilt from the claims on a multihop run metric's mean (`mh_mean`)
@@ -267,6 +334,16 @@ pub struct Claim {
     /// The id of the claim this one restates (the same fact in other words): it is shown,
     /// linked to that claim, but not counted in the scoreboard.
     pub restates: Option<String>,
+    /// The claims (of the same file) whose published numbers this one is arithmetic of or
+    /// re-expresses (a ratio of two table cells, an order of them); `derivation` says how.
+    /// Shown, linked to them, not counted: each published number counts once.
+    pub derived_from: Vec<String>,
+    /// The parameter (`[[parameter]]` of the file) this claim was used to fit, or whose fit
+    /// alone sets our value for it: calibration, not evidence, so not counted.
+    pub calibration: Option<String>,
+    /// Why this is an illustration of our own model (a number the paper does not publish, or a
+    /// property of our surrogate) rather than a published claim: shown, not counted.
+    pub illustration: Option<String>,
     /// Why ours differs, when no investigation of `investigate` explains it alone (`cause = {…}`).
     pub cause: Option<Cause>,
 }
@@ -341,6 +418,69 @@ impl Claim {
             _ => ClaimKind::Direction,
         }
     }
+
+    /// Whether it counts on the scoreboard, or why not.
+    pub fn role(&self) -> Role<'_> {
+        if let Some(r) = &self.restates {
+            Role::Restates(r)
+        } else if !self.derived_from.is_empty() {
+            Role::Derived(&self.derived_from)
+        } else if let Some(p) = &self.calibration {
+            Role::Calibration(p)
+        } else if self.illustration.is_some() {
+            Role::Illustration
+        } else {
+            Role::Counted
+        }
+    }
+
+    /// The band of a `ratio` check of its own, other than [`DEFAULT_BAND`] (shown as a second
+    /// verdict, never the headline's).
+    pub fn own_band(&self) -> Option<[f64; 2]> {
+        match self.check {
+            Check::Ratio { range: Some(r) } if r != DEFAULT_BAND => Some(r),
+            _ => None,
+        }
+    }
+}
+
+/// Whether a claim counts on the scoreboard (`role` of `claims.csv`), or why not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role<'a> {
+    /// A published claim of its own: counted.
+    Counted,
+    /// The same fact as the claim named, in other words.
+    Restates(&'a str),
+    /// Arithmetic or an order of the published numbers of the claims named.
+    Derived(&'a [String]),
+    /// Used to fit the parameter named, or set by that fit alone.
+    Calibration(&'a str),
+    /// An illustration of our own model, not a published claim.
+    Illustration,
+}
+
+impl Role<'_> {
+    /// Its word in `claims.csv` (`counted`, `restates`, `derived`, `calibration`,
+    /// `illustration`).
+    pub fn word(self) -> &'static str {
+        match self {
+            Role::Counted => "counted",
+            Role::Restates(_) => "restates",
+            Role::Derived(_) => "derived",
+            Role::Calibration(_) => "calibration",
+            Role::Illustration => "illustration",
+        }
+    }
+
+    /// The claims or parameter it is linked to, `;`-separated (empty when counted or an
+    /// illustration).
+    pub fn linked(self) -> String {
+        match self {
+            Role::Restates(id) | Role::Calibration(id) => id.to_string(),
+            Role::Derived(ids) => ids.join(";"),
+            Role::Counted | Role::Illustration => String::new(),
+        }
+    }
 }
 
 /// The keys of a claim that are neither its metric's nor its check's.
@@ -368,6 +508,12 @@ struct ClaimText {
     #[serde(default)]
     restates: Option<String>,
     #[serde(default)]
+    derived_from: Vec<String>,
+    #[serde(default)]
+    calibration: Option<String>,
+    #[serde(default)]
+    illustration: Option<String>,
+    #[serde(default)]
     cause: Option<Cause>,
 }
 
@@ -384,6 +530,9 @@ const TEXT_KEYS: &[&str] = &[
     "note",
     "range_reason",
     "restates",
+    "derived_from",
+    "calibration",
+    "illustration",
     "cause",
 ];
 const CHECK_KEYS: &[&str] = &["check", "range", "value", "tolerance"];
@@ -752,6 +901,22 @@ pub struct MhGainAt {
     pub b: String,
 }
 
+/// The motes of replication 0's recorded TCP traces with at most `max_samples` Karn-valid RTT
+/// samples, every one longer than `above_s` seconds (`mh_trace_nodes`, Lim 2020 Fig. 3a: "only a
+/// couple of RTT measurements which exceeded 3 s").
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceNodes {
+    /// The case (one a trace figure draws: its replication 0 is traced).
+    pub case: String,
+    /// The algorithm.
+    pub a: String,
+    /// At most this many samples (at least 1).
+    pub max_samples: u32,
+    /// Every sample above this, s.
+    pub above_s: f64,
+}
+
 /// What a metric computes, with its fields (see `evaluate::metric`).
 #[derive(Clone, Copy, Debug)]
 pub enum Kind<'a> {
@@ -808,6 +973,8 @@ pub enum Kind<'a> {
     MhDecreaseMin(&'a MhOver),
     /// Multihop: gain mean(a)/mean(b) − 1 in `case` minus that in `case_b`.
     MhGainDiff(&'a MhGainAt),
+    /// Multihop TCP: the motes of replication 0's traces with few RTT samples, all long.
+    MhTraceNodes(&'a TraceNodes),
 }
 
 macro_rules! metrics {
@@ -908,6 +1075,7 @@ metrics! {
     MhDropDiff(MhDrop) = "mh_drop_diff" => |s| Kind::MhDropDiff(s);
     MhDecreaseMin(MhOver) = "mh_decrease_min" => |s| Kind::MhDecreaseMin(s);
     MhGainDiff(MhGainAt) = "mh_gain_diff" => |s| Kind::MhGainDiff(s);
+    MhTraceNodes(TraceNodes) = "mh_trace_nodes" => |s| Kind::MhTraceNodes(s);
 }
 
 impl OfOne {
@@ -945,6 +1113,7 @@ impl Metric {
             Kind::MhMean(m) | Kind::MhGain(m) | Kind::MhDiff(m) | Kind::MhCiGap(m) | Kind::MhRatio(m) => Some(&m.case),
             Kind::MhSpreadDiff(m) => Some(&m.case),
             Kind::MhGainDiff(m) => Some(&m.case),
+            Kind::MhTraceNodes(m) => Some(&m.case),
             Kind::Increase(..)
             | Kind::MhDropDiff(_)
             | Kind::MhDecreaseMin(_)
@@ -954,6 +1123,43 @@ impl Metric {
             | Kind::SpuriousWins(_)
             | Kind::RmseAndSpuriousWins(_) => None,
         }
+    }
+
+    /// Every case or sweep it is measured at (empty for the metrics over every RTT-trace row).
+    pub fn places(&self) -> Vec<&str> {
+        fn opt(v: &Option<String>) -> Option<&str> {
+            v.as_deref()
+        }
+        let mut out: Vec<&str> = match self.kind() {
+            Kind::Base(_, s) => opt(&s.case).or(opt(&s.sweep)).into_iter().collect(),
+            Kind::Compare(_, _, s) => opt(&s.case).or(opt(&s.sweep)).into_iter().collect(),
+            Kind::CompareMin(_, _, s) => opt(&s.case).or(opt(&s.sweep)).into_iter().collect(),
+            Kind::Increase(_, m) => m.cases.iter().map(String::as_str).collect(),
+            Kind::FctMedianSpread(s) | Kind::LossRatioMax(s) => vec![&s.case],
+            Kind::UnnecessaryReductionMax(m) => m.cases.iter().map(String::as_str).collect(),
+            Kind::UnnecessaryReductionMaxPairs(m) => m.cases.iter().map(String::as_str).collect(),
+            Kind::UnnecessaryTotal(t) | Kind::BufferDropsTotal(t) => {
+                opt(&t.case).into_iter().chain(t.cases.iter().map(String::as_str)).collect()
+            }
+            Kind::WastedCapacityFraction(s) => vec![&s.case],
+            Kind::MaxOverheadOver(s) => vec![&s.sweep],
+            Kind::RmseWins(_) | Kind::SpuriousWins(_) | Kind::RmseAndSpuriousWins(_) => Vec::new(),
+            Kind::MhMean(m) | Kind::MhGain(m) | Kind::MhDiff(m) | Kind::MhCiGap(m) | Kind::MhRatio(m) => {
+                std::iter::once(m.case.as_str()).chain(opt(&m.case_b)).collect()
+            }
+            Kind::MhSpreadDiff(m) => vec![&m.case, &m.case_b],
+            Kind::MhDropDiff(m) => m.cases.iter().chain(&m.cases_b).map(String::as_str).collect(),
+            Kind::MhDecreaseMin(m) => m.cases.iter().map(String::as_str).collect(),
+            Kind::MhGainDiff(m) => vec![&m.case, &m.case_b],
+            Kind::MhTraceNodes(m) => vec![&m.case],
+        };
+        let mut unique: Vec<&str> = Vec::new();
+        for p in out.drain(..) {
+            if !unique.contains(&p) {
+                unique.push(p);
+            }
+        }
+        unique
     }
 
     /// The rules serde cannot state: exactly one of `case` and `sweep`, `resbw_range` only
@@ -985,6 +1191,9 @@ impl Metric {
                 Err("`mh_spread_diff` needs two `algorithms` or more".into())
             }
             Kind::MhDecreaseMin(m) if m.cases.len() < 2 => Err("`mh_decrease_min` needs two `cases` or more".into()),
+            Kind::MhTraceNodes(m) if m.max_samples == 0 || !m.above_s.is_finite() => {
+                Err("`mh_trace_nodes` needs `max_samples` ≥ 1 and a finite `above_s`".into())
+            }
             _ => Ok(()),
         }
     }
@@ -1030,6 +1239,18 @@ fn claim(mut table: toml::Table, index: usize) -> Result<Claim, String> {
     } else if text.range_reason.is_some() {
         return Err(named("`range_reason` is only for `check = \"ratio\"`".into()));
     }
+    let roles = [
+        text.restates.is_some(),
+        !text.derived_from.is_empty(),
+        text.calibration.is_some(),
+        text.illustration.is_some(),
+    ];
+    if roles.iter().filter(|r| **r).count() > 1 {
+        return Err(named("give at most one of `restates`, `derived_from`, `calibration` and `illustration`".into()));
+    }
+    if !text.derived_from.is_empty() && text.derivation.is_none() {
+        return Err(named("`derived_from` needs a `derivation` saying how the number follows from theirs".into()));
+    }
     if let Some(c) = &text.cause {
         match (c.kind, c.investigations.is_empty()) {
             (CauseKind::Investigation, true) => {
@@ -1056,6 +1277,9 @@ fn claim(mut table: toml::Table, index: usize) -> Result<Claim, String> {
         note: text.note,
         range_reason: text.range_reason,
         restates: text.restates,
+        derived_from: text.derived_from,
+        calibration: text.calibration,
+        illustration: text.illustration,
         cause: text.cause,
     })
 }
@@ -1116,6 +1340,45 @@ fn parse_text(text: &str, file: &str) -> Result<Published, String> {
             }
         }
     }
+    for c in &claims {
+        for d in &c.derived_from {
+            if d == &c.id || !claims.iter().any(|x| &x.id == d) {
+                return Err(format!(
+                    "{file}: claim `{}`: `derived_from` names `{d}`, no other claim of the file",
+                    c.id
+                ));
+            }
+        }
+        if let Some(p) = &c.calibration {
+            if !raw.parameters.iter().any(|x| &x.id == p) {
+                return Err(format!(
+                    "{file}: claim `{}`: `calibration = \"{p}\"` names no `[[parameter]]` of the file",
+                    c.id
+                ));
+            }
+        }
+    }
+    for (i, p) in raw.parameters.iter().enumerate() {
+        if raw.parameters[..i].iter().any(|q| q.id == p.id) {
+            return Err(format!("{file}: parameter `{}`: the id is used twice", p.id));
+        }
+        if p.cases.is_empty() || p.why.trim().is_empty() {
+            return Err(format!("{file}: parameter `{}`: needs `cases` and `why`", p.id));
+        }
+        let fitted_to = claims.iter().filter(|c| c.calibration.as_deref() == Some(p.id.as_str())).count();
+        match (p.kind, fitted_to) {
+            (ParameterKind::Fitted, 0) => {
+                return Err(format!(
+                    "{file}: parameter `{}`: a fitted parameter needs the claims it was fitted to (`calibration = \"{}\"`)",
+                    p.id, p.id
+                ));
+            }
+            (ParameterKind::Chosen, n) if n > 0 => {
+                return Err(format!("{file}: parameter `{}`: a chosen parameter has no calibration claims", p.id));
+            }
+            _ => {}
+        }
+    }
     let ids: Vec<&str> = claims.iter().map(|c| c.id.as_str()).collect();
     let investigations =
         InvestigationSpec::parse_all(raw.investigations, &raw.experiment, &ids).map_err(|e| format!("{file}: {e}"))?;
@@ -1139,6 +1402,7 @@ fn parse_text(text: &str, file: &str) -> Result<Published, String> {
         claims,
         investigations,
         side_tables: raw.side_tables,
+        parameters: raw.parameters,
     })
 }
 
@@ -1339,6 +1603,79 @@ mod tests {
     }
 
     #[test]
+    fn every_claim_has_its_verbatim_quote() {
+        let without: Vec<&str> = all()
+            .unwrap()
+            .iter()
+            .flat_map(|p| p.claims.iter())
+            .filter(|c| c.quote.as_deref().is_none_or(|q| q.trim().is_empty()))
+            .map(|c| c.id.as_str())
+            .collect();
+        assert!(without.is_empty(), "claims without a quote: {without:?}");
+    }
+
+    /// Whitespace collapsed to single spaces, trimmed.
+    fn normalised(s: &str) -> String {
+        s.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
+    /// The folder of the source texts the quotes were taken from (not distributed with the
+    /// repository): `COAPCC_SEEDS_DIR`, or the `shared/seeds` folder beside the checkout.
+    fn source_texts() -> Option<std::path::PathBuf> {
+        let dir = std::env::var_os("COAPCC_SEEDS_DIR")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/seeds"));
+        dir.is_dir().then_some(dir)
+    }
+
+    #[test]
+    fn every_quote_is_verbatim_in_its_source_text_where_the_texts_are_present() {
+        let Some(dir) = source_texts() else {
+            // The papers' texts are not distributed: without them this check cannot run, and says so.
+            eprintln!(
+                "NOT CHECKED: the quotes against the source texts (no folder at COAPCC_SEEDS_DIR or ../shared/seeds \
+beside the checkout)"
+            );
+            return;
+        };
+        let mut texts: Vec<(String, String)> = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "txt"))
+            .map(|p| (p.display().to_string(), normalised(&std::fs::read_to_string(&p).unwrap())))
+            .collect();
+        texts.sort();
+        assert!(!texts.is_empty(), "{}: no text files", dir.display());
+        // Per work: its quotes' fragments (` … ` joins fragments that are not adjacent).
+        let mut by_work: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+        let mut checked = 0;
+        for p in all().unwrap() {
+            for c in &p.claims {
+                let work = c.cites.clone().unwrap_or_else(|| p.cites.clone());
+                for f in c.quote.as_deref().unwrap_or_default().split(" … ") {
+                    by_work.entry(work.clone()).or_default().push((c.id.clone(), normalised(f)));
+                }
+            }
+        }
+        let mut missing = Vec::new();
+        for (work, fragments) in &by_work {
+            // The work's text is the file holding most of its fragments; every fragment must be in it.
+            let (file, text) = texts
+                .iter()
+                .max_by_key(|(_, t)| fragments.iter().filter(|(_, f)| t.contains(f.as_str())).count())
+                .unwrap();
+            for (id, f) in fragments {
+                checked += 1;
+                if !text.contains(f.as_str()) {
+                    missing.push(format!("{work} ({file}): claim {id}: “{f}”"));
+                }
+            }
+        }
+        assert!(missing.is_empty(), "quotes not found verbatim in their source text:\n{}", missing.join("\n"));
+        eprintln!("checked {checked} quote fragments of {} works against {}", by_work.len(), dir.display());
+    }
+
+    #[test]
     fn every_claim_that_differs_in_the_full_run_has_an_investigation_or_a_cause() {
         let rows = crate::reproduce::investigate::causes::differing(&data("claims-full.csv")).unwrap();
         assert!(!rows.is_empty());
@@ -1353,6 +1690,179 @@ mod tests {
             }
         }
         assert!(missing.is_empty(), "claims that differ without an investigation or a `cause`: {missing:?}");
+    }
+
+    /// The numbers of a text outside its `{…}` placeholders, as written (`0.94`, `5`), leaving out
+    /// those inside identifiers (`OQ-M3`, `B6`, `CoCoA4`, `1-to-1`, `5x5`, `802.15.4`).
+    fn bare_numbers(text: &str) -> Vec<String> {
+        let mut outside = String::new();
+        let mut depth = 0;
+        for ch in text.chars() {
+            match ch {
+                '{' => depth += 1,
+                '}' => depth -= 1,
+                _ if depth == 0 => outside.push(ch),
+                _ => {}
+            }
+        }
+        let mut out = Vec::new();
+        for token in outside.split(|c: char| !(c.is_alphanumeric() || matches!(c, '.' | '-' | '_' | '/'))) {
+            let token = token.trim_end_matches('.');
+            if token.is_empty() || token.chars().any(|c| c.is_alphabetic() || c == '_' || c == '/') {
+                continue;
+            }
+            for part in token.split('-').filter(|p| !p.is_empty()) {
+                if part.matches('.').count() <= 1 && part.chars().all(|c| c.is_ascii_digit() || c == '.') {
+                    out.push(part.to_string());
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn bare_numbers_skip_identifiers_and_placeholders() {
+        let t = "OQ-M3 and B6: CoCoA4 on 1-to-1 (5 × 6 at 38 m), ratio 0.75-0.94, {x@y=0.8} 802.15.4 ends 0.5.";
+        assert_eq!(bare_numbers(t), ["5", "6", "38", "0.75", "0.94", "0.5"]);
+    }
+
+    #[test]
+    fn numbers_in_causes_come_from_the_run_or_are_inputs_of_the_experiment() {
+        use crate::reproduce::investigate::{Findings, causes};
+        let csv = data("claims-full.csv");
+        let findings = Findings::parse(&data("investigations-full.toml")).unwrap();
+        let ours: BTreeMap<String, f64> = crate::reproduce::claims_csv::columns(&csv, ["claim", "ours"])
+            .unwrap()
+            .into_iter()
+            .filter_map(|[c, o]| Some((c.to_string(), o.parse().ok()?)))
+            .collect();
+        let numbers = |t: &str| -> Vec<f64> { bare_numbers(t).iter().filter_map(|n| n.parse().ok()).collect() };
+        let mut bad = Vec::new();
+        for p in all().unwrap() {
+            // The inputs a cause may name: swept values, published values, the parameters' values.
+            let mut inputs: Vec<f64> = p.claims.iter().map(|c| c.published).collect();
+            for i in &p.investigations {
+                if let InvestigationSpec::Sweep(sw) = i {
+                    inputs.extend(&sw.values);
+                }
+            }
+            for par in &p.parameters {
+                inputs.extend(numbers(&par.value));
+            }
+            for c in &p.claims {
+                let Some(cause) = &c.cause else { continue };
+                // Every placeholder is filled from the committed full run's data.
+                if let Err(e) = causes::render_text(&cause.text, &|id| ours.get(id).copied(), &findings) {
+                    bad.push(format!("{}: {e}", c.id));
+                }
+                let own = numbers(&c.text);
+                for n in bare_numbers(&cause.text) {
+                    let x: f64 = n.parse().unwrap();
+                    if !inputs.iter().chain(&own).any(|v| (v - x).abs() <= 1e-9 * v.abs().max(1.0)) {
+                        bad.push(format!(
+                            "{}: the number {n} is neither a placeholder of the run's data nor an input",
+                            c.id
+                        ));
+                    }
+                }
+            }
+        }
+        assert!(bad.is_empty(), "causes quoting numbers that no data gives:\n{}", bad.join("\n"));
+    }
+
+    #[test]
+    fn the_full_runs_claims_csv_agrees_with_the_data_files_and_with_its_own_numbers() {
+        // A stale or edited claims-full.csv cannot pass: every row's role, link, published value,
+        // ratio and verdict are derived again here from the data file and the row's own value.
+        let csv = data("claims-full.csv");
+        let names = [
+            "experiment",
+            "claim",
+            "kind",
+            "published",
+            "ours",
+            "ratio",
+            "verdict",
+            "role",
+            "linked",
+            "own_band_lo",
+            "own_band_hi",
+            "own_band_verdict",
+            "noise_lo",
+            "noise_hi",
+        ];
+        let rows = crate::reproduce::claims_csv::columns(&csv, names).unwrap();
+        let all_claims: Vec<&Claim> = all().unwrap().iter().flat_map(|p| p.claims.iter()).collect();
+        assert_eq!(rows.len(), all_claims.len(), "claims-full.csv lists every claim once");
+        for ([e, id, kind, published, ours, ratio, verdict, role, linked, olo, ohi, ov, nlo, nhi], c) in
+            rows.iter().zip(&all_claims)
+        {
+            assert_eq!(*id, c.id, "claims-full.csv is out of the data files' order");
+            let p = load(e).unwrap();
+            assert!(p.claims.iter().any(|x| x.id == c.id), "{id} is not a claim of {e}");
+            assert_eq!((*role, linked.to_string()), (c.role().word(), c.role().linked()), "{id}");
+            assert_eq!(*kind, c.kind().word(), "{id}");
+            assert_eq!(published.parse::<f64>().unwrap(), c.published, "{id}: published");
+            if *verdict == "not evaluated" {
+                continue;
+            }
+            let x: f64 = ours.parse().unwrap_or_else(|_| panic!("{id}: no value but `{verdict}`"));
+            match c.check {
+                Check::Ratio { .. } => {
+                    // Both are written with six decimals: ours/published within that rounding.
+                    let r: f64 = ratio.parse().unwrap();
+                    let rounding = 0.5e-6 / c.published.abs() + 0.5e-6 + 1e-12;
+                    assert!((x / c.published - r).abs() <= rounding, "{id}: ratio {r} against {x}/{}", c.published);
+                    let holds = (DEFAULT_BAND[0]..=DEFAULT_BAND[1]).contains(&r);
+                    assert_eq!(*verdict, if holds { "holds" } else { "differs" }, "{id}: the default band");
+                    match c.own_band() {
+                        Some([lo, hi]) => {
+                            assert_eq!((olo.parse::<f64>().unwrap(), ohi.parse::<f64>().unwrap()), (lo, hi), "{id}");
+                            let own = if (lo..=hi).contains(&r) { "holds" } else { "differs" };
+                            assert_eq!(*ov, own, "{id}: its own band");
+                        }
+                        None => assert!(olo.is_empty() && ov.is_empty(), "{id}"),
+                    }
+                }
+                check => {
+                    let (lo, hi) = match check {
+                        Check::Sign {} if c.published > 0.0 => (f64::MIN_POSITIVE, f64::INFINITY),
+                        Check::Sign {} => (f64::NEG_INFINITY, -f64::MIN_POSITIVE),
+                        Check::AtMost { value } => (f64::NEG_INFINITY, value),
+                        Check::AtLeast { value } => (value, f64::INFINITY),
+                        Check::Within { tolerance } => (c.published - tolerance, c.published + tolerance),
+                        Check::Ratio { .. } => unreachable!(),
+                    };
+                    let inside = |v: f64| v >= lo && v <= hi;
+                    let noise: Option<(f64, f64)> = nlo.parse().ok().zip(nhi.parse().ok());
+                    match *verdict {
+                        "holds" => {
+                            assert!(inside(x), "{id}: holds but {x} fails its check");
+                            if let Some((a, b)) = noise {
+                                assert!(inside(a) && inside(b), "{id}: holds but its noise interval crosses the bound");
+                            }
+                        }
+                        "differs" => {
+                            assert!(!inside(x), "{id}: differs but {x} passes its check");
+                            if let Some((a, b)) = noise {
+                                assert!(
+                                    !inside(a) && !inside(b),
+                                    "{id}: differs but its noise interval reaches the bound"
+                                );
+                            }
+                        }
+                        "inconclusive" => {
+                            if let Some((a, b)) = noise {
+                                let decided =
+                                    (inside(a) && inside(b) && inside(x)) || (b < lo && x < lo) || (a > hi && x > hi);
+                                assert!(!decided, "{id}: inconclusive but its noise interval decides it");
+                            }
+                        }
+                        v => panic!("{id}: unknown verdict `{v}`"),
+                    }
+                }
+            }
+        }
     }
 
     #[test]

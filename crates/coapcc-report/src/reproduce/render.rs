@@ -6,33 +6,21 @@ use std::fmt::Write;
 use coapcc_driver::metrics::Quantiles;
 use coapcc_sim::results::{MetricSummary, MultihopMetric};
 
-use super::claims_csv::columns as claims_csv_columns;
 use super::evaluate::{
     CaseResult, CaseSeries, Outcome, Verdict, capitalised, case_words, compared, metric_words, net, run_metric_words,
     sweep_points, tr, trace_words,
 };
 use super::investigate::Investigation;
-use super::published::{Check, ClaimKind, DEFAULT_BAND, FigureKind, FigureSpec, Kind, Published};
-use crate::error::ReportError;
+use super::notes::{self, Context};
+use super::published::{ClaimKind, DEFAULT_BAND, FigureKind, FigureSpec, Kind, Role};
+pub use super::scoreboard::status_md;
+use super::scoreboard::{SCORE_HEADS, Score, score_cells, scores_of_csv};
+use super::section::{Section, claims_csv};
 use crate::figures::{
     BarGroup, BoxPanel, BoxStats, LinePanel, Series, SeriesStyle, bar_figure, bar_figure_labelled, box_figure,
     box_figure_linear, line_figure, line_figure_in_columns,
 };
 use crate::run_record::RunRecord;
-
-/// One experiment's evaluated report content.
-pub struct Section {
-    /// The published data.
-    pub published: Published,
-    /// The cases run.
-    pub cases: Vec<CaseResult>,
-    /// Claim outcomes, in data-file order.
-    pub outcomes: Vec<Outcome>,
-    /// Figures: (spec, SVG).
-    pub figures: Vec<(FigureSpec, String)>,
-    /// Investigations of open modelling choices (figure and finding), after the figures.
-    pub investigations: Vec<Investigation>,
-}
 
 /// The investigations a differing (or not evaluated) claim is linked to: those listing it,
 /// then those its `cause` names.
@@ -44,14 +32,6 @@ fn investigations_of<'a>(investigations: &'a [Investigation], o: &Outcome) -> Ve
     let mut out: Vec<&Investigation> = investigations.iter().filter(|i| i.claims.contains(&o.claim.id)).collect();
     out.extend(investigations.iter().filter(|i| named.contains(&i.id) && !i.claims.contains(&o.claim.id)));
     out
-}
-
-/// The cause of a claim that does not hold, in words (`None` when it holds or has none).
-fn cause_words(o: &Outcome) -> Option<String> {
-    if o.verdict == Verdict::Holds {
-        return None;
-    }
-    o.claim.cause.as_ref().map(|c| format!("Cause ({}): {}", c.kind.words(), c.text))
 }
 
 /// Our value as the claims tables show it: for a direction claim, with the values it compares,
@@ -539,161 +519,6 @@ fn esc(s: &str) -> String {
 
 pub use super::evaluate::num;
 
-/// The scoreboard of a set of claims (README, "Reproduction status"): numeric claims within / outside their
-/// band, direction-only claims that hold / differ, and those not evaluated. A claim that
-/// restates another is linked, not counted.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Score {
-    /// Numeric claims whose value lies within the band.
-    pub within: usize,
-    /// Numeric claims whose value lies outside it.
-    pub outside: usize,
-    /// Direction-only claims that hold.
-    pub direction_holds: usize,
-    /// Direction-only claims that differ.
-    pub direction_differs: usize,
-    /// Claims not evaluated (undefined value, case not run).
-    pub not_evaluated: usize,
-    /// Claims that restate another (shown, not counted above).
-    pub restating: usize,
-}
-
-impl Score {
-    /// Adds one claim by its `claims.csv` words (`kind`: numeric/direction; `verdict`).
-    pub fn add(&mut self, kind: &str, verdict: &str, restates: bool) {
-        if restates {
-            self.restating += 1;
-            return;
-        }
-        match (kind, verdict) {
-            (_, "not evaluated") => self.not_evaluated += 1,
-            ("numeric", "holds") => self.within += 1,
-            ("numeric", _) => self.outside += 1,
-            (_, "holds") => self.direction_holds += 1,
-            _ => self.direction_differs += 1,
-        }
-    }
-
-    /// The claims counted.
-    pub fn counted(&self) -> usize {
-        self.within + self.outside + self.direction_holds + self.direction_differs + self.not_evaluated
-    }
-
-    /// The sum of two scores.
-    pub fn plus(self, o: Score) -> Score {
-        Score {
-            within: self.within + o.within,
-            outside: self.outside + o.outside,
-            direction_holds: self.direction_holds + o.direction_holds,
-            direction_differs: self.direction_differs + o.direction_differs,
-            not_evaluated: self.not_evaluated + o.not_evaluated,
-            restating: self.restating + o.restating,
-        }
-    }
-
-    /// The scoreboard of some outcomes.
-    pub fn of(outcomes: &[Outcome]) -> Score {
-        let mut s = Score::default();
-        for o in outcomes {
-            s.add(o.claim.kind().word(), o.verdict.word(), o.claim.restates.is_some());
-        }
-        s
-    }
-}
-
-/// The scoreboard's column heads.
-pub const SCORE_HEADS: [&str; 7] = [
-    "experiment",
-    "claims counted",
-    "number within band",
-    "number outside band",
-    "direction holds",
-    "direction differs",
-    "not evaluated",
-];
-
-fn score_cells(s: &Score) -> [String; 6] {
-    [s.counted(), s.within, s.outside, s.direction_holds, s.direction_differs, s.not_evaluated].map(|n| n.to_string())
-}
-
-/// Per experiment and in total, from `claims.csv` (rows in file order).
-pub fn scores_of_csv(csv: &str) -> Result<Vec<(String, Score)>, ReportError> {
-    let mut out: Vec<(String, Score)> = Vec::new();
-    for [e, k, v, r] in claims_csv_columns(csv, ["experiment", "kind", "verdict", "restates"])? {
-        if out.last().is_none_or(|(x, _)| x != e) {
-            out.push((e.to_string(), Score::default()));
-        }
-        if let Some((_, s)) = out.last_mut() {
-            s.add(k, v, !r.is_empty());
-        }
-    }
-    Ok(out)
-}
-
-/// The scoreboard as plain text (printed by `coapcc reproduce`).
-pub fn scoreboard_text(scores: &[(String, Score)]) -> String {
-    let total = scores.iter().fold(Score::default(), |a, (_, s)| a.plus(*s));
-    let mut rows: Vec<[String; 7]> = vec![SCORE_HEADS.map(str::to_string)];
-    for (e, s) in scores.iter().map(|(e, s)| (e.as_str(), s)).chain(std::iter::once(("all", &total))) {
-        let c = score_cells(s);
-        rows.push([e.to_string(), c[0].clone(), c[1].clone(), c[2].clone(), c[3].clone(), c[4].clone(), c[5].clone()]);
-    }
-    let widths: Vec<usize> = (0..7).map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0)).collect();
-    let mut t = String::new();
-    for r in &rows {
-        let cells: Vec<String> = r
-            .iter()
-            .enumerate()
-            .map(|(i, c)| if i == 0 { format!("{c:<w$}", w = widths[i]) } else { format!("{c:>w$}", w = widths[i]) })
-            .collect();
-        t.push_str(cells.join("  ").trim_end());
-        t.push('\n');
-    }
-    if total.restating > 0 {
-        let _ = writeln!(
-            t,
-            "({} {} another: shown, linked to it, not counted)",
-            total.restating,
-            if total.restating == 1 { "claim restates" } else { "claims restate" }
-        );
-    }
-    t
-}
-
-/// `status.md`: the README's "Reproduction status" scoreboard, generated from `claims.csv`.
-pub fn status_md(claims_csv: &str) -> Result<String, ReportError> {
-    let scores = scores_of_csv(claims_csv)?;
-    let total = scores.iter().fold(Score::default(), |a, (_, s)| a.plus(*s));
-    let mut m = format!(
-        "{} published claims counted: {} numeric within the band, {} numeric outside it, {} direction-only \
-hold, {} differ, {} not evaluated",
-        total.counted(),
-        total.within,
-        total.outside,
-        total.direction_holds,
-        total.direction_differs,
-        total.not_evaluated
-    );
-    if total.restating > 0 {
-        let _ = write!(m, "; {} restating another claim linked, not counted", total.restating);
-    }
-    m.push_str(".\n\n| ");
-    m.push_str(&SCORE_HEADS.join(" | "));
-    m.push_str(" |\n|---|---|---|---|---|---|---|\n");
-    for (e, s) in scores.iter().map(|(e, s)| (e.as_str(), s)).chain(std::iter::once(("**all**", &total))) {
-        let _ = writeln!(m, "| {e} | {} |", score_cells(s).join(" | "));
-    }
-    Ok(m)
-}
-
-/// The band of a `ratio` check, if it is one.
-pub fn band(o: &Outcome) -> Option<[f64; 2]> {
-    match o.claim.check {
-        Check::Ratio { range } => Some(range.unwrap_or(DEFAULT_BAND)),
-        _ => None,
-    }
-}
-
 /// The longest row label of the ratio plot, characters (longer ones end in `…`).
 const ROW_LABEL_CHARS: usize = 96;
 
@@ -720,8 +545,8 @@ pub fn ratio_plot(sections: &[Section]) -> String {
 font-family=\"sans-serif\" font-size=\"11\"><rect width=\"100%\" height=\"100%\" fill=\"white\"/>\
 <text x=\"{}\" y=\"20\" font-size=\"15\" text-anchor=\"middle\">ours / published for every numeric claim (log scale; \
 shaded: the default band [{}, {}])</text>\
-<text x=\"{}\" y=\"38\" text-anchor=\"middle\">● ✔ holds (green) \u{2003} ✘ differs (red) \u{2003} ○ restates another \
-claim (not counted) \u{2003} ◀ ▶ beyond 0.1 or 10, with the verdict's mark</text>",
+<text x=\"{}\" y=\"38\" text-anchor=\"middle\">● ✔ holds (green) \u{2003} ✘ differs (red) \u{2003} ○ not counted \
+(restates, derived, calibration, illustration) \u{2003} ◀ ▶ beyond 0.1 or 10, with the verdict's mark</text>",
         width / 2.0,
         DEFAULT_BAND[0],
         DEFAULT_BAND[1],
@@ -778,7 +603,8 @@ are drawn at the edge as ◀ ▶)</text>",
             y - 3.0,
             esc(&id)
         );
-        if let Some([blo, bhi]) = band(o).filter(|b| *b != DEFAULT_BAND) {
+        // A band of the claim's own (a second verdict), lighter than the default band.
+        if let Some(([blo, bhi], _)) = o.own_band {
             let _ = write!(
                 svg,
                 "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"#b9dcb9\"/>",
@@ -791,7 +617,7 @@ are drawn at the edge as ◀ ▶)</text>",
         let colour = match o.verdict {
             Verdict::Holds => "#1a8f1a",
             Verdict::Differs => "#c62828",
-            Verdict::NotEvaluated(_) => "#999",
+            Verdict::Inconclusive(_) | Verdict::NotEvaluated(_) => "#999",
         };
         let r = o.ratio;
         let title = format!(
@@ -801,9 +627,12 @@ are drawn at the edge as ◀ ▶)</text>",
             num(o.ours),
             num(r),
             o.verdict.label(),
-            o.claim.restates.as_deref().map(|r| format!("; restates {r}")).unwrap_or_default()
+            match o.claim.role() {
+                Role::Counted => String::new(),
+                r => format!("; not counted ({} {})", r.word(), r.linked()),
+            }
         );
-        let fill = if o.claim.restates.is_some() { "white" } else { colour };
+        let fill = if o.claim.role() != Role::Counted { "white" } else { colour };
         if !r.is_finite() {
             let _ = write!(
                 svg,
@@ -853,30 +682,23 @@ fn scoreboard_html(sections: &[Section]) -> String {
         let _ = write!(h, "<th>{head}</th>");
     }
     h.push_str("</tr>\n");
-    let scores: Vec<(String, Score)> =
-        sections.iter().map(|s| (s.published.experiment.clone(), Score::of(&s.outcomes))).collect();
+    // Counted from claims.csv, as the README's scoreboard and the printed one are.
+    let scores = scores_of_csv(&claims_csv(sections)).unwrap_or_default();
     let total = scores.iter().fold(Score::default(), |a, (_, s)| a.plus(*s));
     for (e, s, link) in scores.iter().map(|(e, s)| (e.as_str(), s, true)).chain(std::iter::once(("all", &total, false)))
     {
         let name = if link { format!("<a href=\"#exp-{0}\">{0}</a>", esc(e)) } else { format!("<strong>{e}</strong>") };
         let c = score_cells(s);
-        let _ = writeln!(
-            h,
-            "<tr><td>{name}</td><td class=\"n\">{}</td><td class=\"n in\">{}</td><td class=\"n out\">{}</td><td class=\"n in\">{}</td><td class=\"n out\">{}</td><td class=\"n ne\">{}</td></tr>",
-            c[0], c[1], c[2], c[3], c[4], c[5]
-        );
+        let classes = ["", "in", "out", "in", "out", "ne", "ne", "", ""];
+        let cells: String =
+            c.iter().zip(classes).map(|(v, class)| format!("<td class=\"n {class}\">{}</td>", esc(v))).collect();
+        let _ = writeln!(h, "<tr><td>{name}</td>{cells}</tr>");
     }
     h.push_str("</table>\n");
-    if total.restating > 0 {
-        let _ = writeln!(
-            h,
-            "<p class=\"small\">{} another claim (the same fact in other words): shown and linked to it, not counted.</p>",
-            if total.restating == 1 {
-                "1 claim restates".to_string()
-            } else {
-                format!("{} claims restate", total.restating)
-            }
-        );
+    let board = status_md(&claims_csv(sections)).unwrap_or_default();
+    // The status text's first line (what is counted and not) and the own-band lines.
+    for line in board.lines().filter(|l| !l.is_empty() && !l.starts_with('|')) {
+        let _ = writeln!(h, "<p class=\"small\">{}</p>", esc(line));
     }
     h
 }
@@ -884,7 +706,7 @@ fn scoreboard_html(sections: &[Section]) -> String {
 const STYLE: &str = "body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222;line-height:1.45}\
 table{border-collapse:collapse;margin:1em 0;font-size:.9em}th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top}\
 th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums}tr.holds td.v{background:#e6f4e6}tr.differs td.v{background:#fbe3e3}\
-tr.not-evaluated td.v{background:#f3f0dc}figure{margin:2em 0;border-top:1px solid #ddd;padding-top:1em}figure svg{width:100%;height:auto}\
+tr.not-evaluated td.v{background:#f3f0dc}tr.inconclusive td.v{background:#ececec}figure{margin:2em 0;border-top:1px solid #ddd;padding-top:1em}figure svg{width:100%;height:auto}\
 figcaption{font-size:.9em;color:#444;margin-bottom:.5em}code{background:#f5f5f5;padding:0 .2em}.small{font-size:.85em;color:#555}\
 table.scoreboard td.in{background:#e6f4e6}table.scoreboard td.out{background:#fbe3e3}table.scoreboard td.ne{background:#f3f0dc}\
 .ratio-plot svg{width:100%;height:auto}figure:target{position:fixed;top:0;left:0;right:0;bottom:0;z-index:9;background:#fff;overflow:auto;margin:0;padding:1em}";
@@ -1016,7 +838,7 @@ fn verdict_colour(v: &Verdict) -> &'static str {
     match v {
         Verdict::Holds => "#e6f4e6",
         Verdict::Differs => "#fbe3e3",
-        Verdict::NotEvaluated(_) => "#f3f0dc",
+        Verdict::Inconclusive(_) | Verdict::NotEvaluated(_) => "#f3f0dc",
     }
 }
 
@@ -1106,32 +928,15 @@ fn source_words(o: &Outcome, file_cites: &str) -> String {
     }
 }
 
-fn claims_table(outcomes: &[&Outcome], s: &Section) -> String {
+fn claims_table(outcomes: &[&Outcome], s: &Section, cx: &Context) -> String {
     let (investigations, file_cites) = (&s.investigations, &s.published.cites);
     let mut h = String::from(
         "<table class=\"claims\"><tr><th>claim</th><th>source</th><th>published</th><th>ours</th><th>ours / published</th><th>verdict</th></tr>\n",
     );
     for o in outcomes {
         let class = o.verdict.word().replace(' ', "-");
-        let why = match &o.verdict {
-            Verdict::NotEvaluated(r) => format!("<br><span class=\"small\">{}</span>", esc(r)),
-            _ => format!("<br><span class=\"small\">{}</span>", esc(&o.rule)),
-        };
-        let mut note =
-            o.claim.note.as_deref().map(|n| format!("<br><span class=\"small\">{}</span>", esc(n))).unwrap_or_default();
-        if let Some(r) = &o.claim.range_reason {
-            let _ = write!(note, "<br><span class=\"small\"><em>Band:</em> {}</span>", esc(r));
-        }
-        if let Some(r) = &o.claim.restates {
-            let _ = write!(
-                note,
-                "<br><span class=\"small\"><em>Restates <a href=\"#claim-{0}\">{0}</a>; not counted on the scoreboard.</em></span>",
-                esc(r)
-            );
-        }
-        if let Some(c) = cause_words(o) {
-            let _ = write!(note, "<br><span class=\"small\"><em>{}</em></span>", esc(&c));
-        }
+        let why = format!("<br><span class=\"small\">{}</span>", esc(o.verdict.reason().unwrap_or(&o.rule)));
+        let mut note = notes::html(&notes::notes(o, s, cx));
         for i in investigations_of(investigations, o) {
             let _ = write!(
                 note,
@@ -1141,9 +946,10 @@ fn claims_table(outcomes: &[&Outcome], s: &Section) -> String {
             );
         }
         let kind = if o.claim.kind() == ClaimKind::Numeric { "" } else { " (direction)" };
+        let counted = if o.claim.role() == Role::Counted { "" } else { " (not counted)" };
         let _ = writeln!(
             h,
-            "<tr class=\"claim {class}\" id=\"claim-{id}\"><td>{}{note}</td><td class=\"small\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"v\">{}{kind}{why}</td></tr>",
+            "<tr class=\"claim {class}\" id=\"claim-{id}\"><td>{}{note}</td><td class=\"small\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"v\">{}{kind}{counted}{why}</td></tr>",
             esc(&o.claim.text),
             esc(&source_words(o, file_cites)),
             if o.claim.qualitative { "qualitative".to_string() } else { num(o.claim.published) },
@@ -1155,6 +961,24 @@ fn claims_table(outcomes: &[&Outcome], s: &Section) -> String {
     }
     h.push_str("</table>\n");
     h
+}
+
+/// One experiment's counts in a sentence (under its heading).
+fn section_counts(sc: &Score) -> String {
+    format!(
+        "{} claims counted: {} numeric within the band [{}, {}], {} outside it, {} direction-only hold, {} differ, {} \
+inconclusive, {} not evaluated; {} shown but not counted.",
+        sc.counted(),
+        sc.within,
+        DEFAULT_BAND[0],
+        DEFAULT_BAND[1],
+        sc.outside,
+        sc.direction_holds,
+        sc.direction_differs,
+        sc.inconclusive,
+        sc.not_evaluated,
+        sc.not_counted()
+    )
 }
 
 /// The run that made the report, on one line (its own paragraph, starting `Run: `): what
@@ -1175,9 +999,12 @@ pub fn html(title: &str, intro: &str, run: Option<&RunRecord>, sections: &[Secti
         h,
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\">\
 <title>{}</title><style>{STYLE}</style></head><body>\n<h1>{}</h1>\n<h2 id=\"scoreboard\">Scoreboard</h2>\n<p class=\"small\">\
-A numeric claim holds when ours/published lies in its band (default [{}, {}]; another band is explained with the claim). \
-A direction-only claim states a direction, equality or bound. A claim whose value is undefined in our run (0/0, no \
-samples) is not evaluated, with the reason.</p>\n{}<div class=\"ratio-plot\">{}</div>\n<p>{}</p>\n\
+A numeric claim holds when ours/published lies in the band [{}, {}] (a band of the claim's own, with its reason, is a \
+second verdict shown with the claim and in the last column, never merged into the headline). A direction-only claim \
+states a direction, equality or bound; it holds or differs only when the 95 % bootstrap interval of its mean over the \
+replications lies wholly on one side of the bound, and is inconclusive otherwise. A claim whose value is undefined in \
+our run (0/0, no samples) is not evaluated, with the reason. Derived claims, calibration claims, illustrations of our \
+model and restatements are shown, linked to what they rest on, and not counted.</p>\n{}<div class=\"ratio-plot\">{}</div>\n<p>{}</p>\n\
 {}<p class=\"small\">Tip: a figure's link (<code>#fig-…</code>) shows that figure alone.</p>\n",
         esc(title),
         esc(title),
@@ -1194,23 +1021,18 @@ samples) is not evaluated, with the reason.</p>\n{}<div class=\"ratio-plot\">{}<
         })
         .unwrap_or_default(),
     );
+    let cx = Context::of(sections);
     for s in sections {
         let p = &s.published;
-        let sc = Score::of(&s.outcomes);
         let _ = write!(
             h,
-            "<section class=\"experiment\" id=\"exp-{id}\">\n<h2>{}</h2>\n<p class=\"small\">{}. {} claims counted: \
-{} numeric within the band, {} outside it, {} direction-only hold, {} differ, {} not evaluated.</p>\n",
+            "<section class=\"experiment\" id=\"exp-{id}\">\n<h2>{}</h2>\n<p class=\"small\">{}. {}</p>\n",
             esc(&p.title),
             esc(&p.paper),
-            sc.counted(),
-            sc.within,
-            sc.outside,
-            sc.direction_holds,
-            sc.direction_differs,
-            sc.not_evaluated,
+            esc(&section_counts(&Score::of(&s.outcomes))),
             id = esc(&p.experiment)
         );
+        h.push_str(&notes::parameters_html(s));
         h.push_str(&side_tables_html(s));
         let (by, rest) = claims_by_figure(s);
         for ((spec, svg), claims) in s.figures.iter().zip(&by) {
@@ -1225,7 +1047,7 @@ samples) is not evaluated, with the reason.</p>\n{}<div class=\"ratio-plot\">{}<
                 id = esc(&spec.id)
             );
             if !claims.is_empty() {
-                let _ = write!(h, "<h4>Claims this figure supports</h4>\n{}", claims_table(claims, s));
+                let _ = write!(h, "<h4>Claims this figure supports</h4>\n{}", claims_table(claims, s, &cx));
             }
         }
         if !rest.is_empty() {
@@ -1237,7 +1059,7 @@ samples) is not evaluated, with the reason.</p>\n{}<div class=\"ratio-plot\">{}<
                 } else {
                     "Claims not tied to one of these figures"
                 },
-                claims_table(&rest, s)
+                claims_table(&rest, s, &cx)
             );
         }
         for inv in &s.investigations {
@@ -1364,23 +1186,18 @@ pub fn markdown(title: &str, intro: &str, run: Option<&RunRecord>, sections: &[S
     if let Some(r) = run {
         let _ = write!(m, "{}\n\n", run_line(r));
     }
+    let cx = Context::of(sections);
     let row = |m: &mut String, o: &Outcome, s: &Section| {
         let (investigations, file_cites) = (&s.investigations, &s.published.cites);
-        let why = match &o.verdict {
-            Verdict::NotEvaluated(r) => r.clone(),
-            _ => o.rule.clone(),
-        };
-        let mut restates =
-            o.claim.restates.as_deref().map(|r| format!(" (restates `{r}`; not counted)")).unwrap_or_default();
-        if let Some(c) = cause_words(o) {
-            let _ = write!(restates, " *{c}*");
-        }
+        let why = o.verdict.reason().unwrap_or(&o.rule).to_string();
+        let mut extra = notes::md(&notes::notes(o, s, &cx));
         for i in investigations_of(investigations, o) {
-            let _ = write!(restates, " (see [{}](#{}))", i.short, heading_anchor(&i.title));
+            let _ = write!(extra, " (see [{}](#{}))", i.short, heading_anchor(&i.title));
         }
+        let counted = if o.claim.role() == Role::Counted { "" } else { ", not counted" };
         let _ = writeln!(
             m,
-            "| {}{restates} | {} | {} | {} | {} | **{}** ({}) |",
+            "| {}{extra} | {} | {} | {} | {} | **{}**{counted} ({}) |",
             o.claim.text.replace('|', "\\|"),
             source_words(o, file_cites).replace('|', "\\|"),
             if o.claim.qualitative { "qualitative".to_string() } else { num(o.claim.published) },
@@ -1393,20 +1210,9 @@ pub fn markdown(title: &str, intro: &str, run: Option<&RunRecord>, sections: &[S
     const HEAD: &str =
         "| claim | source | published | ours | ours / published | verdict |\n|---|---|---|---|---|---|\n";
     for s in sections {
-        let sc = Score::of(&s.outcomes);
         let p = &s.published;
-        let _ = write!(
-            m,
-            "## {}\n\n{}. {} claims counted: {} numeric within the band, {} outside it, {} direction-only hold, {} differ, {} not evaluated.\n\n",
-            p.title,
-            p.paper,
-            sc.counted(),
-            sc.within,
-            sc.outside,
-            sc.direction_holds,
-            sc.direction_differs,
-            sc.not_evaluated
-        );
+        let _ = write!(m, "## {}\n\n{}. {}\n\n", p.title, p.paper, section_counts(&Score::of(&s.outcomes)));
+        m.push_str(&notes::parameters_md(s));
         m.push_str(&side_tables_md(s));
         let (by, rest) = claims_by_figure(s);
         for ((spec, _), claims) in s.figures.iter().zip(&by) {
@@ -1463,33 +1269,6 @@ pub fn heading_anchor(heading: &str) -> String {
         .collect()
 }
 
-/// `claims.csv`: one row per claim; `kind` is `numeric` or `direction`, `band_lo`/`band_hi`
-/// the band of a `ratio` check, `restates` the claim it restates (not counted).
-pub fn claims_csv(sections: &[Section]) -> String {
-    let mut s =
-        String::from("experiment,claim,metric,case,kind,published,ours,ratio,band_lo,band_hi,verdict,restates\n");
-    for sec in sections {
-        for o in &sec.outcomes {
-            let (blo, bhi) = band(o).map(|[l, h]| (l.to_string(), h.to_string())).unwrap_or_default();
-            let _ = writeln!(
-                s,
-                "{},{},{},{},{},{},{},{},{blo},{bhi},{},{}",
-                sec.published.experiment,
-                o.claim.id,
-                o.claim.metric.name(),
-                o.claim.metric.case_or_sweep().unwrap_or(""),
-                o.claim.kind().word(),
-                o.claim.published,
-                if o.ours.is_finite() { format!("{:.6}", o.ours) } else { String::new() },
-                if o.ratio.is_finite() { format!("{:.6}", o.ratio) } else { String::new() },
-                o.verdict.word(),
-                o.claim.restates.as_deref().unwrap_or("")
-            );
-        }
-    }
-    s
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1541,6 +1320,8 @@ check = "ratio"
                 ratio: ours / c.published,
                 verdict,
                 rule: "band".into(),
+                noise: None,
+                own_band: None,
             })
             .collect();
         Section { published, cases: Vec::new(), outcomes, figures: Vec::new(), investigations: Vec::new() }
@@ -1576,6 +1357,7 @@ check = "ratio"
             sentence: "f".into(),
             svg: "<svg></svg>".into(),
             claims: vec!["ret-cocoa".into()],
+            results: Vec::new(),
         });
         s
     }
@@ -1655,6 +1437,7 @@ check = "ratio"
             summaries: vec![mh("default", 0.5)],
             series: CaseSeries::None,
             trace: None,
+            rtt_samples_rep0: Vec::new(),
             per_replication: Vec::new(),
         });
         let md = markdown("t", "i", None, std::slice::from_ref(&s));

@@ -16,7 +16,7 @@ use crate::error::ReportError;
 use crate::figures::{LinePanel, Series, SeriesStyle, line_figure_in_columns};
 use crate::reproduce::evaluate::{CaseResult, capitalised, net, sweep_points};
 use crate::reproduce::experiments::Case;
-use crate::reproduce::published::{Check, DEFAULT_BAND, Metric, Published};
+use crate::reproduce::published::{DEFAULT_BAND, Metric, Published};
 
 pub use super::spec::BurstScaleSpec;
 /// Time mode: factors applied to the default sojourns (1 s burst, 4 s low-error).
@@ -166,6 +166,22 @@ pub fn burst_scale(spec: &BurstScaleSpec, results: &[CaseResult], published: &Pu
         sentence,
         svg,
         claims,
+        results: lines
+            .iter()
+            .map(|l| super::ClaimPoints {
+                claim: l.claim.clone(),
+                axis: l.mode.to_string(),
+                values: l.ours.iter().map(|p| p.0).collect(),
+                // Time mode at scale 1 is the default chain; packet mode has no default.
+                default: (l.mode == "time").then_some(1.0),
+                ours: l.ours.iter().map(|p| p.1).collect(),
+                verdicts: l
+                    .ours
+                    .iter()
+                    .map(|&(x, _)| if l.holds_at(x) { "holds" } else { "differs" }.to_string())
+                    .collect(),
+            })
+            .collect(),
     })
 }
 
@@ -188,10 +204,8 @@ fn lines(results: &[CaseResult], published: &Published) -> Vec<Line> {
             }
             for b in VERSUS {
                 let Some(claim) = claim_for(published, &base_case(level, flows), b) else { continue };
-                let band = match claim.check {
-                    Check::Ratio { range } => range.unwrap_or(DEFAULT_BAND),
-                    _ => DEFAULT_BAND,
-                };
+                // The headline band (a claim's own band is never the verdict's).
+                let band = DEFAULT_BAND;
                 let (ours, intervals) =
                     pts.iter().filter_map(|(x, c)| Some(((*x, gain(&c.summaries, b)?), gain_interval(c, b)))).unzip();
                 lines.push(Line {
@@ -414,6 +428,7 @@ mod tests {
                 per_replication: if reps.len() >= 6 { reps.iter().map(|&f| all(f)).collect() } else { Vec::new() },
                 series: crate::reproduce::evaluate::CaseSeries::None,
                 trace: None,
+                rtt_samples_rep0: Vec::new(),
             })
             .collect()
     }

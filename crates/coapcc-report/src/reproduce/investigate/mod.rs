@@ -20,7 +20,7 @@ use coapcc_sim::results::{MedianInterval, median_ci95};
 use serde::{Deserialize, Serialize};
 
 pub use self::spec::{InvestigationSpec, SweepSpec};
-use super::evaluate::{CaseResult, CaseSeries, Outcome, Verdict, capitalised, evaluate, metric_words};
+use super::evaluate::{CaseResult, Outcome, Verdict, capitalised, evaluate, metric_words};
 use super::experiments::Case;
 use super::published::{Check, Claim, ClaimKind, DEFAULT_BAND, Published};
 use crate::error::ReportError;
@@ -43,6 +43,44 @@ pub struct Investigation {
     pub svg: String,
     /// The claims it bears on.
     pub claims: Vec<String>,
+    /// Each claim's value and verdict at every point (the data a cause's numbers and its
+    /// standing are taken from).
+    pub results: Vec<ClaimPoints>,
+}
+
+/// One claim across an investigation's points (one axis of it): our value and the verdict at
+/// each swept value.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClaimPoints {
+    /// The claim's id.
+    pub claim: String,
+    /// The axis, for an investigation with several (the burst scale's `time` and `packet`
+    /// modes); empty otherwise.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub axis: String,
+    /// The swept values, ascending.
+    pub values: Vec<f64>,
+    /// The documented default among them (the experiment's own case), if the axis has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<f64>,
+    /// Our value of the claim at each value (NaN where it is not evaluated).
+    pub ours: Vec<f64>,
+    /// The verdict at each value: `holds`, `differs`, `inconclusive` or `not evaluated`.
+    pub verdicts: Vec<String>,
+}
+
+impl ClaimPoints {
+    /// Whether the claim holds at a swept value other than the documented default: the
+    /// investigation shows that changing the parameter blamed makes it hold.
+    pub fn holds_off_default(&self) -> bool {
+        self.values.iter().zip(&self.verdicts).any(|(x, v)| v == "holds" && Some(*x) != self.default)
+    }
+
+    /// Our value at swept value `x`.
+    pub fn at(&self, x: f64) -> Option<f64> {
+        self.values.iter().position(|v| *v == x).map(|i| self.ours[i])
+    }
 }
 
 /// An investigation's finding as kept in `investigations.toml` (a full run's copy is
@@ -60,6 +98,16 @@ pub struct Finding {
     pub sentence: String,
     /// The claims it bears on.
     pub claims: Vec<String>,
+    /// Each claim's value and verdict at every point.
+    #[serde(default, rename = "result")]
+    pub results: Vec<ClaimPoints>,
+}
+
+impl Finding {
+    /// The results of claim `claim` (one per axis).
+    pub fn of_claim<'a>(&'a self, claim: &'a str) -> impl Iterator<Item = &'a ClaimPoints> + 'a {
+        self.results.iter().filter(move |r| r.claim == claim)
+    }
 }
 
 /// The `investigations.toml` file.
@@ -83,6 +131,7 @@ impl Findings {
                     title: i.title.clone(),
                     sentence: i.sentence.clone(),
                     claims: i.claims.clone(),
+                    results: i.results.clone(),
                 });
             }
         }
@@ -221,43 +270,29 @@ pub fn claim_sweeps(spec: &SweepSpec, results: &[CaseResult], published: &Publis
             per_value.push((x, set));
         }
     }
+    // Each point's replications alone (the noise test of direction claims at every point).
+    let sets: Vec<Vec<Vec<CaseResult>>> =
+        per_value.iter().map(|(_, cases)| crate::reproduce::noise::replication_sets(cases)).collect();
     spec.claims
         .iter()
         .filter_map(|id| published.claims.iter().find(|c| c.id == *id))
         .map(|claim| ClaimSweep {
             claim: claim.id.clone(),
-            points: per_value.iter().map(|(x, cases)| (*x, evaluate(cases, claim))).collect(),
-            intervals: per_value.iter().map(|(_, cases)| interval(cases, claim)).collect(),
+            points: per_value
+                .iter()
+                .zip(&sets)
+                .map(|((x, cases), sets)| (*x, crate::reproduce::noise::judge(evaluate(cases, claim), sets)))
+                .collect(),
+            intervals: sets.iter().map(|sets| interval(sets, claim)).collect(),
         })
         .collect()
 }
 
 /// The 95 % interval of the median over replications of `claim` evaluated on each replication
-/// of `cases` alone (replication r of every case together: they share seed + r); none when a
-/// case has fewer than 6 replications kept.
-fn interval(cases: &[CaseResult], claim: &Claim) -> MedianInterval {
-    let n = cases.iter().map(|c| c.per_replication.len()).min().unwrap_or(0);
-    let values: Vec<f64> = (0..n)
-        .map(|r| {
-            let alone: Vec<CaseResult> = cases
-                .iter()
-                .map(|c| CaseResult {
-                    case: c.case.clone(),
-                    description: String::new(),
-                    source: String::new(),
-                    seed: c.seed.wrapping_add(r as u64),
-                    replications: 1,
-                    summaries: c.per_replication[r].clone(),
-                    per_replication: Vec::new(),
-                    // A claim reads only the summaries.
-                    series: CaseSeries::None,
-                    trace: c.trace.clone(),
-                })
-                .collect();
-            evaluate(&alone, claim).ours
-        })
-        .collect();
-    median_ci95(&values)
+/// alone (`sets`, [`crate::reproduce::noise::replication_sets`]: replication r of every case
+/// together, as they share seed + r); none with fewer than 6 replications defining it.
+fn interval(sets: &[Vec<CaseResult>], claim: &Claim) -> MedianInterval {
+    median_ci95(&sets.iter().map(|set| evaluate(set, claim).ours).collect::<Vec<f64>>())
 }
 
 /// Whether a case is a point of an investigation (not one of the experiment's own).
@@ -309,6 +344,17 @@ verdicts above stay on the default.",
         sentence: sentence(spec, &sweeps),
         svg,
         claims: sweeps.iter().map(|s| s.claim.clone()).collect(),
+        results: sweeps
+            .iter()
+            .map(|s| ClaimPoints {
+                claim: s.claim.clone(),
+                axis: String::new(),
+                values: s.points.iter().map(|p| p.0).collect(),
+                default: Some(spec.default),
+                ours: s.points.iter().map(|p| p.1.ours).collect(),
+                verdicts: s.points.iter().map(|p| p.1.verdict.word().to_string()).collect(),
+            })
+            .collect(),
     })
 }
 
@@ -328,7 +374,8 @@ fn figure(spec: &SweepSpec, sweeps: &[ClaimSweep], published: &Published, reps: 
         };
         if claim.kind() == ClaimKind::Numeric {
             let band = match claim.check {
-                Check::Ratio { range } => range.unwrap_or(DEFAULT_BAND),
+                // The headline band: a claim's own band is never the verdict's.
+                Check::Ratio { .. } => DEFAULT_BAND,
                 Check::Within { tolerance } => {
                     [1.0 - tolerance / claim.published.abs(), 1.0 + tolerance / claim.published.abs()]
                 }
@@ -504,7 +551,15 @@ source = \"s\"\nmetric = \"fct_median\"\ncase = \"x/base\"\na = \"cocoa\"\npubli
             "x.toml",
         )
         .unwrap();
-        Outcome { claim: p.claims[0].clone(), ours: 1.0, ratio: 1.0, verdict: v, rule: String::new() }
+        Outcome {
+            claim: p.claims[0].clone(),
+            ours: 1.0,
+            ratio: 1.0,
+            verdict: v,
+            rule: String::new(),
+            noise: None,
+            own_band: None,
+        }
     }
 
     fn sweep(id: &str, holds: &[bool]) -> ClaimSweep {
@@ -612,6 +667,7 @@ source = \"s\"\nmetric = \"fct_median\"\ncase = \"x/base\"\na = \"cocoa\"\npubli
             per_replication: Vec::new(),
             series: super::super::evaluate::CaseSeries::None,
             trace: None,
+            rtt_samples_rep0: Vec::new(),
         }
     }
 
@@ -630,18 +686,55 @@ published = 1.0\nqualitative = true\ncheck = \"sign\"\n",
     fn a_claim_comparing_a_swept_case_with_a_fixed_one_is_evaluated_at_every_point() {
         let p = base_minus_other();
         let spec = SweepSpec { values: vec![20.0, 40.0], claims: strings(&["c1"]), ..spec() };
-        // x/base's goodput rises above x/other's (15) at 40 B.
+        // x/base's goodput rises above x/other's (15) at 40 B, in each of two replications.
         let results = vec![
-            mh_result("x/base", None, 10.0),
-            mh_result("x/other", None, 15.0),
-            mh_result("x/base@response_payload_bytes=40", Some(("investigation/x-size/x/base", 40.0)), 20.0),
+            with_replications(mh_result("x/base", None, 10.0), &[9.0, 11.0]),
+            with_replications(mh_result("x/other", None, 15.0), &[15.0, 15.0]),
+            with_replications(
+                mh_result("x/base@response_payload_bytes=40", Some(("investigation/x-size/x/base", 40.0)), 20.0),
+                &[19.0, 21.0],
+            ),
         ];
         let unfixed = claim_sweeps(&spec, &results, &p);
         assert!(unfixed[0].points.iter().all(|(_, o)| matches!(o.verdict, Verdict::NotEvaluated(_))));
         let fixed = SweepSpec { fixed: strings(&["x/other"]), ..spec };
         let s = claim_sweeps(&fixed, &results, &p);
         assert_eq!(s[0].points.iter().map(|(_, o)| o.ours).collect::<Vec<_>>(), vec![-5.0, 5.0]);
+        // Per replication −6, −4 at 20 B (wholly below 0: differs) and 4, 6 at 40 B (holds).
+        assert_eq!(s[0].points[0].1.verdict, Verdict::Differs);
+        assert_eq!(s[0].points[1].1.noise, Some([4.0, 6.0]));
         assert_eq!(s[0].holds_at(), vec![40.0]);
+    }
+
+    #[test]
+    fn a_sign_claim_whose_replications_straddle_zero_is_inconclusive_and_one_without_replications_too() {
+        let p = base_minus_other();
+        let spec =
+            SweepSpec { values: vec![20.0, 40.0], claims: strings(&["c1"]), fixed: strings(&["x/other"]), ..spec() };
+        // At 40 B the mean difference is +1 (holds on the means), but the replications give −3
+        // and +5: the bootstrap interval of their mean is [−3, 5], across 0.
+        let results = vec![
+            with_replications(mh_result("x/base", None, 10.0), &[9.0, 11.0]),
+            with_replications(mh_result("x/other", None, 15.0), &[15.0, 15.0]),
+            with_replications(
+                mh_result("x/base@response_payload_bytes=40", Some(("investigation/x-size/x/base", 40.0)), 16.0),
+                &[12.0, 20.0],
+            ),
+        ];
+        let s = claim_sweeps(&spec, &results, &p);
+        let at40 = &s[0].points[1].1;
+        assert_eq!((at40.ours, at40.noise), (1.0, Some([-3.0, 5.0])));
+        assert!(
+            matches!(&at40.verdict, Verdict::Inconclusive(why) if why.contains("[-3.0000, 5.0000]")),
+            "{:?}",
+            at40.verdict
+        );
+        assert!(s[0].holds_at().is_empty());
+        // One replication: no test of the noise can be made.
+        let single: Vec<CaseResult> =
+            results.into_iter().map(|r| CaseResult { per_replication: Vec::new(), ..r }).collect();
+        let s = claim_sweeps(&spec, &single, &p);
+        assert!(matches!(&s[0].points[1].1.verdict, Verdict::Inconclusive(why) if why.contains("no noise test")));
     }
 
     /// `result` with one replication's goodput per value of `goodputs` kept alone.

@@ -796,7 +796,16 @@ mod tests {
         let r = run(cfg, 42);
         assert_eq!(r.coap.len(), 29);
         assert!(r.coap.iter().all(|f| f.completed + f.failed == 5), "{:?}", r.coap);
-        assert!(r.end_ns < 3_600_000_000_000, "ended when the clients were done");
+        // The run ends when the last client is done (no tail), not at the configured hour.
+        let done = r.clients_done_ns.expect("the clients finish");
+        assert_eq!(r.end_ns, done);
+        let last_ack = r.coap.iter().filter_map(|f| f.last_ack_ns).max().unwrap();
+        assert!(done >= last_ack, "{done} < {last_ack}");
+        // Each client starts within the 1 s start window and makes its 5 exchanges one after
+        // another, each over in at most RFC 7252's MAX_TRANSMIT_WAIT = 2 s × 1.5 × (2⁵ − 1) =
+        // 93 s, and no faster than two crossings of the 75 ms cloud delay.
+        assert!(done <= 1_000_000_000 + 5 * 93_000_000_000, "{done}");
+        assert!(done >= 5 * 150_000_000, "{done}");
     }
 
     #[test]

@@ -326,6 +326,16 @@ mod tests {
         let mut sim = MultihopSim::new(extreme, 1).unwrap();
         sim.end = Instant::from_nanos(60_000_000_000);
         let (r, _) = sim.run();
+        // It stops within the minute it was given, at its last event: uIP's periodic timer fires
+        // every 0.5 s (Lim 2020 §3.1), so that event is at most 0.5 s before the end. A byte takes
+        // 4·10⁹ bits on the 115 200 bit/s SLIP line (about 9.6 hours), so no SYN reaches the
+        // server: nothing is delivered or counted as a data segment, and the two motes' clients
+        // are still setting up.
+        assert!((59_500_000_000..=60_000_000_000).contains(&r.end_ns), "{}", r.end_ns);
+        let t = r.tcp.as_ref().expect("a TCP workload");
+        assert_eq!(t.nodes.len(), 2);
+        assert!(t.nodes.iter().all(|n| n.delivered_bytes == 0 && n.retransmitted_segments == 0 && n.rtt_samples == 0));
+        assert_eq!((t.goodput_bps, t.setup_failures, t.broken), (0.0, 0, 0));
         assert!(r.events > 0);
         assert!(toml::from_str::<MultihopConfig>("[topology]\nkind = \"line\"\nnodes = 3\nspacing_m = 40.0").is_ok());
     }
