@@ -142,7 +142,7 @@ struct RawPublished {
 /// Our result tables of an experiment with no published results to set beside them (the
 /// firmware update): per `[[result_table.table]]` one table of each metric (median FCT, median
 /// retransmissions per flow, goodput of the median flow), rows the algorithms of its cases,
-/// columns the named groups of cases (`coapcc_report::reproduce::transfer`).
+/// columns the named groups of cases (`reproduce/result_table.rs`).
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ResultTable {
