@@ -239,6 +239,13 @@ pub async fn run_once(argv: &[String], run: usize, script: &Script, opts: &RunOp
             }
         }
         if let Ok(Some(status)) = client.0.try_wait() {
+            // What the client sent before it exited is already queued on the socket (an ACK
+            // of the separate response, sent just before exiting): read it before stopping.
+            while let Ok((n, from)) = socket.try_recv_from(&mut buf) {
+                #[allow(clippy::disallowed_methods, reason = "this crate is where the OS clock may be read")]
+                let at = Instant::now();
+                st.on_datagram(at, from, &buf[..n]);
+            }
             st.run.end = End::Exited(status.code());
             st.run.end_at = st.since(now);
             break;
