@@ -13,7 +13,7 @@ fn root() -> PathBuf {
 /// Every `id = "..."` of `[[figure]]` and `[[claim]]` tables in the data files.
 fn ids(kind: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for e in ["fasor", "full-backoff", "makarem-rto", "makarem-rate", "betzler", "lim", "makarem-cooja"] {
+    for e in ["fasor", "full-backoff", "makarem-rto", "makarem-rate", "betzler", "lim", "makarem-cooja", "firmware"] {
         let text = std::fs::read_to_string(root().join(format!("data/published/{e}.toml"))).unwrap();
         let table: toml::Table = toml::from_str(&text).unwrap();
         if let Some(items) = table.get(kind).and_then(|v| v.as_array()) {
@@ -170,7 +170,7 @@ fn the_quick_report_holds_every_figure_and_claim_and_renders_in_a_browser() {
     };
     // One screenshot per experiment, of its first figure: the page's `figure:target` style
     // shows the figure named in the URL fragment alone.
-    for e in ["fasor", "full-backoff", "makarem-rto", "makarem-rate", "betzler", "lim", "makarem-cooja"] {
+    for e in ["fasor", "full-backoff", "makarem-rto", "makarem-rate", "betzler", "lim", "makarem-cooja", "firmware"] {
         let text = std::fs::read_to_string(root().join(format!("data/published/{e}.toml"))).unwrap();
         let table: toml::Table = toml::from_str(&text).unwrap();
         let Some(first) = table.get("figure").and_then(|v| v.as_array()).and_then(|a| a.first()) else { continue };

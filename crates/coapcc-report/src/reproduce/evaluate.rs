@@ -5,6 +5,7 @@ use coapcc_sim::results::{MetricSummary, MultihopMetric, NetworkSummary, Summary
 
 use super::experiments::Case;
 use super::published::{At, Check, Claim, Comparison, DEFAULT_BAND, Kind, Quantity, Rows};
+use super::transfer::Transfer;
 
 /// Time series kept from the first replication of a case (for figures).
 #[derive(Clone, Debug, Default)]
@@ -68,6 +69,9 @@ pub struct CaseResult {
     /// A TCP multihop case drawn by a trace figure: per algorithm, each mote's Karn-valid RTT
     /// samples (s) in replication 0 (the run the figure draws); empty otherwise.
     pub rtt_samples_rep0: Vec<(String, Vec<Vec<f64>>)>,
+    /// A case whose flows each fetch one object (`[tcp]`, `[coap.blockwise]`): the object's
+    /// size and, over CoAP over TCP, what only TCP has; none for every other case.
+    pub transfer: Option<Transfer>,
 }
 
 /// Mean and 95 % confidence half-width.
@@ -242,6 +246,15 @@ fn case_scalar(x: Quantity, s: &Summary) -> Option<f64> {
 /// A base quantity X of algorithm `a` at a place.
 fn base(x: Quantity, at: &Place<'_>, a: &str) -> Result<f64, String> {
     match at {
+        Place::Case(c) if matches!(x, Quantity::DataSegmentsMedian | Quantity::HeaderBytesMedian) => {
+            let t = c.transfer.as_ref().and_then(|t| t.tcp_of(a)).ok_or_else(|| {
+                format!("`{}` needs a CoAP-over-TCP case with `{a}`; `{}` is not one", x.name(), c.case.name)
+            })?;
+            Ok(match x {
+                Quantity::HeaderBytesMedian => t.header_bytes_median(),
+                _ => t.data_segments_median,
+            })
+        }
         Place::Case(c) => {
             case_scalar(x, of(c, a)?).ok_or_else(|| format!("metric `{}` needs a sweep or is unknown", x.name()))
         }
@@ -598,6 +611,8 @@ pub fn quantity_words(x: Quantity) -> (&'static str, &'static str) {
         Quantity::MeanGoodput => ("mean goodput", "messages/s"),
         Quantity::MaxOverhead => ("largest overhead", ""),
         Quantity::MeanOverhead => ("mean overhead", ""),
+        Quantity::DataSegmentsMedian => ("median data segments per flow", ""),
+        Quantity::HeaderBytesMedian => ("median header bytes of the data segments per flow", "B"),
     }
 }
 
@@ -917,6 +932,7 @@ pub(crate) mod tests {
             series: CaseSeries::None,
             trace: None,
             rtt_samples_rep0: Vec::new(),
+            transfer: None,
         }
     }
 

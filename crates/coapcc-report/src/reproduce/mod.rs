@@ -12,6 +12,7 @@
 //! | [`render`] | figures, `index.html` (self-contained), `report.md`; [`notes`]: what is printed under each claim (role, parameters, noise test, cause) and the parameter tables |
 //! | [`section`], [`claims_csv`] | an experiment's evaluated content; `claims.csv` written from it, and read back by column name |
 //! | [`scoreboard`] | the scoreboard, counted from `claims.csv` (the report's, the printed one, `status.md`) |
+//! | [`transfer`], [`result_table`] | what a transfer case (CoAP over TCP, block-wise CoAP) keeps beyond its summaries; the result tables of an experiment with a `[result_table]` (`results.csv`) |
 
 pub(crate) mod claims_csv;
 mod evaluate;
@@ -21,8 +22,10 @@ pub(crate) mod noise;
 mod notes;
 pub(crate) mod published;
 pub(crate) mod render;
+mod result_table;
 pub(crate) mod scoreboard;
 mod section;
+mod transfer;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -160,6 +163,7 @@ fn run_case(
         _ => CaseSeries::None,
     };
     let rtt_samples_rep0 = rtt_samples(&traces);
+    let transfer = transfer::Transfer::of_runs(s, &runs);
     if kept.is_none() {
         crate::sim::write_piece(s, data, &Piece::new(&runs, traces))?;
     }
@@ -177,6 +181,7 @@ fn run_case(
             _ => None,
         },
         rtt_samples_rep0,
+        transfer,
     };
     Ok((result, kept.is_some()))
 }
@@ -416,6 +421,10 @@ images: each of ours is shown with their caption and a description of what their
     );
     let csv = section::claims_csv(&sections);
     write_atomic(&dir.join("claims.csv"), csv.as_bytes())?;
+    // Our result tables (an experiment with `[result_table]`), as data.
+    if let Some(results) = result_table::results_csv(&sections) {
+        write_atomic(&dir.join("results.csv"), results.as_bytes())?;
+    }
     // The "Reproduction status" section of docs/reproduction-status.md is this file (of a full run).
     write_atomic(&dir.join("status.md"), render::status_md(&csv)?.as_bytes())?;
     // Its "why claims differ" section is `causes.md` (of a full run), generated from

@@ -47,6 +47,7 @@ pub fn replication_sets(cases: &[CaseResult]) -> Vec<Vec<CaseResult>> {
                     series: CaseSeries::None,
                     trace: c.trace.clone(),
                     rtt_samples_rep0: Vec::new(),
+                    transfer: None,
                 })
                 .collect()
         })

@@ -41,6 +41,8 @@ pub struct Published {
     pub investigations: Vec<InvestigationSpec>,
     /// Their result tables rebuilt from the claims, side by side with ours (none if absent).
     pub side_tables: Option<SideTables>,
+    /// Our result tables, for an experiment with no published results beside them (none if absent).
+    pub result_table: Option<ResultTable>,
     /// The parameters we fitted to a published number or chose where the sources give none,
     /// listed in the report next to the claims they affect.
     pub parameters: Vec<Parameter>,
@@ -131,8 +133,47 @@ struct RawPublished {
     investigations: Vec<toml::Table>,
     #[serde(default)]
     side_tables: Option<SideTables>,
+    #[serde(default)]
+    result_table: Option<ResultTable>,
     #[serde(default, rename = "parameter")]
     parameters: Vec<Parameter>,
+}
+
+/// Our result tables of an experiment with no published results to set beside them (the
+/// firmware update): per `[[result_table.table]]` one table of each metric (median FCT, median
+/// retransmissions per flow, goodput of the median flow), rows the algorithms of its cases,
+/// columns the named groups of cases (`reproduce/result_table.rs`).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResultTable {
+    /// What the tables show, printed above them.
+    pub about: String,
+    /// Row names of algorithms (`cubic` → `TCP CUBIC`); an algorithm not listed keeps its own.
+    #[serde(default)]
+    pub names: BTreeMap<String, String>,
+    /// The tables.
+    #[serde(rename = "table")]
+    pub tables: Vec<ResultGrid>,
+}
+
+/// One table of a [`ResultTable`]: its title and its columns.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResultGrid {
+    /// The title (`One client`).
+    pub title: String,
+    /// The columns, in order.
+    pub columns: Vec<ResultColumn>,
+}
+
+/// One column of a [`ResultGrid`]: the cases whose algorithms fill it.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResultColumn {
+    /// The column head (`28 200 B, high`).
+    pub label: String,
+    /// The cases (each algorithm's row takes its value from the first case that has it).
+    pub cases: Vec<String>,
 }
 
 /// Their result tables, rebuilt from the claims on a multihop run metric's mean (`mh_mean`)
@@ -605,6 +646,10 @@ pub enum Quantity {
     MaxOverhead,
     /// Mean overhead over the sweep.
     MeanOverhead,
+    /// CoAP over TCP: median distinct data segments of the response per flow.
+    DataSegmentsMedian,
+    /// CoAP over TCP: median IP/TCP header bytes of the response's data segments per flow.
+    HeaderBytesMedian,
 }
 
 impl Quantity {
@@ -628,6 +673,8 @@ impl Quantity {
             Quantity::MeanGoodput => "mean_goodput",
             Quantity::MaxOverhead => "max_overhead",
             Quantity::MeanOverhead => "mean_overhead",
+            Quantity::DataSegmentsMedian => "data_segments_median",
+            Quantity::HeaderBytesMedian => "header_bytes_median",
         }
     }
 }
@@ -1030,6 +1077,8 @@ metrics! {
     MeanGoodput(OfOne) = "mean_goodput" => |s| Kind::Base(Q::MeanGoodput, s);
     MaxOverhead(OfOne) = "max_overhead" => |s| Kind::Base(Q::MaxOverhead, s);
     MeanOverhead(OfOne) = "mean_overhead" => |s| Kind::Base(Q::MeanOverhead, s);
+    DataSegmentsMedian(OfOne) = "data_segments_median" => |s| Kind::Base(Q::DataSegmentsMedian, s);
+    HeaderBytesMedian(OfOne) = "header_bytes_median" => |s| Kind::Base(Q::HeaderBytesMedian, s);
     FctMedianReduction(Versus) = "fct_median_reduction" => |s| Kind::Compare(Q::FctMedian, Reduction, s);
     UnnecessaryMedianReduction(Versus) = "unnecessary_median_reduction" => |s| Kind::Compare(Q::UnnecessaryMedian, Reduction, s);
     RetransmissionsMedianReduction(Versus) = "retransmissions_median_reduction" => |s| Kind::Compare(Q::RetransmissionsMedian, Reduction, s);
@@ -1402,6 +1451,7 @@ fn parse_text(text: &str, file: &str) -> Result<Published, String> {
         claims,
         investigations,
         side_tables: raw.side_tables,
+        result_table: raw.result_table,
         parameters: raw.parameters,
     })
 }
@@ -1914,7 +1964,10 @@ beside the checkout)"
     #[test]
     fn the_catalogue_holds_every_experiment_file_in_report_order() {
         let ids = ids().unwrap();
-        assert_eq!(ids, ["fasor", "full-backoff", "makarem-rto", "makarem-rate", "betzler", "lim", "makarem-cooja"]);
+        assert_eq!(
+            ids,
+            ["fasor", "full-backoff", "makarem-rto", "makarem-rate", "betzler", "lim", "makarem-cooja", "firmware"]
+        );
         assert!(all().unwrap().iter().all(|p| !p.about.is_empty() && !p.cases.runs.is_empty()));
         let e = load("nope").unwrap_err();
         assert!(e.is_bad_input() && e.to_string().contains("valid: fasor, full-backoff"), "{e}");

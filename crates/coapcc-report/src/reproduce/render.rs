@@ -1034,6 +1034,7 @@ model and restatements are shown, linked to what they rest on, and not counted.<
         );
         h.push_str(&notes::parameters_html(s));
         h.push_str(&side_tables_html(s));
+        h.push_str(&super::result_table::tables_html(s));
         let (by, rest) = claims_by_figure(s);
         for ((spec, svg), claims) in s.figures.iter().zip(&by) {
             let _ = writeln!(
@@ -1214,6 +1215,7 @@ pub fn markdown(title: &str, intro: &str, run: Option<&RunRecord>, sections: &[S
         let _ = write!(m, "## {}\n\n{}. {}\n\n", p.title, p.paper, section_counts(&Score::of(&s.outcomes)));
         m.push_str(&notes::parameters_md(s));
         m.push_str(&side_tables_md(s));
+        m.push_str(&super::result_table::tables_md(s));
         let (by, rest) = claims_by_figure(s);
         for ((spec, _), claims) in s.figures.iter().zip(&by) {
             let _ = write!(
@@ -1438,6 +1440,7 @@ check = "ratio"
             series: CaseSeries::None,
             trace: None,
             rtt_samples_rep0: Vec::new(),
+            transfer: None,
             per_replication: Vec::new(),
         });
         let md = markdown("t", "i", None, std::slice::from_ref(&s));

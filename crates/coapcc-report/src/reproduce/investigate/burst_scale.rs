@@ -429,6 +429,7 @@ mod tests {
                 series: crate::reproduce::evaluate::CaseSeries::None,
                 trace: None,
                 rtt_samples_rep0: Vec::new(),
+                transfer: None,
             })
             .collect()
     }

@@ -668,6 +668,7 @@ source = \"s\"\nmetric = \"fct_median\"\ncase = \"x/base\"\na = \"cocoa\"\npubli
             series: super::super::evaluate::CaseSeries::None,
             trace: None,
             rtt_samples_rep0: Vec::new(),
+            transfer: None,
         }
     }
 
