@@ -1670,11 +1670,9 @@ mod tests {
     }
 
     /// The folder of the source texts the quotes were taken from (not distributed with the
-    /// repository): `COAPCC_SEEDS_DIR`, or the `shared/seeds` folder beside the checkout.
+    /// repository): the folder `COAPCC_SEEDS_DIR` names.
     fn source_texts() -> Option<std::path::PathBuf> {
-        let dir = std::env::var_os("COAPCC_SEEDS_DIR")
-            .map(std::path::PathBuf::from)
-            .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/seeds"));
+        let dir = std::path::PathBuf::from(std::env::var_os("COAPCC_SEEDS_DIR")?);
         dir.is_dir().then_some(dir)
     }
 
@@ -1683,8 +1681,8 @@ mod tests {
         let Some(dir) = source_texts() else {
             // The papers' texts are not distributed: without them this check cannot run, and says so.
             eprintln!(
-                "NOT CHECKED: the quotes against the source texts (no folder at COAPCC_SEEDS_DIR or ../shared/seeds \
-beside the checkout)"
+                "NOT CHECKED: the quotes against the source texts (COAPCC_SEEDS_DIR names no \
+folder)"
             );
             return;
         };
