@@ -122,18 +122,24 @@ impl TcpReference for Ns3Program {
     }
 }
 
+/// Why the ns-3 program's output could not be read (the text names the line).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct FctOutputError(String);
+
 /// The `fct_s` column of the ns-3 program's output (`replication,client,setup_s,fct_s`).
-pub fn parse_fcts(text: &str) -> Result<Vec<f64>, String> {
+pub fn parse_fcts(text: &str) -> Result<Vec<f64>, FctOutputError> {
+    let e = FctOutputError;
     let mut lines = text.lines();
     if lines.next() != Some("replication,client,setup_s,fct_s") {
-        return Err("its output does not start with the header `replication,client,setup_s,fct_s`".into());
+        return Err(e("its output does not start with the header `replication,client,setup_s,fct_s`".into()));
     }
     lines
         .filter(|l| !l.trim().is_empty())
         .map(|l| match l.split(',').nth(3) {
             Some("") => Ok(f64::NAN),
-            Some(x) => x.trim().parse::<f64>().map_err(|_| format!("line `{l}`: `{x}` is not a number")),
-            None => Err(format!("line `{l}` has no fct_s field")),
+            Some(x) => x.trim().parse::<f64>().map_err(|_| e(format!("line `{l}`: `{x}` is not a number"))),
+            None => Err(e(format!("line `{l}` has no fct_s field"))),
         })
         .collect()
 }
@@ -335,7 +341,7 @@ mod tests {
         assert_eq!(v[0], 32.2);
         assert!(v[1].is_nan());
         assert!(parse_fcts("x\n").is_err());
-        assert!(parse_fcts("replication,client,setup_s,fct_s\n0,0,1.3,abc\n").unwrap_err().contains("abc"));
+        assert!(parse_fcts("replication,client,setup_s,fct_s\n0,0,1.3,abc\n").unwrap_err().to_string().contains("abc"));
     }
 
     #[test]

@@ -59,8 +59,8 @@ pub use crosscheck::{
     Verdict as CrosscheckVerdict, run_crosscheck,
 };
 pub use crosscheck_tcp::{
-    FctComparison, Ns3Program, ReferenceCase, TOLERANCE as CROSSCHECK_TCP_TOLERANCE, TcpReference, parse_fcts,
-    run_crosscheck_tcp,
+    FctComparison, FctOutputError, Ns3Program, ReferenceCase, TOLERANCE as CROSSCHECK_TCP_TOLERANCE, TcpReference,
+    parse_fcts, run_crosscheck_tcp,
 };
 pub use describe::describe;
 pub use error::ReportError;

@@ -150,32 +150,42 @@ fn short(v: &str) -> String {
     }
 }
 
+/// Why a cause's placeholder could not be filled (the text names the placeholder).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct PlaceholderError(String);
+
 /// A cause's text with its placeholders filled from the run's data: `{CLAIM}` is our value of
 /// the claim in the run (`ours`), `{CLAIM@INVESTIGATION=VALUE}` (or
 /// `{CLAIM@INVESTIGATION:AXIS=VALUE}`) its value at that swept value of that investigation. An
 /// unknown claim, investigation or value is an error naming the placeholder.
-pub fn render_text(text: &str, ours: &dyn Fn(&str) -> Option<f64>, findings: &Findings) -> Result<String, String> {
+pub fn render_text(
+    text: &str,
+    ours: &dyn Fn(&str) -> Option<f64>,
+    findings: &Findings,
+) -> Result<String, PlaceholderError> {
+    let e = PlaceholderError;
     let mut out = String::new();
     let mut rest = text;
     while let Some(at) = rest.find('{') {
         out.push_str(&rest[..at]);
-        let end = rest[at..].find('}').ok_or_else(|| format!("a `{{` without `}}` in `{text}`"))? + at;
+        let end = rest[at..].find('}').ok_or_else(|| e(format!("a `{{` without `}}` in `{text}`")))? + at;
         let inner = &rest[at + 1..end];
         let value = match inner.split_once('@') {
-            None => ours(inner).ok_or_else(|| format!("`{{{inner}}}`: no claim `{inner}` in the run"))?,
+            None => ours(inner).ok_or_else(|| e(format!("`{{{inner}}}`: no claim `{inner}` in the run")))?,
             Some((claim, point)) => {
-                let (inv, x) = point.split_once('=').ok_or_else(|| format!("`{{{inner}}}`: no `=VALUE`"))?;
+                let (inv, x) = point.split_once('=').ok_or_else(|| e(format!("`{{{inner}}}`: no `=VALUE`")))?;
                 let (inv, axis) = inv.split_once(':').unwrap_or((inv, ""));
-                let x: f64 = x.parse().map_err(|_| format!("`{{{inner}}}`: `{x}` is not a number"))?;
+                let x: f64 = x.parse().map_err(|_| e(format!("`{{{inner}}}`: `{x}` is not a number")))?;
                 let f = findings
                     .investigations
                     .iter()
                     .find(|f| f.id == inv)
-                    .ok_or_else(|| format!("`{{{inner}}}`: no investigation `{inv}` in the run"))?;
+                    .ok_or_else(|| e(format!("`{{{inner}}}`: no investigation `{inv}` in the run")))?;
                 f.of_claim(claim)
                     .find(|r| r.axis == axis)
                     .and_then(|r| r.at(x))
-                    .ok_or_else(|| format!("`{{{inner}}}`: `{inv}` has no value of `{claim}` at {x}"))?
+                    .ok_or_else(|| e(format!("`{{{inner}}}`: `{inv}` has no value of `{claim}` at {x}")))?
             }
         };
         out.push_str(&short_number(value));
@@ -367,9 +377,9 @@ fasor,e,m,c,numeric,2,0.5,0.25,0.8,1.25,differs,,derived\n";
         let ours = |c: &str| (c == "a").then_some(0.087_46);
         let t = render_text("ours {a}, at 40 B {a@inv=40}, at 60 B {a@inv=60}.", &ours, &f).unwrap();
         assert_eq!(t, "ours 0.087, at 40 B 0.500, at 60 B 0.700.");
-        assert!(render_text("{a@inv=50}", &ours, &f).unwrap_err().contains("no value of `a` at 50"));
-        assert!(render_text("{a@nope=40}", &ours, &f).unwrap_err().contains("no investigation `nope`"));
-        assert!(render_text("{b}", &ours, &f).unwrap_err().contains("no claim `b`"));
+        assert!(render_text("{a@inv=50}", &ours, &f).unwrap_err().to_string().contains("no value of `a` at 50"));
+        assert!(render_text("{a@nope=40}", &ours, &f).unwrap_err().to_string().contains("no investigation `nope`"));
+        assert!(render_text("{b}", &ours, &f).unwrap_err().to_string().contains("no claim `b`"));
         assert!(render_text("{a@inv:time=40}", &ours, &f).is_err(), "the axis must match");
     }
 }
