@@ -248,7 +248,7 @@ What differs and why:
   datagram, and a host busy with other processes delays the single-threaded testbed.
 - The link model is the same code with the same draws: fed the simulator's own arrival
   instants, the emulator drops the same packets and releases the others at the same instants
-  (crates/coapcc/tests/link_parity.rs). Once an instant differs, the per-packet draws meet
+  (crates/coapcc/tests/cli/link_parity.rs). Once an instant differs, the per-packet draws meet
   other packets and the two runs of a pair diverge: hence distributions, not runs.
 - Unnecessary retransmissions are ground truth in the simulator and derived from the
   emulator's packet log in the testbed (FIFO matching of copies and ACKs,

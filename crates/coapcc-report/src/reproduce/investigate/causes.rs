@@ -1,7 +1,7 @@
 //! The README's "why claims differ" section (`causes.md` of a run), generated — never written by
 //! hand — from the run's `claims.csv` (the verdicts), the `cause` entries of the data files and
 //! the investigations' findings (`investigations.toml`). The README keeps the full run's copy;
-//! `crates/coapcc/tests/report.rs` checks it against `data/published/claims-full.csv` and
+//! `crates/coapcc/tests/cli/report.rs` checks it against `data/published/claims-full.csv` and
 //! `data/published/investigations-full.toml`.
 //!
 //! A cause's standing is decided by a rule on the investigation data ([`standing`]), never by

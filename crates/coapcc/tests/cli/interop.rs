@@ -9,7 +9,7 @@
 //! - Their clients against each other's servers: the same checks, so a failure above can be
 //!   told apart from a broken peer or harness.
 
-mod interop_peers;
+use crate::interop_peers;
 
 use interop_peers::{ClientKind, LARGE_BYTES, SMALL_BYTES, Server, ServerKind, client_checks, run_bounded};
 use std::process::Command;

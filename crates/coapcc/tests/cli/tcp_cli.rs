@@ -5,8 +5,8 @@
 //! asserted is derived here from the RFC's framing and the configured sizes. Every process
 //! started here is stopped here, by its PID; every wait is bounded.
 
-mod coapcc_process;
-mod raw_tcp;
+use crate::coapcc_process;
+use crate::raw_tcp;
 
 use std::net::TcpListener;
 use std::process::Command;

@@ -19,8 +19,7 @@
 //! stacks at once); their values are checked against RFC 7252's defaults, which they
 //! document. `scripts/probe-stacks` is the 30-run version whose table is in the README.
 
-#[allow(dead_code, reason = "this test uses part of the interop harness")]
-mod interop_peers;
+use crate::interop_peers;
 
 use std::process::Command;
 use std::time::Duration;

@@ -10,7 +10,7 @@
 //! and the command-line reproductions of the issues found on the client and the emulator.
 //! Every process started here is stopped here, by its PID.
 
-mod coapcc_process;
+use crate::coapcc_process;
 
 use std::net::{SocketAddr, UdpSocket};
 use std::process::Command;

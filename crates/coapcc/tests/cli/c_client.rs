@@ -17,10 +17,8 @@
     reason = "the tests bound their waits and time the copies of real processes by the wall clock"
 )]
 
-#[path = "../../coapcc-ffi/tests/cc/mod.rs"]
-mod cc;
-#[allow(dead_code, reason = "this test uses part of the interop harness")]
-mod interop_peers;
+use crate::cc;
+use crate::interop_peers;
 
 use interop_peers::{Run, Server, ServerKind, run_bounded};
 use std::net::UdpSocket;

@@ -4,8 +4,7 @@
 //! libcoap's `coap-server` (RFC 7252 §5.8 codes, payload bytes, RFC 7641 sequence numbers).
 //! Every server is started here and stopped by its PID; every client run is bounded.
 
-#[allow(dead_code, reason = "the interop harness is shared; this file uses its servers only")]
-mod interop_peers;
+use crate::interop_peers;
 
 use std::net::UdpSocket;
 use std::process::Command;

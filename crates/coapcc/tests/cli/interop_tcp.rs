@@ -15,8 +15,7 @@
 //!   naming it in Bad-CSM-Option; libcoap 4.3.1 does not abort (it sends an Empty message and
 //!   keeps the connection), which the test states so that a change is noticed.
 
-#[allow(dead_code, reason = "the UDP interop tests use the rest of the shared harness")]
-mod interop_peers;
+use crate::interop_peers;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;

@@ -13,9 +13,8 @@
 //! its CSM (our client, libcoap's) or abort the connection at its first message (our server,
 //! aiocoap), and Californium's client takes no answer from a server that aborts.
 
-#[allow(dead_code, reason = "the UDP interop tests use the rest of the shared harness")]
-mod interop_peers;
-mod raw_tcp;
+use crate::interop_peers;
+use crate::raw_tcp;
 
 use std::net::TcpListener;
 use std::process::Command;

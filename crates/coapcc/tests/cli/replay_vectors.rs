@@ -5,8 +5,7 @@
 use std::path::Path;
 use std::process::Command;
 
-#[path = "../../../tests/support/replay_vectors.rs"]
-mod replay_vectors;
+use crate::replay_support as replay_vectors;
 
 fn args_of(script: &str, path: &Path) -> Vec<String> {
     let first = script.lines().next().unwrap_or("");
