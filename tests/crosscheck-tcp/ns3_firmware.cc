@@ -2,7 +2,14 @@
 // crosscheck-tcp`): the firmware workload of scenarios/firmware/tcp-*.toml on ns-3's own TCP
 // (TcpCubic or TcpLinuxReno, SACK, PRR recovery, timestamps off, IW 10, delayed ACK 40 ms /
 // 2 segments, RTO min 200 ms, initial RTO 1 s) over point-to-point links with the testbed's
-// rates, delays and byte-limited drop-tail queues.
+// rates, delays and byte-limited drop-tail queues. Where ns-3's defaults differ from Linux and
+// an attribute exists, it is set to Linux's value: DelAckTimeout 40 ms (ns-3: 200 ms; Linux's
+// TCP_DELACK_MIN), MinRto 200 ms (ns-3: 1 s; TCP_RTO_MIN), ConnTimeout 1 s (ns-3: 3 s;
+// TCP_TIMEOUT_INIT; the initial RTT estimate is 1 s in both), DataRetries 15 (ns-3: 6 RTOs in a row abort the
+// connection; Linux's tcp_retries2), TcpCubic's HyStartDelayMax 16 ms (ns-3: 1 s; Linux's
+// HYSTART_DELAY_MAX). What ns-3 3.44 cannot be set to (no RACK, no F-RTO, no quick ACKs, RFC
+// 6298's RTO floor, a 60 s RTO cap) is run on coapcc's side as its matched configuration
+// (docs/tcp.md, "Cross-check against ns-3").
 //
 // Topology: client i --(100 Mbit/s, 0 delay)-- A ==wireless== R --(rest of path)-- server.
 // The wireless link is two point-to-point links between A and R with static routes, so that
@@ -28,7 +35,7 @@
 //
 // Usage: coapcc-ns3-tcp --cc=cubic|reno --clients=N --bufferBytes=B --errors=none|medium|high
 //          --replications=R --startWindowMs=W --clientCsm=6 --serverCsm=5 --request=6
-//          --response=102408 [--seed=1]
+//          --response=102408 [--seed=1] [--stopS=3600] [--trace=true]
 
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
@@ -116,9 +123,32 @@ struct Flow
     uint64_t clientRx{0};
     uint64_t serverRx{0};
     bool responseSent{false};
+    uint32_t timeouts{0};
+    uint32_t retransmissions{0};
+    bool aborted{false};
+    // Per end (0 client, 1 server): whether it sent data yet and the highest byte sent.
+    bool sentAny[2]{false, false};
+    SequenceNumber32 highestSent[2];
 };
 
 static std::vector<Flow> g_flows;
+// With --trace, the server's congestion window (segments), congestion state and data
+// retransmissions of every flow go to stderr as `trace,TIME_S,FLOW,EVENT,VALUE` lines.
+static bool g_trace = false;
+
+static void
+Trace(uint32_t flow, const char* event, double value)
+{
+    if (g_trace)
+    {
+        std::fprintf(stderr,
+                     "trace,%.6f,%u,%s,%g\n",
+                     Simulator::Now().GetSeconds(),
+                     flow,
+                     event,
+                     value);
+    }
+}
 static uint64_t g_drops = 0;
 static uint32_t g_maxCwnd = 0;
 
@@ -137,9 +167,10 @@ QueueBytes(uint32_t, uint32_t now)
 }
 
 static void
-CwndChange(uint32_t, uint32_t now)
+CwndChange(uint32_t flow, uint32_t, uint32_t now)
 {
     g_maxCwnd = std::max(g_maxCwnd, now);
+    Trace(flow, "cwnd", now / 256.0);
 }
 static std::map<uint32_t, uint32_t> g_flowOfAddress;
 static Sizes g_sizes;
@@ -173,21 +204,93 @@ ServerRecv(Ptr<Socket> s)
 
 static uint64_t g_segTx = 0;
 
+// `at` is flow * 2 + end (0 client, 1 server).
 static void
-SegTx(Ptr<const Packet> p, const TcpHeader&, Ptr<const TcpSocketBase>)
+SegTx(uint32_t at, Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
 {
-    if (p->GetSize() > 0)
+    if (p->GetSize() == 0)
+    {
+        return;
+    }
+    if (at / 2 >= g_flows.size())
+    {
+        return;
+    }
+    Flow& f = g_flows[at / 2];
+    uint32_t end = at % 2;
+    if (end == 1)
     {
         ++g_segTx;
+    }
+    SequenceNumber32 last = h.GetSequenceNumber() + p->GetSize();
+    if (f.sentAny[end] && last <= f.highestSent[end])
+    {
+        ++f.retransmissions;
+        if (end == 1)
+        {
+            Trace(at / 2, "retransmit", h.GetSequenceNumber().GetValue());
+        }
+    }
+    else
+    {
+        f.highestSent[end] = last;
+        f.sentAny[end] = true;
     }
 }
 
 static void
-ServerAccept(Ptr<Socket> s, const Address&)
+CongState(uint32_t at, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now)
 {
+    uint32_t flow = at / 2;
+    if (at % 2 == 1)
+    {
+        Trace(flow, "state", now);
+    }
+}
+
+// A retransmission timer expiry doubles the RTO (TcpSocketBase::ReTxTimeout, and the SYN
+// timer's backoff); an RTT sample sets it from SRTT and RTTVAR, which does not give exactly
+// twice the old value. (`CongState` would miss the timeouts after the first one in a row: a
+// traced value reports changes only.) An expiry with the RTO already at ns-3's 60 s cap
+// changes nothing and is not counted.
+static void
+RtoChange(uint32_t at, Time old, Time now)
+{
+    if (at / 2 < g_flows.size() && now > old &&
+        (now == old + old || (now == Seconds(60) && old + old > now)))
+    {
+        ++g_flows[at / 2].timeouts;
+        if (at % 2 == 1)
+        {
+            Trace(at / 2, "timeout", now.GetSeconds());
+        }
+    }
+}
+
+static void
+ServerClosed(Ptr<Socket>)
+{
+}
+
+static void
+ServerAborted(uint32_t flow, Ptr<Socket>)
+{
+    if (flow < g_flows.size())
+    {
+        g_flows[flow].aborted = true;
+    }
+}
+
+static void
+ServerAccept(Ptr<Socket> s, const Address& from)
+{
+    uint32_t flow = g_flowOfAddress[InetSocketAddress::ConvertFrom(from).GetIpv4().Get()];
     s->SetRecvCallback(MakeCallback(&ServerRecv));
-    s->TraceConnectWithoutContext("CongestionWindow", MakeCallback(&CwndChange));
-    s->TraceConnectWithoutContext("Tx", MakeCallback(&SegTx));
+    s->SetCloseCallbacks(MakeCallback(&ServerClosed), MakeBoundCallback(&ServerAborted, flow));
+    s->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&CwndChange, flow));
+    s->TraceConnectWithoutContext("Tx", MakeBoundCallback(&SegTx, flow * 2 + 1));
+    s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&CongState, flow * 2 + 1));
+    s->TraceConnectWithoutContext("RTO", MakeBoundCallback(&RtoChange, flow * 2 + 1));
     SendBytes(s, g_sizes.serverCsm);
 }
 
@@ -233,6 +336,8 @@ StartClient(uint32_t i, Ipv4Address server)
     f.start = Simulator::Now().GetSeconds();
     f.client->SetConnectCallback(MakeCallback(&ClientConnected), MakeCallback(&ClientFailed));
     f.client->SetRecvCallback(MakeCallback(&ClientRecv));
+    f.client->TraceConnectWithoutContext("Tx", MakeBoundCallback(&SegTx, i * 2));
+    f.client->TraceConnectWithoutContext("RTO", MakeBoundCallback(&RtoChange, i * 2));
     f.client->Connect(InetSocketAddress(server, 5683));
 }
 
@@ -254,6 +359,7 @@ RunOne(const std::string& cc,
        uint64_t bufferBytes,
        const std::string& errors,
        double startWindowS,
+       double stopS,
        uint32_t replication)
 {
     RngSeedManager::SetRun(replication + 1);
@@ -393,16 +499,19 @@ RunOne(const std::string& cc,
         n->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext("TcDrop",
                                                                        MakeCallback(&QueueDrop));
     }
-    Simulator::Stop(Seconds(3600));
+    Simulator::Stop(Seconds(stopS));
     Simulator::Run();
     for (uint32_t i = 0; i < clients; ++i)
     {
         const Flow& f = g_flows[i];
-        std::printf("%u,%u,%s,%s\n",
+        std::printf("%u,%u,%s,%s,%u,%u,%d\n",
                     replication,
                     i,
                     Fmt(f.start, f.setup).c_str(),
-                    Fmt(f.get, f.done).c_str());
+                    Fmt(f.get, f.done).c_str(),
+                    f.timeouts,
+                    f.retransmissions,
+                    f.aborted ? 1 : 0);
     }
     std::fprintf(stderr,
                  "replication %u: %lu packets dropped at a full wireless buffer, %lu data segments "
@@ -414,8 +523,10 @@ RunOne(const std::string& cc,
                  g_maxQueue);
     g_segTx = 0;
     g_maxQueue = 0;
-    g_flows.clear();
+    // The sockets' trace sources may still fire while the simulator is destroyed: the flows
+    // they index must outlive it.
     Simulator::Destroy();
+    g_flows.clear();
 }
 
 int
@@ -428,6 +539,7 @@ main(int argc, char* argv[])
     uint32_t replications = 1;
     double startWindowMs = 0;
     uint32_t seed = 1;
+    double stopS = 3600;
     g_sizes = Sizes{6, 5, 6, 102408};
     CommandLine cmd(__FILE__);
     cmd.AddValue("cc", "cubic or reno", cc);
@@ -437,6 +549,8 @@ main(int argc, char* argv[])
     cmd.AddValue("replications", "replications", replications);
     cmd.AddValue("startWindowMs", "clients start at uniform offsets in [0, this)", startWindowMs);
     cmd.AddValue("seed", "ns-3 seed", seed);
+    cmd.AddValue("trace", "write the server's cwnd, states and retransmissions to stderr", g_trace);
+    cmd.AddValue("stopS", "the simulation ends at this time, s (coapcc's time_limit_ms)", stopS);
     cmd.AddValue("clientCsm", "client CSM bytes", g_sizes.clientCsm);
     cmd.AddValue("serverCsm", "server CSM bytes", g_sizes.serverCsm);
     cmd.AddValue("request", "GET bytes", g_sizes.request);
@@ -462,6 +576,8 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(MilliSeconds(40)));
     Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(2));
     Config::SetDefault("ns3::TcpSocket::ConnTimeout", TimeValue(Seconds(1)));
+    Config::SetDefault("ns3::TcpSocket::DataRetries", UintegerValue(15));
+    Config::SetDefault("ns3::TcpCubic::HyStartDelayMax", TimeValue(MilliSeconds(16)));
     Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(1 << 21));
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(65535));
     Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(true));
@@ -469,10 +585,15 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(200)));
     Config::SetDefault("ns3::RttEstimator::InitialEstimation", TimeValue(Seconds(1)));
 
-    std::printf("replication,client,setup_s,fct_s\n");
+    if (!(stopS > 0))
+    {
+        std::fprintf(stderr, "--stopS must be positive\n");
+        return 2;
+    }
+    std::printf("replication,client,setup_s,fct_s,timeouts,retransmissions,aborted\n");
     for (uint32_t rep = 0; rep < replications; ++rep)
     {
-        RunOne(cc, clients, bufferBytes, errors, startWindowMs / 1000.0, rep);
+        RunOne(cc, clients, bufferBytes, errors, startWindowMs / 1000.0, stopS, rep);
     }
     return 0;
 }

@@ -59,8 +59,9 @@ pub use crosscheck::{
     Verdict as CrosscheckVerdict, run_crosscheck,
 };
 pub use crosscheck_tcp::{
-    FctComparison, FctOutputError, Ns3Program, ReferenceCase, TOLERANCE as CROSSCHECK_TCP_TOLERANCE, TcpReference,
-    parse_fcts, run_crosscheck_tcp,
+    DUPTHRESH as CROSSCHECK_TCP_DUPTHRESH, FctComparison, FctOutputError, MATCHED as CROSSCHECK_TCP_MATCHED,
+    Ns3Program, REFERENCE_HEADER, ReferenceCase, ReferenceFlow, SideSummary, TOLERANCE as CROSSCHECK_TCP_TOLERANCE,
+    TcpReference, parse_flows, run_crosscheck_tcp,
 };
 pub use describe::describe;
 pub use error::ReportError;
