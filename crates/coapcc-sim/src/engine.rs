@@ -702,6 +702,29 @@ mod tests {
     }
 
     #[test]
+    fn an_answer_reuses_the_allocation_of_the_oldest_one_only_once_nothing_else_holds_it() {
+        let alg = AnyConfig::from_name("default").unwrap_or_else(|| unreachable!());
+        let coap = CoapConfig::default();
+        let mut sim =
+            Sim::new(&RESIDUAL, one_long_lived_flow(1, 1), &coap, &alg, 3, 0).unwrap_or_else(|e| panic!("{e}"));
+        let net = &mut sim.net;
+        let answer = |mid| Message::empty(coapcc_proto::MessageType::Ack, mid);
+        let first = net.shared(answer(1));
+        // The first answer is still held (in flight): the second gets an allocation of its own.
+        let second = net.shared(answer(2));
+        assert!(!Arc::ptr_eq(&first, &second));
+        let first_at = Arc::as_ptr(&first);
+        drop(first);
+        // The oldest is free now: the third answer is written into it.
+        let third = net.shared(answer(3));
+        assert_eq!((Arc::as_ptr(&third), third.mid), (first_at, 3));
+        assert_eq!(second.mid, 2, "an answer still held is never overwritten");
+        // The second is still held, so the fourth is new again.
+        let fourth = net.shared(answer(4));
+        assert!(!Arc::ptr_eq(&fourth, &second) && !Arc::ptr_eq(&fourth, &third));
+    }
+
+    #[test]
     fn a_long_lived_flow_keeps_only_its_open_exchanges_and_a_bounded_rtt_record() {
         // Residual bandwidth, 16 simulated hours: over 65 536 exchanges, retransmissions
         // whose responses arrive after the exchange ended, losses.
