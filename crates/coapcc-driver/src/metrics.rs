@@ -264,6 +264,11 @@ impl Distribution {
         match &mut self.bins {
             Some(bins) => bin_add(bins, x, 1, x),
             None => {
+                if self.exact.len() == self.exact.capacity() {
+                    // Doubling from 64 values rather than 4: a run's distributions mostly hold
+                    // tens to hundreds, and each early reallocation was a copy per flow.
+                    self.exact.reserve(self.exact.len().max(64));
+                }
                 self.exact.push(x);
                 if self.exact.len() > Self::EXACT_LIMIT {
                     self.bin_all();

@@ -68,6 +68,17 @@ pub(crate) struct Asked {
     pub(crate) echo: Option<OptionValue>,
 }
 
+impl Asked {
+    /// What is kept of `request`.
+    pub(crate) fn of(request: &Message) -> Asked {
+        Asked {
+            mtype: request.mtype,
+            token: request.token,
+            echo: request.option(option::TRANSMISSION_COUNT).map(OptionValue::from_slice),
+        }
+    }
+}
+
 /// A remembered request: answered or not yet.
 #[derive(Clone, Debug)]
 pub(crate) enum Seen {

@@ -41,9 +41,7 @@ use coapcc_core::{Ack, AnyController, Controller, Echo, Instant};
 use crate::block::{self, Block};
 use crate::codec;
 use crate::duplicates::{Asked, Bounds, DuplicateCache, Fingerprint, Seen};
-use crate::message::{
-    Code, Message, MessageType, OptionValue, Options, Payload, Token, decode_uint, encode_uint, option,
-};
+use crate::message::{Code, Message, MessageType, Options, Payload, Token, decode_uint, encode_uint, option};
 
 /// How acknowledgements say which copy of a request they answer; the transmission-count
 /// option is [`option::TRANSMISSION_COUNT`]. Defined in `coapcc-core`, where each algorithm
@@ -109,6 +107,20 @@ pub struct AutoResponse {
     pub code: Code,
     /// Payload (shared, never copied).
     pub payload: Payload,
+}
+
+impl AutoResponse {
+    /// The answer an endpoint with this automatic response sends `request` (`None` for a
+    /// message that is not a request): piggybacked on an ACK for a CON, a NON for a NON, with
+    /// the request's Message ID, token and transmission-count option, and the block a Block2
+    /// option asks for. It is the same whether or not `request` is a duplicate: RFC 7252 §4.5's
+    /// cache answers a copy with the cached response carrying the copy's own token and
+    /// transmission count, which is this answer. So a driver whose server does nothing but
+    /// answer (the network simulator) sends the same messages without a duplicate cache.
+    pub fn answer(&self, request: &Message) -> Option<Message> {
+        let is_request = matches!(request.mtype, MessageType::Con | MessageType::Non) && request.code.is_request();
+        is_request.then(|| auto_answer(&Asked::of(request), request, self))
+    }
 }
 
 impl<C> Clone for EndpointConfig<C> {
@@ -925,11 +937,7 @@ impl<A: Copy + Ord + Hash + Debug, R: Rng, C: Controller> Endpoint<A, R, C> {
                 return;
             }
         }
-        let asked = Asked {
-            mtype: msg.mtype,
-            token: msg.token,
-            echo: msg.option(option::TRANSMISSION_COUNT).map(OptionValue::from_slice),
-        };
+        let asked = Asked::of(&msg);
         let bounds = self.cache_bounds();
         match &self.config.auto_response {
             Some(r) => {

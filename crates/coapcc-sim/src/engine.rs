@@ -1,5 +1,6 @@
-//! The event loop for the network models (testbeds §1–2): clients and one server, each a
-//! `coapcc-proto` endpoint, joined by one link pipeline per direction.
+//! The event loop for the network models (testbeds §1–2): clients (`coapcc-proto` endpoints)
+//! and one server that answers every request at once ([`AutoResponse::answer`], what a server
+//! endpoint with its duplicate cache sends), joined by one link pipeline per direction.
 //!
 //! Events are ordered by `(time, sequence number)`; time never goes backwards. A packet's
 //! whole journey through a pipeline is computed when it is offered (every stage sees arrivals
@@ -25,7 +26,7 @@ use coapcc_driver::flow::{Datagram, FlowLoop, Host, RequestCopy, Sent};
 use coapcc_driver::{BlockPlan, Workload};
 use coapcc_driver::{Recorder, RunEnd};
 use coapcc_proto::block::size_of_szx;
-use coapcc_proto::{Endpoint, Message};
+use coapcc_proto::{AutoResponse, Endpoint, Message};
 
 use crate::timers::TimerHeap;
 use coapcc_driver::link::Pipeline;
@@ -97,6 +98,11 @@ struct Meta {
     exchange: u32,
     copy: u8,
 }
+
+/// How many of the server's answers [`Net::shared`] keeps for reuse: more than the downlink
+/// usually holds, few enough to stay small (8 bytes each) when nothing is ever freed (a
+/// captured run keeps every message).
+const LENT_KEPT: usize = 1 << 16;
 
 const UNTRACKED: Meta = Meta { flow: u32::MAX, exchange: u32::MAX, copy: 0 };
 
@@ -224,7 +230,13 @@ struct Net<'a> {
     packets: Vec<Option<Packet>>,
     free: Vec<u32>,
     in_order: [InOrder; 2],
-    server: Ep,
+    /// The server: it answers every request at once with this fixed response, duplicates
+    /// included ([`AutoResponse::answer`]: the messages a server endpoint's duplicate cache
+    /// sends, so the run keeps no cache).
+    server: AutoResponse,
+    /// The server's answers, oldest first, kept to reuse each one's allocation once the
+    /// client has dropped it (at most [`LENT_KEPT`]).
+    lent: VecDeque<Arc<Message>>,
     /// Per flow: the ground truth of its exchanges.
     truth: Vec<Ledger>,
     /// Per flow: datagrams the server sent it (offered to the downlink).
@@ -274,7 +286,12 @@ impl<'a> Sim<'a> {
         // Built and checked once per run, shared by the server and every client.
         let Endpoints { client: endpoint_config, server: server_config, request: template } =
             Endpoints::new(coap, &workload, algorithm)?;
-        let server = Endpoint::new(server_config, stream_rng(seed, replication, Stream::Server(0).id()))?;
+        // Checked as an endpoint checks it; the server then needs nothing but its answer.
+        let server = Ep::new(server_config, stream_rng(seed, replication, Stream::Server(0).id()))?
+            .config()
+            .auto_response
+            .clone()
+            .ok_or_else(|| ConfigError::new("auto_response", "the simulated server answers every request"))?;
         let client_prototype = Endpoint::new(endpoint_config, stream_rng(seed, replication, Stream::Client(0).id()))?;
         let plan = BlockPlan::of(coap)?;
         let mut workload =
@@ -290,6 +307,7 @@ impl<'a> Sim<'a> {
             free: Vec::new(),
             in_order: [InOrder::default(), InOrder::default()],
             server,
+            lent: VecDeque::new(),
             truth: (0..flows).map(|_| Ledger::default()).collect(),
             packets_down: vec![0; flows as usize],
             plan,
@@ -576,11 +594,11 @@ impl Net<'_> {
         let Packet { from, to, msg, meta } = p;
         self.capture(CapturePoint::Receiver, from, to, &msg);
         if to == SERVER {
-            // The server answers every new request at once (`auto_response`) and every
-            // duplicate from its cache.
-            self.server.handle_message(self.now, from, msg);
-            while let Some(t) = self.server.poll_transmit() {
-                self.send_down(t.to, t.msg, meta);
+            // The server answers every request at once, a duplicate as its cache would; the
+            // clients send it nothing else.
+            if let Some(answer) = self.server.answer(&msg) {
+                let answer = self.shared(answer);
+                self.send_down(from, answer, meta);
             }
             if last_of_done {
                 self.retire(meta);
@@ -591,6 +609,24 @@ impl Net<'_> {
             self.retire(meta);
         }
         Some((to, from, msg))
+    }
+
+    /// `answer`, shared: in the allocation of the oldest answer still kept when nothing else
+    /// holds that one any more (its client has handled it, or the link dropped it), else in a
+    /// new one. Answers mostly arrive in the order they were sent, so the oldest is the one
+    /// most likely free.
+    fn shared(&mut self, answer: Message) -> Arc<Message> {
+        let shared = if let Some(free) = self.lent.front_mut().and_then(Arc::get_mut) {
+            *free = answer;
+            self.lent.pop_front().unwrap_or_else(|| unreachable!("the front was just written"))
+        } else {
+            if self.lent.len() >= LENT_KEPT {
+                self.lent.pop_front();
+            }
+            Arc::new(answer)
+        };
+        self.lent.push_back(Arc::clone(&shared));
+        shared
     }
 
     /// Folds the final exchanges of the flow a packet belonged to.
@@ -663,6 +699,29 @@ mod tests {
         let e = run_network(&RESIDUAL, one_long_lived_flow(0, 1), &CoapConfig::default(), &alg, 1, 0).unwrap_err();
         assert_eq!(e, EngineError::Config(ConfigError::new("nstart", "must be at least 1")));
         assert_eq!(e.to_string(), "`nstart` must be at least 1");
+    }
+
+    #[test]
+    fn an_answer_reuses_the_allocation_of_the_oldest_one_only_once_nothing_else_holds_it() {
+        let alg = AnyConfig::from_name("default").unwrap_or_else(|| unreachable!());
+        let coap = CoapConfig::default();
+        let mut sim =
+            Sim::new(&RESIDUAL, one_long_lived_flow(1, 1), &coap, &alg, 3, 0).unwrap_or_else(|e| panic!("{e}"));
+        let net = &mut sim.net;
+        let answer = |mid| Message::empty(coapcc_proto::MessageType::Ack, mid);
+        let first = net.shared(answer(1));
+        // The first answer is still held (in flight): the second gets an allocation of its own.
+        let second = net.shared(answer(2));
+        assert!(!Arc::ptr_eq(&first, &second));
+        let first_at = Arc::as_ptr(&first);
+        drop(first);
+        // The oldest is free now: the third answer is written into it.
+        let third = net.shared(answer(3));
+        assert_eq!((Arc::as_ptr(&third), third.mid), (first_at, 3));
+        assert_eq!(second.mid, 2, "an answer still held is never overwritten");
+        // The second is still held, so the fourth is new again.
+        let fourth = net.shared(answer(4));
+        assert!(!Arc::ptr_eq(&fourth, &second) && !Arc::ptr_eq(&fourth, &third));
     }
 
     #[test]
