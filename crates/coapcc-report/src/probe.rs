@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use coapcc_core::AnyConfig;
-use coapcc_driver::probe::{End, Findings, Kind, Run, ServerFindings, Windows, windows};
+use coapcc_driver::probe::{End, Findings, Kind, Run, ServerFindings, Violation, Windows, windows};
 use plotters::prelude::*;
 
 use crate::figures::{Area, Drawn, FIGURE_WIDTH, TITLE_H, escape_xml, fail, render};
@@ -22,7 +22,8 @@ fn secs(x: f64) -> String {
     format!("{x:.3} s")
 }
 
-/// The human summary of a client probe: parameters, behaviour, closest algorithm, violations.
+/// The human summary of a client probe: parameters, behaviour, closest algorithm, violations
+/// and warnings.
 pub fn probe_summary(command: &str, f: &Findings) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "coapcc probe client: {command}");
@@ -128,18 +129,23 @@ pub fn probe_summary(command: &str, f: &Findings) -> String {
             let _ = writeln!(s, "closest algorithm    none (no copy was received)");
         }
     }
-    violations(&mut s, f.violations.iter().map(|v| (v.rule, v.kind, v.finding.as_str(), v.evidence.as_str())));
+    rule_findings(&mut s, &f.violations, &f.warnings);
     s
 }
 
-fn violations<'a>(s: &mut String, v: impl Iterator<Item = (&'a str, Kind, &'a str, &'a str)>) {
-    let v: Vec<_> = v.collect();
-    if v.is_empty() {
+/// The violations (a MUST broken, a default changed), then the warnings (a SHOULD not
+/// followed), one line each with the RFC's keyword.
+fn rule_findings(s: &mut String, violations: &[Violation], warnings: &[Violation]) {
+    if violations.is_empty() {
         let _ = writeln!(s, "violations           none");
     }
-    for (rule, kind, finding, evidence) in v {
-        let kind = if kind == Kind::Requirement { "requirement" } else { "default" };
-        let _ = writeln!(s, "VIOLATION ({kind}) {rule}: {finding} [{evidence}]");
+    for v in violations.iter().chain(warnings) {
+        let head = match v.kind {
+            Kind::Requirement => "VIOLATION (MUST)",
+            Kind::Default => "VIOLATION (default)",
+            Kind::Recommendation => "WARNING (SHOULD)",
+        };
+        let _ = writeln!(s, "{head} {}: {} [{}]", v.rule, v.finding, v.evidence);
     }
 }
 
@@ -160,7 +166,7 @@ pub fn server_summary(uri: &str, f: &ServerFindings) -> String {
     let _ = writeln!(s, "stray empty ACK      {}", if o.stray_ack_answered { "answered" } else { "ignored" });
     let _ =
         writeln!(s, "amplification        {:.2} ({} bytes for {})", f.amplification, o.response_bytes, o.request_bytes);
-    violations(&mut s, f.violations.iter().map(|v| (v.rule, v.kind, v.finding.as_str(), v.evidence.as_str())));
+    rule_findings(&mut s, &f.violations, &f.warnings);
     s
 }
 

@@ -109,7 +109,9 @@ impl From<ProbeError> for CliError {
             ProbeError::BadCommand(_) | ProbeError::BadUri(_) | ProbeError::Spawn { .. } => {
                 CliError::Usage(e.to_string())
             }
-            ProbeError::Socket(_) | ProbeError::NoAnswer(..) => CliError::Failure(e.to_string()),
+            ProbeError::Socket(_) | ProbeError::NoAnswer(..) | ProbeError::NoDatagram { .. } => {
+                CliError::Failure(e.to_string())
+            }
         }
     }
 }

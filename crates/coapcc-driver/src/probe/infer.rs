@@ -48,23 +48,29 @@ impl Default for Options {
     }
 }
 
-/// Whether a violation breaks a requirement, or only a §4.8 default a stack may change.
+/// What kind of rule a finding is about, by the RFC's keyword (RFC 2119).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
-    /// A MUST or SHOULD of the RFC.
+    /// A MUST (or MUST NOT) of the RFC, or the retransmission procedure of RFC 7252 §4.2 that
+    /// an endpoint "MUST keep track of": breaking it is a violation, and always fails.
     Requirement,
+    /// A SHOULD of the RFC: not following it is a warning, never a failure (the RFC allows
+    /// valid reasons to do otherwise).
+    Recommendation,
     /// A default a deployment may change: the parameters of RFC 7252 §4.8 (with care,
-    /// §4.8.1), the amplification bound the server probe applies.
+    /// §4.8.1), the amplification bound the server probe applies. A violation, which fails
+    /// unless tuned values are allowed.
     Default,
 }
 
-/// One rule the client broke, with the evidence.
+/// One rule the client broke (or, for a [`Kind::Recommendation`], did not follow), with the
+/// evidence.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Violation {
     /// The rule: document and section.
     pub rule: &'static str,
-    /// Requirement or default.
+    /// Requirement, recommendation or default.
     pub kind: Kind,
     /// What the client does.
     pub finding: String,
@@ -177,13 +183,15 @@ pub struct Findings {
     pub distance_kind: &'static str,
     /// Every algorithm, closest first.
     pub candidates: Vec<Match>,
-    /// Rules broken.
+    /// Rules broken: requirements (MUST) and changed defaults.
     pub violations: Vec<Violation>,
+    /// Recommendations (SHOULD) not followed: warnings, never a failure.
+    pub warnings: Vec<Violation>,
 }
 
 impl Findings {
     /// Whether the client conforms: no violated requirement, and (unless `allow_tuned`) no
-    /// changed default.
+    /// changed default; a warning (a SHOULD not followed) does not count.
     pub fn conforms(&self, allow_tuned: bool) -> bool {
         self.violations.iter().all(|v| allow_tuned && v.kind == Kind::Default)
     }
@@ -268,8 +276,11 @@ fn separate(runs: &[Run], resolution: Duration) -> Option<SeparateHandling> {
             let Some(ack) = run.sent.iter().find(|m| m.exchange == e.number && m.kind == SentKind::EmptyAck) else {
                 continue;
             };
-            // Only exchanges whose separate response left while the run still went on a while.
-            let settled = |t: Duration| t + RESPONSE_GRACE < run.end_at || matches!(run.end, End::Exited(_));
+            // Only exchanges whose separate response left while the run still went on a while,
+            // or that the client answered (the probe stops a run once every copy is answered).
+            let answered = run.replies.iter().any(|r| r.exchange == e.number);
+            let settled =
+                |t: Duration| answered || t + RESPONSE_GRACE < run.end_at || matches!(run.end, End::Exited(_));
             let separate: Vec<_> =
                 run.sent.iter().filter(|m| m.exchange == e.number && m.kind == SentKind::Separate).collect();
             if !separate.iter().any(|m| m.copy == 0 && settled(m.at)) {
@@ -290,10 +301,13 @@ fn separate(runs: &[Run], resolution: Duration) -> Option<SeparateHandling> {
                     Some(ReplyKind::Ack) => h.duplicates_acknowledged += 1,
                     Some(ReplyKind::Reset) => h.duplicates_reset += 1,
                     None => {
-                        // Anything from the client's port after the duplicate shows its endpoint open.
+                        // Anything the client sent after the duplicate shows its endpoint open,
+                        // except its answer to this exchange's first copy: a one-shot client
+                        // answers that, hands the response over and exits, and the duplicate
+                        // may arrive in between (its endpoint closing, not ignoring it).
                         let later = |t: Duration| t > dup.at + resolution;
                         let open = run.copies.iter().any(|c| c.port == e.port && later(c.at))
-                            || run.replies.iter().any(|r| later(r.at));
+                            || run.replies.iter().any(|r| r.exchange != e.number && later(r.at));
                         if open {
                             h.duplicates_ignored += 1;
                         } else {
@@ -351,7 +365,8 @@ pub fn infer(runs: &[Run], opts: &Options) -> Findings {
     };
     let factor: Option<Estimate> = fit.map(|f| f.factor);
     let candidates = rank(runs, max_retransmit.and_then(|n| u8::try_from(n).ok()));
-    let closest = candidates.first();
+    // Nothing compared (no copy in any run): no algorithm is close.
+    let closest = candidates.first().filter(|c| c.distance.is_finite());
     let ties: Vec<&Match> = match closest {
         Some(c) => candidates[1..].iter().filter(|m| tied(m.distance, c.distance)).collect(),
         None => Vec::new(),
@@ -385,8 +400,9 @@ pub fn infer(runs: &[Run], opts: &Options) -> Findings {
         distance_kind: DISTANCE,
         candidates,
         violations: Vec::new(),
+        warnings: Vec::new(),
     };
-    f.violations = check(&f, tol);
+    (f.warnings, f.violations) = check(&f, tol).into_iter().partition(|v| v.kind == Kind::Recommendation);
     f
 }
 
@@ -395,15 +411,17 @@ fn check(f: &Findings, tol: f64) -> Vec<Violation> {
     let mut v = Vec::new();
     let mut add = |rule, kind, finding: String, evidence: String| v.push(Violation { rule, kind, finding, evidence });
     // §4.2: a random initial timeout in [ACK_TIMEOUT, ACK_TIMEOUT × ACK_RANDOM_FACTOR];
-    // §4.8: ACK_RANDOM_FACTOR SHOULD be sufficiently different from 1.0.
+    // §4.8: ACK_RANDOM_FACTOR "MUST NOT be decreased below 1.0, and it SHOULD have a value
+    // that is sufficiently different from 1.0": a factor of 1 breaks only the SHOULD.
     if let Some(fit) = &f.first_timeout_fit
         && fit.n >= 5
         && fit.factor.high < 1.0 + tol / 2.0
     {
         add(
-            "RFC 7252 §4.2, §4.8",
-            Kind::Requirement,
-            "the first timeout is not randomised (ACK_RANDOM_FACTOR ≈ 1)".into(),
+            "RFC 7252 §4.8",
+            Kind::Recommendation,
+            "the first timeout is not randomised (ACK_RANDOM_FACTOR ≈ 1; it SHOULD be sufficiently different from 1.0)"
+                .into(),
             format!(
                 "{} runs: first timeouts from {} to {}; ACK_RANDOM_FACTOR ≤ {:.4} (95 % CI)",
                 fit.n,
@@ -513,6 +531,8 @@ fn check(f: &Findings, tol: f64) -> Vec<Violation> {
                 format!("{} of {} exchanges", h.retransmitted_after_empty_ack, h.exchanges),
             );
         }
+        // §4.2: "A recipient MUST either (a) acknowledge a Confirmable message ... or (b)
+        // reject the message".
         if h.acknowledged < h.exchanges {
             add(
                 "RFC 7252 §4.2, §5.2.2",
@@ -526,7 +546,7 @@ fn check(f: &Findings, tol: f64) -> Vec<Violation> {
         if h.duplicates_reset > 0 {
             add(
                 "RFC 7252 §4.5",
-                Kind::Requirement,
+                Kind::Recommendation,
                 "answers the duplicate of a confirmable separate response with a Reset, not the same ACK".into(),
                 format!(
                     "{} of {} duplicates (sent {} after the first copy, which it acknowledged) drew a Reset",
@@ -539,7 +559,7 @@ fn check(f: &Findings, tol: f64) -> Vec<Violation> {
         if h.duplicates_ignored > 0 {
             add(
                 "RFC 7252 §4.5",
-                Kind::Requirement,
+                Kind::Recommendation,
                 "does not acknowledge the duplicate of a confirmable separate response".into(),
                 format!(
                     "{} of {} duplicates drew no answer although the client sent from the same port later",

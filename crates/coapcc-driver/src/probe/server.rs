@@ -61,13 +61,15 @@ pub struct ServerFindings {
     pub observation: ServerObservation,
     /// Response bytes over request bytes.
     pub amplification: f64,
-    /// Rules broken.
+    /// Rules broken: requirements (MUST) and the amplification bound.
     pub violations: Vec<Violation>,
+    /// Recommendations (SHOULD) not followed: warnings, never a failure.
+    pub warnings: Vec<Violation>,
 }
 
 impl ServerFindings {
     /// Whether the server conforms: no violated requirement, and (unless `allow_tuned`) no
-    /// guidance exceeded.
+    /// guidance exceeded; a warning (a SHOULD not followed) does not count.
     pub fn conforms(&self, allow_tuned: bool) -> bool {
         self.violations.iter().all(|v| allow_tuned && v.kind != Kind::Requirement)
     }
@@ -94,28 +96,35 @@ pub fn check_server(o: &ServerObservation) -> ServerFindings {
     if o.answer != Answer::None {
         match o.duplicate {
             Duplicate::SameAnswer => {}
+            // §4.5: the recipient "SHOULD acknowledge each duplicate copy of a Confirmable
+            // message using the same Acknowledgement or Reset message but SHOULD process any
+            // request or response in the message only once".
             Duplicate::DifferentAnswer => add(
                 "RFC 7252 §4.5",
-                Kind::Requirement,
+                Kind::Recommendation,
                 "processes a duplicate request again (another response, not the same acknowledgement)",
                 format!("the duplicate, {:.1} s after the original, drew a different ACK", o.duplicate_after_s),
             ),
             Duplicate::Ignored => add(
                 "RFC 7252 §4.5",
-                Kind::Requirement,
+                Kind::Recommendation,
                 "does not acknowledge the duplicate of a confirmable request",
                 format!("nothing came back for the duplicate sent {:.1} s after the original", o.duplicate_after_s),
             ),
         }
     }
+    // §4.2: a recipient MUST acknowledge a Confirmable message or reject it, "including
+    // situations where the message is Empty"; rejecting is a Reset (the "CoAP ping", §4.3).
     if !o.ping_reset {
         add(
-            "RFC 7252 §4.3",
+            "RFC 7252 §4.2, §4.3",
             Kind::Requirement,
             "does not answer an empty confirmable message (CoAP ping) with a Reset",
             "no Reset with the ping's Message ID".into(),
         );
     }
+    // §4.2: "recipients of Acknowledgement and Reset messages MUST NOT respond with either
+    // Acknowledgement or Reset messages".
     if o.stray_ack_answered {
         add(
             "RFC 7252 §4.2",
@@ -133,7 +142,8 @@ pub fn check_server(o: &ServerObservation) -> ServerFindings {
             format!("{} bytes for a {}-byte request: factor {amplification:.1}", o.response_bytes, o.request_bytes),
         );
     }
-    ServerFindings { observation: *o, amplification, violations: v }
+    let (warnings, violations) = v.into_iter().partition(|x| x.kind == Kind::Recommendation);
+    ServerFindings { observation: *o, amplification, violations, warnings }
 }
 
 #[cfg(test)]
@@ -161,20 +171,47 @@ mod tests {
     }
 
     #[test]
-    fn each_wrong_answer_is_named_with_its_rule() {
+    fn each_wrong_answer_is_named_with_its_rule_and_the_rfc_keyword_s_kind() {
+        // RFC 7252: §4.2 MUST acknowledge or reject a CON (an Empty one by a Reset) and MUST
+        // NOT answer an ACK; §4.5 SHOULD answer a duplicate alike and process it once (a
+        // warning); §11.3 names no number (the bound is a default).
         let cases = [
-            (ServerObservation { duplicate: Duplicate::DifferentAnswer, ..good() }, "RFC 7252 §4.5", "again"),
-            (ServerObservation { duplicate: Duplicate::Ignored, ..good() }, "RFC 7252 §4.5", "duplicate"),
-            (ServerObservation { ping_reset: false, ..good() }, "RFC 7252 §4.3", "ping"),
-            (ServerObservation { stray_ack_answered: true, ..good() }, "RFC 7252 §4.2", "silently ignored"),
-            (ServerObservation { response_bytes: 61, ..good() }, "RFC 7252 §11.3", "amplification"),
-            (ServerObservation { answer: Answer::None, ..good() }, "RFC 7252 §4.2", "does not answer"),
+            (
+                ServerObservation { duplicate: Duplicate::DifferentAnswer, ..good() },
+                "RFC 7252 §4.5",
+                "again",
+                Kind::Recommendation,
+            ),
+            (
+                ServerObservation { duplicate: Duplicate::Ignored, ..good() },
+                "RFC 7252 §4.5",
+                "duplicate",
+                Kind::Recommendation,
+            ),
+            (ServerObservation { ping_reset: false, ..good() }, "RFC 7252 §4.2, §4.3", "ping", Kind::Requirement),
+            (
+                ServerObservation { stray_ack_answered: true, ..good() },
+                "RFC 7252 §4.2",
+                "silently ignored",
+                Kind::Requirement,
+            ),
+            (ServerObservation { response_bytes: 61, ..good() }, "RFC 7252 §11.3", "amplification", Kind::Default),
+            (
+                ServerObservation { answer: Answer::None, ..good() },
+                "RFC 7252 §4.2",
+                "does not answer",
+                Kind::Requirement,
+            ),
         ];
-        for (o, rule, word) in cases {
+        for (o, rule, word, kind) in cases {
             let f = check_server(&o);
-            assert_eq!(f.violations.len(), 1, "{o:?}: {:?}", f.violations);
-            assert_eq!(f.violations[0].rule, rule);
-            assert!(f.violations[0].finding.contains(word), "{:?}", f.violations[0]);
+            let all: Vec<&Violation> = f.violations.iter().chain(&f.warnings).collect();
+            assert_eq!(all.len(), 1, "{o:?}: {all:?}");
+            assert_eq!((all[0].rule, all[0].kind), (rule, kind));
+            assert!(all[0].finding.contains(word), "{:?}", all[0]);
+            // A SHOULD not followed is a warning, listed apart, and never fails.
+            assert_eq!(f.warnings.len(), usize::from(kind == Kind::Recommendation), "{f:?}");
+            assert_eq!(f.conforms(false), kind == Kind::Recommendation, "{f:?}");
         }
         // A large response alone is a changed default, allowed with --allow-tuned.
         let f = check_server(&ServerObservation { response_bytes: 61, ..good() });

@@ -67,8 +67,9 @@ fn doubling(t0: f64, retransmissions: u32) -> Vec<f64> {
     (0..retransmissions).map(|i| t0 * f64::from(1u32 << i)).collect()
 }
 
+/// Every rule broken or not followed: violations, then warnings.
 fn rules(f: &Findings) -> Vec<(&'static str, Kind, String)> {
-    f.violations.iter().map(|v| (v.rule, v.kind, v.finding.clone())).collect()
+    f.violations.iter().chain(&f.warnings).map(|v| (v.rule, v.kind, v.finding.clone())).collect()
 }
 
 fn close(a: f64, b: f64, rel: f64) -> bool {
@@ -107,8 +108,10 @@ fn an_rfc_7252_stack_gives_its_parameters_within_five_percent_and_no_violation()
 }
 
 #[test]
-fn coap_rs_without_randomisation_breaks_section_4_2() {
-    // coap-rs #143: every run identical, 2 s doubled.
+fn coap_rs_without_randomisation_does_not_follow_the_should_of_section_4_8() {
+    // coap-rs #143: every run identical, 2 s doubled. RFC 7252 §4.8: ACK_RANDOM_FACTOR "MUST
+    // NOT be decreased below 1.0, and it SHOULD have a value that is sufficiently different
+    // from 1.0": 1.0 breaks the SHOULD only, a warning that does not fail.
     let mut runs: Vec<Run> = (0..30).map(|_| first_timeout_run(2.0)).collect();
     runs.push(stack(&doubling(2.0, 4), 32.0));
     let f = infer(&runs, &Options::default());
@@ -116,13 +119,14 @@ fn coap_rs_without_randomisation_breaks_section_4_2() {
     assert!(close(f.ack_timeout_s.unwrap(), 2.0, 0.001));
     let r = rules(&f);
     assert!(
-        r.iter().any(|(rule, kind, what)| *rule == "RFC 7252 §4.2, §4.8"
-            && *kind == Kind::Requirement
+        r.iter().any(|(rule, kind, what)| *rule == "RFC 7252 §4.8"
+            && *kind == Kind::Recommendation
             && what.contains("not randomised")),
         "{r:?}"
     );
     assert_eq!(r.len(), 1, "only the randomisation is wrong: {r:?}");
-    assert!(!f.conforms(true));
+    assert!(f.violations.is_empty() && f.warnings.len() == 1, "{f:?}");
+    assert!(f.conforms(false));
 }
 
 #[test]
@@ -296,11 +300,16 @@ fn separate_responses_not_acknowledged_or_with_retransmissions_are_violations() 
         replies: vec![ClientReply { at: d(0.1115), exchange: 0, kind: ReplyKind::Ack }],
         ..good.clone()
     };
-    let r: Vec<String> =
-        infer(std::slice::from_ref(&bad), &Options::default()).violations.into_iter().map(|v| v.finding).collect();
+    let f = infer(std::slice::from_ref(&bad), &Options::default());
+    let r: Vec<String> = f.violations.iter().map(|v| v.finding.clone()).collect();
     assert!(r.iter().any(|w| w.contains("retransmits a request after its empty ACK")), "{r:?}");
-    // Its endpoint was still open after the duplicate (it sent a copy from the same port).
-    assert!(r.iter().any(|w| w.contains("does not acknowledge the duplicate")), "{r:?}");
+    // Its endpoint was still open after the duplicate (it sent a copy from the same port):
+    // §4.5's SHOULD not followed, a warning.
+    let w: Vec<(Kind, String)> = f.warnings.iter().map(|v| (v.kind, v.finding.clone())).collect();
+    assert!(
+        w.iter().any(|(k, w)| *k == Kind::Recommendation && w.contains("does not acknowledge the duplicate")),
+        "{w:?}"
+    );
     // A Reset for the duplicate (aiocoap's answer) is not the same ACK (RFC 7252 §4.5).
     let reset = Run {
         replies: vec![
@@ -311,17 +320,36 @@ fn separate_responses_not_acknowledged_or_with_retransmissions_are_violations() 
     };
     let f = infer(&[reset], &Options::default());
     assert_eq!(f.separate.unwrap().duplicates_reset, 1);
-    let r: Vec<(&str, String)> = f.violations.into_iter().map(|v| (v.rule, v.finding)).collect();
+    assert!(f.violations.is_empty() && f.conforms(false), "{:?}", f.violations);
+    let r: Vec<(&str, Kind, String)> = f.warnings.into_iter().map(|v| (v.rule, v.kind, v.finding)).collect();
     assert_eq!(r.len(), 1, "{r:?}");
-    assert_eq!(r[0].0, "RFC 7252 §4.5");
-    assert!(r[0].1.contains("with a Reset, not the same ACK"), "{r:?}");
+    assert_eq!((r[0].0, r[0].1), ("RFC 7252 §4.5", Kind::Recommendation));
+    assert!(r[0].2.contains("with a Reset, not the same ACK"), "{r:?}");
     // A one-shot client that acknowledges the response and sends nothing afterwards may have
     // closed its endpoint before the duplicate came: not judged, no violation.
-    let gone = Run { replies: vec![ClientReply { at: d(0.1115), exchange: 0, kind: ReplyKind::Ack }], ..good };
+    let gone = Run { replies: vec![ClientReply { at: d(0.1115), exchange: 0, kind: ReplyKind::Ack }], ..good.clone() };
     let f = infer(&[gone], &Options::default());
     let h = f.separate.unwrap();
     assert_eq!((h.acknowledged, h.duplicates_sent, h.duplicates_not_judged, h.duplicates_ignored), (1, 1, 1, 0));
     assert!(f.violations.is_empty(), "{:?}", f.violations);
+    // The same when its ACK of the first copy arrives after the duplicate left and it exits
+    // (Californium's one-shot client, measured): that ACK answers the first copy and shows
+    // nothing about the endpoint after the duplicate. Not judged, no warning.
+    let late = Run {
+        replies: vec![ClientReply { at: d(0.119), exchange: 0, kind: ReplyKind::Ack }],
+        end_at: d(0.13),
+        end: End::Exited(Some(0)),
+        ..good.clone()
+    };
+    let f = infer(&[late], &Options::default());
+    let h = f.separate.unwrap();
+    assert_eq!((h.acknowledged, h.duplicates_not_judged, h.duplicates_ignored), (1, 1, 0));
+    assert!(f.violations.is_empty() && f.warnings.is_empty(), "{:?} {:?}", f.violations, f.warnings);
+    // A run the probe stopped as soon as both copies were answered (well within the grace
+    // after the response) still counts the exchange: the answers settle it.
+    let stopped = Run { end_at: d(0.1126), end: End::Stopped, ..good };
+    let h = infer(&[stopped], &Options::default()).separate.unwrap();
+    assert_eq!((h.exchanges, h.acknowledged, h.duplicates_acknowledged), (1, 1, 1));
 }
 
 #[test]
@@ -402,4 +430,23 @@ fn cocoa_and_cocoa_plus_are_told_apart_once_the_rto_exceeds_three_seconds() {
         assert_eq!(f.closest_algorithm.as_deref(), Some(name), "{:?}", &f.candidates[..4]);
         assert!(!f.tied_with.iter().any(|t| t == "cocoa" || t == "cocoa-plus"), "{:?}", f.tied_with);
     }
+}
+
+#[test]
+fn runs_without_any_copy_name_no_algorithm() {
+    // A client that sent nothing (the probe's runner reports such a run as an error) shows no
+    // timer: every algorithm is infinitely far, none is named.
+    let empty = Run {
+        script: Script::silence(),
+        copies: Vec::new(),
+        replies: Vec::new(),
+        sent: Vec::new(),
+        end_at: d(0.1),
+        end: End::Exited(Some(1)),
+    };
+    let f = infer(&[empty], &Options::default());
+    assert_eq!(f.closest_algorithm, None);
+    assert_eq!(f.max_retransmit, None);
+    assert!(f.same_algorithm.is_empty() && f.tied_with.is_empty(), "{f:?}");
+    assert!(f.candidates.iter().all(|c| c.distance.is_infinite()), "{:?}", f.candidates);
 }

@@ -4,8 +4,10 @@
 //! (see [`RunOptions`]), or at its time limit; the probe then kills the client by its PID.
 
 use std::collections::HashMap;
+use std::io::Read;
 use std::net::SocketAddr;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, ChildStderr, Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use coapcc_driver::probe::{Action, ClientReply, Copy, End, ReplyKind, Run, Script, Sent, SentKind};
@@ -52,6 +54,46 @@ pub fn command_for(argv: &[String], uri: &str, run: usize) -> Result<Vec<String>
         )));
     }
     Ok(argv.iter().map(|a| a.replace(URI_PLACEHOLDER, uri).replace(RUN_PLACEHOLDER, &run.to_string())).collect())
+}
+
+/// How long the probe keeps reading its socket after the client exited: datagrams the client
+/// sent just before its exit may arrive later on a loaded machine (an ACK of a separate
+/// response was missed when only the datagrams already queued were read).
+const EXIT_DRAIN: Duration = Duration::from_millis(100);
+
+/// How much of the end of the client's standard error is kept (for the error of a run in
+/// which it sent nothing).
+const STDERR_TAIL: usize = 2048;
+
+/// Reads the client's standard error while it runs (a chatty client never blocks on a full
+/// pipe) and keeps its last [`STDERR_TAIL`] bytes. The reader ends when the pipe closes; it
+/// is not waited for (a child the client left behind may hold the pipe open).
+fn stderr_tail(pipe: Option<ChildStderr>) -> Arc<Mutex<Vec<u8>>> {
+    let tail = Arc::new(Mutex::new(Vec::new()));
+    if let Some(mut pipe) = pipe {
+        let kept = Arc::clone(&tail);
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n @ 1..) = pipe.read(&mut buf) {
+                let Ok(mut v) = kept.lock() else { return };
+                v.extend_from_slice(&buf[..n]);
+                let extra = v.len().saturating_sub(STDERR_TAIL);
+                v.drain(..extra);
+            }
+        });
+    }
+    tail
+}
+
+/// How a run in which the client sent nothing ended, for [`ProbeError::NoDatagram`].
+fn no_datagram_how(end: End, after: Duration) -> String {
+    let after = after.as_secs_f64();
+    match end {
+        End::Exited(Some(code)) => format!("the client exited with status {code} after {after:.2} s"),
+        End::Exited(None) => format!("the client was killed by a signal after {after:.2} s"),
+        End::TimeLimit => format!("the client was still running at the run's time limit ({after:.0} s)"),
+        End::Stopped => format!("the probe stopped the client after {after:.2} s"),
+    }
 }
 
 /// A started client, killed by its PID if still running when dropped.
@@ -190,6 +232,13 @@ impl State {
         let enough = opts.stop_after_answered.is_some_and(|n| answered >= n) && self.pending.is_empty();
         silent_ended || enough
     }
+
+    /// Whether the client has answered every copy of the separate responses sent so far:
+    /// the run need not wait out its grace.
+    fn separate_answered(&self) -> bool {
+        let sent = self.run.sent.iter().filter(|s| s.kind == SentKind::Separate).count();
+        sent > 0 && self.run.replies.len() >= sent
+    }
 }
 
 /// Runs the client command `argv` (with `{uri}`, and `{run}` replaced by `run`) once against a
@@ -200,10 +249,11 @@ pub async fn run_once(argv: &[String], run: usize, script: &Script, opts: &RunOp
     let port = socket.local_addr().map_err(ProbeError::Socket)?.port();
     let argv = command_for(argv, &format!("coap://127.0.0.1:{port}/{PROBE_PATH}"), run)?;
     let mut command = Command::new(&argv[0]);
-    command.args(&argv[1..]).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+    command.args(&argv[1..]).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
     #[allow(clippy::disallowed_methods, reason = "this crate is where the OS clock may be read")]
     let zero = Instant::now();
-    let child = command.spawn().map_err(|source| ProbeError::Spawn { program: argv[0].clone(), source })?;
+    let mut child = command.spawn().map_err(|source| ProbeError::Spawn { program: argv[0].clone(), source })?;
+    let stderr = stderr_tail(child.stderr.take());
     let mut client = Client(child);
     let mut st = State {
         zero,
@@ -223,48 +273,56 @@ pub async fn run_once(argv: &[String], run: usize, script: &Script, opts: &RunOp
     };
     let limit = zero + opts.time_limit;
     let mut done_at: Option<Instant> = None;
+    let mut exited_at: Option<Instant> = None;
     let mut buf = vec![0u8; 65_535];
     let poll = Duration::from_millis(5);
     loop {
         #[allow(clippy::disallowed_methods, reason = "this crate is where the OS clock may be read")]
         let now = Instant::now();
-        // Send what is due.
-        let (due, later): (Vec<Pending>, Vec<Pending>) = st.pending.drain(..).partition(|p| p.at <= now);
-        st.pending = later;
-        for p in due {
-            if let Some(peer_port) = st.run.copies.iter().find(|c| c.exchange == p.sent.exchange).map(|c| c.port) {
-                let to = SocketAddr::from(([127, 0, 0, 1], peer_port));
-                socket.send_to(&p.bytes, to).await.map_err(ProbeError::Socket)?;
-                st.run.sent.push(Sent { at: st.since(now), ..p.sent });
+        // Send what is due (nothing to a client that has exited).
+        if exited_at.is_none() {
+            let (due, later): (Vec<Pending>, Vec<Pending>) = st.pending.drain(..).partition(|p| p.at <= now);
+            st.pending = later;
+            for p in due {
+                if let Some(peer_port) = st.run.copies.iter().find(|c| c.exchange == p.sent.exchange).map(|c| c.port) {
+                    let to = SocketAddr::from(([127, 0, 0, 1], peer_port));
+                    socket.send_to(&p.bytes, to).await.map_err(ProbeError::Socket)?;
+                    st.run.sent.push(Sent { at: st.since(now), ..p.sent });
+                }
             }
         }
-        if let Ok(Some(status)) = client.0.try_wait() {
-            // What the client sent before it exited is already queued on the socket (an ACK
-            // of the separate response, sent just before exiting): read it before stopping.
-            while let Ok((n, from)) = socket.try_recv_from(&mut buf) {
-                #[allow(clippy::disallowed_methods, reason = "this crate is where the OS clock may be read")]
-                let at = Instant::now();
-                st.on_datagram(at, from, &buf[..n]);
-            }
+        if exited_at.is_none()
+            && let Ok(Some(status)) = client.0.try_wait()
+        {
+            // The exit ends the run (the give-up of a silent exchange), but what the client
+            // sent just before exiting (an ACK of the separate response) may still be on its
+            // way: on a loaded machine loopback delivery can lag the exit by milliseconds.
             st.run.end = End::Exited(status.code());
             st.run.end_at = st.since(now);
-            break;
+            exited_at = Some(now);
         }
-        if now >= limit {
-            st.run.end = End::TimeLimit;
-            st.run.end_at = st.since(now);
-            break;
+        if let Some(t) = exited_at {
+            if now >= t + EXIT_DRAIN {
+                break;
+            }
+        } else {
+            if now >= limit {
+                st.run.end = End::TimeLimit;
+                st.run.end_at = st.since(now);
+                break;
+            }
+            if done_at.is_none() && st.done(opts) {
+                done_at = Some(now + opts.grace);
+            }
+            if done_at.is_some_and(|t| now >= t) || (done_at.is_some() && st.separate_answered()) {
+                st.run.end = End::Stopped;
+                st.run.end_at = st.since(now);
+                break;
+            }
         }
-        if done_at.is_none() && st.done(opts) {
-            done_at = Some(now + opts.grace);
-        }
-        if done_at.is_some_and(|t| now >= t) {
-            st.run.end = End::Stopped;
-            st.run.end_at = st.since(now);
-            break;
-        }
-        let next_send = st.pending.iter().map(|p| p.at).min();
-        let wake = [Some(now + poll), next_send, done_at].into_iter().flatten().min().unwrap_or(now + poll);
+        let next_send = st.pending.iter().map(|p| p.at).min().filter(|_| exited_at.is_none());
+        let drained = exited_at.map(|t| t + EXIT_DRAIN);
+        let wake = [Some(now + poll), next_send, done_at, drained].into_iter().flatten().min().unwrap_or(now + poll);
         tokio::select! {
             r = socket.recv_from(&mut buf) => {
                 #[allow(clippy::disallowed_methods, reason = "this crate is where the OS clock may be read")]
@@ -278,8 +336,25 @@ pub async fn run_once(argv: &[String], run: usize, script: &Script, opts: &RunOp
     }
     drop(client);
     st.run.sent.sort_by_key(|s| s.at);
+    if st.run.copies.is_empty() {
+        // Nothing to measure: an error, never a run the inference would read as a client
+        // that does nothing.
+        let text = stderr.lock().map(|v| String::from_utf8_lossy(&v).into_owned()).unwrap_or_default();
+        let last = text.lines().rev().find(|l| !l.trim().is_empty()).map(str::trim);
+        return Err(ProbeError::NoDatagram {
+            run: run + 1,
+            script: format!("{:?}", script.actions()),
+            uri: format!("coap://127.0.0.1:{port}/{PROBE_PATH}"),
+            how: no_datagram_how(st.run.end, st.run.end_at),
+            stderr: last.map_or_else(String::new, |l| format!("; its standard error ended: {l}")),
+        });
+    }
     Ok(st.run)
 }
+
+/// How long a separate-response run waits, after the response and its duplicate left, for
+/// the client's answers to them.
+pub const SEPARATE_GRACE: Duration = Duration::from_secs(2);
 
 /// Which runs `coapcc probe client` makes.
 #[derive(Clone, Debug, PartialEq)]
@@ -327,7 +402,9 @@ impl Plan {
             v.push((Script::carry(), opts(None)));
         }
         if let Some(delay) = self.separate {
-            let grace = Duration::from_millis(200);
+            // Long enough for a client on a loaded machine to acknowledge the response and its
+            // duplicate (the run stops as soon as it has answered both, or exits).
+            let grace = SEPARATE_GRACE;
             v.push((Script::separate(delay), RunOptions { grace, ..opts(Some(1)) }));
         }
         v
@@ -364,6 +441,21 @@ mod tests {
         assert!(command_for(&[], "u", 0).is_err());
         let seeded: Vec<String> = ["c", "--seed", "{run}", "{uri}"].map(String::from).to_vec();
         assert_eq!(command_for(&seeded, "u", 7).unwrap(), ["c", "--seed", "7", "u"]);
+    }
+
+    #[tokio::test]
+    async fn a_client_that_sends_nothing_is_an_error_naming_its_exit_and_its_last_words() {
+        let argv: Vec<String> =
+            ["sh", "-c", "echo starting >&2; echo cannot start: no such class >&2; exit 3", "{uri}"]
+                .map(String::from)
+                .to_vec();
+        let opts = RunOptions { time_limit: Duration::from_secs(30), stop_after_answered: None, grace: Duration::ZERO };
+        let e = run_once(&argv, 4, &Script::silence(), &opts).await.unwrap_err();
+        assert!(matches!(e, ProbeError::NoDatagram { run: 5, .. }), "{e:?}");
+        let text = e.to_string();
+        for part in ["run 5 ([Drop])", "no datagram received", "status 3", "ended: cannot start: no such class"] {
+            assert!(text.contains(part), "{part:?} not in {text}");
+        }
     }
 
     #[test]

@@ -27,6 +27,21 @@ pub enum ProbeError {
     /// The server URI is not a `coap://` URI or its host does not resolve.
     #[error("{0}")]
     BadUri(String),
+    /// The client sent the probe no datagram in a run: there is nothing to measure (the
+    /// client could not start, exited before sending, or sent elsewhere).
+    #[error("run {run} ({script}): no datagram received from the client at {uri}: {how}{stderr}")]
+    NoDatagram {
+        /// The run's number (1, 2, …).
+        run: usize,
+        /// The run's script.
+        script: String,
+        /// The URI the client was given.
+        uri: String,
+        /// How the run ended (the client's exit status and when).
+        how: String,
+        /// The end of the client's standard error (`; its stderr ended: …`), or nothing.
+        stderr: String,
+    },
     /// The server did not answer the first request at all.
     #[error("the server at {0} did not answer a confirmable GET within {1:?}")]
     NoAnswer(std::net::SocketAddr, std::time::Duration),
