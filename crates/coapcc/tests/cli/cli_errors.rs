@@ -1,25 +1,6 @@
 //! Bad input gives one line on standard error naming the problem, and exit code 2.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
-
-fn coapcc(args: &[&str], stdin: &str) -> (i32, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_coapcc"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // The tool may exit (on a bad argument) before reading its input: ignore a broken pipe.
-    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
+use crate::coapcc_process::run as coapcc;
 
 fn assert_one_line_error(args: &[&str], stdin: &str, needle: &str) {
     let (code, _, err) = coapcc(args, stdin);

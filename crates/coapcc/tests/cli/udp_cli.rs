@@ -8,22 +8,7 @@ use std::net::UdpSocket;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-fn coapcc(args: &[&str], stdin: &str) -> (i32, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_coapcc"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
+use crate::coapcc_process::run as coapcc;
 
 /// A `coapcc server` process on a free port; killed (by its own handle) when dropped.
 struct Server {

@@ -3,11 +3,31 @@
 
 #![allow(dead_code, reason = "each test file uses part of it")]
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use coapcc_udp::clock::Clock;
+
+/// Runs `coapcc ARGS…` to its end with `stdin` as its input: its exit code (-1 when killed by
+/// a signal), stdout and stderr.
+pub fn run(args: &[&str], stdin: &str) -> (i32, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_coapcc"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The tool may exit (on a bad argument) before reading its input: ignore a broken pipe.
+    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
 
 /// A process of ours, stopped by its PID when dropped.
 pub struct Process {
