@@ -3,7 +3,7 @@
 //! server process, and the give-up of every algorithm against a silent peer compared with
 //! `coapcc replay` for the same algorithm and keys.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 use std::net::UdpSocket;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
