@@ -36,6 +36,14 @@ pub fn probe_summary(command: &str, f: &Findings) -> String {
         opt(f.ack_random_factor_max, factor),
         ci(f.ack_random_factor_max_ci, factor)
     );
+    if let (Some(g), Some(fit)) = (f.first_timeout_step_s, &f.first_timeout_fit) {
+        let _ = writeln!(
+            s,
+            "first timeouts       on a lattice of {g:.3} s steps: a discrete uniform fit over the values seen \
+             (a value beyond an end is missed with probability {:.2} %)",
+            fit.end_unseen_probability.unwrap_or(0.0) * 100.0
+        );
+    }
     let _ = writeln!(
         s,
         "backoff factor       {}",

@@ -143,7 +143,10 @@ pub struct Findings {
     pub ack_random_factor_max: Option<f64>,
     /// Its 95 % confidence interval.
     pub ack_random_factor_max_ci: Option<[f64; 2]>,
-    /// The fit behind the three values above.
+    /// The step of the lattice the first timeouts lie on (a timer drawn in whole ticks, fitted
+    /// as a discrete uniform law), seconds; `None`: continuous.
+    pub first_timeout_step_s: Option<f64>,
+    /// The fit behind the values above.
     pub first_timeout_fit: Option<UniformFit>,
     /// Geometric mean of the ratios of successive timeouts of an unanswered exchange.
     pub backoff_factor: Option<f64>,
@@ -381,6 +384,7 @@ pub fn infer(runs: &[Run], opts: &Options) -> Findings {
         ack_timeout_ci_s,
         ack_random_factor_max: factor.map(|e| e.value),
         ack_random_factor_max_ci: factor.map(|e| [e.low, e.high]),
+        first_timeout_step_s: fit.and_then(|f| f.step_s),
         first_timeout_fit: fit,
         backoff_factor,
         backoff_factors,

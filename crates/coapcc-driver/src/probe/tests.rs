@@ -255,6 +255,26 @@ fn timelines_of_distinct_shapes_are_named_after_the_algorithm_that_made_them() {
 }
 
 #[test]
+fn lims_first_timers_in_half_second_ticks_give_its_ack_timeout_and_factor_on_the_lattice() {
+    // Spec §9.3: the first timer is the RTO (3 s before any sample) plus a whole number of
+    // 0.5 s ticks below it: 3.0, 3.5, … 5.5 s, so ACK_TIMEOUT 3 s and ACK_RANDOM_FACTOR 5.5/3.
+    for name in ["lim", "uip-dither"] {
+        let runs: Vec<Run> =
+            (0..30).map(|s| replayed_run(name, Script::first_timeout(), 100 + s, 1, Duration::ZERO)).collect();
+        let f = infer(&runs, &Options::default());
+        assert!(close(f.first_timeout_step_s.unwrap(), 0.5, 1e-6), "{name}: {:?}", f.first_timeout_fit);
+        assert!(close(f.ack_timeout_s.unwrap(), 3.0, 1e-6), "{name}: {:?}", f.first_timeout_fit);
+        assert!(close(f.ack_random_factor_max.unwrap(), 5.5 / 3.0, 1e-6), "{name}: {:?}", f.first_timeout_fit);
+        let ci = f.ack_timeout_ci_s.unwrap();
+        assert!(ci[0] <= 3.0 && 3.0 <= ci[1] && ci[1] - ci[0] < 0.01, "{name}: {ci:?}");
+    }
+    // Default CoAP's continuous draws stay continuous.
+    let runs: Vec<Run> =
+        (0..30).map(|s| replayed_run("default", Script::first_timeout(), 100 + s, 1, Duration::ZERO)).collect();
+    assert_eq!(infer(&runs, &Options::default()).first_timeout_step_s, None);
+}
+
+#[test]
 fn a_timeout_that_follows_strong_rtt_samples_shows_adaptation() {
     // Ten exchanges answered 50 ms after their original, then silence: CoCoA's RTO falls
     // towards the samples, Default CoAP's stays in [2, 3) s.
