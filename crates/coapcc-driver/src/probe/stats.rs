@@ -229,12 +229,14 @@ fn discrete_fit(sorted: &[f64], mut l: Lattice, outliers: usize, res: f64) -> Un
         let (lo, hi) = (on.iter().min().copied().unwrap_or(0), on.iter().max().copied().unwrap_or(0));
         let end = if low_end { lo } else { hi };
         let between = (hi - lo) as f64;
-        if budget > 0 && between > 0.0 && on.iter().filter(|&&j| j == end).count() == 1 {
-            if (on.len() - 1) as f64 / between >= LATTICE_LONE_END {
-                let i = l.index.iter().position(|&j| j == Some(end)).expect("the end value was seen");
-                l.index[i] = None;
-                budget -= 1;
-            }
+        if budget > 0
+            && between > 0.0
+            && on.iter().filter(|&&j| j == end).count() == 1
+            && (on.len() - 1) as f64 / between >= LATTICE_LONE_END
+            && let Some(i) = l.index.iter().position(|&j| j == Some(end))
+        {
+            l.index[i] = None;
+            budget -= 1;
         }
     }
     let on: Vec<i64> = l.index.iter().flatten().copied().collect();
