@@ -281,7 +281,8 @@ impl Sender {
         if let Some(i) = self.sb.next_lost() {
             self.retransmit(i, now_ns, out);
         } else if self.snd_nxt < self.app_end && self.snd_nxt < self.snd_una + self.rwnd {
-            let len = u64::from(self.mss).min(self.app_end - self.snd_nxt);
+            // As much as the peer's window still takes, at most one segment.
+            let len = u64::from(self.mss).min(self.app_end - self.snd_nxt).min(self.snd_una + self.rwnd - self.snd_nxt);
             self.push_new(now_ns, len, out);
         } else if !self.sb.is_empty() {
             self.retransmit(0, now_ns, out);
