@@ -24,7 +24,7 @@ use coapcc_core::{AnyConfig, ConfigError, Instant};
 use coapcc_driver::Endpoints;
 use coapcc_driver::flow::{Datagram, FlowLoop, Host, RequestCopy, Sent};
 use coapcc_driver::{BlockPlan, Workload};
-use coapcc_driver::{Recorder, RunEnd};
+use coapcc_driver::{Recorder, RunEnd, SeriesSink};
 use coapcc_proto::block::size_of_szx;
 use coapcc_proto::{AutoResponse, Endpoint, Message};
 
@@ -253,9 +253,9 @@ struct Net<'a> {
     end: Option<Instant>,
     long_lived: bool,
     events: u64,
-    /// Every datagram at every node, when capturing ([`capture_network`]); never read by the
-    /// simulation itself.
-    capture: Option<Vec<Captured>>,
+    /// Where every datagram at every node goes, when capturing ([`capture_network_into`]);
+    /// never read by the simulation itself.
+    capture: Option<&'a mut dyn FnMut(Captured)>,
 }
 
 /// Why a network run could not be set up.
@@ -545,7 +545,7 @@ impl Net<'_> {
     #[inline]
     fn capture(&mut self, seen: CapturePoint, from: Addr, to: Addr, msg: &Arc<Message>) {
         if let Some(c) = self.capture.as_mut() {
-            c.push(Captured { at: self.now, seen, from, to, msg: Arc::clone(msg) });
+            c(Captured { at: self.now, seen, from, to, msg: Arc::clone(msg) });
         }
     }
 
@@ -649,9 +649,28 @@ pub fn run_network(
     Ok(Sim::new(network, workload, coap, algorithm, seed, replication)?.run())
 }
 
+/// [`run_network`], with a long-lived run's time series sent to `series` window by window
+/// while the run goes ([`Recorder::stream_series`]) instead of kept: the result's `series` is
+/// empty, and the run holds one window of it whatever its length. Everything else is
+/// [`run_network`]'s, to the bit.
+pub fn run_network_streaming(
+    network: &NetworkConfig,
+    workload: WorkloadConfig,
+    coap: &CoapConfig,
+    algorithm: &AnyConfig,
+    seed: u64,
+    replication: u32,
+    series: Box<dyn SeriesSink>,
+) -> Result<RunResult, EngineError> {
+    let mut sim = Sim::new(network, workload, coap, algorithm, seed, replication)?;
+    sim.flows.recorder_mut().stream_series(series);
+    Ok(sim.run())
+}
+
 /// Runs one algorithm, one replication, of a network scenario, recording every datagram at
 /// every node ([`Captured`], in time order) for `coapcc sim --pcap`. The results are those of
 /// [`run_network`] with the same arguments: capturing draws nothing and changes nothing.
+/// Every datagram stays in memory: [`capture_network_into`] hands each to the caller instead.
 pub fn capture_network(
     network: &NetworkConfig,
     workload: WorkloadConfig,
@@ -660,17 +679,35 @@ pub fn capture_network(
     seed: u64,
     replication: u32,
 ) -> Result<(RunResult, Vec<Captured>), EngineError> {
+    let mut captured = Vec::new();
+    let result =
+        capture_network_into(network, workload, coap, algorithm, seed, replication, &mut |c| captured.push(c))?;
+    Ok((result, captured))
+}
+
+/// [`capture_network`], each datagram handed to `sink` as it is seen (in time order) instead
+/// of kept: a capture written to a file as the run goes holds no datagram in memory.
+pub fn capture_network_into(
+    network: &NetworkConfig,
+    workload: WorkloadConfig,
+    coap: &CoapConfig,
+    algorithm: &AnyConfig,
+    seed: u64,
+    replication: u32,
+    sink: &mut dyn FnMut(Captured),
+) -> Result<RunResult, EngineError> {
     let mut sim = Sim::new(network, workload, coap, algorithm, seed, replication)?;
-    sim.net.capture = Some(Vec::new());
+    sim.net.capture = Some(sink);
     sim.run_events();
-    let captured = sim.net.capture.take().unwrap_or_default();
-    Ok((sim.finish(), captured))
+    sim.net.capture = None;
+    Ok(sim.finish())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use coapcc_core::{Duration, Ratio};
+    use coapcc_driver::metrics::SeriesPoint;
     use coapcc_driver::scenario::{CoapConfig, Count, FlowType};
 
     /// Residual bandwidth of 1–4 packets per second.
@@ -722,6 +759,37 @@ mod tests {
         // The second is still held, so the fourth is new again.
         let fourth = net.shared(answer(4));
         assert!(!Arc::ptr_eq(&fourth, &second) && !Arc::ptr_eq(&fourth, &third));
+    }
+
+    #[test]
+    fn a_streamed_run_holds_one_window_of_its_series_whatever_its_length_and_changes_nothing_else() {
+        let coap = CoapConfig::default();
+        let alg = AnyConfig::from_name("idc").unwrap_or_else(|| unreachable!());
+        for hours in [1, 10] {
+            let counted = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+            let sink = std::sync::Arc::clone(&counted);
+            let mut sim =
+                Sim::new(&RESIDUAL, one_long_lived_flow(1, hours), &coap, &alg, 5, 0).unwrap_or_else(|e| panic!("{e}"));
+            sim.flows.recorder_mut().stream_series(Box::new(move |p: SeriesPoint| {
+                sink.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(p.t_s);
+            }));
+            sim.run_events();
+            // Every 5-s window but the current one has left the simulator; one is held.
+            let windows = hours as usize * 720;
+            let before_end = counted.lock().map_or(0, |v| v.len());
+            assert_eq!((sim.flows.recorder().series_windows_held(), before_end), (1, windows - 1), "{hours} h");
+            let streamed = sim.finish();
+            let t_s = counted.lock().map(|v| v.clone()).unwrap_or_default();
+            assert_eq!(t_s.len(), windows);
+            assert!(t_s.iter().enumerate().all(|(i, &t)| t == i as f64 * 5.0), "windows in order, none skipped");
+            // The same run kept: the same series, point for point, and the same everything else.
+            let kept = run_network(&RESIDUAL, one_long_lived_flow(1, hours), &coap, &alg, 5, 0)
+                .unwrap_or_else(|e| panic!("{e}"));
+            assert!(streamed.series.is_empty() && kept.series.len() == windows);
+            assert!(kept.series.iter().zip(&t_s).all(|(p, t)| p.t_s == *t));
+            assert_eq!(format!("{:?}", streamed.run), format!("{:?}", kept.run));
+            assert_eq!(format!("{:?}", streamed.flows), format!("{:?}", kept.flows));
+        }
     }
 
     #[test]
