@@ -669,7 +669,8 @@ pub fn run_network_streaming(
 
 /// Runs one algorithm, one replication, of a network scenario, recording every datagram at
 /// every node ([`Captured`], in time order) for `coapcc sim --pcap`. The results are those of
-/// [`run_network`] with the same arguments: capturing draws nothing and changes nothing.
+/// [`run_network`] with the same arguments (capturing draws nothing and changes nothing),
+/// except that a long-lived run's time series is not kept (a capture is of the datagrams).
 /// Every datagram stays in memory: [`capture_network_into`] hands each to the caller instead.
 pub fn capture_network(
     network: &NetworkConfig,
@@ -697,6 +698,8 @@ pub fn capture_network_into(
     sink: &mut dyn FnMut(Captured),
 ) -> Result<RunResult, EngineError> {
     let mut sim = Sim::new(network, workload, coap, algorithm, seed, replication)?;
+    // The run's own series is `run_network`'s to give: here it is dropped as it is made.
+    sim.flows.recorder_mut().stream_series(Box::new(|_| {}));
     sim.net.capture = Some(sink);
     sim.run_events();
     sim.net.capture = None;
