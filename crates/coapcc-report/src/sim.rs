@@ -243,7 +243,7 @@ pub fn run_to(
     progress: &(dyn Fn() + Sync),
 ) -> Result<Vec<Summary>, ReportError> {
     if let Model::Network { .. } = s.model {
-        let series = StreamedSeries::new(dir, &s.algorithm_names())?;
+        let series = StreamedSeries::new(dir, s.algorithm_names())?;
         let runs = run_scenario_streaming(s, progress, &|| false, &|a, r| series.sink(a, r))?;
         let summaries = write_results(s, &runs, dir, samples)?;
         series.finish(&dir.join("series.csv"))?;
