@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use coapcc_driver::PcapWriter;
 use coapcc_driver::scenario::{Model, Scenario};
-use coapcc_sim::capture_network_into;
+use coapcc_sim::{Captured, Streams, run_network_with};
 
 use crate::error::{ReportError, network_run};
 use crate::files::AtomicFile;
@@ -36,13 +36,16 @@ pub fn write_captures(s: &Scenario, dir: &Path) -> Result<Vec<PathBuf>, ReportEr
         let mut w =
             PcapWriter::new(file).map_err(|e| ReportError::File { action: "write", path: path.clone(), source: e })?;
         let mut failed = None;
-        capture_network_into(network, *workload, &s.file.coap, config, s.file.seed, 0, &mut |c| {
+        let mut write = |c: Captured| {
             if failed.is_none() {
                 let bytes = coapcc_proto::codec::encode(&c.msg);
                 failed = w.write_udp(c.at.since_epoch(), c.from.socket_addr(), c.to.socket_addr(), &bytes).err();
             }
-        })
-        .map_err(network_run(name, 0))?;
+        };
+        // The capture run's own series is `coapcc sim`'s run's: dropped as it is made.
+        let streams = Streams { series: Some(Box::new(|_| {})), capture: Some(&mut write) };
+        run_network_with(network, *workload, &s.file.coap, config, s.file.seed, 0, streams)
+            .map_err(network_run(name, 0))?;
         let write_failed = |e| ReportError::File { action: "write", path: path.clone(), source: e };
         if let Some(e) = failed {
             return Err(write_failed(e));

@@ -253,7 +253,7 @@ struct Net<'a> {
     end: Option<Instant>,
     long_lived: bool,
     events: u64,
-    /// Where every datagram at every node goes, when capturing ([`capture_network_into`]);
+    /// Where every datagram at every node goes, when capturing ([`Streams::capture`]);
     /// never read by the simulation itself.
     capture: Option<&'a mut dyn FnMut(Captured)>,
 }
@@ -649,29 +649,55 @@ pub fn run_network(
     Ok(Sim::new(network, workload, coap, algorithm, seed, replication)?.run())
 }
 
-/// [`run_network`], with a long-lived run's time series sent to `series` window by window
-/// while the run goes ([`Recorder::stream_series`]) instead of kept: the result's `series` is
-/// empty, and the run holds one window of it whatever its length. Everything else is
+/// Where a network run sends, as it goes, what it would otherwise keep or not make
+/// ([`run_network_with`]); the default keeps the series and captures nothing.
+#[derive(Default)]
+pub struct Streams<'s> {
+    /// A long-lived run's time series, window by window as each is final
+    /// ([`coapcc_driver::Recorder::stream_series`]): the result's `series` is then empty and
+    /// the run holds one window of it whatever its length. `None`: kept in the result.
+    pub series: Option<Box<dyn SeriesSink>>,
+    /// Every datagram at every node as it is seen ([`Captured`], in time order), for
+    /// `coapcc sim --pcap`: capturing draws nothing and changes nothing. `None`: no capture.
+    pub capture: Option<&'s mut dyn FnMut(Captured)>,
+}
+
+impl std::fmt::Debug for Streams<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Streams")
+            .field("series", &self.series.is_some())
+            .field("capture", &self.capture.is_some())
+            .finish()
+    }
+}
+
+/// [`run_network`], what the run makes sent to `streams` as it goes (a long run's time
+/// series, a capture of its datagrams) instead of kept; every other result is
 /// [`run_network`]'s, to the bit.
-pub fn run_network_streaming(
+pub fn run_network_with<'a>(
     network: &NetworkConfig,
     workload: WorkloadConfig,
-    coap: &CoapConfig,
+    coap: &'a CoapConfig,
     algorithm: &AnyConfig,
     seed: u64,
     replication: u32,
-    series: Box<dyn SeriesSink>,
+    streams: Streams<'a>,
 ) -> Result<RunResult, EngineError> {
     let mut sim = Sim::new(network, workload, coap, algorithm, seed, replication)?;
-    sim.flows.recorder_mut().stream_series(series);
-    Ok(sim.run())
+    if let Some(series) = streams.series {
+        sim.flows.recorder_mut().stream_series(series);
+    }
+    sim.net.capture = streams.capture;
+    sim.run_events();
+    sim.net.capture = None;
+    Ok(sim.finish())
 }
 
 /// Runs one algorithm, one replication, of a network scenario, recording every datagram at
 /// every node ([`Captured`], in time order) for `coapcc sim --pcap`. The results are those of
 /// [`run_network`] with the same arguments (capturing draws nothing and changes nothing),
 /// except that a long-lived run's time series is not kept (a capture is of the datagrams).
-/// Every datagram stays in memory: [`capture_network_into`] hands each to the caller instead.
+/// Every datagram stays in memory: [`run_network_with`] hands each to the caller instead.
 pub fn capture_network(
     network: &NetworkConfig,
     workload: WorkloadConfig,
@@ -681,29 +707,9 @@ pub fn capture_network(
     replication: u32,
 ) -> Result<(RunResult, Vec<Captured>), EngineError> {
     let mut captured = Vec::new();
-    let result =
-        capture_network_into(network, workload, coap, algorithm, seed, replication, &mut |c| captured.push(c))?;
+    let streams = Streams { series: Some(Box::new(|_| {})), capture: Some(&mut |c| captured.push(c)) };
+    let result = run_network_with(network, workload, coap, algorithm, seed, replication, streams)?;
     Ok((result, captured))
-}
-
-/// [`capture_network`], each datagram handed to `sink` as it is seen (in time order) instead
-/// of kept: a capture written to a file as the run goes holds no datagram in memory.
-pub fn capture_network_into(
-    network: &NetworkConfig,
-    workload: WorkloadConfig,
-    coap: &CoapConfig,
-    algorithm: &AnyConfig,
-    seed: u64,
-    replication: u32,
-    sink: &mut dyn FnMut(Captured),
-) -> Result<RunResult, EngineError> {
-    let mut sim = Sim::new(network, workload, coap, algorithm, seed, replication)?;
-    // The run's own series is `run_network`'s to give: here it is dropped as it is made.
-    sim.flows.recorder_mut().stream_series(Box::new(|_| {}));
-    sim.net.capture = Some(sink);
-    sim.run_events();
-    sim.net.capture = None;
-    Ok(sim.finish())
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@
 //!
 //! | where | what is there |
 //! |---|---|
-//! | root, from `engine` | the event loop of the network models ([`run_network`], [`capture_network`]; a long run's time series and a capture streamed to the caller: [`run_network_streaming`], [`capture_network_into`]): clients, server, one pipeline per direction, ground-truth metrics |
+//! | root, from `engine` | the event loop of the network models ([`run_network`], [`capture_network`]; a long run's time series and a capture streamed to the caller: [`run_network_with`]): clients, server, one pipeline per direction, ground-truth metrics |
 //! | [`linux_tcp`] | CoAP over TCP on a Linux-like TCP (`docs/tcp.md`): handshake, RFC 6298 timers, delayed ACKs, Reno and CUBIC, SACK with PRR, F-RTO, over the same link pipelines ([`linux_tcp::run_tcp`]) |
 //! | [`multihop`] | the multihop 802.15.4 link-layer world of `multihop.md` §1: PHY, UDGM medium, CSMA, RDC, static RPL, topologies, the engine (its `[multihop]` schema is `coapcc-driver`'s) |
 //! | root, from `trace` | the RTT-trace model ([`run_trace`]: RMSE and spurious counts of RTO estimators) |
@@ -45,9 +45,7 @@ mod runner;
 mod timers;
 mod trace;
 
-pub use engine::{
-    CapturePoint, Captured, EngineError, capture_network, capture_network_into, run_network, run_network_streaming,
-};
+pub use engine::{CapturePoint, Captured, EngineError, Streams, capture_network, run_network, run_network_with};
 pub use error::{BudgetError, JobError, RunError, SimError, TraceError, WireError};
 pub use runner::{
     AlgorithmRuns, RunOutput, SeriesSinks, assemble, check, job_count, run_job, run_job_streaming, run_scenario,

@@ -6,7 +6,7 @@
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{run_network, run_network_streaming};
+use crate::engine::{Streams, run_network_with};
 use crate::error::{JobError, RunError, SimError};
 use crate::linux_tcp::{TcpRunResult, run_tcp};
 use crate::multihop::MultihopResult;
@@ -82,7 +82,7 @@ pub fn run_job(s: &Scenario, algorithm: usize, replication: u32) -> Result<RunOu
 
 /// [`run_job`], a network run's long-lived time series sent to `series` while the run goes
 /// instead of kept in its output (whose `series` is then empty; see
-/// [`crate::run_network_streaming`]). Other models keep what they keep (an RTT-trace run's
+/// [`crate::Streams::series`]). Other models keep what they keep (an RTT-trace run's
 /// series is bounded by its trace, given in the scenario) and never call the sink.
 pub fn run_job_streaming(
     s: &Scenario,
@@ -105,12 +105,10 @@ pub fn run_job_streaming(
         Model::Network { network, workload } => {
             let config = coap_config(s, algorithm)?;
             let (seed, coap) = (s.file.seed, &s.file.coap);
-            match series {
-                Some(sink) => run_network_streaming(network, *workload, coap, config, seed, replication, sink),
-                None => run_network(network, *workload, coap, config, seed, replication),
-            }
-            .map(|n| RunOutput::Network(Box::new(n)))
-            .map_err(RunError::from)
+            let streams = Streams { series, capture: None };
+            run_network_with(network, *workload, coap, config, seed, replication, streams)
+                .map(|n| RunOutput::Network(Box::new(n)))
+                .map_err(RunError::from)
         }
         Model::Trace(t) => {
             let config = coap_config(s, algorithm)?;
