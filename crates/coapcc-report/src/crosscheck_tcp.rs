@@ -63,6 +63,26 @@ pub const MATCHED: [(&str, &str); 4] =
 /// retransmission of the head in SACK recovery, which neither Linux nor coapcc has).
 pub const DUPTHRESH: (&str, &str) = ("rack", "false");
 
+/// Added to [`MATCHED`] for the ns-3-alike configuration: coapcc with ns-3 3.44's own
+/// behaviours where they differ from Linux's, each a `[tcp]` option named after what it does
+/// (`docs/tcp.md`, "Cross-check against ns-3"): RFC 6675's DupThresh loss marking instead of
+/// RACK, no timer restart on a retransmission and only on the first partial ACK of a recovery
+/// (`TcpSocketBase::SendDataPacket`, `ProcessAck`), the partial-ACK retransmission kept with
+/// SACK (`DoRetransmit`), `NextSeg` rule (3) (`TcpTxBuffer::NextSeg`), W_max kept across a
+/// timeout and the smoothed RTT in CUBIC (`TcpCubic`), and Reno's slow start whether or not
+/// the window limits the sender (`TcpLinuxReno`).
+pub const NS3_ALIKE: [(&str, &str); 9] = [
+    ("rack", "false"),
+    ("rto_rearm_on_retransmit", "false"),
+    ("rto_rearm_every_partial_ack", "false"),
+    ("rto_backoff_until_sample", "false"),
+    ("partial_ack_retransmit", "true"),
+    ("nextseg_rule3", "true"),
+    ("cubic_wmax_reset_on_timeout", "false"),
+    ("cubic_srtt", "true"),
+    ("reno_slow_start_cwnd_limited", "false"),
+];
+
 /// The `--quick` case (and the test suite's): one error-free client, unlimited buffer.
 pub const QUICK_CASE: &str = "firmware/tcp-1-client-1410000-none.toml";
 /// Replications of each side in `--quick`.
@@ -252,6 +272,8 @@ pub struct FctComparison {
     pub dupthresh: SideSummary,
     /// coapcc with Linux's defaults (the firmware experiment's numbers).
     pub linux: SideSummary,
+    /// coapcc in the ns-3-alike configuration ([`MATCHED`] and [`NS3_ALIKE`]).
+    pub ns3_alike: SideSummary,
     /// The reference.
     pub reference: SideSummary,
 }
@@ -275,6 +297,16 @@ impl FctComparison {
     /// (coapcc Linux defaults − reference) / reference: shown, not checked.
     pub fn linux_relative_difference(&self) -> f64 {
         relative(self.linux.fct_median_s, self.reference.fct_median_s)
+    }
+
+    /// (coapcc ns-3-alike − reference) / reference.
+    pub fn ns3_alike_relative_difference(&self) -> f64 {
+        relative(self.ns3_alike.fct_median_s, self.reference.fct_median_s)
+    }
+
+    /// The ns-3-alike configuration within [`TOLERANCE`].
+    pub fn ns3_alike_agrees(&self) -> bool {
+        self.ns3_alike_relative_difference().abs() <= TOLERANCE
     }
 
     /// The matched configuration within [`TOLERANCE`].
@@ -301,9 +333,10 @@ fn flows_of(runs: &[coapcc_sim::AlgorithmRuns]) -> Vec<Flows> {
         .collect()
 }
 
-/// Runs one case (`file`) four ways (coapcc with Linux's defaults, coapcc matched, coapcc
-/// matched without RACK, the reference) and writes each side's flows under `dir/` (`coapcc/`,
-/// `coapcc-matched/`, `coapcc-matched-dupthresh/`, `reference/`).
+/// Runs one case (`file`) five ways (coapcc with Linux's defaults, coapcc matched, coapcc
+/// matched without RACK, coapcc ns-3-alike, the reference) and writes each side's flows under
+/// `dir/` (`coapcc/`, `coapcc-matched/`, `coapcc-matched-dupthresh/`, `coapcc-ns3-alike/`,
+/// `reference/`).
 fn run_case(
     opts: &ReproduceOptions,
     file: &Path,
@@ -342,8 +375,11 @@ fn run_case(
     let matched = run(&MATCHED, "coapcc-matched")?;
     let dupthresh_pairs: Vec<(&str, &str)> = MATCHED.iter().copied().chain([DUPTHRESH]).collect();
     let dupthresh = run(&dupthresh_pairs, "coapcc-matched-dupthresh")?;
+    let alike_pairs: Vec<(&str, &str)> = MATCHED.iter().chain(NS3_ALIKE.iter()).copied().collect();
+    let alike = run(&alike_pairs, "coapcc-ns3-alike")?;
     let mut rows = Vec::new();
-    for ((((name, congestion), linux), ours), dup) in m.congestion.iter().zip(linux).zip(matched).zip(dupthresh) {
+    let sides = m.congestion.iter().zip(linux).zip(matched).zip(dupthresh).zip(alike);
+    for (((((name, congestion), linux), ours), dup), alike) in sides {
         let case = ReferenceCase {
             congestion: *congestion,
             clients: m.tcp.clients,
@@ -371,6 +407,7 @@ fn run_case(
             matched: SideSummary::of(&ours.0, &ours.1),
             dupthresh: SideSummary::of(&dup.0, &dup.1),
             linux: SideSummary::of(&linux.0, &linux.1),
+            ns3_alike: SideSummary::of(&alike.0, &alike.1),
             reference: SideSummary::of(&fcts, &timeouts),
         });
     }
@@ -386,18 +423,19 @@ How the two are made alike (docs/tcp.md, \"Cross-check against ns-3\"):
 - coapcc's matched configuration turns off what ns-3 3.44 does not have: `--set frto=false
   quickacks=0 rto_floor=rfc6298 rto_max_ms=60000` (no F-RTO, no quick ACKs, RTO =
   max(SRTT + 4·RTTVAR, 200 ms), ns-3's 60 s RTO cap). The checked difference is this one.
-- Loss detection has no matched setting: ns-3 has no RACK, but its SACK recovery also
-  retransmits the head on every partial ACK (RFC 6582's rule, kept with SACK) and, with no
-  lost segment and no new data, the first unSACKed segment below the highest SACK (RFC 6675
-  NextSeg rule 3); Linux has neither. So the matched configuration keeps RACK, and the
-  column `matched, rack=false` shows coapcc with RFC 6675's DupThresh rule alone.
-What still differs: ns-3 does not re-arm the retransmission timer when it retransmits the
-head (Linux does), and re-enters fast recovery right after leaving it, retransmitting the
-head again, when segments sent during recovery were lost: both give ns-3 more timeouts (the
-timeouts column); ns-3's TcpCubic feeds HyStart and its minimum delay the smoothed RTT, not
-each ACK's RTT sample, and keeps W_max across a timeout (Linux's bictcp_reset clears it);
-ns-3's TcpLinuxReno grows in slow start when not cwnd-limited; ns-3's rest of the path
-is a fixed 15 ms each way (coapcc draws U[10, 20] ms per packet); its PPP header is
+- Loss detection has no matched setting: ns-3 has no RACK, so the matched configuration keeps
+  it, and the column `matched, rack=false` shows coapcc with RFC 6675's DupThresh rule alone.
+- coapcc's ns-3-alike configuration adds to the matched one what ns-3 3.44 does and Linux
+  does not, each a `[tcp]` option: `rack=false rto_rearm_on_retransmit=false
+  rto_rearm_every_partial_ack=false partial_ack_retransmit=true nextseg_rule3=true
+  cubic_wmax_reset_on_timeout=false cubic_srtt=true reno_slow_start_cwnd_limited=false`
+  (DupThresh loss marking; the retransmission timer restarted only by the first partial ACK
+  of a recovery and by other ACKs of new data, never by a retransmission; one segment beyond
+  the window on a partial ACK, RFC 6582's rule kept with SACK; RFC 6675 NextSeg rule 3;
+  CUBIC keeps W_max across a timeout and takes the smoothed RTT; Reno's slow start grows
+  when not cwnd-limited). Shown, not checked.
+What still differs: ns-3's rest of the path is a fixed 15 ms each way (coapcc draws
+U[10, 20] ms per packet); its PPP header is
 compensated by raising the link rates and queue sizes by 298/296. Each side draws its own
 random numbers (start offsets, Gilbert–Elliott trajectories): compare medians, not runs.
 A flow that did not finish counts as longer than any that did (an infinite median, shown as
@@ -433,11 +471,12 @@ pub fn run_crosscheck_tcp(
         "# coapcc reproduce crosscheck-tcp: coapcc's TCP model against {}\n\n\
          Median FCT (GET to the last byte of the 102 408-byte response) over every flow of every\n\
          replication. Checked: coapcc in the matched configuration (what ns-3 lacks turned off,\n\
-         below) against ns-3, within {:.0} %. Shown, not checked: coapcc matched without RACK, and\n\
-         coapcc with Linux's defaults (the firmware experiment's numbers). Timeouts: median\n\
-         retransmission-timer expiries per flow, both ends.\n\n\
-         | case | congestion control | coapcc matched (s) | ns-3 (s) | difference, matched | agrees | matched, rack=false (s) | difference | Linux defaults (s) | difference | timeouts (matched / rack=false / ns-3 / Linux) | unfinished (matched / rack=false / ns-3 / Linux) |\n\
-         |---|---|---|---|---|---|---|---|---|---|---|---|\n",
+         below) against ns-3, within {:.0} %. Shown, not checked: coapcc matched without RACK, coapcc\n\
+         with Linux's defaults (the firmware experiment's numbers), and coapcc ns-3-alike (ns-3's own\n\
+         behaviours added as options, below). Timeouts: median retransmission-timer expiries per\n\
+         flow, both ends.\n\n\
+         | case | congestion control | coapcc matched (s) | ns-3 (s) | difference, matched | agrees | matched, rack=false (s) | difference | Linux defaults (s) | difference | ns-3-alike (s) | difference | agrees, ns-3-alike | timeouts (matched / rack=false / ns-3 / Linux / ns-3-alike) | unfinished (matched / rack=false / ns-3 / Linux / ns-3-alike) |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
         reference.name(),
         100.0 * TOLERANCE
     );
@@ -446,42 +485,49 @@ pub fn run_crosscheck_tcp(
          coapcc_dupthresh_fct_median_s,dupthresh_relative_difference,\
          coapcc_linux_default_fct_median_s,linux_default_relative_difference,\
          timeouts_median_matched,timeouts_median_dupthresh,timeouts_median_reference,timeouts_median_linux_default,\
-         unfinished_matched,unfinished_dupthresh,unfinished_reference,unfinished_linux_default\n",
+         unfinished_matched,unfinished_dupthresh,unfinished_reference,unfinished_linux_default,\
+         coapcc_ns3_alike_fct_median_s,ns3_alike_relative_difference,ns3_alike_agrees,\
+         timeouts_median_ns3_alike,unfinished_ns3_alike\n",
     );
     let within = |x: f64| usize::from(x.abs() <= TOLERANCE);
-    let (mut agree, mut agree_dup, mut agree_linux, mut total) = (0, 0, 0, 0);
+    let (mut agree, mut agree_dup, mut agree_linux, mut agree_alike, mut total) = (0, 0, 0, 0, 0);
     for case in cases {
         let name = case.trim_end_matches(".toml");
-        progress.note(&format!("crosscheck-tcp: {name} (coapcc three ways, then the reference)"));
+        progress.note(&format!("crosscheck-tcp: {name} (coapcc four ways, then the reference)"));
         let rows = run_case(opts, Path::new(case), replications, &dir.join("data").join(name), reference)?;
         for r in rows {
             total += 1;
             agree += usize::from(r.agrees());
             agree_dup += within(r.dupthresh_relative_difference());
             agree_linux += within(r.linux_relative_difference());
-            let (m, d, f, l) = (&r.matched, &r.dupthresh, &r.reference, &r.linux);
-            // The four sides' timeouts and unfinished flows, in the columns' order.
-            let timeouts = [m, d, f, l].map(|x| x.timeouts_median.to_string());
-            let unfinished = [m, d, f, l].map(|x| x.unfinished.to_string());
+            agree_alike += usize::from(r.ns3_alike_agrees());
+            let (m, d, f, l, a) = (&r.matched, &r.dupthresh, &r.reference, &r.linux, &r.ns3_alike);
+            // The five sides' timeouts and unfinished flows, in the columns' order.
+            let timeouts = [m, d, f, l, a].map(|x| x.timeouts_median.to_string());
+            let unfinished = [m, d, f, l, a].map(|x| x.unfinished.to_string());
+            let yes = |b: bool| if b { "yes" } else { "no" };
             let _ = writeln!(
                 md,
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 r.case,
                 r.congestion.name(),
                 fmt_fct(m.fct_median_s),
                 fmt_fct(f.fct_median_s),
                 fmt_rel(r.relative_difference()),
-                if r.agrees() { "yes" } else { "no" },
+                yes(r.agrees()),
                 fmt_fct(d.fct_median_s),
                 fmt_rel(r.dupthresh_relative_difference()),
                 fmt_fct(l.fct_median_s),
                 fmt_rel(r.linux_relative_difference()),
+                fmt_fct(a.fct_median_s),
+                fmt_rel(r.ns3_alike_relative_difference()),
+                yes(r.ns3_alike_agrees()),
                 timeouts.join(" / "),
                 unfinished.join(" / ")
             );
             let _ = writeln!(
                 csv,
-                "{},{},{:.6},{:.6},{:.6},{},{:.6},{:.6},{:.6},{:.6},{},{}",
+                "{},{},{:.6},{:.6},{:.6},{},{:.6},{:.6},{:.6},{:.6},{},{},{:.6},{:.6},{},{},{}",
                 r.case,
                 r.congestion.name(),
                 m.fct_median_s,
@@ -492,15 +538,20 @@ pub fn run_crosscheck_tcp(
                 r.dupthresh_relative_difference(),
                 l.fct_median_s,
                 r.linux_relative_difference(),
-                timeouts.join(","),
-                unfinished.join(",")
+                timeouts[..4].join(","),
+                unfinished[..4].join(","),
+                a.fct_median_s,
+                r.ns3_alike_relative_difference(),
+                r.ns3_alike_agrees(),
+                timeouts[4],
+                unfinished[4]
             );
         }
     }
     let _ = write!(
         md,
         "\n{agree} of {total} agree within {:.0} % in the matched configuration (checked); within {:.0} % \
-         without RACK: {agree_dup}, with Linux's defaults: {agree_linux} (shown).\n\n",
+         without RACK: {agree_dup}, with Linux's defaults: {agree_linux}, ns-3-alike: {agree_alike} (shown).\n\n",
         100.0 * TOLERANCE,
         100.0 * TOLERANCE
     );
@@ -559,6 +610,7 @@ mod tests {
             matched: side(matched),
             dupthresh: side(linux),
             linux: side(linux),
+            ns3_alike: side(linux),
             reference: side(reference),
         };
         assert!(c(32.2, 40.0, 32.22).agrees());
@@ -584,6 +636,16 @@ mod tests {
         assert_eq!(m.tcp.rto_floor, coapcc_driver::scenario::RtoFloor::Rfc6298);
         assert_eq!(m.tcp.rto_max, std::time::Duration::from_secs(60));
         assert!(!m.tcp.rack);
+        // The ns-3-alike configuration adds ns-3's own behaviours (docs/tcp.md).
+        let alike: Vec<Setting> =
+            MATCHED.into_iter().chain(NS3_ALIKE).map(|(k, v)| Setting::new(k, Value::parse(v)).unwrap()).collect();
+        let a = coapcc_driver::scenario::load(&file, &alike).unwrap();
+        let Model::Tcp(a) = &a.model else { panic!("a [tcp] scenario") };
+        let t = &a.tcp;
+        assert!(!t.rack && !t.frto && t.sack, "DupThresh loss marking with SACK, no F-RTO");
+        assert!(!t.rto_rearm_on_retransmit && !t.rto_rearm_every_partial_ack && !t.rto_backoff_until_sample);
+        assert!(t.partial_ack_retransmit && t.nextseg_rule3);
+        assert!(!t.cubic_wmax_reset_on_timeout && t.cubic_srtt && !t.reno_slow_start_cwnd_limited);
         // What ns-3 is set to instead stays Linux's.
         assert_eq!(m.tcp.delayed_ack, std::time::Duration::from_millis(40));
         assert_eq!(m.tcp.rto_min, std::time::Duration::from_millis(200));

@@ -85,6 +85,15 @@ fn default_iw() -> u32 {
 fn yes() -> bool {
     true
 }
+/// The ns-3 options (`docs/tcp.md`, "Cross-check against ns-3") are written into a resolved
+/// scenario only when they differ from Linux's behaviour, so a resolved Linux scenario reads as
+/// it did before they existed.
+fn is_linux_on(b: &bool) -> bool {
+    *b
+}
+fn is_linux_off(b: &bool) -> bool {
+    !*b
+}
 fn default_rto_initial() -> Duration {
     Duration::from_secs(1)
 }
@@ -195,6 +204,51 @@ pub struct LinuxTcpConfig {
     /// CUBIC's HyStart (delay increase detection, Linux `tcp_cubic.hystart`) (on).
     #[serde(default = "yes")]
     pub hystart: bool,
+    /// The retransmission timer restarts when the oldest outstanding segment is retransmitted
+    /// (on, Linux `tcp_xmit_retransmit_queue` → `tcp_rearm_rto`). Off: a retransmission arms
+    /// the timer only when it is not running, so a fast retransmission must be acknowledged
+    /// before the timer started by the last ACK of new data expires (ns-3
+    /// `TcpSocketBase::SendDataPacket`).
+    #[serde(default = "yes", skip_serializing_if = "is_linux_on")]
+    pub rto_rearm_on_retransmit: bool,
+    /// Every partial ACK in fast recovery restarts the retransmission timer (on, Linux; RFC
+    /// 6582 §4.3's "Slow-but-Steady"). Off: only the first partial ACK of a recovery does (RFC
+    /// 6582 §3.2 step 5, the "Impatient" variant; ns-3 `TcpSocketBase::ProcessAck` with
+    /// `m_isFirstPartialAck`).
+    #[serde(default = "yes", skip_serializing_if = "is_linux_on")]
+    pub rto_rearm_every_partial_ack: bool,
+    /// A backed-off RTO stays until an ACK gives a valid RTT sample (on, Linux
+    /// `tcp_ack_update_rtt` and Karn's algorithm, RFC 6298 §5.7). Off: every ACK of new data that
+    /// restarts the timer first sets the RTO from SRTT and RTTVAR again, dropping the backoff
+    /// (ns-3 `TcpSocketBase::NewAck`).
+    #[serde(default = "yes", skip_serializing_if = "is_linux_on")]
+    pub rto_backoff_until_sample: bool,
+    /// With SACK, a partial ACK in fast recovery sends one segment beyond the window unless the
+    /// new oldest segment is already retransmitted: the first lost one, else new data, else the
+    /// oldest (RFC 6582 §3.2 step 5 kept with SACK, as ns-3 `TcpSocketBase::ProcessAck` →
+    /// `DoRetransmit` does) (off, as Linux).
+    #[serde(default, skip_serializing_if = "is_linux_off")]
+    pub partial_ack_retransmit: bool,
+    /// RFC 6675 §4 `NextSeg` rule (3) in fast recovery: with no lost segment left to send and
+    /// no new data, the first unSACKed segment below the highest SACKed one that is not being
+    /// retransmitted is sent again (ns-3 `TcpTxBuffer::NextSeg`) (off, as Linux).
+    #[serde(default, skip_serializing_if = "is_linux_off")]
+    pub nextseg_rule3: bool,
+    /// CUBIC forgets W_max on a retransmission timeout (on, Linux `cubictcp_state` →
+    /// `bictcp_reset`). Off: W_max survives the timeout, so the next epoch is centred on it
+    /// (ns-3 `TcpCubic::CubicReset`).
+    #[serde(default = "yes", skip_serializing_if = "is_linux_on")]
+    pub cubic_wmax_reset_on_timeout: bool,
+    /// CUBIC's minimum delay and HyStart take the smoothed RTT after each sample instead of the
+    /// sample itself (off, Linux `cubictcp_acked`; on: ns-3 `TcpSocketBase::ProcessAck` passes
+    /// `m_srtt` to `TcpCubic::PktsAcked`).
+    #[serde(default, skip_serializing_if = "is_linux_off")]
+    pub cubic_srtt: bool,
+    /// Reno's slow start grows the window only while the sender is window-limited (on, Linux
+    /// `tcp_is_cwnd_limited`). Off: every ACK of new data grows it in slow start (ns-3
+    /// `TcpLinuxReno::SlowStart`, which checks only in congestion avoidance).
+    #[serde(default = "yes", skip_serializing_if = "is_linux_on")]
+    pub reno_slow_start_cwnd_limited: bool,
     /// SYN retransmissions before the connection fails (6, Linux `tcp_syn_retries`).
     #[serde(default = "default_syn_retries")]
     pub syn_retries: u32,
@@ -230,6 +284,14 @@ impl Default for LinuxTcpConfig {
             frto: true,
             slow_start_after_idle: true,
             hystart: true,
+            rto_rearm_on_retransmit: true,
+            rto_rearm_every_partial_ack: true,
+            rto_backoff_until_sample: true,
+            partial_ack_retransmit: false,
+            nextseg_rule3: false,
+            cubic_wmax_reset_on_timeout: true,
+            cubic_srtt: false,
+            reno_slow_start_cwnd_limited: true,
             syn_retries: default_syn_retries(),
             time_limit: default_time_limit(),
         }
@@ -261,6 +323,14 @@ pub(super) const TCP_KEYS: &[&str] = &[
     "frto",
     "slow_start_after_idle",
     "hystart",
+    "rto_rearm_on_retransmit",
+    "rto_rearm_every_partial_ack",
+    "rto_backoff_until_sample",
+    "partial_ack_retransmit",
+    "nextseg_rule3",
+    "cubic_wmax_reset_on_timeout",
+    "cubic_srtt",
+    "reno_slow_start_cwnd_limited",
     "syn_retries",
     "time_limit_ms",
 ];
@@ -366,6 +436,15 @@ impl LinuxTcpConfig {
         if self.receive_window_bytes < self.mss() {
             return bad("receive_window_bytes", "must hold at least one full segment (the MSS)");
         }
+        if self.partial_ack_retransmit && !self.sack {
+            return bad(
+                "partial_ack_retransmit",
+                "needs sack = true (without SACK every partial ACK retransmits the oldest segment already, RFC 6582 §3.2)",
+            );
+        }
+        if self.nextseg_rule3 && !self.sack {
+            return bad("nextseg_rule3", "needs sack = true (RFC 6675's NextSeg works on the SACK scoreboard)");
+        }
         if self.syn_retries == 0 || self.syn_retries > 20 {
             return bad("syn_retries", "must be between 1 and 20");
         }
@@ -441,6 +520,27 @@ mod tests {
         assert_eq!(e.key.as_deref(), Some("tcp"));
         let e = load(&format!("{FILE}nagle = true\n"), &[]).unwrap_err();
         assert!(e.to_string().contains("nagle"), "{e}");
+    }
+
+    #[test]
+    fn the_ns3_options_need_sack_and_a_resolved_linux_scenario_does_not_name_them() {
+        for key in ["partial_ack_retransmit=true", "nextseg_rule3=true"] {
+            let e = load(FILE, &["sack=false", key]).unwrap_err();
+            let name = key.trim_end_matches("=true");
+            assert_eq!(e.key.as_deref(), Some(format!("tcp.{name}").as_str()), "{e}");
+            assert!(e.problem.contains("sack"), "{e}");
+        }
+        // Linux's behaviour is the default and is not written out; a changed option is, and
+        // loads back to the same model.
+        let linux = load(FILE, &[]).unwrap().to_toml();
+        assert!(!linux.contains("rto_rearm_on_retransmit") && !linux.contains("nextseg_rule3"), "{linux}");
+        let s = load(FILE, &["rto_rearm_on_retransmit=false", "nextseg_rule3=true", "cubic_srtt=true"]).unwrap();
+        let text = s.to_toml();
+        assert!(text.contains("rto_rearm_on_retransmit = false") && text.contains("nextseg_rule3 = true"), "{text}");
+        assert_eq!(load(&text, &[]).unwrap().model, s.model);
+        let super::super::Model::Tcp(m) = &s.model else { panic!("a TCP model") };
+        assert!(!m.tcp.rto_rearm_on_retransmit && m.tcp.nextseg_rule3 && m.tcp.cubic_srtt);
+        assert!(m.tcp.rto_rearm_every_partial_ack && m.tcp.cubic_wmax_reset_on_timeout, "the rest stays Linux's");
     }
 
     #[test]

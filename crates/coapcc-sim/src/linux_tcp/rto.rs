@@ -60,7 +60,13 @@ impl RttEstimator {
                 self.srtt_ns = Some((7 * srtt + r_ns) / 8);
             }
         }
-        let srtt = self.srtt_ns.unwrap_or(r_ns);
+        self.set_rto();
+    }
+
+    /// RTO from SRTT and RTTVAR (RFC 6298 §2.4 with the configured floor, then the cap of
+    /// §2.5); nothing before the first sample.
+    fn set_rto(&mut self) {
+        let Some(srtt) = self.srtt_ns else { return };
         let var4 = self.rttvar_ns.saturating_mul(4);
         let rto = match self.floor {
             // Linux `tcp_set_rto`: srtt + rttvar with rttvar ≥ TCP_RTO_MIN (`tcp_rtt_estimator`).
@@ -69,6 +75,13 @@ impl RttEstimator {
             RtoFloor::Rfc6298 => srtt.saturating_add(var4).max(self.min_ns),
         };
         self.rto_ns = rto.min(self.max_ns);
+    }
+
+    /// An ACK of new data without a sample drops the backoff: RTO from SRTT and RTTVAR again
+    /// (ns-3 `TcpSocketBase::NewAck`; Linux and Karn's algorithm keep the backed-off RTO until
+    /// a valid sample, RFC 6298 §5.7).
+    pub(crate) fn restore(&mut self) {
+        self.set_rto();
     }
 
     /// Backs the timer off after an expiry (RFC 6298 §5.5): RTO ← min(2·RTO, cap).

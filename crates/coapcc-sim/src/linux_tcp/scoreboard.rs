@@ -208,6 +208,13 @@ impl Scoreboard {
         self.segs.iter().any(|s| s.sacked)
     }
 
+    /// RFC 6675 §4 `NextSeg` rule (3): the index of the first unSACKed segment below the
+    /// highest SACKed one that is not being retransmitted (lost or not).
+    pub(crate) fn rule3_candidate(&self) -> Option<usize> {
+        let highest = self.segs.iter().rposition(|s| s.sacked)?;
+        self.segs.iter().take(highest).position(|s| !s.sacked && !s.retrans_out)
+    }
+
     /// The index of the first lost segment not being retransmitted (RFC 6675 `NextSeg` rule 1).
     pub(crate) fn next_lost(&self) -> Option<usize> {
         self.segs.iter().position(|s| s.lost && !s.retrans_out && !s.sacked)
@@ -251,6 +258,20 @@ mod tests {
         assert!(d.retrans && d.original);
         assert_eq!(d.first_sent_ns, Some(0));
         assert_eq!(b.len(), 1);
+    }
+
+    #[test]
+    fn rule_three_picks_the_first_unsacked_segment_below_the_highest_sack_not_in_flight_again() {
+        let mut b = board(6);
+        assert_eq!(b.rule3_candidate(), None, "no SACK, no rule (3)");
+        // Segments 2 and 4 SACKed: 0, 1 and 3 lie below the highest SACK, 5 above it.
+        b.sack(&[(201, 301), (401, 501)], &mut |_| {});
+        let mut picked = Vec::new();
+        while let Some(i) = b.rule3_candidate() {
+            picked.push(i);
+            b.get_mut(i).unwrap().retrans_out = true;
+        }
+        assert_eq!(picked, [0, 1, 3]);
     }
 
     #[test]

@@ -71,6 +71,10 @@ fn the_smallest_firmware_case_agrees_with_ns3_within_ten_percent() {
         assert_eq!(r[5], "true", "{csv}");
         // Nothing is lost, so no timer expires and every flow finishes, on every side.
         assert_eq!(&r[10..18], ["0"; 8], "timeouts and unfinished flows\n{csv}");
+        // The ns-3-alike configuration: the same ideal, agreeing, no timeout, all finished.
+        let alike: f64 = r[18].parse().unwrap();
+        assert!((32.15..32.30).contains(&alike), "coapcc ns-3-alike {alike} s\n{csv}");
+        assert_eq!(&r[20..23], ["true", "0", "0"], "{csv}");
     }
     assert!(
         std::fs::read_to_string(out.join("crosscheck-tcp.md"))

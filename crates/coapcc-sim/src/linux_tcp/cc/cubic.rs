@@ -29,6 +29,8 @@ const NS: f64 = 1e9;
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Cubic {
     hystart: bool,
+    /// A timeout clears W_max (Linux); off, it survives (ns-3 `TcpCubic::CubicReset`).
+    pub(crate) wmax_reset_on_timeout: bool,
     /// W_max, segments (0: none yet).
     last_max_cwnd: u32,
     /// Start of the current epoch, ns (None: no epoch).
@@ -55,6 +57,7 @@ impl Cubic {
     pub(crate) fn new(hystart: bool) -> Self {
         Cubic {
             hystart,
+            wmax_reset_on_timeout: true,
             last_max_cwnd: 0,
             epoch_start: None,
             origin: 0.0,
@@ -70,9 +73,16 @@ impl Cubic {
     }
 
     /// Linux `bictcp_reset` (entering the Loss state): the epoch, W_max and the minimum RTT
-    /// are forgotten and HyStart may act again.
+    /// are forgotten and HyStart may act again. Without `wmax_reset_on_timeout` W_max is kept
+    /// (ns-3 `TcpCubic::CubicReset` clears the rest but not `m_lastMaxCwnd`).
     pub(crate) fn reset(&mut self) {
-        *self = Cubic { end_seq: self.end_seq, ..Cubic::new(self.hystart) };
+        let last_max_cwnd = if self.wmax_reset_on_timeout { 0 } else { self.last_max_cwnd };
+        *self = Cubic {
+            end_seq: self.end_seq,
+            last_max_cwnd,
+            wmax_reset_on_timeout: self.wmax_reset_on_timeout,
+            ..Cubic::new(self.hystart)
+        };
     }
 
     /// RFC 9438 §4.6 and §4.7 (Linux `cubictcp_recalc_ssthresh`).
@@ -173,6 +183,12 @@ impl Cubic {
         }
     }
 
+    /// The minimum delay seen, ns (0: none).
+    #[cfg(test)]
+    pub(crate) fn delay_min_ns(&self) -> u64 {
+        self.delay_min_ns
+    }
+
     /// Linux `cubictcp_cwnd_event(CA_EVENT_TX_START)`: shift the epoch by the idle time.
     pub(crate) fn shift_epoch(&mut self, idle_ns: u64, now_ns: u64) {
         if let Some(s) = self.epoch_start {
@@ -200,6 +216,27 @@ mod tests {
         assert!((c.w_cubic(0.0) - 70.0).abs() < 1e-9);
         assert!((c.w_cubic(c.k_s()) - 100.0).abs() < 1e-12);
         assert!((c.w_cubic(c.k_s() + 2.0) - 103.2).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_timeout_clears_w_max_on_linux_and_keeps_it_when_ns3s_option_is_set() {
+        // A loss at 100 segments: W_max = 100 (RFC 9438 §4.6, no fast convergence the first
+        // time). After the timeout's reset, the next epoch at cwnd 10 has K = 0 and its origin
+        // at cwnd when W_max is gone (Linux), else K = ∛((100 − 10)/0.4) = ∛225 s, about
+        // 6.082 s, centred on 100 (RFC 9438 §4.2).
+        let k_after_timeout = |reset| {
+            let mut c = Cubic::new(false);
+            c.wmax_reset_on_timeout = reset;
+            c.ssthresh(100);
+            assert_eq!(c.last_max_cwnd, 100);
+            c.reset();
+            c.update(10, 1, 0);
+            (c.last_max_cwnd, c.k_s, c.origin)
+        };
+        assert_eq!(k_after_timeout(true), (0, 0.0, 10.0));
+        let (w_max, k_s, origin) = k_after_timeout(false);
+        assert_eq!((w_max, origin), (100, 100.0));
+        assert!((k_s - 225f64.cbrt()).abs() < 1e-9 && (k_s - 6.0822).abs() < 1e-4, "K = {k_s}");
     }
 
     #[test]

@@ -71,11 +71,16 @@ pub(crate) enum Cc {
 }
 
 impl Cc {
-    /// A fresh congestion control of kind `kind`; `hystart` applies to CUBIC.
-    pub(crate) fn new(kind: CongestionControl, hystart: bool) -> Self {
+    /// A fresh congestion control of kind `kind`; `hystart` and `wmax_reset_on_timeout`
+    /// (`[tcp] cubic_wmax_reset_on_timeout`) apply to CUBIC.
+    pub(crate) fn new(kind: CongestionControl, hystart: bool, wmax_reset_on_timeout: bool) -> Self {
         match kind {
             CongestionControl::Reno => Cc::Reno,
-            CongestionControl::Cubic => Cc::Cubic(Box::new(Cubic::new(hystart))),
+            CongestionControl::Cubic => {
+                let mut c = Cubic::new(hystart);
+                c.wmax_reset_on_timeout = wmax_reset_on_timeout;
+                Cc::Cubic(Box::new(c))
+            }
         }
     }
 
@@ -122,7 +127,7 @@ impl Cc {
     }
 
     /// The sender entered the Loss state (an RTO): CUBIC forgets its epoch and W_max (Linux
-    /// `cubictcp_state` → `bictcp_reset`).
+    /// `cubictcp_state` → `bictcp_reset`; W_max kept without `cubic_wmax_reset_on_timeout`).
     pub(crate) fn on_loss_state(&mut self) {
         if let Cc::Cubic(c) = self {
             c.reset();
@@ -151,7 +156,7 @@ mod tests {
 
     #[test]
     fn reno_halves_and_then_adds_one_segment_per_window() {
-        let mut cc = Cc::new(CongestionControl::Reno, false);
+        let mut cc = Cc::new(CongestionControl::Reno, false, true);
         let mut w = Window { cwnd: 20, ssthresh: INFINITE_SSTHRESH, cwnd_cnt: 0 };
         w.ssthresh = cc.ssthresh(&w);
         w.cwnd = w.ssthresh;
