@@ -51,7 +51,7 @@ pub use endpoints::{Endpoints, echo_for, zero_payload};
 pub use pcap::{IPV4_HEADER_BYTES, IPV6_HEADER_BYTES, LINKTYPE_RAW, PcapWriter, SNAPLEN, UDP_HEADER_BYTES};
 pub use recorder::{
     COMPLETIONS_KEPT, Completion, CompletionPoint, Failure, FirstN, FlowRecord, MeasurementWindow, Recorder,
-    RecorderOptions, RunEnd, RunTally, SERIES_WINDOW, TIMERS_KEPT, WindowCounts, run_metrics,
+    RecorderOptions, RunEnd, RunTally, SERIES_WINDOW, SeriesSink, TIMERS_KEPT, WindowCounts, run_metrics,
 };
 pub use rtt_trace::{RttDist, TraceConfig};
 pub use workload::{BlockPlan, FlowProgress, FlowSpec, Next, Workload};

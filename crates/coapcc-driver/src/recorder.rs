@@ -9,7 +9,8 @@
 //!
 //! What a run keeps beyond the counts is chosen by [`RecorderOptions`]: the network model and
 //! the testbed keep every RTT sample and expired timer (their distributions are summarised) and
-//! the long-lived time series; the multihop model counts what ends inside a measurement window
+//! the long-lived time series (kept, or streamed window by window to a caller's
+//! [`SeriesSink`] so that a run's memory does not grow with its length); the multihop model counts what ends inside a measurement window
 //! and keeps per-flow trace lists (the first expired timers, the completion series).
 //!
 //! # Cap policy
@@ -190,6 +191,37 @@ struct Window {
     rate_pps: f64,
 }
 
+/// A window nothing happened in: no copies, no completions, no ResBW (NaN).
+const EMPTY_WINDOW: Window = Window { sends: 0, successes: 0, rate_pps: f64::NAN };
+
+impl Window {
+    /// Window number `i` as a point of the series.
+    fn point(&self, i: usize) -> SeriesPoint {
+        let w = SERIES_WINDOW.as_secs_f64();
+        SeriesPoint {
+            t_s: i as f64 * w,
+            resbw_per_s: self.rate_pps,
+            send_rate_per_s: f64::from(self.sends) / w,
+            success_rate_per_s: f64::from(self.successes) / w,
+        }
+    }
+}
+
+/// Where a long-lived run's time series goes while the run goes ([`Recorder::stream_series`]),
+/// instead of staying in memory until it ends: every window from the first, empty ones
+/// included, in time order, each once it is final. The caller owns what is done with a point
+/// (a row written to a file, a count): the recorder does no I/O.
+pub trait SeriesSink: Send {
+    /// The next window of the series.
+    fn point(&mut self, point: SeriesPoint);
+}
+
+impl<F: FnMut(SeriesPoint) + Send> SeriesSink for F {
+    fn point(&mut self, point: SeriesPoint) {
+        self(point);
+    }
+}
+
 /// How a run ended, for [`Recorder::finish`].
 #[derive(Clone, Copy, Debug)]
 pub struct RunEnd {
@@ -257,13 +289,31 @@ pub fn run_metrics(fcts_s: &[f64], tally: &RunTally, links: Option<(&Pipeline, &
 }
 
 /// Per-flow and per-run records of one run.
-#[derive(Clone, Debug)]
 pub struct Recorder {
     flows: Vec<FlowRecord>,
     options: RecorderOptions,
+    /// The windows of the time series from window number `first_window` on: every window
+    /// when kept, the current one only when streamed.
     windows: Vec<Window>,
+    first_window: usize,
+    /// Where final windows go, when the series is streamed.
+    sink: Option<Box<dyn SeriesSink>>,
     request_copies_delivered: u64,
     request_copies_lost: u64,
+}
+
+impl std::fmt::Debug for Recorder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Recorder")
+            .field("flows", &self.flows)
+            .field("options", &self.options)
+            .field("windows", &self.windows)
+            .field("first_window", &self.first_window)
+            .field("streamed", &self.sink.is_some())
+            .field("request_copies_delivered", &self.request_copies_delivered)
+            .field("request_copies_lost", &self.request_copies_lost)
+            .finish()
+    }
 }
 
 impl Recorder {
@@ -281,6 +331,8 @@ impl Recorder {
             flows: Vec::new(),
             options,
             windows: Vec::new(),
+            first_window: 0,
+            sink: None,
             request_copies_delivered: 0,
             request_copies_lost: 0,
         }
@@ -303,13 +355,46 @@ impl Recorder {
         self.flows.get(f as usize).is_some_and(|r| r.keeps_completions)
     }
 
+    /// Sends the time series to `sink` window by window, each as soon as it is final, instead
+    /// of keeping it: [`Recorder::finish`] sends the windows left and returns no series. A
+    /// window is final once a later one is touched (the instants a driver reports never go
+    /// backwards), so only the current window is held, whatever the run's length.
+    pub fn stream_series(&mut self, sink: Box<dyn SeriesSink>) {
+        self.sink = Some(sink);
+    }
+
+    /// How many windows of the time series the recorder holds now: every window so far when
+    /// the series is kept, at most one when it is streamed ([`Recorder::stream_series`]).
+    pub fn series_windows_held(&self) -> usize {
+        self.windows.len()
+    }
+
     #[inline]
     fn window_mut(&mut self, now: Instant) -> &mut Window {
         let w = (now.as_nanos() / SERIES_WINDOW.as_nanos().max(1) as u64) as usize;
-        if self.windows.len() <= w {
-            self.windows.resize(w + 1, Window { sends: 0, successes: 0, rate_pps: f64::NAN });
+        // An instant before the held windows (never, from a driver) counts in the first held.
+        let w = w.max(self.first_window);
+        if self.first_window + self.windows.len() <= w {
+            if self.sink.is_some() {
+                self.flush_windows(w);
+            }
+            self.windows.resize(w + 1 - self.first_window, EMPTY_WINDOW);
         }
-        &mut self.windows[w]
+        &mut self.windows[w - self.first_window]
+    }
+
+    /// Sends every window before window number `until` (the held ones, then empty ones up to
+    /// it) to the sink.
+    #[cold]
+    fn flush_windows(&mut self, until: usize) {
+        let Some(sink) = self.sink.as_mut() else { return };
+        let first = self.first_window;
+        let gap = until.saturating_sub(first + self.windows.len());
+        let done = self.windows.drain(..).chain(std::iter::repeat_n(EMPTY_WINDOW, gap));
+        for (i, win) in done.enumerate() {
+            sink.point(win.point(first + i));
+        }
+        self.first_window = until;
     }
 
     /// Flow `f` sent copy `copy` (0 is the original) of a request at `now`.
@@ -479,18 +564,16 @@ impl Recorder {
         };
         let tally = RunTally { duration, completed, failed, unfinished, overhead, events: end.events, now: end.now };
         let run = run_metrics(&fcts, &tally, links.map(|(u, d)| (u, d, end_instant)));
-        let w = SERIES_WINDOW.as_secs_f64();
-        let series = self
-            .windows
-            .iter()
-            .enumerate()
-            .map(|(i, win)| SeriesPoint {
-                t_s: i as f64 * w,
-                resbw_per_s: win.rate_pps,
-                send_rate_per_s: f64::from(win.sends) / w,
-                success_rate_per_s: f64::from(win.successes) / w,
-            })
-            .collect();
+        let first = self.first_window;
+        let series = match self.sink {
+            Some(mut sink) => {
+                for (i, win) in self.windows.iter().enumerate() {
+                    sink.point(win.point(first + i));
+                }
+                Vec::new()
+            }
+            None => self.windows.iter().enumerate().map(|(i, win)| win.point(first + i)).collect(),
+        };
         RunResult { flows, run, series, transfers: Vec::new() }
     }
 }
@@ -683,6 +766,52 @@ mod tests {
         assert_eq!(res.run.sim_time_s, 9.0);
         assert!(res.series.is_empty());
         assert!(res.run.utilisation_up.is_nan() && res.run.packets_up == 0);
+    }
+
+    #[test]
+    fn a_streamed_series_is_the_kept_one_point_for_point_and_only_the_current_window_is_held() {
+        let (mut kept, mut streamed) = (Recorder::new(1, true), Recorder::new(1, true));
+        let points = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sink = std::sync::Arc::clone(&points);
+        streamed.stream_series(Box::new(move |p: SeriesPoint| {
+            sink.lock().unwrap_or_else(|e| e.into_inner()).push(p);
+        }));
+        let mut w = workload(1, FlowType::LongLived);
+        w.start(0, at(0));
+        // Activity in windows 0 (0–5 s), 1 and 4 (2 and 3 empty), then 9; the ResBW of window
+        // 1 changes twice, its last value counts.
+        let sent = |p: &std::sync::Mutex<Vec<SeriesPoint>>| p.lock().map_or(0, |v| v.len());
+        for (ms, rate) in
+            [(100, 1.0), (4_900, 2.0), (5_000, 3.0), (7_500, 4.0), (20_000, 5.0), (24_999, 6.0), (45_000, 7.0)]
+        {
+            for r in [&mut kept, &mut streamed] {
+                r.link_rate(at(ms), rate);
+                r.transmitted(0, 0, at(ms));
+                r.completed(0, at(ms), &acked(0, 1, 0, None));
+            }
+            // Every window before the current one has gone to the sink; one is held.
+            let current = (ms / 5_000) as usize;
+            assert_eq!((streamed.series_windows_held(), sent(&points)), (1, current));
+            assert_eq!(kept.series_windows_held(), current + 1);
+        }
+        let end = RunEnd { now: at(45_000), end: Some(at(50_000)), events: 7 };
+        let (up, down) = (empty_link(), empty_link());
+        let kept = kept.finish(&w, |_| 0, Some((&up, &down)), end).series;
+        assert!(streamed.finish(&w, |_| 0, Some((&up, &down)), end).series.is_empty(), "nothing kept when streamed");
+        let streamed = points.lock().map(|v| v.clone()).unwrap_or_default();
+        assert_eq!(kept.len(), 10, "windows 0 to 9, the last one touched");
+        // NaN (an empty window's ResBW) is unequal to itself: compare the bits.
+        let bits = |s: &[SeriesPoint]| -> Vec<[u64; 4]> {
+            s.iter()
+                .map(|p| [p.t_s, p.resbw_per_s, p.send_rate_per_s, p.success_rate_per_s].map(f64::to_bits))
+                .collect()
+        };
+        assert_eq!(bits(&streamed), bits(&kept));
+        // Window 1 (5–10 s): two copies and two completions, 0.4 per second; its last ResBW 4.
+        let p = streamed[1];
+        assert_eq!((p.t_s, p.send_rate_per_s, p.success_rate_per_s, p.resbw_per_s), (5.0, 0.4, 0.4, 4.0));
+        // Window 2 (10–15 s) saw nothing: zero rates, no ResBW.
+        assert!(streamed[2].send_rate_per_s == 0.0 && streamed[2].resbw_per_s.is_nan());
     }
 
     #[test]

@@ -7,21 +7,75 @@ use crate::error::ReportError;
 
 /// Writes `bytes` to `path` through a temporary file in the same folder and a rename.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
-    let fail =
-        |action: &'static str, source: std::io::Error| ReportError::File { action, path: path.to_path_buf(), source };
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(|e| fail("create the folder of", e))?;
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    {
-        let mut f = std::fs::File::create(&tmp).map_err(|e| fail("create a temporary file for", e))?;
-        f.write_all(bytes).map_err(|e| fail("write", e))?;
-        f.sync_all().map_err(|e| fail("flush", e))?;
+    let mut f = AtomicFile::create(path)?;
+    f.write_all(bytes).map_err(|e| f.error("write", e))?;
+    f.commit()
+}
+
+/// A file written piece by piece (while a run goes) and put in place whole: the bytes go to a
+/// temporary file in the target's folder, [`AtomicFile::commit`] flushes it to disk and
+/// renames it over the target; dropped uncommitted (a failed run), the temporary file is
+/// removed and the target is untouched.
+#[derive(Debug)]
+pub struct AtomicFile {
+    path: PathBuf,
+    tmp: PathBuf,
+    out: Option<std::io::BufWriter<std::fs::File>>,
+}
+
+impl AtomicFile {
+    /// A temporary file beside `path` (its folder created if missing).
+    pub fn create(path: &Path) -> Result<AtomicFile, ReportError> {
+        let fail = |action: &'static str, source: std::io::Error| ReportError::File {
+            action,
+            path: path.to_path_buf(),
+            source,
+        };
+        let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        std::fs::create_dir_all(dir).map_err(|e| fail("create the folder of", e))?;
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
+        let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+        let f = std::fs::File::create(&tmp).map_err(|e| fail("create a temporary file for", e))?;
+        Ok(AtomicFile { path: path.to_path_buf(), tmp, out: Some(std::io::BufWriter::new(f)) })
     }
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        fail("rename into place", e)
-    })
+
+    /// The error of `action` on this file, naming the target.
+    pub fn error(&self, action: &'static str, source: std::io::Error) -> ReportError {
+        ReportError::File { action, path: self.path.clone(), source }
+    }
+
+    /// Flushes everything written to disk and renames the temporary file over the target.
+    pub fn commit(mut self) -> Result<(), ReportError> {
+        let Some(out) = self.out.take() else { return Ok(()) };
+        let f = out.into_inner().map_err(|e| self.error("write", e.into_error()))?;
+        f.sync_all().map_err(|e| self.error("flush", e))?;
+        drop(f);
+        std::fs::rename(&self.tmp, &self.path).map_err(|e| self.error("rename into place", e))?;
+        self.tmp = PathBuf::new();
+        Ok(())
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self.out.as_mut() {
+            Some(o) => o.write(buf),
+            None => Err(std::io::ErrorKind::BrokenPipe.into()),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.as_mut().map_or(Ok(()), Write::flush)
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if !self.tmp.as_os_str().is_empty() {
+            self.out = None;
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
 }
 
 /// Checks, before a run, that results can be written into folder `dir`: it is created if

@@ -51,6 +51,7 @@ mod progress;
 mod reproduce;
 mod run_record;
 mod scenarios;
+mod series;
 mod sim;
 
 pub use algorithms::{algorithm_keys_text, algorithms_csv, algorithms_table};
@@ -65,7 +66,7 @@ pub use crosscheck_tcp::{
 };
 pub use describe::describe;
 pub use error::ReportError;
-pub use files::{CreatedFolders, check_writable, write_atomic};
+pub use files::{AtomicFile, CreatedFolders, check_writable, write_atomic};
 pub use pcap::file_stem as pcap_file_stem;
 pub use probe::{probe_html, probe_summary, server_summary, timeline_svg};
 pub use progress::{Progress, thread_pool};

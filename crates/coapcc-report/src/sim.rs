@@ -11,12 +11,13 @@ use coapcc_sim::results::{Summary, result_files, summarise, summary_table};
 use coapcc_sim::sweep::store::{self, Piece};
 use coapcc_sim::sweep::{Point, Sweep, combinations};
 use coapcc_sim::sweep::{sweep_csv_header, sweep_csv_rows};
-use coapcc_sim::{AlgorithmRuns, job_count, run_scenario};
+use coapcc_sim::{AlgorithmRuns, job_count, run_scenario, run_scenario_streaming};
 
 use crate::error::ReportError;
 use crate::files::{CreatedFolders, check_writable, write_atomic};
 use crate::progress::{Progress, thread_pool};
 use crate::run_record::{RunRecord, write_run_json};
+use crate::series::StreamedSeries;
 
 /// What to simulate and where the results go (the options of `coapcc sim`).
 #[derive(Clone, Debug, Default)]
@@ -231,12 +232,23 @@ pub(crate) fn write_piece(s: &Scenario, dir: &Path, piece: &Piece) -> Result<(),
 /// Runs scenario `s` (of any model) on the current rayon pool and writes its result files into
 /// `dir` (`samples.csv` too when `samples`, for a network scenario): the same files, from the
 /// same code, as the Python package's `save`. Returns the summaries.
+///
+/// A network scenario's time series is written to `series.csv` while the runs go
+/// ([`StreamedSeries`]), not kept until they end, so that a long run's memory does not grow
+/// with its length; the bytes are those written from a kept series.
 pub fn run_to(
     s: &Scenario,
     dir: &Path,
     samples: bool,
     progress: &(dyn Fn() + Sync),
 ) -> Result<Vec<Summary>, ReportError> {
+    if let Model::Network { .. } = s.model {
+        let series = StreamedSeries::new(dir, s.algorithm_names())?;
+        let runs = run_scenario_streaming(s, progress, &|| false, &|a, r| series.sink(a, r))?;
+        let summaries = write_results(s, &runs, dir, samples)?;
+        series.finish(&dir.join("series.csv"))?;
+        return Ok(summaries);
+    }
     write_results(s, &run_scenario(s, progress)?, dir, samples)
 }
 

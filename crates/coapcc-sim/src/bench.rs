@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use crate::error::SimError;
-use crate::runner::{RunOutput, job_count, run_scenario};
+use crate::runner::{RunOutput, job_count, run_scenario, run_scenario_streaming};
 use coapcc_driver::scenario::{Catalogue, Scenario, ScenarioError, Setting};
 
 /// What to measure.
@@ -147,7 +147,7 @@ pub enum Measurement {
         events: u64,
         /// RTT samples.
         rtts: u64,
-        /// Points of the time series (`series.csv`).
+        /// Points of the time series (`series.csv`), streamed (counted as made, not kept).
         points: usize,
     },
 }
@@ -263,13 +263,23 @@ pub fn measure(case: BenchCase, opts: &BenchOptions) -> Result<Measurement, Benc
                     format!("duration_ms={}", u64::from(hours) * 3_600_000),
                 ],
             )?;
+            // The time series goes to a sink that counts its points as the run makes them, as
+            // `coapcc sim` streams it to `series.csv`: what is measured is the run's own memory.
+            let points = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+            let sinks = |_, _| -> Option<Box<dyn coapcc_driver::SeriesSink>> {
+                let points = std::sync::Arc::clone(&points);
+                Some(Box::new(move |_| {
+                    points.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }))
+            };
             let t0 = Instant::now();
-            let runs = run_scenario(&s, &|| {})?;
+            let runs = run_scenario_streaming(&s, &|| {}, &|| false, &sinks)?;
             let wall_s = t0.elapsed().as_secs_f64();
-            let (events, points, rtts) = match &runs[0].runs[0] {
-                RunOutput::Network(n) => (n.run.events, n.series.len(), n.rtts().len()),
-                RunOutput::Tcp(t) => (t.network.run.events, 0, t.network.rtts().len()),
-                RunOutput::Trace(_) | RunOutput::Multihop(_) => (0, 0, 0),
+            let points = points.load(std::sync::atomic::Ordering::Relaxed);
+            let (events, rtts) = match &runs[0].runs[0] {
+                RunOutput::Network(n) => (n.run.events, n.rtts().len()),
+                RunOutput::Tcp(t) => (t.network.run.events, t.network.rtts().len()),
+                RunOutput::Trace(_) | RunOutput::Multihop(_) => (0, 0),
             };
             Ok(Measurement::Long { hours, wall_s, events, rtts, points })
         }

@@ -24,7 +24,7 @@ use coapcc_core::{AnyConfig, ConfigError, Instant};
 use coapcc_driver::Endpoints;
 use coapcc_driver::flow::{Datagram, FlowLoop, Host, RequestCopy, Sent};
 use coapcc_driver::{BlockPlan, Workload};
-use coapcc_driver::{Recorder, RunEnd};
+use coapcc_driver::{Recorder, RunEnd, SeriesSink};
 use coapcc_proto::block::size_of_szx;
 use coapcc_proto::{AutoResponse, Endpoint, Message};
 
@@ -253,9 +253,9 @@ struct Net<'a> {
     end: Option<Instant>,
     long_lived: bool,
     events: u64,
-    /// Every datagram at every node, when capturing ([`capture_network`]); never read by the
-    /// simulation itself.
-    capture: Option<Vec<Captured>>,
+    /// Where every datagram at every node goes, when capturing ([`Streams::capture`]);
+    /// never read by the simulation itself.
+    capture: Option<&'a mut dyn FnMut(Captured)>,
 }
 
 /// Why a network run could not be set up.
@@ -545,7 +545,7 @@ impl Net<'_> {
     #[inline]
     fn capture(&mut self, seen: CapturePoint, from: Addr, to: Addr, msg: &Arc<Message>) {
         if let Some(c) = self.capture.as_mut() {
-            c.push(Captured { at: self.now, seen, from, to, msg: Arc::clone(msg) });
+            c(Captured { at: self.now, seen, from, to, msg: Arc::clone(msg) });
         }
     }
 
@@ -649,9 +649,55 @@ pub fn run_network(
     Ok(Sim::new(network, workload, coap, algorithm, seed, replication)?.run())
 }
 
+/// Where a network run sends, as it goes, what it would otherwise keep or not make
+/// ([`run_network_with`]); the default keeps the series and captures nothing.
+#[derive(Default)]
+pub struct Streams<'s> {
+    /// A long-lived run's time series, window by window as each is final
+    /// ([`coapcc_driver::Recorder::stream_series`]): the result's `series` is then empty and
+    /// the run holds one window of it whatever its length. `None`: kept in the result.
+    pub series: Option<Box<dyn SeriesSink>>,
+    /// Every datagram at every node as it is seen ([`Captured`], in time order), for
+    /// `coapcc sim --pcap`: capturing draws nothing and changes nothing. `None`: no capture.
+    pub capture: Option<&'s mut dyn FnMut(Captured)>,
+}
+
+impl std::fmt::Debug for Streams<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Streams")
+            .field("series", &self.series.is_some())
+            .field("capture", &self.capture.is_some())
+            .finish()
+    }
+}
+
+/// [`run_network`], what the run makes sent to `streams` as it goes (a long run's time
+/// series, a capture of its datagrams) instead of kept; every other result is
+/// [`run_network`]'s, to the bit.
+pub fn run_network_with<'a>(
+    network: &NetworkConfig,
+    workload: WorkloadConfig,
+    coap: &'a CoapConfig,
+    algorithm: &AnyConfig,
+    seed: u64,
+    replication: u32,
+    streams: Streams<'a>,
+) -> Result<RunResult, EngineError> {
+    let mut sim = Sim::new(network, workload, coap, algorithm, seed, replication)?;
+    if let Some(series) = streams.series {
+        sim.flows.recorder_mut().stream_series(series);
+    }
+    sim.net.capture = streams.capture;
+    sim.run_events();
+    sim.net.capture = None;
+    Ok(sim.finish())
+}
+
 /// Runs one algorithm, one replication, of a network scenario, recording every datagram at
 /// every node ([`Captured`], in time order) for `coapcc sim --pcap`. The results are those of
-/// [`run_network`] with the same arguments: capturing draws nothing and changes nothing.
+/// [`run_network`] with the same arguments (capturing draws nothing and changes nothing),
+/// except that a long-lived run's time series is not kept (a capture is of the datagrams).
+/// Every datagram stays in memory: [`run_network_with`] hands each to the caller instead.
 pub fn capture_network(
     network: &NetworkConfig,
     workload: WorkloadConfig,
@@ -660,17 +706,17 @@ pub fn capture_network(
     seed: u64,
     replication: u32,
 ) -> Result<(RunResult, Vec<Captured>), EngineError> {
-    let mut sim = Sim::new(network, workload, coap, algorithm, seed, replication)?;
-    sim.net.capture = Some(Vec::new());
-    sim.run_events();
-    let captured = sim.net.capture.take().unwrap_or_default();
-    Ok((sim.finish(), captured))
+    let mut captured = Vec::new();
+    let streams = Streams { series: Some(Box::new(|_| {})), capture: Some(&mut |c| captured.push(c)) };
+    let result = run_network_with(network, workload, coap, algorithm, seed, replication, streams)?;
+    Ok((result, captured))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use coapcc_core::{Duration, Ratio};
+    use coapcc_driver::metrics::SeriesPoint;
     use coapcc_driver::scenario::{CoapConfig, Count, FlowType};
 
     /// Residual bandwidth of 1–4 packets per second.
@@ -722,6 +768,37 @@ mod tests {
         // The second is still held, so the fourth is new again.
         let fourth = net.shared(answer(4));
         assert!(!Arc::ptr_eq(&fourth, &second) && !Arc::ptr_eq(&fourth, &third));
+    }
+
+    #[test]
+    fn a_streamed_run_holds_one_window_of_its_series_whatever_its_length_and_changes_nothing_else() {
+        let coap = CoapConfig::default();
+        let alg = AnyConfig::from_name("idc").unwrap_or_else(|| unreachable!());
+        for hours in [1, 10] {
+            let counted = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+            let sink = std::sync::Arc::clone(&counted);
+            let mut sim =
+                Sim::new(&RESIDUAL, one_long_lived_flow(1, hours), &coap, &alg, 5, 0).unwrap_or_else(|e| panic!("{e}"));
+            sim.flows.recorder_mut().stream_series(Box::new(move |p: SeriesPoint| {
+                sink.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(p.t_s);
+            }));
+            sim.run_events();
+            // Every 5-s window but the current one has left the simulator; one is held.
+            let windows = hours as usize * 720;
+            let before_end = counted.lock().map_or(0, |v| v.len());
+            assert_eq!((sim.flows.recorder().series_windows_held(), before_end), (1, windows - 1), "{hours} h");
+            let streamed = sim.finish();
+            let t_s = counted.lock().map(|v| v.clone()).unwrap_or_default();
+            assert_eq!(t_s.len(), windows);
+            assert!(t_s.iter().enumerate().all(|(i, &t)| t == i as f64 * 5.0), "windows in order, none skipped");
+            // The same run kept: the same series, point for point, and the same everything else.
+            let kept = run_network(&RESIDUAL, one_long_lived_flow(1, hours), &coap, &alg, 5, 0)
+                .unwrap_or_else(|e| panic!("{e}"));
+            assert!(streamed.series.is_empty() && kept.series.len() == windows);
+            assert!(kept.series.iter().zip(&t_s).all(|(p, t)| p.t_s == *t));
+            assert_eq!(format!("{:?}", streamed.run), format!("{:?}", kept.run));
+            assert_eq!(format!("{:?}", streamed.flows), format!("{:?}", kept.flows));
+        }
     }
 
     #[test]

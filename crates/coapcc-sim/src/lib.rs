@@ -13,13 +13,13 @@
 //!
 //! | where | what is there |
 //! |---|---|
-//! | root, from `engine` | the event loop of the network models ([`run_network`], [`capture_network`]): clients, server, one pipeline per direction, ground-truth metrics |
+//! | root, from `engine` | the event loop of the network models ([`run_network`], [`capture_network`]; a long run's time series and a capture streamed to the caller: [`run_network_with`]): clients, server, one pipeline per direction, ground-truth metrics |
 //! | [`linux_tcp`] | CoAP over TCP on a Linux-like TCP (`docs/tcp.md`): handshake, RFC 6298 timers, delayed ACKs, Reno and CUBIC, SACK with PRR, F-RTO, over the same link pipelines ([`linux_tcp::run_tcp`]) |
 //! | [`multihop`] | the multihop 802.15.4 link-layer world of `multihop.md` §1: PHY, UDGM medium, CSMA, RDC, static RPL, topologies, the engine (its `[multihop]` schema is `coapcc-driver`'s) |
 //! | root, from `trace` | the RTT-trace model ([`run_trace`]: RMSE and spurious counts of RTO estimators) |
 //! | [`bench`](mod@bench) | measuring the simulator (`coapcc bench`): events per second on one core, the FASOR matrix, a long run |
 //! | [`budget`] | what a scenario will cost (memory, events, wall time), estimated before it runs |
-//! | root, from `runner` | **the one runner** of every model ([`run_scenario`]): every (algorithm, replication) in parallel, results in a fixed order ([`RunOutput`], [`AlgorithmRuns`]); one job alone ([`run_job`]) |
+//! | root, from `runner` | **the one runner** of every model ([`run_scenario`]): every (algorithm, replication) in parallel, results in a fixed order ([`RunOutput`], [`AlgorithmRuns`]); one job alone ([`run_job`]); time series streamed to sinks the caller gives ([`run_scenario_streaming`]) |
 //! | [`results`] | the one summary type ([`results::Summary`]) and every file of a run (`flows.csv`, `runs.csv`, `summary.csv`, `series.csv`, `samples.csv`, `transfers.csv`, `nodes.csv`), as text and typed columns; the printed summary table |
 //! | [`sweep`] | sweep points (`--sweep KEY=V1,V2`) and their `sweep.csv` rows from the typed summaries, shared by the CLI and the Python package |
 //! | [`wire`] | one job's output as bytes and back, exactly (serde, `postcard`, a version tag; jobs run in other processes) |
@@ -45,7 +45,10 @@ mod runner;
 mod timers;
 mod trace;
 
-pub use engine::{CapturePoint, Captured, EngineError, capture_network, run_network};
+pub use engine::{CapturePoint, Captured, EngineError, Streams, capture_network, run_network, run_network_with};
 pub use error::{BudgetError, JobError, RunError, SimError, TraceError, WireError};
-pub use runner::{AlgorithmRuns, RunOutput, assemble, check, job_count, run_job, run_scenario, run_scenario_until};
+pub use runner::{
+    AlgorithmRuns, RunOutput, SeriesSinks, assemble, check, job_count, run_job, run_job_streaming, run_scenario,
+    run_scenario_streaming, run_scenario_until,
+};
 pub use trace::{TraceResult, run_trace};

@@ -6,12 +6,13 @@
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::engine::run_network;
+use crate::engine::{Streams, run_network_with};
 use crate::error::{JobError, RunError, SimError};
 use crate::linux_tcp::{TcpRunResult, run_tcp};
 use crate::multihop::MultihopResult;
 use crate::multihop::{check_configs, run_one};
 use crate::trace::{TraceResult, run_trace};
+use coapcc_driver::SeriesSink;
 use coapcc_driver::metrics::RunResult;
 use coapcc_driver::scenario::{Model, Scenario, ScenarioError};
 
@@ -36,6 +37,12 @@ pub struct AlgorithmRuns {
     /// One output per replication.
     pub runs: Vec<RunOutput>,
 }
+
+/// Where the time series of each job goes, for [`run_scenario_streaming`]: called once per
+/// (algorithm index, replication) job as it starts; a sink receives that job's long-lived
+/// series window by window while it runs (network models), `None` keeps it in the job's
+/// output.
+pub type SeriesSinks<'a> = dyn Fn(usize, u32) -> Option<Box<dyn SeriesSink>> + Sync + 'a;
 
 /// How many (algorithm, replication) jobs a scenario has.
 pub fn job_count(s: &Scenario) -> usize {
@@ -70,6 +77,19 @@ pub fn check(s: &Scenario) -> Result<(), ScenarioError> {
 /// a job run alone (in another process, on another machine) gives the same output as within
 /// [`run_scenario`]: this is the unit of work of a distributed sweep.
 pub fn run_job(s: &Scenario, algorithm: usize, replication: u32) -> Result<RunOutput, SimError> {
+    run_job_streaming(s, algorithm, replication, None)
+}
+
+/// [`run_job`], a network run's long-lived time series sent to `series` while the run goes
+/// instead of kept in its output (whose `series` is then empty; see
+/// [`crate::Streams::series`]). Other models keep what they keep (an RTT-trace run's
+/// series is bounded by its trace, given in the scenario) and never call the sink.
+pub fn run_job_streaming(
+    s: &Scenario,
+    algorithm: usize,
+    replication: u32,
+    series: Option<Box<dyn SeriesSink>>,
+) -> Result<RunOutput, SimError> {
     let names = s.algorithm_names();
     let name = names.get(algorithm).ok_or_else(|| JobError::NoAlgorithm {
         scenario: s.file.name.clone(),
@@ -84,7 +104,9 @@ pub fn run_job(s: &Scenario, algorithm: usize, replication: u32) -> Result<RunOu
     let output = match &s.model {
         Model::Network { network, workload } => {
             let config = coap_config(s, algorithm)?;
-            run_network(network, *workload, &s.file.coap, config, s.file.seed, replication)
+            let (seed, coap) = (s.file.seed, &s.file.coap);
+            let streams = Streams { series, capture: None };
+            run_network_with(network, *workload, coap, config, seed, replication, streams)
                 .map(|n| RunOutput::Network(Box::new(n)))
                 .map_err(RunError::from)
         }
@@ -181,6 +203,18 @@ pub fn run_scenario_until(
     progress: &(dyn Fn() + Sync),
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<Vec<AlgorithmRuns>, SimError> {
+    run_scenario_streaming(s, progress, stop, &|_, _| None)
+}
+
+/// [`run_scenario_until`], each job's time series sent to the sink `series` gives it (when it
+/// gives one) while the job runs, instead of kept in its output: what a caller writing
+/// `series.csv` as the runs go passes, so that memory does not grow with a run's length.
+pub fn run_scenario_streaming(
+    s: &Scenario,
+    progress: &(dyn Fn() + Sync),
+    stop: &(dyn Fn() -> bool + Sync),
+    series: &SeriesSinks<'_>,
+) -> Result<Vec<AlgorithmRuns>, SimError> {
     check(s)?;
     let reps = s.file.replications;
     let jobs: Vec<(usize, u32)> = (0..s.algorithm_names().len()).flat_map(|a| (0..reps).map(move |r| (a, r))).collect();
@@ -190,7 +224,7 @@ pub fn run_scenario_until(
             if stop() {
                 return Err(SimError::Interrupted);
             }
-            let out = run_job(s, a, r);
+            let out = run_job_streaming(s, a, r, series(a, r));
             progress();
             out
         })

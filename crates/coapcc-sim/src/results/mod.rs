@@ -29,6 +29,7 @@ pub use self::columns::{Column, Columns, csv_of};
 pub use self::median_ci::{LEVEL as MEDIAN_CI_LEVEL, MedianInterval, median_ci95, ranks as median_ci_ranks};
 pub use self::metric::{MultihopMetric, UnknownMetric};
 pub use self::multihop::{role_word, rto_series_csv, run_metrics, trace_nodes};
+pub use self::network::{NETWORK_SERIES_HEADER, network_series_row};
 pub use self::summary::{
     MetricSummary, MultihopSummary, NetworkSummary, Summary, SummaryOf, TraceSummary, mean_ci, summary_columns,
     summary_csv, summary_csv_header, summary_csv_rows, summary_table, t95,
@@ -104,7 +105,9 @@ pub fn runs_columns(s: &Scenario, all: &[AlgorithmRuns]) -> Columns {
 }
 
 /// `series.csv`, when there is one: (RTT, RTO) pairs of replication 0 for RTT-trace runs,
-/// per-window rates for long-lived network runs.
+/// per-window rates of replication 0 for long-lived network runs (a caller that streamed the
+/// network series while the runs went writes the same bytes from [`NETWORK_SERIES_HEADER`]
+/// and [`network_series_row`]).
 pub fn series_csv(all: &[AlgorithmRuns]) -> Option<String> {
     network::series_csv(all)
 }

@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use super::columns::{Builder, Columns};
 use crate::runner::{AlgorithmRuns, RunOutput};
-use coapcc_driver::metrics::{FlowResult, RunMetrics, TransferResult};
+use coapcc_driver::metrics::{FlowResult, RunMetrics, SeriesPoint, TransferResult};
 
 /// A measurement with 6 decimals, empty when not finite.
 pub(super) fn fixed(x: f64) -> String {
@@ -183,6 +183,22 @@ pub(super) fn runs_csv(all: &[AlgorithmRuns]) -> String {
     s
 }
 
+/// The header of a long-lived network run's `series.csv` (with its newline).
+pub const NETWORK_SERIES_HEADER: &str = "algorithm,t_s,resbw_per_s,send_rate_per_s,success_rate_per_s\n";
+
+/// One row of a long-lived network run's `series.csv` (with its newline): `algorithm`'s
+/// window `p`. The one formatting of these rows, whether the file is written from a kept
+/// series ([`series_csv`]) or row by row while the run goes.
+pub fn network_series_row(algorithm: &str, p: &SeriesPoint) -> String {
+    format!(
+        "{algorithm},{},{},{},{}\n",
+        fixed(p.t_s),
+        fixed(p.resbw_per_s),
+        fixed(p.send_rate_per_s),
+        fixed(p.success_rate_per_s)
+    )
+}
+
 /// `series.csv`: time series for figures — (RTT, RTO) pairs of replication 0 for trace runs,
 /// per-window rates for long-lived runs.
 pub(super) fn series_csv(all: &[AlgorithmRuns]) -> Option<String> {
@@ -203,19 +219,11 @@ pub(super) fn series_csv(all: &[AlgorithmRuns]) -> Option<String> {
             if r.series.is_empty() {
                 return None;
             }
-            s.push_str("algorithm,t_s,resbw_per_s,send_rate_per_s,success_rate_per_s\n");
+            s.push_str(NETWORK_SERIES_HEADER);
             for a in all {
                 if let Some(RunOutput::Network(r)) = a.runs.first() {
                     for p in &r.series {
-                        let _ = writeln!(
-                            s,
-                            "{},{},{},{},{}",
-                            a.algorithm,
-                            fixed(p.t_s),
-                            fixed(p.resbw_per_s),
-                            fixed(p.send_rate_per_s),
-                            fixed(p.success_rate_per_s)
-                        );
+                        s.push_str(&network_series_row(&a.algorithm, p));
                     }
                 }
             }
