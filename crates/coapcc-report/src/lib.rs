@@ -61,8 +61,8 @@ pub use crosscheck::{
 };
 pub use crosscheck_tcp::{
     DUPTHRESH as CROSSCHECK_TCP_DUPTHRESH, FctComparison, FctOutputError, MATCHED as CROSSCHECK_TCP_MATCHED,
-    Ns3Program, REFERENCE_HEADER, ReferenceCase, ReferenceFlow, SideSummary, TOLERANCE as CROSSCHECK_TCP_TOLERANCE,
-    TcpReference, parse_flows, run_crosscheck_tcp,
+    NS3_ALIKE as CROSSCHECK_TCP_NS3_ALIKE, Ns3Program, REFERENCE_HEADER, ReferenceCase, ReferenceFlow, SideSummary,
+    TOLERANCE as CROSSCHECK_TCP_TOLERANCE, TcpReference, parse_flows, run_crosscheck_tcp,
 };
 pub use describe::describe;
 pub use error::ReportError;

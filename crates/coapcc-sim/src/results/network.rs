@@ -188,7 +188,7 @@ pub const NETWORK_SERIES_HEADER: &str = "algorithm,t_s,resbw_per_s,send_rate_per
 
 /// One row of a long-lived network run's `series.csv` (with its newline): `algorithm`'s
 /// window `p`. The one formatting of these rows, whether the file is written from a kept
-/// series ([`series_csv`]) or row by row while the run goes.
+/// series or row by row while the run goes.
 pub fn network_series_row(algorithm: &str, p: &SeriesPoint) -> String {
     format!(
         "{algorithm},{},{},{},{}\n",
