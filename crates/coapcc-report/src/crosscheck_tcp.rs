@@ -15,6 +15,7 @@ use std::process::Command;
 
 use coapcc_driver::link::presets::{LinkErrors, NbiotConfig};
 use coapcc_driver::scenario::{CoapTcpSizes, CongestionControl, Model, NetworkConfig, Setting, Value};
+use coapcc_sim::results::median_ci_ranks;
 use coapcc_sim::{RunOutput, run_scenario};
 
 use crate::error::ReportError;
@@ -244,32 +245,13 @@ fn median_count(v: &[u64]) -> f64 {
     }
 }
 
-/// The 1-based ranks (j, n + 1 − j) of the order statistics that bound a distribution-free
-/// confidence interval of at least 95 % for the median of `n` values: the largest j with
-/// P(B < j) ≤ 2.5 % for B ~ Binomial(n, ½), so that P(x₍ⱼ₎ ≤ median ≤ x₍ₙ₊₁₋ⱼ₎) =
-/// 1 − 2·P(B < j) ≥ 95 %. None when n is too small for any (n < 6).
-fn median_ci_ranks(n: usize) -> Option<(usize, usize)> {
-    // P(B = i) in logs, from ln P(B = 0) = n·ln ½ and P(B = i + 1) = P(B = i)·(n − i)/(i + 1).
-    let mut ln_p = n as f64 * 0.5f64.ln();
-    let mut below = 0.0; // P(B < j) for j = i + 1 after the loop body
-    let mut j = 0;
-    for i in 0..n {
-        below += ln_p.exp();
-        if below > 0.025 {
-            break;
-        }
-        j = i + 1;
-        ln_p += ((n - i) as f64).ln() - ((i + 1) as f64).ln();
-    }
-    (j >= 1).then_some((j, n + 1 - j))
-}
-
-/// The order-statistic 95 % confidence interval of the median of `v` (unfinished flows, NaN,
-/// counted as longer than any finished one), s: NaN bounds when there are too few values.
+/// The order-statistic 95 % confidence interval of the median of `v`
+/// ([`coapcc_sim::results::median_ci_ranks`]), with unfinished flows (NaN) counted as longer
+/// than any finished one, s: NaN bounds when there are too few values (fewer than 6).
 fn median_ci(v: &[f64]) -> (f64, f64) {
     let mut v: Vec<f64> = v.iter().map(|&x| if x.is_finite() { x } else { f64::INFINITY }).collect();
     v.sort_by(f64::total_cmp);
-    median_ci_ranks(v.len()).map_or((f64::NAN, f64::NAN), |(lo, hi)| (v[lo - 1], v[hi - 1]))
+    median_ci_ranks(v.len()).map_or((f64::NAN, f64::NAN), |((lo, hi), _)| (v[lo - 1], v[hi - 1]))
 }
 
 /// One side's flows of one case and congestion control, reduced to what the report shows.
@@ -689,15 +671,9 @@ mod tests {
     }
 
     #[test]
-    fn the_median_interval_takes_the_binomial_order_statistics() {
-        // n = 20: P(B ≤ 5) = 21 700/2²⁰ = 0.0207 ≤ 2.5 % < P(B ≤ 6) = 0.0577, so j = 6: the 6th
-        // and 15th values (coverage 1 − 2·0.0207 = 95.9 %). n = 40: P(B ≤ 13) = 0.0192,
-        // P(B ≤ 14) = 0.0403: the 14th and 27th. n = 6: P(B = 0) = 1/64: the extremes; n = 5:
-        // 1/32 > 2.5 %, no interval.
-        assert_eq!(median_ci_ranks(20), Some((6, 15)));
-        assert_eq!(median_ci_ranks(40), Some((14, 27)));
-        assert_eq!(median_ci_ranks(6), Some((1, 6)));
-        assert_eq!(median_ci_ranks(5), None);
+    fn the_median_interval_counts_unfinished_flows_as_the_longest() {
+        // n = 20: P(B ≤ 5) = 21 700/2²⁰ = 0.0207 ≤ 2.5 % < P(B ≤ 6) = 0.0577 for B ~
+        // Binomial(20, ½), so the 6th and 15th of the sorted values (coverage 95.9 %).
         let v: Vec<f64> = (1..=20).map(f64::from).rev().collect();
         assert_eq!(median_ci(&v), (6.0, 15.0));
         // Unfinished flows sort last: with 6 of 20 unfinished the upper bound is unfinished.
