@@ -82,7 +82,9 @@ pub(super) struct Mote {
     rng: SimRng,
     /// ContikiMAC wake-up phase in `[0, T_w)`.
     phase: Duration,
-    tx: Option<TxAttempt>,
+    /// The attempt in progress, boxed: the RDC's steps take it out of the mote and put it
+    /// back around every step, which then moves a pointer, not the whole attempt.
+    tx: Option<Box<TxAttempt>>,
     rdc_gen: u64,
     /// Next hops whose CSMA service fell due while the RDC was busy.
     deferred: VecDeque<NodeId>,
@@ -181,7 +183,7 @@ impl MultihopSim {
         let id = NodeId(node);
         let m = &mut self.motes[node as usize];
         let want = self.cfg.rdc == RdcKind::NullRdc
-            || m.tx.as_ref().is_some_and(TxAttempt::running)
+            || m.tx.as_deref().is_some_and(TxAttempt::running)
             || m.listener.is_some()
             || m.acking;
         self.medium.set_radio(now, id, want).ok();
@@ -204,7 +206,7 @@ impl MultihopSim {
             self.push(now + c.cycle_time, Ev::Check { node, cca: 0 });
         }
         let m = &self.motes[node as usize];
-        if m.tx.as_ref().is_some_and(TxAttempt::running) || m.listener.is_some() || m.acking {
+        if m.tx.as_deref().is_some_and(TxAttempt::running) || m.listener.is_some() || m.acking {
             return;
         }
         if self.medium.cca(now, NodeId(node)) {
@@ -263,13 +265,13 @@ impl MultihopSim {
             return;
         }
         let Some(burst) = m.csma.service(now, next_hop) else { return };
-        m.tx = Some(TxAttempt {
+        m.tx = Some(Box::new(TxAttempt {
             next_hop,
             frames: burst.frames.into(),
             kind: AttemptKind::Waiting,
             pending: None,
             ack_ok: false,
-        });
+        }));
         self.start_frame(node, false);
     }
 
