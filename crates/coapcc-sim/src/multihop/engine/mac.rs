@@ -114,6 +114,30 @@ pub(super) struct FrameInfo {
     kind: FrameKind,
 }
 
+/// The frames on the air with what they carry, by id. A handful are on the air at a time and
+/// each id is new ([`crate::multihop::medium::Medium::start_tx`] numbers them), so a vector searched by id does what a
+/// hash map did without hashing every frame's id.
+#[derive(Debug, Default)]
+pub(super) struct FramesOnAir(Vec<(FrameId, FrameInfo)>);
+
+impl FramesOnAir {
+    /// Frame `id` (a new one) is on the air.
+    fn insert(&mut self, id: FrameId, info: FrameInfo) {
+        self.0.push((id, info));
+    }
+
+    /// What frame `id` carries, while it is on the air.
+    fn get(&self, id: &FrameId) -> Option<&FrameInfo> {
+        self.0.iter().find(|(i, _)| i == id).map(|(_, f)| f)
+    }
+
+    /// Frame `id` left the air.
+    fn remove(&mut self, id: &FrameId) -> Option<FrameInfo> {
+        let k = self.0.iter().position(|(i, _)| i == id)?;
+        Some(self.0.swap_remove(k).1)
+    }
+}
+
 /// The motes of a run, in topology order: each with its CSMA (the border router's with
 /// `border_router_queuebuf`), its own random stream, a sequence number and a ContikiMAC
 /// wake-up phase drawn from that stream, and a reassembly buffer.
