@@ -19,7 +19,7 @@ import itertools
 import os
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import pandas as pd
 
@@ -203,13 +203,20 @@ def sweep(
     call = _call_text("coapcc.sweep", scenario, **kwargs)
     batching = dict(progress=progress, batch_s=batch_s, batch_jobs=batch_jobs)
     if out is None:
-        measured: Dict[str, Any] = {}
+        results: List[Any] = [None] * len(scenarios)
+        measured: Dict[str, Any]
+
+        def keep(i: int, output: Any) -> None:
+            results[i] = _with_call(_result(scenarios[i], output), call)
+            results[i].summary  # its frame built now, while the cluster computes the other points
+
         if client is None:
-            outputs = _coapcc.simulate_many([s._resolved for s in scenarios], jobs)
-            measured["jobs"] = sum(len(s.algorithms) * s.replications for s in scenarios)
+            for i, o in enumerate(_coapcc.simulate_many([s._resolved for s in scenarios], jobs)):
+                keep(i, o)
+            measured = {"jobs": sum(len(s.algorithms) * s.replications for s in scenarios)}
         else:
-            outputs, measured = _on_cluster(client, scenarios, **batching)
-        result = SweepResult(base, pts, [_with_call(_result(s, o), call) for s, o in zip(scenarios, outputs)])
+            measured = _on_cluster(client, scenarios, keep, **batching)
+        result = SweepResult(base, pts, results)
     else:
         result, measured = _resumable(base, pts, scenarios, Path(out), force, samples, client, jobs, batching, call)
     result.stats = _batch.stats(wall_s=time.perf_counter() - start, **measured)
@@ -269,10 +276,13 @@ def _resumable(
     todo = [i for i, o in enumerate(outputs) if o is None]
     measured: Dict[str, Any] = {"jobs": sum(len(scenarios[i].algorithms) * scenarios[i].replications for i in todo)}
     if client is not None and todo:
-        done, measured = _on_cluster(client, [scenarios[i] for i in todo], **batching)
-        for i, o in zip(todo, done):
-            outputs[i] = o
-            _save_point(dirs[i], _with_call(_result(scenarios[i], o), call), samples)
+
+        def save(k: int, output: Any) -> None:
+            i = todo[k]
+            outputs[i] = output
+            _save_point(dirs[i], _with_call(_result(scenarios[i], output), call), samples)
+
+        measured = _on_cluster(client, [scenarios[i] for i in todo], save, **batching)
     else:
         for i in todo:
             (outputs[i],) = _coapcc.simulate_many([scenarios[i]._resolved], jobs)
@@ -325,13 +335,15 @@ def _probe(scenarios: List[Scenario], batch_s: float) -> Tuple[Dict[int, float],
 def _on_cluster(
     client: Any,
     scenarios: List[Scenario],
+    each: Callable[[int, Any], None],
     progress: bool = False,
     batch_s: Optional[float] = None,
     batch_jobs: Optional[int] = None,
-) -> Tuple[List[Any], Dict[str, Any]]:
+) -> Dict[str, Any]:
     """Runs every job of every point on ``client``'s cluster, packed into tasks
-    (:mod:`coapcc._batch`), and gathers the outputs per point; also the run's measurements
-    for :func:`coapcc._batch.stats` (all but the wall time)."""
+    (:mod:`coapcc._batch`), and calls ``each(point number, output)`` as soon as a point's jobs
+    are all in (so fetching and summarising the outputs overlaps the tasks still running);
+    returns the run's measurements for :func:`coapcc._batch.stats` (all but the wall time)."""
     # A missing progress bar is said before anything runs (the probe runs jobs locally).
     show = require("dask.distributed", "coapcc.sweep(progress=True)").progress if progress else None
     for s in scenarios:
@@ -358,23 +370,38 @@ def _on_cluster(
     # task's first job and length, so that differently packed sweeps never share a key.
     digest = hashlib.sha256(repr([(s._source, s._file, s.settings) for s in scenarios]).encode()).hexdigest()[:16]
     keys = ["coapcc-task-{}-{}-{}-{}-{}".format(digest, *jobs[t[0]], len(t)) for t in tasks]
+
+    left = [len(s.algorithms) * s.replications for s in scenarios]
+    per: List[List[Tuple[int, int, bytes]]] = [[] for _ in scenarios]
+
+    def finish(job: Job, out: bytes) -> None:
+        i, a, r = job
+        per[i].append((a, r, out))
+        left[i] -= 1
+        if left[i] == 0:
+            each(i, _coapcc.gather(scenarios[i]._resolved, per[i]))
+            per[i] = []
+
+    for job, out in done.items():
+        finish(job, out)
     start = time.perf_counter()
     futures = client.map(run_batch, batches, key=keys, pure=False)
     if show is not None:
         show(futures)
-    results = client.gather(futures)
-    cluster_s = time.perf_counter() - start
-    for task, (outs, _) in zip(tasks, results):
-        done.update(zip((jobs[k] for k in task), outs))
-    per: List[List[Tuple[int, int, bytes]]] = [[] for _ in scenarios]
-    for (i, a, r), out in sorted(done.items()):
-        per[i].append((a, r, out))
-    measured = dict(
-        jobs=len(done),
+    task_of = {f.key: t for f, t in zip(futures, tasks)}
+    compute_s, cluster_s = 0.0, 0.0
+    for future, (outs, seconds) in require("dask.distributed", "coapcc.sweep(client=…)").as_completed(
+        futures, with_results=True
+    ):
+        cluster_s = time.perf_counter() - start
+        compute_s += seconds
+        for k, out in zip(task_of[future.key], outs):
+            finish(jobs[k], out)
+    return dict(
+        jobs=len(jobs) + len(done),
         tasks=len(tasks),
         threads=threads,
         cluster_s=cluster_s,
-        compute_s=sum(c for _, c in results),
+        compute_s=compute_s,
         probe_s=probe_s,
     )
-    return [_coapcc.gather(s._resolved, outs) for s, outs in zip(scenarios, per)], measured
