@@ -74,6 +74,14 @@ def _label(point: Point) -> str:
     return _coapcc.sweep_label(_texts(point))
 
 
+def _part(point: Point, result: AnyResult) -> pd.DataFrame:
+    """A point's rows of :attr:`SweepResult.frame`: the swept keys, then its summary."""
+    df = result.summary.copy()
+    for i, (k, v) in enumerate(point):
+        df.insert(i, k, [v] * len(df))
+    return df
+
+
 class SweepResult:
     """The results of a sweep: :attr:`frame` (the swept keys, then the columns of
     ``summary.csv``: one row per point × algorithm, or for a multihop scenario per point ×
@@ -93,7 +101,14 @@ class SweepResult:
     not spent computing: ``(cluster_s × threads − compute_s) / tasks``, in ms; it includes
     threads left idle). Locally these are None."""
 
-    def __init__(self, scenario: Scenario, points: List[Point], results: List[AnyResult], kept: int = 0) -> None:
+    def __init__(
+        self,
+        scenario: Scenario,
+        points: List[Point],
+        results: List[AnyResult],
+        kept: int = 0,
+        parts: Optional[List[pd.DataFrame]] = None,
+    ) -> None:
         self.scenario = scenario
         self.points = points
         self.results = results
@@ -101,12 +116,8 @@ class SweepResult:
         self.stats = _batch.stats(0, 0.0)
         # The call that made the sweep, as run.json records it (set by sweep).
         self._call = f"coapcc.sweep (Python): {scenario.name}"
-        parts = []
-        for point, result in zip(points, results):
-            df = result.summary.copy()
-            for i, (k, v) in enumerate(point):
-                df.insert(i, k, [v] * len(df))
-            parts.append(df)
+        if parts is None:
+            parts = [_part(point, result) for point, result in zip(points, results)]
         self.frame: pd.DataFrame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
     def to_csv(self) -> str:
@@ -167,10 +178,13 @@ def sweep(
     first job of each point is run and timed on this process first (point after point until
     the probes have taken ``batch_s``; their outputs are kept, not run again), a point not
     probed is taken to cost the probes' mean, and consecutive jobs (in point, algorithm,
-    replication order) are packed until their estimated costs reach ``batch_s``, or
-    less when that leaves fewer than four tasks per worker thread. ``batch_jobs=N`` packs
-    exactly N jobs per task instead (no probe; 1 turns packing off). Packing never changes
-    the results. :attr:`SweepResult.stats` reports the throughput and the overhead per task.
+    replication order) are cut into tasks of equal estimated cost, as many as a multiple of
+    the cluster's worker threads (so that the workers end together), each of at least
+    ``batch_s`` where the total allows and at least four per worker thread
+    (:func:`coapcc._batch.by_cost`). ``batch_jobs=N`` packs exactly N jobs per task instead
+    (no probe; 1 turns packing off). Each point's outputs are fetched and summarised as soon
+    as its tasks are done, while the others run. Packing never changes the results.
+    :attr:`SweepResult.stats` reports the throughput and the overhead per task.
     ``progress=True`` shows Dask's progress bar (a widget in Jupyter, text in a terminal).
     ``algorithms``, ``replications``, ``seed`` and ``set`` override the scenario's as in
     :func:`sim` (before the point's settings; ``algorithms`` one name or a non-empty list).
@@ -204,11 +218,14 @@ def sweep(
     batching = dict(progress=progress, batch_s=batch_s, batch_jobs=batch_jobs)
     if out is None:
         results: List[Any] = [None] * len(scenarios)
+        parts: List[Any] = [None] * len(scenarios)
         measured: Dict[str, Any]
 
         def keep(i: int, output: Any) -> None:
+            # The point's result and rows, made as soon as its output is in (on a cluster,
+            # while the tasks of the other points still run).
             results[i] = _with_call(_result(scenarios[i], output), call)
-            results[i].summary  # its frame built now, while the cluster computes the other points
+            parts[i] = _part(pts[i], results[i])
 
         if client is None:
             for i, o in enumerate(_coapcc.simulate_many([s._resolved for s in scenarios], jobs)):
@@ -216,7 +233,7 @@ def sweep(
             measured = {"jobs": sum(len(s.algorithms) * s.replications for s in scenarios)}
         else:
             measured = _on_cluster(client, scenarios, keep, **batching)
-        result = SweepResult(base, pts, results)
+        result = SweepResult(base, pts, results, parts=parts)
     else:
         result, measured = _resumable(base, pts, scenarios, Path(out), force, samples, client, jobs, batching, call)
     result.stats = _batch.stats(wall_s=time.perf_counter() - start, **measured)
