@@ -362,7 +362,7 @@ def _on_cluster(
     are all in (so fetching and summarising the outputs overlaps the tasks still running);
     returns the run's measurements for :func:`coapcc._batch.stats` (all but the wall time)."""
     # A missing progress bar is said before anything runs (the probe runs jobs locally).
-    show = require("dask.distributed", "coapcc.sweep(progress=True)").progress if progress else None
+    distributed = require("dask.distributed", "coapcc.sweep(progress=True)" if progress else "coapcc.sweep(client=…)")
     for s in scenarios:
         # As `coapcc sim --sweep`: every point is checked before any task runs.
         _coapcc.check(s._resolved)
@@ -403,13 +403,11 @@ def _on_cluster(
         finish(job, out)
     start = time.perf_counter()
     futures = client.map(run_batch, batches, key=keys, pure=False)
-    if show is not None:
-        show(futures)
+    if progress:
+        distributed.progress(futures)
     task_of = {f.key: t for f, t in zip(futures, tasks)}
     compute_s, cluster_s = 0.0, 0.0
-    for future, (outs, seconds) in require("dask.distributed", "coapcc.sweep(client=…)").as_completed(
-        futures, with_results=True
-    ):
+    for future, (outs, seconds) in distributed.as_completed(futures, with_results=True):
         cluster_s = time.perf_counter() - start
         compute_s += seconds
         for k, out in zip(task_of[future.key], outs):
