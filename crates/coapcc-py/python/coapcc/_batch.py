@@ -32,11 +32,12 @@ def fixed(jobs: int, per_task: int) -> List[range]:
 def by_cost(costs_s: Sequence[float], batch_s: float, threads: int) -> List[range]:
     """Consecutive jobs packed into tasks of equal estimated cost, as many as a multiple of
     ``threads`` so that the workers, each taking the next task as it frees, end together:
-    ``threads × k`` tasks, ``k`` the number of ``batch_s`` a thread's share holds
-    (``⌊total / (threads × batch_s)⌋``, so every task's estimate is at least ``batch_s``) but
-    at least ``TASKS_PER_THREAD`` (a short sweep gets shorter tasks rather than idle workers),
-    and no more tasks than jobs. A job goes to the task whose share of the running total holds
-    the middle of the job; a job costlier than a share takes its task alone (fewer tasks).
+    ``threads × k`` tasks, ``k`` the number of ``batch_s`` a thread's part of the total holds
+    (``⌊total / (threads × batch_s)⌋``, so a task's share, ``total / (threads × k)``, is at
+    least ``batch_s``) but at least ``TASKS_PER_THREAD`` (a short sweep gets shorter tasks
+    rather than idle workers), and no more tasks than jobs. A job goes to the task whose share
+    of the running total holds the middle of the job, so a task's estimate is its share to
+    within one job; a job costlier than a share takes its task alone (fewer tasks).
 
     >>> [len(t) for t in by_cost([0.0625] * 16, 0.125, 2)]
     [2, 2, 2, 2, 2, 2, 2, 2]

@@ -180,7 +180,7 @@ def sweep(
     probed is taken to cost the probes' mean, and consecutive jobs (in point, algorithm,
     replication order) are cut into tasks of equal estimated cost, as many as a multiple of
     the cluster's worker threads (so that the workers end together), each of at least
-    ``batch_s`` where the total allows and at least four per worker thread
+    ``batch_s`` (to within one job) where the total allows and at least four per worker thread
     (:func:`coapcc._batch.by_cost`). ``batch_jobs=N`` packs exactly N jobs per task instead
     (no probe; 1 turns packing off). Each point's outputs are fetched and summarised as soon
     as its tasks are done, while the others run. Packing never changes the results.
