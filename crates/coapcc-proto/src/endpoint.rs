@@ -118,8 +118,21 @@ impl AutoResponse {
     /// transmission count, which is this answer. So a driver whose server does nothing but
     /// answer (the network simulator) sends the same messages without a duplicate cache.
     pub fn answer(&self, request: &Message) -> Option<Message> {
+        let mut out = Message::empty(MessageType::Ack, request.mid);
+        self.answer_into(request, &mut out).then_some(out)
+    }
+
+    /// [`AutoResponse::answer`] written over `out` (a message whose allocation a driver
+    /// reuses): its option storage is reused and its payload kept when it is already the one
+    /// the answer carries. Returns `false`, leaving `out` as it was, for a message that is not
+    /// a request.
+    pub fn answer_into(&self, request: &Message, out: &mut Message) -> bool {
         let is_request = matches!(request.mtype, MessageType::Con | MessageType::Non) && request.code.is_request();
-        is_request.then(|| auto_answer(&Asked::of(request), request, self))
+        if is_request {
+            let echo = request.option(option::TRANSMISSION_COUNT);
+            fill_auto_answer(request.mtype, request.token, echo, request, self, out);
+        }
+        is_request
     }
 }
 
@@ -981,18 +994,48 @@ fn response_to(request: &Asked, mid: u16, code: Code, payload: Payload) -> Messa
 /// block at the size the client asks for). A malformed Block2 option or a block beyond the
 /// end gets 4.00 Bad Request without payload, as the real server answers them.
 fn auto_answer(asked: &Asked, request: &Message, r: &AutoResponse) -> Message {
-    let Some(value) = request.option(option::BLOCK2) else {
-        return response_to(asked, request.mid, r.code, r.payload.clone());
-    };
-    let wanted = Block::decode(value).and_then(|b| block::range(r.payload.len(), b.num, b.szx).map(|at| (b, at)));
-    match wanted {
-        Some((b, (from, to, more))) => {
-            // A slice of the shared payload: nothing is copied.
-            let mut resp = response_to(asked, request.mid, r.code, r.payload.slice(from..to));
-            resp.add_option(option::BLOCK2, Block { more, ..b }.encode());
-            resp
+    let mut out = Message::empty(MessageType::Ack, request.mid);
+    fill_auto_answer(asked.mtype, asked.token, asked.echo.as_deref(), request, r, &mut out);
+    out
+}
+
+/// [`auto_answer`] written over `out`, for a request of type `mtype` with `token` and the
+/// transmission-count value `echo`: every field is set (the same message as
+/// [`response_to`] with the block option), the option storage reused, and the payload left
+/// in place when it already is the one to send (same bytes, same place).
+fn fill_auto_answer(
+    mtype: MessageType,
+    token: Token,
+    echo: Option<&[u8]>,
+    request: &Message,
+    r: &AutoResponse,
+    out: &mut Message,
+) {
+    out.mtype = if mtype == MessageType::Con { MessageType::Ack } else { MessageType::Non };
+    out.mid = request.mid;
+    out.token = token;
+    out.options.clear();
+    if let Some(v) = echo {
+        // FASOR-02 §4: a server implementing the option echoes it unmodified.
+        out.add_option(option::TRANSMISSION_COUNT, v);
+    }
+    let (code, from, to) = match request.option(option::BLOCK2) {
+        None => (r.code, 0, r.payload.len()),
+        Some(value) => {
+            match Block::decode(value).and_then(|b| block::range(r.payload.len(), b.num, b.szx).map(|at| (b, at))) {
+                Some((b, (from, to, more))) => {
+                    out.add_option(option::BLOCK2, Block { more, ..b }.encode());
+                    (r.code, from, to)
+                }
+                None => (Code::BAD_REQUEST, 0, 0),
+            }
         }
-        None => response_to(asked, request.mid, Code::BAD_REQUEST, Payload::new()),
+    };
+    out.code = code;
+    let wanted = &r.payload[from..to];
+    if out.payload.as_ptr() != wanted.as_ptr() || out.payload.len() != wanted.len() {
+        // A slice of the shared payload: nothing is copied.
+        out.payload = if to > from { r.payload.slice(from..to) } else { Payload::new() };
     }
 }
 

@@ -3,9 +3,10 @@
 //! same rates, delays, byte-limited drop-tail queues and Gilbert–Elliott errors, run through
 //! the caller's [`TcpReference`] (the binary's is the ns-3 program that `scripts/setup-ns3`
 //! builds). Per firmware case and congestion control, the median FCT over every flow of every
-//! replication must agree within 10 % in the matched configuration ([`MATCHED`]: coapcc with
-//! what ns-3 3.44 does not have turned off); the difference of coapcc's Linux defaults is shown
-//! beside it. Not part of `reproduce all` (it needs ns-3).
+//! replication must agree within 10 % in the ns-3-alike configuration ([`MATCHED`] and
+//! [`NS3_ALIKE`]: coapcc set to behave as ns-3 3.44's source says it behaves); the matched
+//! configuration (only what ns-3 lacks turned off), the same without RACK, and coapcc's Linux
+//! defaults are shown beside it. Not part of `reproduce all` (it needs ns-3).
 
 use std::fmt::Write as _;
 use std::io::Write;
@@ -14,6 +15,7 @@ use std::process::Command;
 
 use coapcc_driver::link::presets::{LinkErrors, NbiotConfig};
 use coapcc_driver::scenario::{CoapTcpSizes, CongestionControl, Model, NetworkConfig, Setting, Value};
+use coapcc_sim::results::median_ci_ranks;
 use coapcc_sim::{RunOutput, run_scenario};
 
 use crate::error::ReportError;
@@ -63,15 +65,17 @@ pub const MATCHED: [(&str, &str); 4] =
 /// retransmission of the head in SACK recovery, which neither Linux nor coapcc has).
 pub const DUPTHRESH: (&str, &str) = ("rack", "false");
 
-/// Added to [`MATCHED`] for the ns-3-alike configuration: coapcc with ns-3 3.44's own
-/// behaviours where they differ from Linux's, each a `[tcp]` option named after what it does
-/// (`docs/tcp.md`, "Cross-check against ns-3"): RFC 6675's DupThresh loss marking instead of
-/// RACK, no timer restart on a retransmission and only on the first partial ACK of a recovery
-/// (`TcpSocketBase::SendDataPacket`, `ProcessAck`), the partial-ACK retransmission kept with
-/// SACK (`DoRetransmit`), `NextSeg` rule (3) (`TcpTxBuffer::NextSeg`), W_max kept across a
-/// timeout and the smoothed RTT in CUBIC (`TcpCubic`), and Reno's slow start whether or not
-/// the window limits the sender (`TcpLinuxReno`).
-pub const NS3_ALIKE: [(&str, &str); 9] = [
+/// Added to [`MATCHED`] for the ns-3-alike configuration, the checked one: coapcc with ns-3
+/// 3.44's own behaviours where they differ from Linux's, each a `[tcp]` option named after
+/// what it does and defined by ns-3's source (`docs/tcp.md`, "Cross-check against ns-3"):
+/// RFC 6675's DupThresh loss marking instead of RACK, no timer restart on a retransmission and
+/// only on the first partial ACK of a recovery (`TcpSocketBase::SendDataPacket`,
+/// `ProcessAck`), the partial-ACK retransmission kept with SACK (`DoRetransmit`), `NextSeg`
+/// rule (3) (`TcpTxBuffer::NextSeg`), W_max kept across a timeout, the smoothed RTT, a 10-ms
+/// sample filter and one increase per ACK in CUBIC (`TcpCubic`), Reno's slow start whether or
+/// not the window limits the sender (`TcpLinuxReno`), ssthresh set again at every timeout
+/// (`ReTxTimeout`) and three ACKs with new SACK blocks starting recovery (`DupAck`).
+pub const NS3_ALIKE: [(&str, &str); 13] = [
     ("rack", "false"),
     ("rto_rearm_on_retransmit", "false"),
     ("rto_rearm_every_partial_ack", "false"),
@@ -81,6 +85,10 @@ pub const NS3_ALIKE: [(&str, &str); 9] = [
     ("cubic_wmax_reset_on_timeout", "false"),
     ("cubic_srtt", "true"),
     ("reno_slow_start_cwnd_limited", "false"),
+    ("cubic_rtt_discard_ms", "10"),
+    ("cubic_one_increase_per_ack", "true"),
+    ("rto_ssthresh_every_timeout", "true"),
+    ("sack_dupacks_start_recovery", "true"),
 ];
 
 /// The `--quick` case (and the test suite's): one error-free client, unlimited buffer.
@@ -237,12 +245,24 @@ fn median_count(v: &[u64]) -> f64 {
     }
 }
 
+/// The order-statistic 95 % confidence interval of the median of `v`
+/// ([`coapcc_sim::results::median_ci_ranks`]), with unfinished flows (NaN) counted as longer
+/// than any finished one, s: NaN bounds when there are too few values (fewer than 6).
+fn median_ci(v: &[f64]) -> (f64, f64) {
+    let mut v: Vec<f64> = v.iter().map(|&x| if x.is_finite() { x } else { f64::INFINITY }).collect();
+    v.sort_by(f64::total_cmp);
+    median_ci_ranks(v.len()).map_or((f64::NAN, f64::NAN), |((lo, hi), _)| (v[lo - 1], v[hi - 1]))
+}
+
 /// One side's flows of one case and congestion control, reduced to what the report shows.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SideSummary {
     /// Median FCT over every flow of every replication, s ([`f64::INFINITY`] when half or more
     /// did not finish).
     pub fct_median_s: f64,
+    /// A 95 % confidence interval of that median (order statistics), s:
+    /// informative only, the check is on the median.
+    pub fct_median_ci_s: (f64, f64),
     /// Median retransmission-timer expiries per flow (both ends).
     pub timeouts_median: f64,
     /// Flows that did not finish.
@@ -253,6 +273,7 @@ impl SideSummary {
     fn of(fcts: &[f64], timeouts: &[u64]) -> SideSummary {
         SideSummary {
             fct_median_s: median_fct(fcts),
+            fct_median_ci_s: median_ci(fcts),
             timeouts_median: median_count(timeouts),
             unfinished: fcts.iter().filter(|x| !x.is_finite()).count(),
         }
@@ -272,7 +293,7 @@ pub struct FctComparison {
     pub dupthresh: SideSummary,
     /// coapcc with Linux's defaults (the firmware experiment's numbers).
     pub linux: SideSummary,
-    /// coapcc in the ns-3-alike configuration ([`MATCHED`] and [`NS3_ALIKE`]).
+    /// coapcc in the ns-3-alike configuration ([`MATCHED`] and [`NS3_ALIKE`]): the checked one.
     pub ns3_alike: SideSummary,
     /// The reference.
     pub reference: SideSummary,
@@ -284,8 +305,13 @@ fn relative(ours: f64, theirs: f64) -> f64 {
 }
 
 impl FctComparison {
-    /// (coapcc matched − reference) / reference: the checked difference.
+    /// (coapcc ns-3-alike − reference) / reference: the checked difference.
     pub fn relative_difference(&self) -> f64 {
+        relative(self.ns3_alike.fct_median_s, self.reference.fct_median_s)
+    }
+
+    /// (coapcc matched − reference) / reference: shown, not checked.
+    pub fn matched_relative_difference(&self) -> f64 {
         relative(self.matched.fct_median_s, self.reference.fct_median_s)
     }
 
@@ -299,19 +325,14 @@ impl FctComparison {
         relative(self.linux.fct_median_s, self.reference.fct_median_s)
     }
 
-    /// (coapcc ns-3-alike − reference) / reference.
-    pub fn ns3_alike_relative_difference(&self) -> f64 {
-        relative(self.ns3_alike.fct_median_s, self.reference.fct_median_s)
-    }
-
-    /// The ns-3-alike configuration within [`TOLERANCE`].
-    pub fn ns3_alike_agrees(&self) -> bool {
-        self.ns3_alike_relative_difference().abs() <= TOLERANCE
-    }
-
-    /// The matched configuration within [`TOLERANCE`].
+    /// The ns-3-alike configuration within [`TOLERANCE`]: the check.
     pub fn agrees(&self) -> bool {
         self.relative_difference().abs() <= TOLERANCE
+    }
+
+    /// The matched configuration within [`TOLERANCE`]: shown, not checked.
+    pub fn matched_agrees(&self) -> bool {
+        self.matched_relative_difference().abs() <= TOLERANCE
     }
 }
 
@@ -422,24 +443,31 @@ How the two are made alike (docs/tcp.md, \"Cross-check against ns-3\"):
   SACK on, timestamps off, PRR, receive buffer 65 535 B.
 - coapcc's matched configuration turns off what ns-3 3.44 does not have: `--set frto=false
   quickacks=0 rto_floor=rfc6298 rto_max_ms=60000` (no F-RTO, no quick ACKs, RTO =
-  max(SRTT + 4·RTTVAR, 200 ms), ns-3's 60 s RTO cap). The checked difference is this one.
+  max(SRTT + 4·RTTVAR, 200 ms), ns-3's 60 s RTO cap). Shown, not checked.
 - Loss detection has no matched setting: ns-3 has no RACK, so the matched configuration keeps
   it, and the column `matched, rack=false` shows coapcc with RFC 6675's DupThresh rule alone.
-- coapcc's ns-3-alike configuration adds to the matched one what ns-3 3.44 does and Linux
-  does not, each a `[tcp]` option: `rack=false rto_rearm_on_retransmit=false
-  rto_rearm_every_partial_ack=false partial_ack_retransmit=true nextseg_rule3=true
-  cubic_wmax_reset_on_timeout=false cubic_srtt=true reno_slow_start_cwnd_limited=false`
-  (DupThresh loss marking; the retransmission timer restarted only by the first partial ACK
-  of a recovery and by other ACKs of new data, never by a retransmission; one segment beyond
-  the window on a partial ACK, RFC 6582's rule kept with SACK; RFC 6675 NextSeg rule 3;
-  CUBIC keeps W_max across a timeout and takes the smoothed RTT; Reno's slow start grows
-  when not cwnd-limited). Shown, not checked.
+- coapcc's ns-3-alike configuration, the checked one, adds to the matched one what ns-3 3.44
+  does and Linux does not, each a `[tcp]` option defined by ns-3's source: `rack=false
+  rto_rearm_on_retransmit=false rto_rearm_every_partial_ack=false
+  rto_backoff_until_sample=false partial_ack_retransmit=true nextseg_rule3=true
+  cubic_wmax_reset_on_timeout=false cubic_srtt=true reno_slow_start_cwnd_limited=false
+  cubic_rtt_discard_ms=10 cubic_one_increase_per_ack=true rto_ssthresh_every_timeout=true
+  sack_dupacks_start_recovery=true` (DupThresh loss marking; the retransmission timer
+  restarted only by the first partial ACK of a recovery and by other ACKs of new data, never
+  by a retransmission, with SRTT + 4·RTTVAR again at each; one segment beyond the window on a
+  partial ACK, RFC 6582's rule kept with SACK; RFC 6675 NextSeg rule 3; CUBIC keeps W_max
+  across a timeout, takes the smoothed RTT on every ACK, ignores samples for 10 ms after an
+  epoch starts and grows by at most one segment per ACK; Reno's slow start grows when not
+  cwnd-limited; every timeout sets ssthresh again; three ACKs with new SACK blocks start
+  recovery).
 What still differs: ns-3's rest of the path is a fixed 15 ms each way (coapcc draws
 U[10, 20] ms per packet); its PPP header is
 compensated by raising the link rates and queue sizes by 298/296. Each side draws its own
 random numbers (start offsets, Gilbert–Elliott trajectories): compare medians, not runs.
 A flow that did not finish counts as longer than any that did (an infinite median, shown as
-`unfinished`, when half the flows or more did not finish).
+`unfinished`, when half the flows or more did not finish). The bracketed intervals are
+order-statistic 95 % confidence intervals of each median (informative; the check is on the
+medians).
 ";
 
 /// A median FCT for the table: seconds, or `unfinished`.
@@ -447,10 +475,30 @@ fn fmt_fct(x: f64) -> String {
     if x.is_finite() { format!("{x:.2}") } else { "unfinished".into() }
 }
 
+/// A median FCT with its 95 % confidence interval: `63.78 [60.12, 70.01]`.
+fn fmt_fct_ci(side: &SideSummary) -> String {
+    let (lo, hi) = side.fct_median_ci_s;
+    if lo.is_nan() {
+        return fmt_fct(side.fct_median_s);
+    }
+    format!("{} [{}, {}]", fmt_fct(side.fct_median_s), fmt_fct(lo), fmt_fct(hi))
+}
+
 /// A relative difference for the table: signed percent, or `n/a` (a side did not finish).
 fn fmt_rel(x: f64) -> String {
     if x.is_finite() { format!("{:+.1} %", 100.0 * x) } else { "n/a".into() }
 }
+
+/// The header of `crosscheck-tcp.csv`: the checked comparison first (ns-3 and coapcc
+/// ns-3-alike, with the medians' confidence intervals), then the shown configurations.
+const CSV_HEADER: &str = "case,congestion_control,reference_fct_median_s,ns3_alike_fct_median_s,\
+relative_difference,agrees,reference_ci_low_s,reference_ci_high_s,ns3_alike_ci_low_s,ns3_alike_ci_high_s,\
+matched_fct_median_s,matched_relative_difference,matched_agrees,\
+dupthresh_fct_median_s,dupthresh_relative_difference,\
+linux_default_fct_median_s,linux_default_relative_difference,\
+timeouts_median_ns3_alike,timeouts_median_reference,timeouts_median_matched,timeouts_median_dupthresh,\
+timeouts_median_linux_default,\
+unfinished_ns3_alike,unfinished_reference,unfinished_matched,unfinished_dupthresh,unfinished_linux_default";
 
 /// Runs `coapcc reproduce crosscheck-tcp` (the options' experiment and jobs are not used): the
 /// report (`crosscheck-tcp.md`, `crosscheck-tcp.csv`, each side's data under `data/`) goes to
@@ -470,27 +518,19 @@ pub fn run_crosscheck_tcp(
     let mut md = format!(
         "# coapcc reproduce crosscheck-tcp: coapcc's TCP model against {}\n\n\
          Median FCT (GET to the last byte of the 102 408-byte response) over every flow of every\n\
-         replication. Checked: coapcc in the matched configuration (what ns-3 lacks turned off,\n\
-         below) against ns-3, within {:.0} %. Shown, not checked: coapcc matched without RACK, coapcc\n\
-         with Linux's defaults (the firmware experiment's numbers), and coapcc ns-3-alike (ns-3's own\n\
-         behaviours added as options, below). Timeouts: median retransmission-timer expiries per\n\
-         flow, both ends.\n\n\
-         | case | congestion control | coapcc matched (s) | ns-3 (s) | difference, matched | agrees | matched, rack=false (s) | difference | Linux defaults (s) | difference | ns-3-alike (s) | difference | agrees, ns-3-alike | timeouts (matched / rack=false / ns-3 / Linux / ns-3-alike) | unfinished (matched / rack=false / ns-3 / Linux / ns-3-alike) |\n\
+         replication, with its 95 % confidence interval in brackets. Checked: coapcc in the\n\
+         ns-3-alike configuration (set to behave as ns-3's source says ns-3 behaves, below) against\n\
+         ns-3, within {:.0} %. Shown, not checked: coapcc matched (only what ns-3 lacks turned off),\n\
+         the same without RACK, and coapcc with Linux's defaults (the firmware experiment's\n\
+         numbers). Timeouts: median retransmission-timer expiries per flow, both ends.\n\n\
+         | case | congestion control | ns-3 (s) | coapcc ns-3-alike (s) | difference | agrees | coapcc matched (s) | difference | agrees, matched | matched, rack=false (s) | difference | Linux defaults (s) | difference | timeouts (ns-3-alike / ns-3 / matched / rack=false / Linux) | unfinished (ns-3-alike / ns-3 / matched / rack=false / Linux) |\n\
          |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
         reference.name(),
         100.0 * TOLERANCE
     );
-    let mut csv = String::from(
-        "case,congestion_control,coapcc_fct_median_s,reference_fct_median_s,relative_difference,agrees,\
-         coapcc_dupthresh_fct_median_s,dupthresh_relative_difference,\
-         coapcc_linux_default_fct_median_s,linux_default_relative_difference,\
-         timeouts_median_matched,timeouts_median_dupthresh,timeouts_median_reference,timeouts_median_linux_default,\
-         unfinished_matched,unfinished_dupthresh,unfinished_reference,unfinished_linux_default,\
-         coapcc_ns3_alike_fct_median_s,ns3_alike_relative_difference,ns3_alike_agrees,\
-         timeouts_median_ns3_alike,unfinished_ns3_alike\n",
-    );
+    let mut csv = format!("{CSV_HEADER}\n");
     let within = |x: f64| usize::from(x.abs() <= TOLERANCE);
-    let (mut agree, mut agree_dup, mut agree_linux, mut agree_alike, mut total) = (0, 0, 0, 0, 0);
+    let (mut agree, mut agree_matched, mut agree_dup, mut agree_linux, mut total) = (0, 0, 0, 0, 0);
     for case in cases {
         let name = case.trim_end_matches(".toml");
         progress.note(&format!("crosscheck-tcp: {name} (coapcc four ways, then the reference)"));
@@ -498,60 +538,63 @@ pub fn run_crosscheck_tcp(
         for r in rows {
             total += 1;
             agree += usize::from(r.agrees());
+            agree_matched += usize::from(r.matched_agrees());
             agree_dup += within(r.dupthresh_relative_difference());
             agree_linux += within(r.linux_relative_difference());
-            agree_alike += usize::from(r.ns3_alike_agrees());
-            let (m, d, f, l, a) = (&r.matched, &r.dupthresh, &r.reference, &r.linux, &r.ns3_alike);
+            let (a, f, m, d, l) = (&r.ns3_alike, &r.reference, &r.matched, &r.dupthresh, &r.linux);
             // The five sides' timeouts and unfinished flows, in the columns' order.
-            let timeouts = [m, d, f, l, a].map(|x| x.timeouts_median.to_string());
-            let unfinished = [m, d, f, l, a].map(|x| x.unfinished.to_string());
+            let timeouts = [a, f, m, d, l].map(|x| x.timeouts_median.to_string());
+            let unfinished = [a, f, m, d, l].map(|x| x.unfinished.to_string());
             let yes = |b: bool| if b { "yes" } else { "no" };
             let _ = writeln!(
                 md,
                 "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 r.case,
                 r.congestion.name(),
-                fmt_fct(m.fct_median_s),
-                fmt_fct(f.fct_median_s),
+                fmt_fct_ci(f),
+                fmt_fct_ci(a),
                 fmt_rel(r.relative_difference()),
                 yes(r.agrees()),
+                fmt_fct(m.fct_median_s),
+                fmt_rel(r.matched_relative_difference()),
+                yes(r.matched_agrees()),
                 fmt_fct(d.fct_median_s),
                 fmt_rel(r.dupthresh_relative_difference()),
                 fmt_fct(l.fct_median_s),
                 fmt_rel(r.linux_relative_difference()),
-                fmt_fct(a.fct_median_s),
-                fmt_rel(r.ns3_alike_relative_difference()),
-                yes(r.ns3_alike_agrees()),
                 timeouts.join(" / "),
                 unfinished.join(" / ")
             );
             let _ = writeln!(
                 csv,
-                "{},{},{:.6},{:.6},{:.6},{},{:.6},{:.6},{:.6},{:.6},{},{},{:.6},{:.6},{},{},{}",
+                "{},{},{:.6},{:.6},{:.6},{},{:.6},{:.6},{:.6},{:.6},{:.6},{:.6},{},{:.6},{:.6},{:.6},{:.6},{},{}",
                 r.case,
                 r.congestion.name(),
-                m.fct_median_s,
                 f.fct_median_s,
+                a.fct_median_s,
                 r.relative_difference(),
                 r.agrees(),
+                f.fct_median_ci_s.0,
+                f.fct_median_ci_s.1,
+                a.fct_median_ci_s.0,
+                a.fct_median_ci_s.1,
+                m.fct_median_s,
+                r.matched_relative_difference(),
+                r.matched_agrees(),
                 d.fct_median_s,
                 r.dupthresh_relative_difference(),
                 l.fct_median_s,
                 r.linux_relative_difference(),
-                timeouts[..4].join(","),
-                unfinished[..4].join(","),
-                a.fct_median_s,
-                r.ns3_alike_relative_difference(),
-                r.ns3_alike_agrees(),
-                timeouts[4],
-                unfinished[4]
+                timeouts.join(","),
+                unfinished.join(",")
             );
         }
     }
     let _ = write!(
         md,
-        "\n{agree} of {total} agree within {:.0} % in the matched configuration (checked); within {:.0} % \
-         without RACK: {agree_dup}, with Linux's defaults: {agree_linux}, ns-3-alike: {agree_alike} (shown).\n\n",
+        "\n{agree} of {total} agree within {:.0} % in the ns-3-alike configuration (checked); within {:.0} % \
+         in the matched configuration: {agree_matched}, matched without RACK: {agree_dup}, with Linux's \
+         defaults: {agree_linux} (shown).\n\n",
         100.0 * TOLERANCE,
         100.0 * TOLERANCE
     );
@@ -564,7 +607,11 @@ pub fn run_crosscheck_tcp(
     out.write_all(md.as_bytes())?;
     writeln!(out, "\nreport: {}", dir.join("crosscheck-tcp.md").display())?;
     if agree < total {
-        writeln!(out, "some cases differ by more than {:.0} % (see the table)", 100.0 * TOLERANCE)?;
+        writeln!(
+            out,
+            "some cases differ by more than {:.0} % in the ns-3-alike configuration (see the table)",
+            100.0 * TOLERANCE
+        )?;
     }
     Ok(())
 }
@@ -599,18 +646,18 @@ mod tests {
     }
 
     fn side(fct_median_s: f64) -> SideSummary {
-        SideSummary { fct_median_s, timeouts_median: 0.0, unfinished: 0 }
+        SideSummary { fct_median_s, fct_median_ci_s: (f64::NAN, f64::NAN), timeouts_median: 0.0, unfinished: 0 }
     }
 
     #[test]
-    fn a_case_agrees_within_ten_percent_in_the_matched_configuration_only() {
-        let c = |matched, linux, reference| FctComparison {
+    fn a_case_agrees_within_ten_percent_in_the_ns3_alike_configuration_only() {
+        let c = |alike, linux, reference| FctComparison {
             case: "c".into(),
             congestion: CongestionControl::Cubic,
-            matched: side(matched),
+            matched: side(linux),
             dupthresh: side(linux),
             linux: side(linux),
-            ns3_alike: side(linux),
+            ns3_alike: side(alike),
             reference: side(reference),
         };
         assert!(c(32.2, 40.0, 32.22).agrees());
@@ -620,6 +667,19 @@ mod tests {
         assert!(!c(f64::INFINITY, 32.2, 32.2).agrees(), "an unfinished median never agrees");
         assert!(!c(32.2, 32.2, f64::INFINITY).agrees());
         assert!((c(32.2, 40.0, 32.0).linux_relative_difference() - 0.25).abs() < 1e-12);
+        assert!(!c(32.2, 40.0, 32.0).matched_agrees(), "the matched column is shown beside it");
+    }
+
+    #[test]
+    fn the_median_interval_counts_unfinished_flows_as_the_longest() {
+        // n = 20: P(B ≤ 5) = 21 700/2²⁰ = 0.0207 ≤ 2.5 % < P(B ≤ 6) = 0.0577 for B ~
+        // Binomial(20, ½), so the 6th and 15th of the sorted values (coverage 95.9 %).
+        let v: Vec<f64> = (1..=20).map(f64::from).rev().collect();
+        assert_eq!(median_ci(&v), (6.0, 15.0));
+        // Unfinished flows sort last: with 6 of 20 unfinished the upper bound is unfinished.
+        let mut v: Vec<f64> = (1..=14).map(f64::from).collect();
+        v.extend([f64::NAN; 6]);
+        assert_eq!(median_ci(&v), (6.0, f64::INFINITY));
     }
 
     #[test]
@@ -646,6 +706,8 @@ mod tests {
         assert!(!t.rto_rearm_on_retransmit && !t.rto_rearm_every_partial_ack && !t.rto_backoff_until_sample);
         assert!(t.partial_ack_retransmit && t.nextseg_rule3);
         assert!(!t.cubic_wmax_reset_on_timeout && t.cubic_srtt && !t.reno_slow_start_cwnd_limited);
+        assert_eq!(t.cubic_rtt_discard, std::time::Duration::from_millis(10));
+        assert!(t.cubic_one_increase_per_ack && t.rto_ssthresh_every_timeout && t.sack_dupacks_start_recovery);
         // What ns-3 is set to instead stays Linux's.
         assert_eq!(m.tcp.delayed_ack, std::time::Duration::from_millis(40));
         assert_eq!(m.tcp.rto_min, std::time::Duration::from_millis(200));

@@ -596,8 +596,7 @@ impl Net<'_> {
         if to == SERVER {
             // The server answers every request at once, a duplicate as its cache would; the
             // clients send it nothing else.
-            if let Some(answer) = self.server.answer(&msg) {
-                let answer = self.shared(answer);
+            if let Some(answer) = self.answer(&msg) {
                 self.send_down(from, answer, meta);
             }
             if last_of_done {
@@ -611,22 +610,26 @@ impl Net<'_> {
         Some((to, from, msg))
     }
 
-    /// `answer`, shared: in the allocation of the oldest answer still kept when nothing else
+    /// The server's answer to `request` ([`AutoResponse::answer`]; `None` for a message that
+    /// is not a request), shared: written over the oldest answer still kept when nothing else
     /// holds that one any more (its client has handled it, or the link dropped it), else in a
-    /// new one. Answers mostly arrive in the order they were sent, so the oldest is the one
-    /// most likely free.
-    fn shared(&mut self, answer: Message) -> Arc<Message> {
+    /// new allocation. Answers mostly arrive in the order they were sent, so the oldest is the
+    /// one most likely free.
+    fn answer(&mut self, request: &Message) -> Option<Arc<Message>> {
         let shared = if let Some(free) = self.lent.front_mut().and_then(Arc::get_mut) {
-            *free = answer;
+            if !self.server.answer_into(request, free) {
+                return None;
+            }
             self.lent.pop_front().unwrap_or_else(|| unreachable!("the front was just written"))
         } else {
+            let answer = self.server.answer(request)?;
             if self.lent.len() >= LENT_KEPT {
                 self.lent.pop_front();
             }
             Arc::new(answer)
         };
         self.lent.push_back(Arc::clone(&shared));
-        shared
+        Some(shared)
     }
 
     /// Folds the final exchanges of the flow a packet belonged to.
@@ -754,20 +757,30 @@ mod tests {
         let mut sim =
             Sim::new(&RESIDUAL, one_long_lived_flow(1, 1), &coap, &alg, 3, 0).unwrap_or_else(|e| panic!("{e}"));
         let net = &mut sim.net;
-        let answer = |mid| Message::empty(coapcc_proto::MessageType::Ack, mid);
-        let first = net.shared(answer(1));
+        fn request(mid: u16) -> Message {
+            Message { mid, ..Message::con_request(coapcc_proto::Code::GET, "res") }
+        }
+        fn answer(net: &mut Net<'_>, mid: u16) -> Arc<Message> {
+            net.answer(&request(mid)).unwrap_or_else(|| unreachable!("a request"))
+        }
+        let first = answer(net, 1);
         // The first answer is still held (in flight): the second gets an allocation of its own.
-        let second = net.shared(answer(2));
+        let second = answer(net, 2);
         assert!(!Arc::ptr_eq(&first, &second));
         let first_at = Arc::as_ptr(&first);
         drop(first);
-        // The oldest is free now: the third answer is written into it.
-        let third = net.shared(answer(3));
-        assert_eq!((Arc::as_ptr(&third), third.mid), (first_at, 3));
+        // The oldest is free now: the third answer is written into it, as a fresh one would be.
+        let third = answer(net, 3);
+        assert_eq!(Arc::as_ptr(&third), first_at);
+        assert_eq!(*third, net.server.answer(&request(3)).unwrap_or_else(|| unreachable!("a request")));
         assert_eq!(second.mid, 2, "an answer still held is never overwritten");
         // The second is still held, so the fourth is new again.
-        let fourth = net.shared(answer(4));
+        let fourth = answer(net, 4);
         assert!(!Arc::ptr_eq(&fourth, &second) && !Arc::ptr_eq(&fourth, &third));
+        // What is not a request gets no answer and leaves the free one as it was.
+        drop((second, third));
+        assert!(net.answer(&Message::empty(coapcc_proto::MessageType::Ack, 9)).is_none());
+        assert_eq!(net.lent.front().map(|m| m.mid), Some(2));
     }
 
     #[test]

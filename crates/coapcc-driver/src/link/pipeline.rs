@@ -162,10 +162,14 @@ struct Slot {
 /// ([`sub_stream`]), so trajectories do not depend on the traffic.
 #[derive(Clone, Debug)]
 pub struct Pipeline {
+    /// The stages a packet has to visit, in order, then the transparent ones
+    /// ([`Stage::is_transparent`]), which pass every packet unchanged: the offer walks
+    /// `slots[..active]` with no indirection.
     slots: Vec<Slot>,
-    /// The stages a packet has to visit, in order: all but the transparent ones
-    /// ([`Stage::is_transparent`]), which pass every packet unchanged.
-    active: Vec<usize>,
+    /// How many stages a packet visits (the first of `slots`).
+    active: usize,
+    /// Per stage in pipeline order: its index in `slots`.
+    order: Vec<usize>,
     rng: SimRng,
     totals: PipelineTotals,
     /// `totals.transit` in nanoseconds (kept as an integer on the hot path).
@@ -190,9 +194,20 @@ impl Pipeline {
     /// A pipeline of already-built stages with the per-packet generator `rng` (no ordering
     /// check: the caller keeps the ordering contract).
     pub fn from_stages(stages: Vec<Stage>, rng: SimRng) -> Self {
-        let active = stages.iter().enumerate().filter(|(_, s)| !s.is_transparent()).map(|(i, _)| i).collect();
-        let slots = stages.into_iter().map(|stage| Slot { stage, dropped: Counter::default() }).collect();
-        Pipeline { slots, active, rng, totals: PipelineTotals::default(), transit_ns: 0 }
+        let (visited, transparent): (Vec<_>, Vec<_>) =
+            stages.into_iter().enumerate().partition(|(_, s)| !s.is_transparent());
+        let active = visited.len();
+        let mut order = vec![0; active + transparent.len()];
+        let slots = visited
+            .into_iter()
+            .chain(transparent)
+            .enumerate()
+            .map(|(at, (i, stage))| {
+                order[i] = at;
+                Slot { stage, dropped: Counter::default() }
+            })
+            .collect();
+        Pipeline { slots, active, order, rng, totals: PipelineTotals::default(), transit_ns: 0 }
     }
 
     /// A packet of `bytes` enters the direction at `now`: the instant it leaves the last
@@ -207,8 +222,7 @@ impl Pipeline {
         }
         self.totals.offered.add(bytes);
         let mut t = now;
-        for &i in &self.active {
-            let slot = &mut self.slots[i];
+        for slot in &mut self.slots[..self.active] {
             match slot.stage.offer(t, bytes, &mut self.rng) {
                 Ok(leave) => t = leave,
                 Err(reason) => {
@@ -237,8 +251,7 @@ impl Pipeline {
         // What reached stage i is what passed stage i − 1; the first stage sees every offer.
         let mut reached = self.totals.offered;
         let stages = self
-            .slots
-            .iter()
+            .slots_in_order()
             .map(|s| {
                 let passed =
                     Counter { packets: reached.packets - s.dropped.packets, bytes: reached.bytes - s.dropped.bytes };
@@ -274,7 +287,7 @@ impl Pipeline {
     /// bandwidth of testbeds §2), if there is one.
     #[inline]
     pub fn token_rate_pps(&self) -> Option<f64> {
-        self.slots.iter().find_map(|s| match &s.stage {
+        self.slots_in_order().find_map(|s| match &s.stage {
             Stage::TokenBucket(tb) => Some(tb.rate_pps()),
             _ => None,
         })
@@ -282,7 +295,12 @@ impl Pipeline {
 
     /// The stages, in order.
     pub fn stages(&self) -> impl ExactSizeIterator<Item = &Stage> {
-        self.slots.iter().map(|s| &s.stage)
+        self.slots_in_order().map(|s| &s.stage)
+    }
+
+    /// The stages with their counters, in pipeline order.
+    fn slots_in_order(&self) -> impl ExactSizeIterator<Item = &Slot> {
+        self.order.iter().map(|&i| &self.slots[i])
     }
 
     /// Number of stages.

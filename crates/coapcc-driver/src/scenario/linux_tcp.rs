@@ -94,6 +94,12 @@ fn is_linux_on(b: &bool) -> bool {
 fn is_linux_off(b: &bool) -> bool {
     !*b
 }
+fn default_cubic_rtt_discard() -> Duration {
+    CUBIC_RTT_DISCARD_LINUX
+}
+fn is_linux_cubic_rtt_discard(d: &Duration) -> bool {
+    *d == CUBIC_RTT_DISCARD_LINUX
+}
 fn default_rto_initial() -> Duration {
     Duration::from_secs(1)
 }
@@ -249,6 +255,38 @@ pub struct LinuxTcpConfig {
     /// `TcpLinuxReno::SlowStart`, which checks only in congestion avoidance).
     #[serde(default = "yes", skip_serializing_if = "is_linux_on")]
     pub reno_slow_start_cwnd_limited: bool,
+    /// CUBIC ignores RTT samples for this long after the start of a congestion-avoidance epoch
+    /// (1 000 ms: Linux `cubictcp_acked`, `HZ`; ns-3 `TcpCubic::PktsAcked` with `CubicDelta`,
+    /// 10 ms).
+    #[serde(
+        rename = "cubic_rtt_discard_ms",
+        with = "coapcc_core::serde_ms",
+        default = "default_cubic_rtt_discard",
+        skip_serializing_if = "is_linux_cubic_rtt_discard"
+    )]
+    pub cubic_rtt_discard: Duration,
+    /// CUBIC grows as ns-3's `TcpCubic::IncreaseWindow` does (off: Linux `cubictcp_cong_avoid`,
+    /// `tcp_slow_start` and `tcp_cong_avoid_ai`): slow start adds every acknowledged segment,
+    /// even beyond ssthresh, and none is carried into congestion avoidance; congestion
+    /// avoidance adds at most one segment per ACK, from a count of acknowledged segments that
+    /// keeps its remainder (`m_cWndCnt -= cnt`) and survives losses.
+    #[serde(default, skip_serializing_if = "is_linux_off")]
+    pub cubic_one_increase_per_ack: bool,
+    /// Every retransmission timeout sets ssthresh from the window at that moment (off: Linux
+    /// `tcp_enter_loss` leaves it alone on a timeout in Recovery, and on a repeated timeout in
+    /// Loss with no ACK of new data between; ns-3 `TcpSocketBase::ReTxTimeout` calls
+    /// `GetSsThresh` every time, since `TcpTxBuffer::SetSentListLost` clears the head's
+    /// retransmitted flag just before `IsHeadRetransmitted` is asked).
+    #[serde(default, skip_serializing_if = "is_linux_off")]
+    pub rto_ssthresh_every_timeout: bool,
+    /// With SACK, every ACK that SACKs new data counts as a duplicate ACK, whether or not it
+    /// also advances the cumulative ACK (only an ACK that advances it without new SACK
+    /// information resets the count), and the third starts fast recovery with the oldest
+    /// segment marked lost, even when fewer than three segments are SACKed above it (off, as
+    /// Linux; RFC 6675 §5 step (1) with ns-3's definition of a duplicate ACK:
+    /// `TcpSocketBase::ProcessAck`, `DupAck`, `EnterRecovery`).
+    #[serde(default, skip_serializing_if = "is_linux_off")]
+    pub sack_dupacks_start_recovery: bool,
     /// SYN retransmissions before the connection fails (6, Linux `tcp_syn_retries`).
     #[serde(default = "default_syn_retries")]
     pub syn_retries: u32,
@@ -292,6 +330,10 @@ impl Default for LinuxTcpConfig {
             cubic_wmax_reset_on_timeout: true,
             cubic_srtt: false,
             reno_slow_start_cwnd_limited: true,
+            cubic_rtt_discard: CUBIC_RTT_DISCARD_LINUX,
+            cubic_one_increase_per_ack: false,
+            rto_ssthresh_every_timeout: false,
+            sack_dupacks_start_recovery: false,
             syn_retries: default_syn_retries(),
             time_limit: default_time_limit(),
         }
@@ -331,6 +373,10 @@ pub(super) const TCP_KEYS: &[&str] = &[
     "cubic_wmax_reset_on_timeout",
     "cubic_srtt",
     "reno_slow_start_cwnd_limited",
+    "cubic_rtt_discard_ms",
+    "cubic_one_increase_per_ack",
+    "rto_ssthresh_every_timeout",
+    "sack_dupacks_start_recovery",
     "syn_retries",
     "time_limit_ms",
 ];
@@ -338,6 +384,10 @@ pub(super) const TCP_KEYS: &[&str] = &[
 /// Bytes of the TCP timestamps option in every segment when it is on (RFC 7323 §3: 10 bytes
 /// padded to 12, as Linux sends it).
 pub const TIMESTAMPS_OPTION_BYTES: u32 = 12;
+
+/// How long CUBIC ignores RTT samples after the start of an epoch on Linux (`cubictcp_acked`:
+/// one second, `HZ` jiffies).
+const CUBIC_RTT_DISCARD_LINUX: Duration = Duration::from_secs(1);
 
 /// The messages of one CoAP-over-TCP fetch, bytes on the byte stream.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -445,6 +495,15 @@ impl LinuxTcpConfig {
         if self.nextseg_rule3 && !self.sack {
             return bad("nextseg_rule3", "needs sack = true (RFC 6675's NextSeg works on the SACK scoreboard)");
         }
+        if self.sack_dupacks_start_recovery && !self.sack {
+            return bad(
+                "sack_dupacks_start_recovery",
+                "needs sack = true (without SACK three duplicate ACKs start fast recovery already, RFC 5681 §3.2)",
+            );
+        }
+        if self.cubic_rtt_discard > Duration::from_secs(60) {
+            return bad("cubic_rtt_discard_ms", "must be at most 60 000");
+        }
         if self.syn_retries == 0 || self.syn_retries > 20 {
             return bad("syn_retries", "must be between 1 and 20");
         }
@@ -524,7 +583,7 @@ mod tests {
 
     #[test]
     fn the_ns3_options_need_sack_and_a_resolved_linux_scenario_does_not_name_them() {
-        for key in ["partial_ack_retransmit=true", "nextseg_rule3=true"] {
+        for key in ["partial_ack_retransmit=true", "nextseg_rule3=true", "sack_dupacks_start_recovery=true"] {
             let e = load(FILE, &["sack=false", key]).unwrap_err();
             let name = key.trim_end_matches("=true");
             assert_eq!(e.key.as_deref(), Some(format!("tcp.{name}").as_str()), "{e}");
@@ -533,7 +592,9 @@ mod tests {
         // Linux's behaviour is the default and is not written out; a changed option is, and
         // loads back to the same model.
         let linux = load(FILE, &[]).unwrap().to_toml();
-        assert!(!linux.contains("rto_rearm_on_retransmit") && !linux.contains("nextseg_rule3"), "{linux}");
+        for key in ["rto_rearm_on_retransmit", "nextseg_rule3", "cubic_rtt_discard_ms", "rto_ssthresh_every_timeout"] {
+            assert!(!linux.contains(key), "{key} in {linux}");
+        }
         let s = load(FILE, &["rto_rearm_on_retransmit=false", "nextseg_rule3=true", "cubic_srtt=true"]).unwrap();
         let text = s.to_toml();
         assert!(text.contains("rto_rearm_on_retransmit = false") && text.contains("nextseg_rule3 = true"), "{text}");
@@ -541,6 +602,25 @@ mod tests {
         let super::super::Model::Tcp(m) = &s.model else { panic!("a TCP model") };
         assert!(!m.tcp.rto_rearm_on_retransmit && m.tcp.nextseg_rule3 && m.tcp.cubic_srtt);
         assert!(m.tcp.rto_rearm_every_partial_ack && m.tcp.cubic_wmax_reset_on_timeout, "the rest stays Linux's");
+        // The CUBIC and timeout options of ns-3 are written out and read back the same way.
+        let sets = [
+            "cubic_rtt_discard_ms=10",
+            "cubic_one_increase_per_ack=true",
+            "rto_ssthresh_every_timeout=true",
+            "sack_dupacks_start_recovery=true",
+        ];
+        let s = load(FILE, &sets).unwrap();
+        let text = s.to_toml();
+        assert!(
+            text.contains("cubic_rtt_discard_ms = 10") && text.contains("cubic_one_increase_per_ack = true"),
+            "{text}"
+        );
+        assert_eq!(load(&text, &[]).unwrap().model, s.model);
+        let super::super::Model::Tcp(m) = &s.model else { panic!("a TCP model") };
+        assert_eq!(m.tcp.cubic_rtt_discard, Duration::from_millis(10));
+        assert!(m.tcp.rto_ssthresh_every_timeout && m.tcp.sack_dupacks_start_recovery);
+        let e = load(FILE, &["cubic_rtt_discard_ms=60001"]).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("tcp.cubic_rtt_discard_ms"), "{e}");
     }
 
     #[test]

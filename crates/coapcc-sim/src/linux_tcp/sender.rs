@@ -52,6 +52,10 @@ struct Ns3Options {
     cubic_srtt: bool,
     /// Reno grows in slow start whether or not the window limits the sender.
     reno_slow_start_unlimited: bool,
+    /// Every timeout sets ssthresh again (ns-3 `ReTxTimeout`).
+    ssthresh_every_timeout: bool,
+    /// Three ACKs with new SACK information start fast recovery (ns-3 `DupAck`).
+    sack_dupacks_start_recovery: bool,
 }
 
 /// A segment to send: bytes `[start, end)`, a retransmission or not.
@@ -105,6 +109,9 @@ pub(crate) struct Sender {
     rexmit_new: bool,
     /// Duplicate ACKs counted as SACKed segments when SACK is off.
     dupacks: u32,
+    /// With SACK and `sack_dupacks_start_recovery`: ACKs with new SACK information since the
+    /// last cumulative ACK without any (ns-3 `m_dupAckCount`).
+    sack_dupacks: u32,
     rwnd: u64,
     lsndtime_ns: u64,
     /// Consecutive timeouts (Linux `icsk_retransmits`).
@@ -136,6 +143,8 @@ impl Sender {
                 nextseg_rule3: c.sack && c.nextseg_rule3,
                 cubic_srtt: c.cubic_srtt,
                 reno_slow_start_unlimited: kind == CongestionControl::Reno && !c.reno_slow_start_cwnd_limited,
+                ssthresh_every_timeout: c.rto_ssthresh_every_timeout,
+                sack_dupacks_start_recovery: c.sack && c.sack_dupacks_start_recovery,
             },
             partial_ack_seen: false,
             force_one: false,
@@ -145,7 +154,7 @@ impl Sender {
             snd_nxt: 1,
             sb: Scoreboard::default(),
             win: Window::initial(c.initial_window),
-            cc: Cc::new(kind, c.hystart, c.cubic_wmax_reset_on_timeout),
+            cc: Cc::new(kind, c),
             rtt: RttEstimator::new(c),
             state: CaState::Open,
             high_seq: 1,
@@ -155,6 +164,7 @@ impl Sender {
             frto: false,
             rexmit_new: false,
             dupacks: 0,
+            sack_dupacks: 0,
             rwnd: u64::from(c.receive_window_bytes),
             lsndtime_ns: 0,
             retransmits: 0,
@@ -384,13 +394,33 @@ impl Sender {
         }
         // RTT (Karn's rule; a SACKed original when the cumulative ACK gives none).
         let first = if acked.retrans { None } else { acked.first_sent_ns }.or(sacked.first_sent_ns);
+        let mut cc_rtt = None;
         if let Some(sent) = first {
             let r = now_ns.saturating_sub(sent);
             self.rtt.sample(r);
             self.rack.note_rtt(r);
             self.rtt_samples_s.push(r as f64 / 1e9);
-            let cc_rtt = if self.opts.cubic_srtt { self.rtt.srtt_ns().unwrap_or(r) } else { r };
-            self.cc.on_rtt(&mut self.win, cc_rtt, now_ns, self.snd_una, self.snd_nxt);
+            cc_rtt = Some(r);
+        }
+        if self.opts.cubic_srtt && (una_advanced || !self.sb.is_empty()) {
+            // ns-3 `ProcessAck` calls `PktsAcked` with `m_srtt` on every ACK of new data and
+            // every duplicate ACK, with a sample or without.
+            cc_rtt = self.rtt.srtt_ns();
+        }
+        if let Some(r) = cc_rtt {
+            self.cc.on_rtt(&mut self.win, r, now_ns, self.snd_una, self.snd_nxt);
+        }
+        if self.opts.sack_dupacks_start_recovery {
+            // ns-3 `ProcessAck`: with SACK an ACK is a duplicate when it SACKs new data; it is
+            // counted outside Recovery and Loss (`DupAck`), and a cumulative ACK without new
+            // SACK information resets the count.
+            if sacked.segments > 0 {
+                if self.state <= CaState::Disorder {
+                    self.sack_dupacks += 1;
+                }
+            } else if una_advanced {
+                self.sack_dupacks = 0;
+            }
         }
         if una_advanced {
             // RFC 6298 §5.2–5.3.
@@ -430,6 +460,7 @@ impl Sender {
                     self.win.cwnd = self.win.ssthresh;
                     self.state = CaState::Open;
                     self.dupacks = 0;
+                    self.sack_dupacks = 0;
                 } else if self.sack {
                     newly_lost = self.mark_lost(now_ns);
                 } else if una_advanced {
@@ -442,9 +473,15 @@ impl Sender {
                     newly_lost = self.mark_lost(now_ns);
                 }
                 let recover = if self.sack { self.sb.next_lost().is_some() } else { self.dupacks >= DUP_THRESH };
-                if recover {
+                // ns-3 `DupAck`: the third duplicate ACK starts recovery once the last one is
+                // over (RFC 6675 §5 step (1)), and `EnterRecovery` marks the oldest segment lost.
+                let third_dupack = self.opts.sack_dupacks_start_recovery
+                    && self.sack_dupacks == DUP_THRESH
+                    && sacked.segments > 0
+                    && self.snd_una >= self.high_seq;
+                if recover || third_dupack {
                     self.enter_recovery();
-                    if !self.sack {
+                    if !self.sack || !recover {
                         newly_lost += self.sb.mark_head_lost();
                     }
                 } else {
@@ -552,7 +589,11 @@ impl Sender {
         self.counters.timeouts += 1;
         self.expired_rto_s.push(self.rtt.rto_ns() as f64 / 1e9);
         let new_recovery = self.state < CaState::Recovery;
-        if new_recovery || self.high_seq <= self.snd_una || (self.state == CaState::Loss && self.retransmits == 0) {
+        if self.opts.ssthresh_every_timeout
+            || new_recovery
+            || self.high_seq <= self.snd_una
+            || (self.state == CaState::Loss && self.retransmits == 0)
+        {
             self.prior_ssthresh = self.current_ssthresh();
             self.prior_cwnd = self.win.cwnd;
             self.win.ssthresh = self.cc.ssthresh(&self.win);
@@ -560,6 +601,7 @@ impl Sender {
         self.sb.mark_all_lost();
         self.rack.reo_deadline = None;
         self.dupacks = 0;
+        self.sack_dupacks = 0;
         self.win.cwnd = self.pipe() + 1;
         self.win.cwnd_cnt = 0;
         self.high_seq = self.snd_nxt;
@@ -736,6 +778,73 @@ mod tests {
         assert_eq!(grow(CongestionControl::Reno, true), 10);
         assert_eq!(grow(CongestionControl::Reno, false), 14);
         assert_eq!(grow(CongestionControl::Cubic, false), 10, "a Reno option: CUBIC keeps the check");
+    }
+
+    #[test]
+    fn a_repeated_timeout_sets_ssthresh_again_only_with_ns3s_rule() {
+        // Reno. The 700-ms ACK of segment 0 grows cwnd to 11 (slow start); the timer expires at
+        // 2 800 ms: ssthresh = max(11/2, 2) = 5 (RFC 5681 eq. (4)), cwnd 1. It expires again at
+        // 2 800 + 4 200 = 7 000 ms with no ACK between: Linux (`tcp_enter_loss`) keeps 5; ns-3
+        // (`ReTxTimeout`) takes max(1/2, 2) = 2 from the one-segment window.
+        let twice = |every| {
+            let (mut s, _) = sender(CongestionControl::Reno, 12, |c| c.rto_ssthresh_every_timeout = every);
+            ack(&mut s, 700, 1, &[]);
+            assert_eq!(s.win.cwnd, 11);
+            s.on_rto(2_800 * MS);
+            assert_eq!((s.win.ssthresh, s.win.cwnd), (5, 1));
+            let mut out = Vec::new();
+            s.transmit(2_800 * MS, &mut out);
+            assert_eq!(s.rto_deadline, Some(7_000 * MS));
+            s.on_rto(7_000 * MS);
+            s.win.ssthresh
+        };
+        assert_eq!(twice(false), 5);
+        assert_eq!(twice(true), 2);
+    }
+
+    #[test]
+    fn three_acks_with_new_sack_blocks_start_recovery_across_a_cumulative_ack_in_ns3s_count() {
+        // Segment 0 ACKed at 700 ms (segments 10 and 11 go out). At 800 ms a SACK of segment 2
+        // (duplicate 1); at 850 ms an ACK of 1–2 that also SACKs segment 4 (duplicate 2 for
+        // ns-3: new SACK information, so the count is not reset); at 900 ms a SACK of 4–5
+        // (duplicate 3). Only segments 4 and 5 are SACKed above segment 3, fewer than
+        // DupThresh, so RFC 6675's IsLost does not mark it; ns-3's third duplicate ACK starts
+        // recovery and retransmits it.
+        let third = |ns3, advance_sacks: &[(u64, u64)]| {
+            let (mut s, _) = sender(CongestionControl::Reno, 12, |c| c.sack_dupacks_start_recovery = ns3);
+            ack(&mut s, 700, 1, &[]);
+            ack(&mut s, 800, 1, &[(2, 3)]);
+            ack(&mut s, 850, 3, advance_sacks);
+            let out = ack(&mut s, 900, 3, &[(4, 6)]);
+            (s.state, out.first().copied())
+        };
+        let (state, first) = third(true, &[(4, 5)]);
+        assert_eq!(state, CaState::Recovery);
+        assert_eq!(first, Some(Tx { start: seg(3).0, end: seg(3).1, retrans: true }));
+        assert_eq!(third(false, &[(4, 5)]), (CaState::Disorder, None), "Linux without RACK waits");
+        // A cumulative ACK without new SACK information resets the count: at 900 ms it is 1.
+        assert_eq!(third(true, &[]).0, CaState::Disorder);
+    }
+
+    #[test]
+    fn cubic_with_the_smoothed_rtt_takes_it_on_an_ack_without_a_sample_as_ns3_does() {
+        // The 700-ms ACK gives SRTT 700 ms; the timeout at 2 800 ms clears CUBIC's minimum
+        // delay (`bictcp_reset`, `CubicReset`); the ACK of the retransmitted segment 1 at
+        // 3 500 ms has no sample (Karn). ns-3 passes `m_srtt` to `PktsAcked` on it: 700 ms.
+        let delay_min = |srtt| {
+            let (mut s, _) = sender(CongestionControl::Cubic, 12, |c| c.cubic_srtt = srtt);
+            ack(&mut s, 700, 1, &[]);
+            s.on_rto(2_800 * MS);
+            let mut out = Vec::new();
+            s.transmit(2_800 * MS, &mut out);
+            ack(&mut s, 3_500, 2, &[]);
+            match &s.cc {
+                Cc::Cubic(c) => c.delay_min_ns(),
+                Cc::Reno => unreachable!("a CUBIC sender"),
+            }
+        };
+        assert_eq!(delay_min(false), 0);
+        assert_eq!(delay_min(true), 700 * MS);
     }
 
     #[test]

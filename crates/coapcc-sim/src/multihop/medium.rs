@@ -195,6 +195,9 @@ pub struct Medium {
     radios: Vec<Radio>,
     on_air: Vec<OnAir>,
     next_id: u64,
+    /// Per sender: the nodes within its `R_int` ([`Geometry::interferes`]) with their class,
+    /// in id order — the only radios a frame start can change, so it visits no other.
+    reach: Vec<Vec<(usize, LinkClass)>>,
 }
 
 impl Medium {
@@ -203,7 +206,15 @@ impl Medium {
     pub fn new(geometry: Geometry, cfg: &UdgmConfig) -> Result<Self, ConfigError> {
         cfg.validate()?;
         let radios = vec![Radio::default(); geometry.len()];
-        Ok(Medium { geometry, success_ratio_tx: cfg.success_ratio_tx, radios, on_air: Vec::new(), next_id: 0 })
+        let reach = (0..geometry.len())
+            .map(|s| {
+                (0..geometry.len())
+                    .map(|r| (r, geometry.class(NodeId::from_index(s), NodeId::from_index(r))))
+                    .filter(|(_, class)| !matches!(class, LinkClass::Out))
+                    .collect()
+            })
+            .collect();
+        Ok(Medium { geometry, success_ratio_tx: cfg.success_ratio_tx, radios, on_air: Vec::new(), next_id: 0, reach })
     }
 
     /// The geometry.
@@ -295,12 +306,9 @@ impl Medium {
         let void = !bernoulli_f64(rng, self.success_ratio_tx);
         let mut receivers = Vec::new();
         if !void {
-            for r in 0..self.radios.len() {
+            for k in 0..self.reach[s].len() {
+                let (r, class) = self.reach[s][k];
                 let node = NodeId::from_index(r);
-                let class = self.geometry.class(sender, node);
-                if matches!(class, LinkClass::Out) {
-                    continue;
-                }
                 let eligible = matches!(class, LinkClass::Connected { .. }) && {
                     let radio = &self.radios[r];
                     radio.on && radio.transmitting.is_none() && radio.receiving.is_none() && !self.interfered(now, node)

@@ -24,6 +24,8 @@ const HYSTART_LOW_WINDOW: u32 = 16;
 const HYSTART_DELAY_NS: (u64, u64) = (4_000_000, 16_000_000);
 
 const NS: f64 = 1e9;
+/// Linux `cubictcp_acked`: RTT samples within `HZ` (one second) of an epoch's start are ignored.
+const RTT_DISCARD_LINUX_NS: u64 = 1_000_000_000;
 
 /// CUBIC's state (Linux `struct bictcp`).
 #[derive(Clone, Debug, PartialEq)]
@@ -31,6 +33,14 @@ pub(crate) struct Cubic {
     hystart: bool,
     /// A timeout clears W_max (Linux); off, it survives (ns-3 `TcpCubic::CubicReset`).
     pub(crate) wmax_reset_on_timeout: bool,
+    /// RTT samples this soon after an epoch's start are ignored, ns (Linux one second; ns-3
+    /// `CubicDelta`, 10 ms).
+    pub(crate) rtt_discard_ns: u64,
+    /// ns-3's `TcpCubic::IncreaseWindow` instead of Linux's growth (`Cc::cong_avoid`).
+    pub(crate) one_increase_per_ack: bool,
+    /// ns-3's `m_cWndCnt`: segments acknowledged towards the next one-segment increase, with
+    /// `one_increase_per_ack` (never cleared).
+    cwnd_cnt: u32,
     /// W_max, segments (0: none yet).
     last_max_cwnd: u32,
     /// Start of the current epoch, ns (None: no epoch).
@@ -58,6 +68,9 @@ impl Cubic {
         Cubic {
             hystart,
             wmax_reset_on_timeout: true,
+            rtt_discard_ns: RTT_DISCARD_LINUX_NS,
+            one_increase_per_ack: false,
+            cwnd_cnt: 0,
             last_max_cwnd: 0,
             epoch_start: None,
             origin: 0.0,
@@ -74,13 +87,17 @@ impl Cubic {
 
     /// Linux `bictcp_reset` (entering the Loss state): the epoch, W_max and the minimum RTT
     /// are forgotten and HyStart may act again. Without `wmax_reset_on_timeout` W_max is kept
-    /// (ns-3 `TcpCubic::CubicReset` clears the rest but not `m_lastMaxCwnd`).
+    /// (ns-3 `TcpCubic::CubicReset` clears the rest but not `m_lastMaxCwnd`). The options and
+    /// ns-3's increase count (`m_cWndCnt`, which `CubicReset` leaves alone) are kept.
     pub(crate) fn reset(&mut self) {
         let last_max_cwnd = if self.wmax_reset_on_timeout { 0 } else { self.last_max_cwnd };
         *self = Cubic {
             end_seq: self.end_seq,
             last_max_cwnd,
             wmax_reset_on_timeout: self.wmax_reset_on_timeout,
+            rtt_discard_ns: self.rtt_discard_ns,
+            one_increase_per_ack: self.one_increase_per_ack,
+            cwnd_cnt: self.cwnd_cnt,
             ..Cubic::new(self.hystart)
         };
     }
@@ -152,10 +169,29 @@ impl Cubic {
         cnt.max(2)
     }
 
+    /// ns-3's `TcpCubic::IncreaseWindow` for `acked` segments (with `one_increase_per_ack`): in
+    /// slow start the window grows by every acknowledged segment, even beyond ssthresh, and
+    /// nothing is left for congestion avoidance; in congestion avoidance the count of
+    /// acknowledged segments grows by `acked` and, once it reaches `cnt` (`Update`), the window
+    /// by one segment and the count loses `cnt`.
+    pub(crate) fn one_increase_per_ack(&mut self, w: &mut Window, acked: u32, now_ns: u64) {
+        if w.in_slow_start() {
+            w.cwnd = w.cwnd.saturating_add(acked);
+            return;
+        }
+        self.cwnd_cnt = self.cwnd_cnt.saturating_add(acked);
+        let cnt = self.update(w.cwnd, acked, now_ns);
+        if self.cwnd_cnt >= cnt {
+            w.cwnd = w.cwnd.saturating_add(1);
+            self.cwnd_cnt -= cnt;
+        }
+    }
+
     /// Linux `cubictcp_acked` and `hystart_update` (delay detection).
     pub(crate) fn on_rtt(&mut self, w: &mut Window, rtt_ns: u64, now_ns: u64, snd_una: u64, snd_nxt: u64) {
-        // Discard samples within a second of a new epoch (right after recovery).
-        if self.epoch_start.is_some_and(|s| now_ns.saturating_sub(s) < 1_000_000_000) {
+        // Discard samples right after the start of an epoch (after recovery): within a second
+        // on Linux, `rtt_discard_ns`.
+        if self.epoch_start.is_some_and(|s| now_ns.saturating_sub(s) < self.rtt_discard_ns) {
             return;
         }
         let delay = rtt_ns.max(1);
@@ -237,6 +273,79 @@ mod tests {
         let (w_max, k_s, origin) = k_after_timeout(false);
         assert_eq!((w_max, origin), (100, 100.0));
         assert!((k_s - 225f64.cbrt()).abs() < 1e-9 && (k_s - 6.0822).abs() < 1e-4, "K = {k_s}");
+    }
+
+    #[test]
+    fn samples_after_an_epochs_start_count_after_ten_ms_in_ns3_and_after_a_second_on_linux() {
+        // An epoch starts at 0 (the first congestion-avoidance ACK after a loss); RTT samples
+        // of 600 ms at 5 ms and 50 ms. Linux (`cubictcp_acked`) ignores both (within HZ = 1 s);
+        // ns-3 (`TcpCubic::PktsAcked`, `CubicDelta` = 10 ms) ignores the first only.
+        let delay_min = |discard_ns| {
+            let mut c = Cubic::new(false);
+            c.rtt_discard_ns = discard_ns;
+            let mut w = Window { cwnd: 70, ssthresh: 70, cwnd_cnt: 0 };
+            c.ssthresh(100);
+            c.update(70, 1, 0);
+            c.on_rtt(&mut w, 600_000_000, 5_000_000, 0, 0);
+            let early = c.delay_min_ns();
+            c.on_rtt(&mut w, 600_000_000, 50_000_000, 0, 0);
+            (early, c.delay_min_ns())
+        };
+        assert_eq!(delay_min(RTT_DISCARD_LINUX_NS), (0, 0));
+        assert_eq!(delay_min(10_000_000), (0, 600_000_000));
+        // A sample a second after the epoch's start counts on Linux too.
+        let mut c = Cubic::new(false);
+        c.update(70, 1, 0);
+        c.on_rtt(&mut Window { cwnd: 70, ssthresh: 70, cwnd_cnt: 0 }, 600_000_000, 1_000_000_000, 0, 0);
+        assert_eq!(c.delay_min_ns(), 600_000_000);
+    }
+
+    #[test]
+    fn ns3s_increase_adds_one_segment_per_ack_and_carries_the_remainder_of_its_count() {
+        // After a loss at 100 segments (W_max 100, ssthresh 70) the epoch starts at 0 with one
+        // ACK: W_cubic(0 + minRTT 0) = 70 ≤ cwnd, so cnt = 100·70 (Linux `bictcp_update`, ns-3
+        // `Update`) and the count is 1. At 20 s, W_cubic = 100 + 0.4·(20 − ∛75)³ ≈ 1 673 ≫ 70:
+        // cnt = max(⌊70/1 603⌋, 2) = 2. One ACK of 8 segments then.
+        let grow = |ns3: bool| {
+            let mut c = Cubic::new(false);
+            c.one_increase_per_ack = ns3;
+            let mut cc = Cc::Cubic(Box::new(c));
+            let mut w = Window { cwnd: 100, ssthresh: INFINITE_SSTHRESH, cwnd_cnt: 0 };
+            w.ssthresh = cc.ssthresh(&w);
+            w.cwnd = w.ssthresh;
+            cc.cong_avoid(&mut w, 1, 0, true);
+            assert_eq!(w.cwnd, 70);
+            cc.cong_avoid(&mut w, 8, 20_000_000_000, true);
+            let after_eight = w.cwnd;
+            cc.cong_avoid(&mut w, 1, 20_000_000_000, true);
+            let Cc::Cubic(c) = &mut cc else { unreachable!() };
+            let count = if ns3 { c.cwnd_cnt } else { w.cwnd_cnt };
+            // ns-3's count survives a timeout (`CubicReset` leaves `m_cWndCnt` alone).
+            c.reset();
+            assert_eq!(c.cwnd_cnt, if ns3 { count } else { 0 });
+            (after_eight, w.cwnd, count)
+        };
+        // Linux `tcp_cong_avoid_ai`: count 1 + 8 = 9 → ⌊9/2⌋ = 4 segments, 1 left; the next
+        // ACK makes 2: one more, 0 left.
+        assert_eq!(grow(false), (74, 75, 0));
+        // ns-3: count 9 ≥ 2 → one segment, 9 − 2 = 7 left; the next ACK: 8 → one, 6 left.
+        assert_eq!(grow(true), (71, 72, 6));
+    }
+
+    #[test]
+    fn ns3s_slow_start_adds_every_acknowledged_segment_past_ssthresh() {
+        // cwnd 9, ssthresh 10, an ACK of two segments. Linux `tcp_slow_start`: cwnd 10 and
+        // the second segment goes to congestion avoidance (the epoch starts). ns-3
+        // `TcpCubic::IncreaseWindow`: cwnd 9 + 2 = 11, nothing left, no epoch.
+        for (ns3, cwnd, epoch) in [(false, 10, true), (true, 11, false)] {
+            let mut c = Cubic::new(false);
+            c.one_increase_per_ack = ns3;
+            let mut cc = Cc::Cubic(Box::new(c));
+            let mut w = Window { cwnd: 9, ssthresh: 10, cwnd_cnt: 0 };
+            cc.cong_avoid(&mut w, 2, 0, true);
+            let Cc::Cubic(c) = &cc else { unreachable!() };
+            assert_eq!((w.cwnd, c.epoch_start.is_some()), (cwnd, epoch), "ns-3's rule: {ns3}");
+        }
     }
 
     #[test]

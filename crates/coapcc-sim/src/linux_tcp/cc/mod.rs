@@ -9,7 +9,7 @@ mod cubic;
 
 pub(crate) use cubic::Cubic;
 
-use coapcc_driver::scenario::CongestionControl;
+use coapcc_driver::scenario::{CongestionControl, LinuxTcpConfig};
 
 /// The window a congestion control moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,15 +71,18 @@ pub(crate) enum Cc {
 }
 
 impl Cc {
-    /// A fresh congestion control of kind `kind`; `hystart` and `wmax_reset_on_timeout`
-    /// (`[tcp] cubic_wmax_reset_on_timeout`) apply to CUBIC.
-    pub(crate) fn new(kind: CongestionControl, hystart: bool, wmax_reset_on_timeout: bool) -> Self {
+    /// A fresh congestion control of kind `kind`; `[tcp]`'s `hystart` and CUBIC options
+    /// (`cubic_wmax_reset_on_timeout`, `cubic_rtt_discard_ms`, `cubic_one_increase_per_ack`)
+    /// apply to CUBIC.
+    pub(crate) fn new(kind: CongestionControl, c: &LinuxTcpConfig) -> Self {
         match kind {
             CongestionControl::Reno => Cc::Reno,
             CongestionControl::Cubic => {
-                let mut c = Cubic::new(hystart);
-                c.wmax_reset_on_timeout = wmax_reset_on_timeout;
-                Cc::Cubic(Box::new(c))
+                let mut cubic = Cubic::new(c.hystart);
+                cubic.wmax_reset_on_timeout = c.cubic_wmax_reset_on_timeout;
+                cubic.rtt_discard_ns = u64::try_from(c.cubic_rtt_discard.as_nanos()).unwrap_or(u64::MAX);
+                cubic.one_increase_per_ack = c.cubic_one_increase_per_ack;
+                Cc::Cubic(Box::new(cubic))
             }
         }
     }
@@ -98,6 +101,10 @@ impl Cc {
     pub(crate) fn cong_avoid(&mut self, w: &mut Window, acked: u32, now_ns: u64, cwnd_limited: bool) {
         if !cwnd_limited || acked == 0 {
             return;
+        }
+        match self {
+            Cc::Cubic(c) if c.one_increase_per_ack => return c.one_increase_per_ack(w, acked, now_ns),
+            _ => {}
         }
         let mut acked = acked;
         if w.in_slow_start() {
@@ -156,7 +163,7 @@ mod tests {
 
     #[test]
     fn reno_halves_and_then_adds_one_segment_per_window() {
-        let mut cc = Cc::new(CongestionControl::Reno, false, true);
+        let mut cc = Cc::new(CongestionControl::Reno, &LinuxTcpConfig::default());
         let mut w = Window { cwnd: 20, ssthresh: INFINITE_SSTHRESH, cwnd_cnt: 0 };
         w.ssthresh = cc.ssthresh(&w);
         w.cwnd = w.ssthresh;

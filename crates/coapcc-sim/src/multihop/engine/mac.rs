@@ -82,7 +82,9 @@ pub(super) struct Mote {
     rng: SimRng,
     /// ContikiMAC wake-up phase in `[0, T_w)`.
     phase: Duration,
-    tx: Option<TxAttempt>,
+    /// The attempt in progress, boxed: the RDC's steps take it out of the mote and put it
+    /// back around every step, which then moves a pointer, not the whole attempt.
+    tx: Option<Box<TxAttempt>>,
     rdc_gen: u64,
     /// Next hops whose CSMA service fell due while the RDC was busy.
     deferred: VecDeque<NodeId>,
@@ -110,6 +112,30 @@ pub(super) struct FrameInfo {
     from: NodeId,
     to: NodeId,
     kind: FrameKind,
+}
+
+/// The frames on the air with what they carry, by id. A handful are on the air at a time and
+/// each id is new ([`crate::multihop::medium::Medium::start_tx`] numbers them), so a vector searched by id does what a
+/// hash map did without hashing every frame's id.
+#[derive(Debug, Default)]
+pub(super) struct FramesOnAir(Vec<(FrameId, FrameInfo)>);
+
+impl FramesOnAir {
+    /// Frame `id` (a new one) is on the air.
+    fn insert(&mut self, id: FrameId, info: FrameInfo) {
+        self.0.push((id, info));
+    }
+
+    /// What frame `id` carries, while it is on the air.
+    fn get(&self, id: &FrameId) -> Option<&FrameInfo> {
+        self.0.iter().find(|(i, _)| i == id).map(|(_, f)| f)
+    }
+
+    /// Frame `id` left the air.
+    fn remove(&mut self, id: &FrameId) -> Option<FrameInfo> {
+        let k = self.0.iter().position(|(i, _)| i == id)?;
+        Some(self.0.swap_remove(k).1)
+    }
 }
 
 /// The motes of a run, in topology order: each with its CSMA (the border router's with
@@ -181,7 +207,7 @@ impl MultihopSim {
         let id = NodeId(node);
         let m = &mut self.motes[node as usize];
         let want = self.cfg.rdc == RdcKind::NullRdc
-            || m.tx.as_ref().is_some_and(TxAttempt::running)
+            || m.tx.as_deref().is_some_and(TxAttempt::running)
             || m.listener.is_some()
             || m.acking;
         self.medium.set_radio(now, id, want).ok();
@@ -204,7 +230,7 @@ impl MultihopSim {
             self.push(now + c.cycle_time, Ev::Check { node, cca: 0 });
         }
         let m = &self.motes[node as usize];
-        if m.tx.as_ref().is_some_and(TxAttempt::running) || m.listener.is_some() || m.acking {
+        if m.tx.as_deref().is_some_and(TxAttempt::running) || m.listener.is_some() || m.acking {
             return;
         }
         if self.medium.cca(now, NodeId(node)) {
@@ -263,13 +289,13 @@ impl MultihopSim {
             return;
         }
         let Some(burst) = m.csma.service(now, next_hop) else { return };
-        m.tx = Some(TxAttempt {
+        m.tx = Some(Box::new(TxAttempt {
             next_hop,
             frames: burst.frames.into(),
             kind: AttemptKind::Waiting,
             pending: None,
             ack_ok: false,
-        });
+        }));
         self.start_frame(node, false);
     }
 

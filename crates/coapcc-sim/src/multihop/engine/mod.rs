@@ -38,8 +38,6 @@ mod tcp_app;
 #[cfg(test)]
 mod testkit;
 
-use std::collections::HashMap;
-
 use coapcc_core::{ConfigError, Instant};
 use coapcc_driver::rng::{SimRng, stream_rng};
 
@@ -55,11 +53,11 @@ use coapcc_driver::scenario::multihop::{
 
 use self::coap_app::CoapApps;
 use self::event::{Ev, EventQueue, FNV_BASIS, fnv};
-use self::mac::{FrameInfo, Mote};
+use self::mac::{FramesOnAir, Mote};
 use self::net::Packet;
 use self::tcp_app::TcpApps;
 use super::NodeId;
-use super::medium::{FrameId, Geometry, Medium};
+use super::medium::{Geometry, Medium};
 use super::metrics::MultihopResult;
 use super::phy::FrameRules;
 use super::rpl::Dodag;
@@ -84,7 +82,7 @@ pub struct MultihopSim {
     medium: Medium,
     medium_rng: SimRng,
     motes: Vec<Mote>,
-    frames: HashMap<FrameId, FrameInfo>,
+    frames: FramesOnAir,
     // Network and 6LoWPAN (`net.rs`).
     dodag: Dodag,
     packets: Vec<Packet>,
@@ -144,7 +142,7 @@ impl MultihopSim {
             queue: EventQueue::default(),
             medium_rng: stream_rng(seed, 0, streams::MEDIUM),
             dodag,
-            frames: HashMap::new(),
+            frames: FramesOnAir::default(),
             packets: Vec::new(),
             slip_up_free: Instant::ZERO,
             slip_down_free: Instant::ZERO,
