@@ -7,7 +7,8 @@ per task that ``SweepResult.stats`` reports. Every Python sweep's ``sweep.csv`` 
 equal to the CLI's. On a shared machine the wall-clock rates move with the load, so each line
 also gives the CPU seconds per job (the CLI's process; on a cluster the worker processes and
 this one, which holds the client and the scheduler) and the CLI's CPU per job over it, the
-efficiency the two worker processes would reach on two free cores (less idle time).
+efficiency the two worker processes would reach on two free cores (less idle time). With
+batching on, a second line gives the run's time-line from Dask's task stream (``timeline``).
 
     python crates/coapcc-py/bench/sweep_bench.py [--coapcc target/ci/coapcc]
 
@@ -18,12 +19,13 @@ Run from the repository root. 20 points (flows × buffer) × 2 algorithms × 50 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import resource
 import subprocess
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import coapcc
 
@@ -58,7 +60,7 @@ def sweep(client: Any = None, batch_s: Optional[float] = None) -> coapcc.SweepRe
 
 def on_cluster(workers: int, expected_csv: str) -> Dict[str, Dict[str, Any]]:
     """``SweepResult.stats`` of the sweep on a fresh LocalCluster, batching off and on."""
-    from dask.distributed import Client, LocalCluster
+    from dask.distributed import Client, LocalCluster, get_task_stream
 
     out = {}
     with LocalCluster(
@@ -68,11 +70,38 @@ def on_cluster(workers: int, expected_csv: str) -> Dict[str, Dict[str, Any]]:
         for name, batch_s in (("off", None), ("on", 0.1)):
             cpu = client.run(time.process_time)
             here = time.process_time()
-            r = sweep(client, batch_s)
-            cpu_s = time.process_time() - here + sum(v - cpu[w] for w, v in client.run(time.process_time).items())
+            # The task stream is kept by the scheduler in any case; read at the end, batching on only.
+            with get_task_stream(client) if batch_s else contextlib.nullcontext() as stream:
+                start = time.time()
+                r = sweep(client, batch_s)
+                end = time.time()
+                cpu_s = time.process_time() - here + sum(v - cpu[w] for w, v in client.run(time.process_time).items())
             assert r.to_csv() == expected_csv, f"{workers} worker(s), batching {name}: sweep.csv differs from the CLI's"
-            out[name] = dict(r.stats, cpu_s=cpu_s)
+            out[name] = dict(r.stats, cpu_s=cpu_s, timeline=timeline(stream.data, start, end) if batch_s else None)
     return out
+
+
+def timeline(tasks: List[Dict[str, Any]], start: float, end: float) -> str:
+    """Where a sweep's wall time went, from Dask's task stream (each task's compute start and
+    stop on its worker, in the same clock as ``start`` and ``end``, the call's): from the call to
+    the first task starting (checks, probes, submission), each worker's first start, last end
+    and time computing (its tasks' seconds, so ``span − computing`` is its idle time between
+    tasks), and from the last task's end to the call's return (the last outputs fetched and
+    summarised, the frame built)."""
+    spans: Dict[str, List[Tuple[float, float]]] = {}
+    for t in tasks:
+        for s in t["startstops"]:
+            if s["action"] == "compute":
+                spans.setdefault(t["worker"], []).append((s["start"], s["stop"]))
+    first = min(a for v in spans.values() for a, _ in v)
+    last = max(b for v in spans.values() for _, b in v)
+    ms = lambda x: f"{x * 1e3:.0f}"  # noqa: E731
+    workers = ", ".join(
+        f"{len(v)} tasks from +{ms(min(a for a, _ in v) - start)} to +{ms(max(b for _, b in v) - start)} ms, "
+        f"{ms(sum(b - a for a, b in v))} ms computing"
+        for _, v in sorted(spans.items())
+    )
+    return f"call to first task {ms(first - start)} ms; {workers}; last task end to return {ms(end - last)} ms"
 
 
 def main() -> None:
@@ -97,6 +126,8 @@ def main() -> None:
         line += f"; CPU {cpu_s / JOBS * 1e3:.2f} ms/job, CLI's CPU/job over it {one_cpu_s / cpu_s:.0%}"
         if stats:
             line += f"; {stats['tasks']} tasks, overhead {stats['overhead_ms']:.2f} ms/task, probe {stats['probe_s'] * 1e3:.0f} ms"
+            if stats["timeline"]:
+                line += f"\n  time-line (wall {stats['wall_s'] * 1e3:.0f} ms): {stats['timeline']}"
         print(line, flush=True)
 
 

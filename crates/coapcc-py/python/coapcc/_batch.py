@@ -30,26 +30,43 @@ def fixed(jobs: int, per_task: int) -> List[range]:
 
 
 def by_cost(costs_s: Sequence[float], batch_s: float, threads: int) -> List[range]:
-    """Consecutive jobs packed into tasks: a task ends once its jobs' estimated costs add up to
-    the target, ``batch_s`` or, when smaller, the total over ``TASKS_PER_THREAD × threads``
-    tasks; the last task takes what is left.
+    """Consecutive jobs packed into tasks of equal estimated cost, as many as a multiple of
+    ``threads`` so that the workers, each taking the next task as it frees, end together:
+    ``threads × k`` tasks, ``k`` the number of ``batch_s`` a thread's part of the total holds
+    (``⌊total / (threads × batch_s)⌋``, so a task's share, ``total / (threads × k)``, is at
+    least ``batch_s``) but at least ``TASKS_PER_THREAD`` (a short sweep gets shorter tasks
+    rather than idle workers), and no more tasks than jobs. A job goes to the task whose share
+    of the running total holds the middle of the job, so a task's estimate is its share to
+    within one job; a job costlier than a share takes its task alone (fewer tasks).
 
-    >>> [len(t) for t in by_cost([0.03] * 40, 0.1, 1)]
-    [4, 4, 4, 4, 4, 4, 4, 4, 4, 4]
+    >>> [len(t) for t in by_cost([0.0625] * 16, 0.125, 2)]
+    [2, 2, 2, 2, 2, 2, 2, 2]
+    >>> [len(t) for t in by_cost([0.03125] * 8 + [0.125] * 6, 0.125, 1)]
+    [4, 4, 1, 1, 1, 1, 1, 1]
     >>> by_cost([0.5, 0.5, 0.5], 0.1, 2)
     [range(0, 1), range(1, 2), range(2, 3)]
     """
+    if not costs_s:
+        return []
+    threads = max(threads, 1)
     total = sum(costs_s)
-    target = min(batch_s, total / (TASKS_PER_THREAD * max(threads, 1)))
+    # ⌊total / (threads × batch_s)⌋, to a part in 10⁹: a total that adds up to exactly k tasks
+    # in decimal (2 000 × 0.0005 s) gives k, not k − 1, whatever the rounding of its sum.
+    fits = int(total / (threads * batch_s) * (1 + 1e-9)) if batch_s > 0 else 0
+    per_thread = max(TASKS_PER_THREAD, fits)
+    n = min(threads * per_thread, len(costs_s))
+    share = total / n
     tasks: List[range] = []
-    start, acc = 0, 0.0
+    start, before, current = 0, 0.0, 0
     for i, c in enumerate(costs_s):
-        acc += c
-        if acc >= target:
-            tasks.append(range(start, i + 1))
-            start, acc = i + 1, 0.0
-    if start < len(costs_s):
-        tasks.append(range(start, len(costs_s)))
+        # The task holding the middle of job i; never beyond the last (rounding).
+        task = min(int((before + c / 2) // share), n - 1) if share > 0 else i * n // len(costs_s)
+        if task != current and i > start:
+            tasks.append(range(start, i))
+            start = i
+        current = task
+        before += c
+    tasks.append(range(start, len(costs_s)))
     return tasks
 
 

@@ -19,7 +19,7 @@ import itertools
 import os
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import pandas as pd
 
@@ -74,6 +74,14 @@ def _label(point: Point) -> str:
     return _coapcc.sweep_label(_texts(point))
 
 
+def _part(point: Point, result: AnyResult) -> pd.DataFrame:
+    """A point's rows of :attr:`SweepResult.frame`: the swept keys, then its summary."""
+    df = result.summary.copy()
+    for i, (k, v) in enumerate(point):
+        df.insert(i, k, [v] * len(df))
+    return df
+
+
 class SweepResult:
     """The results of a sweep: :attr:`frame` (the swept keys, then the columns of
     ``summary.csv``: one row per point × algorithm, or for a multihop scenario per point ×
@@ -93,7 +101,14 @@ class SweepResult:
     not spent computing: ``(cluster_s × threads − compute_s) / tasks``, in ms; it includes
     threads left idle). Locally these are None."""
 
-    def __init__(self, scenario: Scenario, points: List[Point], results: List[AnyResult], kept: int = 0) -> None:
+    def __init__(
+        self,
+        scenario: Scenario,
+        points: List[Point],
+        results: List[AnyResult],
+        kept: int = 0,
+        parts: Optional[List[pd.DataFrame]] = None,
+    ) -> None:
         self.scenario = scenario
         self.points = points
         self.results = results
@@ -101,12 +116,8 @@ class SweepResult:
         self.stats = _batch.stats(0, 0.0)
         # The call that made the sweep, as run.json records it (set by sweep).
         self._call = f"coapcc.sweep (Python): {scenario.name}"
-        parts = []
-        for point, result in zip(points, results):
-            df = result.summary.copy()
-            for i, (k, v) in enumerate(point):
-                df.insert(i, k, [v] * len(df))
-            parts.append(df)
+        if parts is None:
+            parts = [_part(point, result) for point, result in zip(points, results)]
         self.frame: pd.DataFrame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
     def to_csv(self) -> str:
@@ -167,10 +178,13 @@ def sweep(
     first job of each point is run and timed on this process first (point after point until
     the probes have taken ``batch_s``; their outputs are kept, not run again), a point not
     probed is taken to cost the probes' mean, and consecutive jobs (in point, algorithm,
-    replication order) are packed until their estimated costs reach ``batch_s``, or
-    less when that leaves fewer than four tasks per worker thread. ``batch_jobs=N`` packs
-    exactly N jobs per task instead (no probe; 1 turns packing off). Packing never changes
-    the results. :attr:`SweepResult.stats` reports the throughput and the overhead per task.
+    replication order) are cut into tasks of equal estimated cost, as many as a multiple of
+    the cluster's worker threads (so that the workers end together), each of at least
+    ``batch_s`` (to within one job) where the total allows and at least four per worker thread
+    (:func:`coapcc._batch.by_cost`). ``batch_jobs=N`` packs exactly N jobs per task instead
+    (no probe; 1 turns packing off). Each point's outputs are fetched and summarised as soon
+    as its tasks are done, while the others run. Packing never changes the results.
+    :attr:`SweepResult.stats` reports the throughput and the overhead per task.
     ``progress=True`` shows Dask's progress bar (a widget in Jupyter, text in a terminal).
     ``algorithms``, ``replications``, ``seed`` and ``set`` override the scenario's as in
     :func:`sim` (before the point's settings; ``algorithms`` one name or a non-empty list).
@@ -203,13 +217,23 @@ def sweep(
     call = _call_text("coapcc.sweep", scenario, **kwargs)
     batching = dict(progress=progress, batch_s=batch_s, batch_jobs=batch_jobs)
     if out is None:
-        measured: Dict[str, Any] = {}
+        results: List[Any] = [None] * len(scenarios)
+        parts: List[Any] = [None] * len(scenarios)
+        measured: Dict[str, Any]
+
+        def keep(i: int, output: Any) -> None:
+            # The point's result and rows, made as soon as its output is in (on a cluster,
+            # while the tasks of the other points still run).
+            results[i] = _with_call(_result(scenarios[i], output), call)
+            parts[i] = _part(pts[i], results[i])
+
         if client is None:
-            outputs = _coapcc.simulate_many([s._resolved for s in scenarios], jobs)
-            measured["jobs"] = sum(len(s.algorithms) * s.replications for s in scenarios)
+            for i, o in enumerate(_coapcc.simulate_many([s._resolved for s in scenarios], jobs)):
+                keep(i, o)
+            measured = {"jobs": sum(len(s.algorithms) * s.replications for s in scenarios)}
         else:
-            outputs, measured = _on_cluster(client, scenarios, **batching)
-        result = SweepResult(base, pts, [_with_call(_result(s, o), call) for s, o in zip(scenarios, outputs)])
+            measured = _on_cluster(client, scenarios, keep, **batching)
+        result = SweepResult(base, pts, results, parts=parts)
     else:
         result, measured = _resumable(base, pts, scenarios, Path(out), force, samples, client, jobs, batching, call)
     result.stats = _batch.stats(wall_s=time.perf_counter() - start, **measured)
@@ -269,10 +293,13 @@ def _resumable(
     todo = [i for i, o in enumerate(outputs) if o is None]
     measured: Dict[str, Any] = {"jobs": sum(len(scenarios[i].algorithms) * scenarios[i].replications for i in todo)}
     if client is not None and todo:
-        done, measured = _on_cluster(client, [scenarios[i] for i in todo], **batching)
-        for i, o in zip(todo, done):
-            outputs[i] = o
-            _save_point(dirs[i], _with_call(_result(scenarios[i], o), call), samples)
+
+        def save(k: int, output: Any) -> None:
+            i = todo[k]
+            outputs[i] = output
+            _save_point(dirs[i], _with_call(_result(scenarios[i], output), call), samples)
+
+        measured = _on_cluster(client, [scenarios[i] for i in todo], save, **batching)
     else:
         for i in todo:
             (outputs[i],) = _coapcc.simulate_many([scenarios[i]._resolved], jobs)
@@ -325,15 +352,17 @@ def _probe(scenarios: List[Scenario], batch_s: float) -> Tuple[Dict[int, float],
 def _on_cluster(
     client: Any,
     scenarios: List[Scenario],
+    each: Callable[[int, Any], None],
     progress: bool = False,
     batch_s: Optional[float] = None,
     batch_jobs: Optional[int] = None,
-) -> Tuple[List[Any], Dict[str, Any]]:
+) -> Dict[str, Any]:
     """Runs every job of every point on ``client``'s cluster, packed into tasks
-    (:mod:`coapcc._batch`), and gathers the outputs per point; also the run's measurements
-    for :func:`coapcc._batch.stats` (all but the wall time)."""
+    (:mod:`coapcc._batch`), and calls ``each(point number, output)`` as soon as a point's jobs
+    are all in (so fetching and summarising the outputs overlaps the tasks still running);
+    returns the run's measurements for :func:`coapcc._batch.stats` (all but the wall time)."""
     # A missing progress bar is said before anything runs (the probe runs jobs locally).
-    show = require("dask.distributed", "coapcc.sweep(progress=True)").progress if progress else None
+    distributed = require("dask.distributed", "coapcc.sweep(progress=True)" if progress else "coapcc.sweep(client=…)")
     for s in scenarios:
         # As `coapcc sim --sweep`: every point is checked before any task runs.
         _coapcc.check(s._resolved)
@@ -358,23 +387,36 @@ def _on_cluster(
     # task's first job and length, so that differently packed sweeps never share a key.
     digest = hashlib.sha256(repr([(s._source, s._file, s.settings) for s in scenarios]).encode()).hexdigest()[:16]
     keys = ["coapcc-task-{}-{}-{}-{}-{}".format(digest, *jobs[t[0]], len(t)) for t in tasks]
+
+    left = [len(s.algorithms) * s.replications for s in scenarios]
+    per: List[List[Tuple[int, int, bytes]]] = [[] for _ in scenarios]
+
+    def finish(job: Job, out: bytes) -> None:
+        i, a, r = job
+        per[i].append((a, r, out))
+        left[i] -= 1
+        if left[i] == 0:
+            each(i, _coapcc.gather(scenarios[i]._resolved, per[i]))
+            per[i] = []
+
+    for job, out in done.items():
+        finish(job, out)
     start = time.perf_counter()
     futures = client.map(run_batch, batches, key=keys, pure=False)
-    if show is not None:
-        show(futures)
-    results = client.gather(futures)
-    cluster_s = time.perf_counter() - start
-    for task, (outs, _) in zip(tasks, results):
-        done.update(zip((jobs[k] for k in task), outs))
-    per: List[List[Tuple[int, int, bytes]]] = [[] for _ in scenarios]
-    for (i, a, r), out in sorted(done.items()):
-        per[i].append((a, r, out))
-    measured = dict(
-        jobs=len(done),
+    if progress:
+        distributed.progress(futures)
+    task_of = {f.key: t for f, t in zip(futures, tasks)}
+    compute_s, cluster_s = 0.0, 0.0
+    for future, (outs, seconds) in distributed.as_completed(futures, with_results=True):
+        cluster_s = time.perf_counter() - start
+        compute_s += seconds
+        for k, out in zip(task_of[future.key], outs):
+            finish(jobs[k], out)
+    return dict(
+        jobs=len(jobs) + len(done),
         tasks=len(tasks),
         threads=threads,
         cluster_s=cluster_s,
-        compute_s=sum(c for _, c in results),
+        compute_s=compute_s,
         probe_s=probe_s,
     )
-    return [_coapcc.gather(s._resolved, outs) for s, outs in zip(scenarios, per)], measured

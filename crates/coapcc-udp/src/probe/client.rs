@@ -65,24 +65,50 @@ const EXIT_DRAIN: Duration = Duration::from_millis(100);
 /// which it sent nothing).
 const STDERR_TAIL: usize = 2048;
 
+/// How long a run in which the client sent nothing waits, after the client's exit, for the
+/// reader of its standard error to reach the end of the pipe (on a loaded machine the reader
+/// thread can lag the exit by more than [`EXIT_DRAIN`], and the error would lose the client's
+/// last words).
+const STDERR_WAIT: Duration = Duration::from_secs(2);
+
+/// The client's standard error as it is read: the kept tail, and a signal sent once the pipe
+/// has closed.
+struct StderrTail {
+    tail: Arc<Mutex<Vec<u8>>>,
+    closed: Option<tokio::sync::oneshot::Receiver<()>>,
+}
+
+impl StderrTail {
+    /// The last non-blank line, after waiting at most [`STDERR_WAIT`] for the pipe to close.
+    async fn last_line(self) -> Option<String> {
+        if let Some(closed) = self.closed {
+            let _ = tokio::time::timeout(STDERR_WAIT, closed).await;
+        }
+        let text = self.tail.lock().map(|v| String::from_utf8_lossy(&v).into_owned()).unwrap_or_default();
+        text.lines().rev().find(|l| !l.trim().is_empty()).map(|l| l.trim().to_owned())
+    }
+}
+
 /// Reads the client's standard error while it runs (a chatty client never blocks on a full
 /// pipe) and keeps its last [`STDERR_TAIL`] bytes. The reader ends when the pipe closes; it
-/// is not waited for (a child the client left behind may hold the pipe open).
-fn stderr_tail(pipe: Option<ChildStderr>) -> Arc<Mutex<Vec<u8>>> {
+/// is waited for only when its text is needed, and then for at most [`STDERR_WAIT`] (a child
+/// the client left behind may hold the pipe open).
+fn stderr_tail(pipe: Option<ChildStderr>) -> StderrTail {
     let tail = Arc::new(Mutex::new(Vec::new()));
-    if let Some(mut pipe) = pipe {
-        let kept = Arc::clone(&tail);
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 4096];
-            while let Ok(n @ 1..) = pipe.read(&mut buf) {
-                let Ok(mut v) = kept.lock() else { return };
-                v.extend_from_slice(&buf[..n]);
-                let extra = v.len().saturating_sub(STDERR_TAIL);
-                v.drain(..extra);
-            }
-        });
-    }
-    tail
+    let Some(mut pipe) = pipe else { return StderrTail { tail, closed: None } };
+    let (done, closed) = tokio::sync::oneshot::channel();
+    let kept = Arc::clone(&tail);
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n @ 1..) = pipe.read(&mut buf) {
+            let Ok(mut v) = kept.lock() else { return };
+            v.extend_from_slice(&buf[..n]);
+            let extra = v.len().saturating_sub(STDERR_TAIL);
+            v.drain(..extra);
+        }
+        let _ = done.send(());
+    });
+    StderrTail { tail, closed: Some(closed) }
 }
 
 /// How a run in which the client sent nothing ended, for [`ProbeError::NoDatagram`].
@@ -339,8 +365,7 @@ pub async fn run_once(argv: &[String], run: usize, script: &Script, opts: &RunOp
     if st.run.copies.is_empty() {
         // Nothing to measure: an error, never a run the inference would read as a client
         // that does nothing.
-        let text = stderr.lock().map(|v| String::from_utf8_lossy(&v).into_owned()).unwrap_or_default();
-        let last = text.lines().rev().find(|l| !l.trim().is_empty()).map(str::trim);
+        let last = stderr.last_line().await;
         return Err(ProbeError::NoDatagram {
             run: run + 1,
             script: format!("{:?}", script.actions()),
