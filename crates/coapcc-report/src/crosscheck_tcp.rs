@@ -95,6 +95,13 @@ pub const NS3_ALIKE: [(&str, &str); 13] = [
 pub const QUICK_CASE: &str = "firmware/tcp-1-client-1410000-none.toml";
 /// Replications of each side in `--quick`.
 pub const QUICK_REPLICATIONS: u32 = 3;
+/// Replications of each side per case in a full run (instead of the scenarios' own 20
+/// error-free and 40 with errors; `--replications` overrides it). Chosen for the width of the
+/// medians' 95 % confidence intervals, not for how many cases agree: at 20 or 40 several
+/// intervals are ±10 % wide or wider, as wide as [`TOLERANCE`], so the check could not tell a
+/// 10 % difference from noise; 200 replications (800 flows with four clients) halve the typical
+/// half-width (median over the cases from about 6.4 % to 2.8 %, `docs/tcp.md`).
+pub const FULL_REPLICATIONS: u32 = 200;
 
 /// One case as the reference simulator runs it.
 #[derive(Clone, Debug, PartialEq)]
@@ -361,11 +368,11 @@ fn flows_of(runs: &[coapcc_sim::AlgorithmRuns]) -> Vec<Flows> {
 fn run_case(
     opts: &ReproduceOptions,
     file: &Path,
-    replications: Option<u32>,
+    replications: u32,
     dir: &Path,
     reference: &mut dyn TcpReference,
 ) -> Result<Vec<FctComparison>, ReportError> {
-    let set: Vec<Setting> = replications.map(Setting::replications).into_iter().collect();
+    let set = vec![Setting::replications(replications)];
     let s = opts.scenarios.load(file, &set)?;
     let Model::Tcp(m) = &s.model else {
         return Err(ReportError::Options(format!("{}: not a [tcp] scenario", s.file.name)));
@@ -500,6 +507,12 @@ timeouts_median_ns3_alike,timeouts_median_reference,timeouts_median_matched,time
 timeouts_median_linux_default,\
 unfinished_ns3_alike,unfinished_reference,unfinished_matched,unfinished_dupthresh,unfinished_linux_default";
 
+/// Replications of each side per case: `--replications` if given, else [`QUICK_REPLICATIONS`]
+/// for `--quick` and [`FULL_REPLICATIONS`] for a full run (never the scenarios' own).
+fn replications_per_case(quick: bool, given: Option<u32>) -> u32 {
+    given.unwrap_or(if quick { QUICK_REPLICATIONS } else { FULL_REPLICATIONS })
+}
+
 /// Runs `coapcc reproduce crosscheck-tcp` (the options' experiment and jobs are not used): the
 /// report (`crosscheck-tcp.md`, `crosscheck-tcp.csv`, each side's data under `data/`) goes to
 /// the options' folder and its text to `out`; each case is announced through `progress`.
@@ -514,7 +527,7 @@ pub fn run_crosscheck_tcp(
     }
     let dir = opts.out_dir();
     let cases: Vec<&str> = if opts.quick { vec![QUICK_CASE] } else { CASES.to_vec() };
-    let replications = opts.replications.or(opts.quick.then_some(QUICK_REPLICATIONS));
+    let replications = replications_per_case(opts.quick, opts.replications);
     let mut md = format!(
         "# coapcc reproduce crosscheck-tcp: coapcc's TCP model against {}\n\n\
          Median FCT (GET to the last byte of the 102 408-byte response) over every flow of every\n\
@@ -522,7 +535,8 @@ pub fn run_crosscheck_tcp(
          ns-3-alike configuration (set to behave as ns-3's source says ns-3 behaves, below) against\n\
          ns-3, within {:.0} %. Shown, not checked: coapcc matched (only what ns-3 lacks turned off),\n\
          the same without RACK, and coapcc with Linux's defaults (the firmware experiment's\n\
-         numbers). Timeouts: median retransmission-timer expiries per flow, both ends.\n\n\
+         numbers). Timeouts: median retransmission-timer expiries per flow, both ends.\n\
+         Replications per case and side: {replications}.\n\n\
          | case | congestion control | ns-3 (s) | coapcc ns-3-alike (s) | difference | agrees | coapcc matched (s) | difference | agrees, matched | matched, rack=false (s) | difference | Linux defaults (s) | difference | timeouts (ns-3-alike / ns-3 / matched / rack=false / Linux) | unfinished (ns-3-alike / ns-3 / matched / rack=false / Linux) |\n\
          |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
         reference.name(),
@@ -668,6 +682,14 @@ mod tests {
         assert!(!c(32.2, 32.2, f64::INFINITY).agrees());
         assert!((c(32.2, 40.0, 32.0).linux_relative_difference() - 0.25).abs() < 1e-12);
         assert!(!c(32.2, 40.0, 32.0).matched_agrees(), "the matched column is shown beside it");
+    }
+
+    #[test]
+    fn a_full_run_takes_200_replications_quick_3_and_replications_overrides_both() {
+        assert_eq!(replications_per_case(false, None), 200);
+        assert_eq!(replications_per_case(true, None), 3);
+        assert_eq!(replications_per_case(false, Some(40)), 40);
+        assert_eq!(replications_per_case(true, Some(7)), 7);
     }
 
     #[test]

@@ -24,7 +24,7 @@ pub struct ReproduceArgs {
     /// A reduced version (fewer replications, shorter runs) that still draws every figure.
     #[arg(long)]
     pub quick: bool,
-    /// Replications per case instead of the scenarios' own.
+    /// Replications per case instead of the scenarios' own (crosscheck-tcp: instead of its 200).
     #[arg(long)]
     pub replications: Option<u32>,
     /// Output folder (default `reports/<experiment>/`).
